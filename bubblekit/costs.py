@@ -1,0 +1,311 @@
+"""Cost models: how long each action takes, what a hop costs, how much memory it holds.
+
+Units: times are in whatever unit you choose (abstract *slots* for the textbook pictures,
+milliseconds for measured presets); ``Costs.unit`` names it. Memory is in *microbatch
+activations*: 1.0 is what one microbatch leaves on a rank between its forward and its
+backward when that rank holds its whole share of the model (``1/v`` per chunk).
+
+Scalar costs describe **one rank's whole share of the model**; with ``v`` chunks per rank
+each chunk action takes ``cost / v``, so schedules with different ``v`` do the same total
+work and their makespans compare fairly. A sequence gives **one value per stage** (length
+``p * v``) and is taken literally: use it for unequal stages.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Union
+
+from ._validate import check_number
+
+__all__ = ["Costs", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs"]
+
+Number = Union[int, float, Fraction]
+CostValue = Union[Number, Sequence[Number]]
+
+
+def _check_cost(name: str, value: Any, *, positive: bool) -> CostValue:
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{name} must be a number or a non-empty sequence of per-stage numbers, got []")
+        return tuple(
+            check_number(f"{name}[{i}]", x, minimum=0, allow_equal=not positive) for i, x in enumerate(value)
+        )
+    return check_number(name, value, minimum=0, allow_equal=not positive)
+
+
+def _half(x: CostValue) -> CostValue:
+    if isinstance(x, tuple):
+        return tuple(_half(e) for e in x)  # type: ignore[misc]
+    if isinstance(x, (int, Fraction)):
+        h = Fraction(x) / 2
+        return int(h) if h.denominator == 1 else h
+    return x / 2
+
+
+def _add(x: CostValue, y: CostValue) -> CostValue:
+    if isinstance(x, tuple) or isinstance(y, tuple):
+        xs = x if isinstance(x, tuple) else None
+        ys = y if isinstance(y, tuple) else None
+        n = len(xs) if xs is not None else len(ys)  # type: ignore[arg-type]
+        if xs is not None and ys is not None and len(xs) != len(ys):
+            raise ValueError(f"i and w must have the same number of stages, got {len(xs)} and {len(ys)}")
+        return tuple(
+            (xs[k] if xs is not None else x) + (ys[k] if ys is not None else y)  # type: ignore[operator]
+            for k in range(n)
+        )
+    return x + y  # type: ignore[operator]
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Per-action costs, communication latency and activation memory.
+
+    Args:
+        f: forward time (one rank's share, or a per-stage sequence).
+        b: full-backward time; defaults to ``i + w`` when both are given, else ``2 * f``.
+        i: input-gradient time (the zero-bubble paper's "B"); defaults to ``b / 2``.
+        w: weight-gradient time; defaults to ``b / 2``.
+        comm: latency of one hop between different ranks (activation forward, gradient
+            backward); no latency between chunks on the same rank.
+        activation: activations one microbatch holds, in microbatch activations
+            (scalar: a rank's share, divided by ``v`` per chunk; or per stage).
+        w_held: fraction of a microbatch's activations still held after ``I`` until ``W``
+            frees them (the zero-bubble paper's M_W / M_B; about 0.94 for a transformer
+            layer with flash attention by its Table 1, 1.0 by default: W frees all).
+        unit: the time unit, for labels (``"slot"`` or ``"ms"``).
+        name: a short description shown in plots and readouts.
+
+    ``Costs(f=1, b=2)`` is the textbook model; ``Costs(f=1, i=1, w=1, comm=0.1)`` splits the
+    backward and adds a latency per hop.
+    """
+
+    f: CostValue = 1
+    b: CostValue | None = None
+    i: CostValue | None = None
+    w: CostValue | None = None
+    comm: Number = 0
+    activation: CostValue = 1
+    w_held: Number = 1
+    unit: str = "slot"
+    name: str = "custom"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        f = _check_cost("f", self.f, positive=True)
+        b = None if self.b is None else _check_cost("b", self.b, positive=True)
+        i = None if self.i is None else _check_cost("i", self.i, positive=False)
+        w = None if self.w is None else _check_cost("w", self.w, positive=False)
+        if (i is None) != (w is None):
+            given = "i" if i is not None else "w"
+            other = "w" if given == "i" else "i"
+            if b is None:
+                raise ValueError(
+                    f"{given} was given without {other}: give both i and w (or b alone, split evenly)"
+                )
+        if b is None:
+            b = _add(i, w) if (i is not None and w is not None) else (
+                tuple(2 * x for x in f) if isinstance(f, tuple) else 2 * f  # type: ignore[operator]
+            )
+        if i is None:
+            i = _half(b) if w is None else _add(b, tuple(-x for x in w) if isinstance(w, tuple) else -w)  # type: ignore[operator]
+        if w is None:
+            w = _half(b) if self.w is None and self.i is None else _add(b, tuple(-x for x in i) if isinstance(i, tuple) else -i)  # type: ignore[operator]
+        set_(self, "f", f)
+        set_(self, "b", b)
+        set_(self, "i", i)
+        set_(self, "w", w)
+        set_(self, "comm", check_number("comm", self.comm, minimum=0))
+        set_(self, "activation", _check_cost("activation", self.activation, positive=False))
+        wh = check_number("w_held", self.w_held, minimum=0)
+        if wh > 1:
+            raise ValueError(f"w_held must be between 0 and 1 (a fraction of the activations), got {wh!r}")
+        set_(self, "w_held", wh)
+        for k in ("i", "w"):
+            vals = getattr(self, k)
+            vals_t = vals if isinstance(vals, tuple) else (vals,)
+            if any(x < 0 for x in vals_t):
+                raise ValueError(f"{k} came out negative ({vals!r}): with b given, {k} must not exceed b")
+
+    def with_(self, **changes: Any) -> Costs:
+        """A copy with some fields changed (``costs.with_(comm=0.2)``)."""
+        return replace(self, **changes)
+
+    def describe(self) -> str:
+        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``."""
+        def fmt(x: CostValue | None) -> str:
+            if isinstance(x, tuple):
+                return "[" + ", ".join(_fmt_num(e) for e in x) + "]"
+            return _fmt_num(x)  # type: ignore[arg-type]
+
+        return (
+            f"F={fmt(self.f)} B={fmt(self.b)} (I={fmt(self.i)} W={fmt(self.w)}) "
+            f"comm={fmt(self.comm)} {self.unit}"
+        )
+
+    def resolve(self, n_stages: int, v: int) -> ResolvedCosts:
+        """Per-stage durations for a schedule of ``n_stages`` stages with ``v`` chunks per rank."""
+        def per_stage(name: str, x: CostValue) -> tuple[Number, ...]:
+            if isinstance(x, tuple):
+                if len(x) != n_stages:
+                    raise ValueError(
+                        f"{name} has {len(x)} per-stage values but the schedule has {n_stages} "
+                        f"stages (p * v); give one value per stage or a single number"
+                    )
+                return x
+            return (_div(x, v),) * n_stages
+
+        return ResolvedCosts(
+            f=per_stage("f", self.f),
+            b=per_stage("b", self.b),  # type: ignore[arg-type]
+            i=per_stage("i", self.i),  # type: ignore[arg-type]
+            w=per_stage("w", self.w),  # type: ignore[arg-type]
+            activation=per_stage("activation", self.activation),
+            comm=self.comm,
+            w_held=self.w_held,
+        )
+
+
+def _fmt_num(x: Number) -> str:
+    if isinstance(x, Fraction):
+        return str(x) if x.denominator != 1 else str(x.numerator)
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def _div(x: Number, v: int) -> Number:
+    if v == 1:
+        return x
+    if isinstance(x, (int, Fraction)):
+        q = Fraction(x) / v
+        return int(q) if q.denominator == 1 else q
+    return x / v
+
+
+@dataclass(frozen=True)
+class ResolvedCosts:
+    """Per-stage numbers ready for simulation (see :meth:`Costs.resolve`)."""
+
+    f: tuple[Number, ...]
+    b: tuple[Number, ...]
+    i: tuple[Number, ...]
+    w: tuple[Number, ...]
+    activation: tuple[Number, ...]
+    comm: Number
+    w_held: Number
+
+    def scaled_to_integers(self) -> tuple[ResolvedCosts, int]:
+        """If every time is an int or Fraction, scale all times to ints; return (costs, scale).
+
+        Simulating in integers is exact and much faster than Fraction arithmetic; a time
+        ``t`` in the result means ``t / scale`` in the original unit. Floats give scale 1
+        and are left alone.
+        """
+        times = (*self.f, *self.b, *self.i, *self.w, self.comm)
+        if not all(isinstance(t, (int, Fraction)) for t in times):
+            return self, 1
+        scale = 1
+        for t in times:
+            if isinstance(t, Fraction):
+                scale = scale * t.denominator // math.gcd(scale, t.denominator)
+        if scale == 1 and all(isinstance(t, int) for t in times):
+            return self, 1
+
+        def sc(xs: tuple[Number, ...]) -> tuple[Number, ...]:
+            return tuple(int(Fraction(x) * scale) for x in xs)
+
+        return (
+            ResolvedCosts(
+                sc(self.f), sc(self.b), sc(self.i), sc(self.w), self.activation,
+                int(Fraction(self.comm) * scale), self.w_held,
+            ),
+            scale,
+        )
+
+
+# ---------------------------------------------------------------------------- presets
+_DATA_CANDIDATES = (
+    Path(__file__).resolve().parent / "data" / "h200_layer_costs.json",
+)
+
+
+def load_h200_layer_costs() -> dict[str, Any]:
+    """The measured H200 layer costs shipped with bubblekit (copied from the course data).
+
+    Source: one NVIDIA H200, PyTorch 2.11, CUDA 13, bf16, micro-batch 1; median of 20 runs
+    (``bubblekit/data/README.md``).
+    """
+    for path in _DATA_CANDIDATES:
+        if path.exists():
+            return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    raise FileNotFoundError("bubblekit/data/h200_layer_costs.json is missing from the installation")
+
+
+def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: int = 1, comm_ms: float = 0.0) -> Costs:
+    """Costs in ms from the measured H200 layer table (F, I = input-grad B, W = weight-grad).
+
+    Args:
+        hidden: model width; one of the measured configurations.
+        seq: sequence length; one of the measured configurations.
+        layers_per_rank: transformer layers each rank holds (costs scale linearly).
+        comm_ms: latency of one hop in ms (not measured here; 0 by default).
+    """
+    data = load_h200_layer_costs()
+    configs = data["configs"]
+    match = next((c for c in configs if c["hidden"] == hidden and c["seq"] == seq), None)
+    if match is None:
+        avail = sorted((c["hidden"], c["seq"]) for c in configs)
+        raise ValueError(
+            f"no measured H200 configuration with hidden={hidden}, seq={seq}; "
+            f"available (hidden, seq): {avail}"
+        )
+    layer = match["layer"]
+    n = check_number("layers_per_rank", layers_per_rank, minimum=1)
+    act_bytes = layer["activation_bytes_per_microbatch"] * n
+    return Costs(
+        f=layer["F_ms"] * n,
+        i=layer["B_input_grad_ms"] * n,
+        w=layer["W_est_ms"] * n,
+        b=layer["full_backward_ms"] * n,
+        comm=comm_ms,
+        unit="ms",
+        name=f"measured H200 (h={hidden}, seq={seq}, {n} layer(s)/rank)",
+        extra={"activation_bytes_per_microbatch": act_bytes},
+    )
+
+
+PRESETS: dict[str, Costs] = {
+    "uniform": Costs(f=1, b=1, name="uniform (F = B = 1)"),
+    "b=2f": Costs(f=1, b=2, name="backward = 2 x forward"),
+    "f=i=w": Costs(f=1, i=1, w=1, name="F = I = W = 1"),
+}
+
+
+def preset(name: str, **overrides: Any) -> Costs:
+    """A named cost preset: ``uniform``, ``b=2f``, ``f=i=w`` or ``h200`` (measured, ms).
+
+    Keyword overrides replace fields (``preset("b=2f", comm=0.1)``); for ``h200`` they are
+    passed to :func:`h200_costs`.
+    """
+    if name == "h200":
+        return h200_costs(**overrides)
+    if name not in PRESETS:
+        import difflib
+
+        close = difflib.get_close_matches(name, [*PRESETS, "h200"], n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise ValueError(f"unknown cost preset {name!r}: choose one of {[*PRESETS, 'h200']}{hint}")
+    return PRESETS[name].with_(**overrides) if overrides else PRESETS[name]
+
+
+def is_number(x: object) -> bool:
+    """True for ints, floats and Fractions, False for bools."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)

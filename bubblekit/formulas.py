@@ -1,0 +1,119 @@
+"""Closed-form bubble formulas (pure Python, no dependencies).
+
+Conventions (see COURSE.md section 5):
+
+* ``bubble_ratio`` is the *fraction of total device-time* that is idle:
+  idle / (p x makespan). This is the source article's ``b``.
+* ``bubble_overhead`` is *bubble time over ideal time*: Megatron-LM's
+  ``(p - 1) / m``. It is ``b / (1 - b)``.
+
+The three names from the source article are kept with their meaning:
+``bubble_ratio(p, m, v=1)``, ``utilization(p, m)`` and ``min_micro_batch(p, target)``.
+All assume equal stages, no communication cost and the same forward and
+backward cost on every stage; the simulator (:func:`bubblekit.simulate`) drops
+those assumptions.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ._validate import check_fraction_open, check_int
+
+__all__ = [
+    "bubble_ratio",
+    "bubble_ratio_exact",
+    "utilization",
+    "bubble_overhead",
+    "min_micro_batch",
+    "ratio_from_overhead",
+    "overhead_from_ratio",
+]
+
+#: Largest microbatch count :func:`min_micro_batch` searches by default (the article used 128).
+DEFAULT_MAX_M = 1 << 20
+
+
+def bubble_ratio_exact(p: int, m: int, v: int = 1) -> Fraction:
+    """Exact bubble fraction ``(p - 1) / (m*v + p - 1)`` as a :class:`~fractions.Fraction`.
+
+    ``v = 1`` is GPipe / 1F1B; ``v >= 2`` is interleaved 1F1B with ``v`` chunks per rank
+    (Narayanan et al., 2021). Fraction of total device-time, not Megatron's overhead.
+    """
+    p = check_int("p", p)
+    m = check_int("m", m)
+    v = check_int("v", v)
+    return Fraction(p - 1, m * v + p - 1)
+
+
+def bubble_ratio(p: int, m: int, v: int = 1) -> float:
+    """Fraction of device-time spent idle: ``(p-1)/(m+p-1)``, or ``(p-1)/(m*v+p-1)`` for v > 1.
+
+    Args:
+        p: pipeline stages (ranks), an int >= 1.
+        m: microbatches per training step, an int >= 1.
+        v: virtual stages (chunks) per rank; 1 means an ordinary schedule.
+
+    Unlike the source article's demo, ``v`` must be a whole number >= 1: the article's
+    ``if v <= 1`` silently accepted ``v = 0`` or ``v = -3``.
+    """
+    return float(bubble_ratio_exact(p, m, v))
+
+
+def utilization(p: int, m: int, v: int = 1) -> float:
+    """Fraction of device-time doing useful work: ``1 - bubble_ratio = m*v / (m*v + p - 1)``."""
+    return float(1 - bubble_ratio_exact(p, m, v))
+
+
+def bubble_overhead(p: int, m: int, v: int = 1) -> float:
+    """Megatron's convention: bubble time over ideal time, ``(p - 1) / (m * v)``.
+
+    This is *not* a fraction of the step: with p = 8, m = 4 it is 1.75 (175 %),
+    while :func:`bubble_ratio` is 0.636.
+    """
+    p = check_int("p", p)
+    m = check_int("m", m)
+    v = check_int("v", v)
+    return float(Fraction(p - 1, m * v))
+
+
+def overhead_from_ratio(ratio: float) -> float:
+    """Convert a fraction-of-total ``b`` into Megatron's overhead ``b / (1 - b)``."""
+    if not 0.0 <= ratio < 1.0:
+        raise ValueError(f"ratio must be in [0, 1), got {ratio!r}")
+    return ratio / (1.0 - ratio)
+
+
+def ratio_from_overhead(overhead: float) -> float:
+    """Convert Megatron's overhead ``o`` into a fraction of total time ``o / (1 + o)``."""
+    if overhead < 0:
+        raise ValueError(f"overhead must be >= 0, got {overhead!r}")
+    return overhead / (1.0 + overhead)
+
+
+def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAULT_MAX_M) -> int | None:
+    """Smallest ``m`` with ``bubble_ratio(p, m, v) <= target``, or ``None`` above ``max_m``.
+
+    Solved in closed form, ``m >= (p - 1)(1 - t) / (t v)``, then checked exactly with
+    fractions, so it agrees with the article's linear search wherever that search finds
+    an answer (the article searched only m <= 128 and returned ``None`` beyond).
+
+    Args:
+        p: pipeline stages, int >= 1.
+        target: largest acceptable bubble fraction, strictly between 0 and 1.
+        v: chunks per rank (interleaved), int >= 1.
+        max_m: the search limit; ``None`` is returned when the answer is larger.
+    """
+    p = check_int("p", p)
+    t = check_fraction_open("target", target)
+    v = check_int("v", v)
+    max_m = check_int("max_m", max_m)
+    tf = Fraction(t)
+    # Smallest integer m with (p-1)/(m v + p - 1) <= t.
+    need = (p - 1) * (1 - tf) / (tf * v)
+    m = max(1, -(-need.numerator // need.denominator))  # ceil
+    while m > 1 and Fraction(p - 1, (m - 1) * v + p - 1) <= tf:
+        m -= 1
+    while Fraction(p - 1, m * v + p - 1) > tf:
+        m += 1
+    return m if m <= max_m else None

@@ -1,0 +1,172 @@
+"""Classic schedules with a full backward: GPipe, 1F1B, interleaved 1F1B, looped BFS.
+
+Each generator returns a :class:`~bubblekit.schedules.base.Schedule`. Orders match
+PyTorch's ``torch.distributed.pipelining`` (2.13) action for action, idle ``None`` slots
+dropped; ``tests/test_torch_orders.py`` checks it where torch is installed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from ..actions import Action
+from .base import Schedule, looped_placement
+
+__all__ = ["gpipe", "one_f_one_b", "interleaved_1f1b", "looped_bfs"]
+
+
+def gpipe(p: int, m: int) -> Schedule:
+    """All forwards, then all backwards (GPipe; the source article's "naive" schedule).
+
+    Huang et al., "GPipe", NeurIPS 2019. Rank ``r`` runs ``rF0 .. rF(m-1)`` then
+    ``rB0 .. rB(m-1)`` (PyTorch's ``ScheduleGPipe`` order), so it holds the activations of
+    all ``m`` microbatches at its peak.
+    """
+    orders = tuple(
+        tuple(Action(r, "F", i) for i in range(m)) + tuple(Action(r, "B", i) for i in range(m))
+        for r in range(p)
+    )
+    return Schedule("gpipe", p, m, tuple(range(p)), orders, source="Huang et al., GPipe (2019)")
+
+
+def one_f_one_b(p: int, m: int) -> Schedule:
+    """One-forward-one-backward (PipeDream-Flush / 1F1B).
+
+    Narayanan et al., "Memory-Efficient Pipeline-Parallel DNN Training" (2021). Rank ``r``
+    runs ``min(p - r, m)`` warm-up forwards, then alternates one backward and one forward,
+    then drains the remaining backwards. Same bubble as GPipe, but rank ``r`` holds at most
+    ``min(p - r, m)`` microbatches' activations instead of ``m``.
+    """
+    orders = []
+    for r in range(p):
+        warm = min(p - r, m)
+        order = [Action(r, "F", i) for i in range(warm)]
+        nf, nb = warm, 0
+        while nb < m:
+            order.append(Action(r, "B", nb))
+            nb += 1
+            if nf < m:
+                order.append(Action(r, "F", nf))
+                nf += 1
+        orders.append(tuple(order))
+    return Schedule(
+        "1f1b", p, m, tuple(range(p)), tuple(orders),
+        source="Narayanan et al., PipeDream-Flush / 1F1B (2021)",
+    )
+
+
+def _rounds(p: int, m: int) -> tuple[int, int]:
+    """PyTorch's flexible rounds: ``(number_of_rounds, microbatches_per_round)``."""
+    rounds = max(1, m // p)
+    if m % rounds != 0:
+        raise ValueError(
+            f"m={m} is not allowed for p={p} with interleaving: m must be a multiple of "
+            f"max(1, m // p) = {rounds} (PyTorch's rule; e.g. m = {p}, {2 * p}, {3 * p} or m < {p})"
+        )
+    return rounds, m // rounds
+
+
+def warmup_ops(rank: int, v: int, per_round: int, p: int, m: int, factor: int) -> int:
+    """Warm-up forwards on ``rank`` for interleaved schedules (PyTorch's ``_get_warmup_ops``)."""
+    return min((v - 1) * per_round + factor * (p - 1 - rank), m * v)
+
+
+def interleaved_rank_ops(
+    rank: int, p: int, m: int, v: int, *, zero_bubble: bool = False
+) -> list[Action]:
+    """One rank's order for interleaved 1F1B (or its zero-bubble variant, ZB1P).
+
+    Port of PyTorch's ``_get_1f1b_rank_ops`` with the stage-index rules of
+    ``ScheduleInterleaved1F1B`` / ``ScheduleInterleavedZeroBubble``.
+    """
+    _, per_round = _rounds(p, m)
+    warm = warmup_ops(rank, v, per_round, p, m, 1 if zero_bubble else 2)
+    total_mb_ops = v * m
+    steady = total_mb_ops - warm
+    cooldown = total_mb_ops - steady
+
+    def fwd_stage(step: int) -> int:
+        return ((step // per_round) % v) * p + rank
+
+    def bwd_stage(step: int) -> int:
+        return (v - 1 - ((step - warm) // per_round) % v) * p + rank
+
+    back_kind = "I" if zero_bubble else "B"
+    n_1f1b = rank  # ZB1P delays W by `rank` microbatches
+    fwd_mb: defaultdict[int, int] = defaultdict(int)
+    bwd_mb: defaultdict[int, int] = defaultdict(int)
+    w_mb: defaultdict[int, int] = defaultdict(int)
+    back_steps: list[int] = []
+    w_count = 0
+    ops: list[Action] = []
+
+    def take(counter: defaultdict[int, int], stage: int) -> int:
+        mb = counter[stage]
+        counter[stage] = mb + 1
+        return mb
+
+    def maybe_w(step: int) -> None:
+        nonlocal w_count
+        if zero_bubble and step - warm >= n_1f1b:
+            s = bwd_stage(back_steps[w_count])
+            ops.append(Action(s, "W", take(w_mb, s)))
+            w_count += 1
+
+    for step in range(warm + steady + cooldown):
+        if step < warm:
+            s = fwd_stage(step)
+            ops.append(Action(s, "F", take(fwd_mb, s)))
+            continue
+        if step < warm + steady:
+            s = fwd_stage(step)
+            ops.append(Action(s, "F", take(fwd_mb, s)))
+        s = bwd_stage(step)
+        ops.append(Action(s, back_kind, take(bwd_mb, s)))
+        back_steps.append(step)
+        maybe_w(step)
+    while zero_bubble and w_count < len(back_steps):
+        s = bwd_stage(back_steps[w_count])
+        ops.append(Action(s, "W", take(w_mb, s)))
+        w_count += 1
+    return ops
+
+
+def interleaved_1f1b(p: int, m: int, v: int = 2) -> Schedule:
+    """Interleaved 1F1B with ``v`` chunks per rank, looped placement (stage s on rank s mod p).
+
+    Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
+    Megatron-LM" (SC 2021): bubble (p-1)/(m*v + p - 1) when m is a multiple of p and costs
+    are uniform. ``m`` that is not a multiple of ``p`` follows PyTorch's flexible rule
+    (rounds = max(1, m // p) must divide m) and is refused otherwise.
+    """
+    if v < 2:
+        raise ValueError(f"v must be >= 2 for the interleaved schedule, got v={v} (v=1 is plain 1F1B)")
+    orders = tuple(tuple(interleaved_rank_ops(r, p, m, v)) for r in range(p))
+    return Schedule(
+        "interleaved", p, m, looped_placement(p, v), orders,
+        source="Narayanan et al., Megatron-LM interleaved 1F1B (2021); order as PyTorch ScheduleInterleaved1F1B",
+    )
+
+
+def looped_bfs(p: int, m: int, v: int = 2) -> Schedule:
+    """Breadth-first looped schedule (Lamy-Poirier, "Breadth-First Pipeline Parallelism", 2022).
+
+    Each rank runs all microbatches through its first chunk, then its second, ...; then
+    the backwards chunk by chunk in reverse (PyTorch's ``ScheduleLoopedBFS``). Same
+    placement as interleaved 1F1B, but every rank holds all ``m`` microbatches of every
+    chunk at its peak, like GPipe.
+    """
+    orders = []
+    for r in range(p):
+        stages = list(range(r, p * v, p))
+        order = [Action(s, "F", i) for s in stages for i in range(m)]
+        order += [Action(s, "B", i) for s in reversed(stages) for i in reversed(range(m))]
+        orders.append(tuple(order))
+    return Schedule(
+        "looped-bfs", p, m, looped_placement(p, v), tuple(orders),
+        source="Lamy-Poirier, Breadth-First Pipeline Parallelism (2022); order as PyTorch ScheduleLoopedBFS",
+    )
+
+
+Generator = Callable[..., Schedule]

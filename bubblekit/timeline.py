@@ -1,0 +1,311 @@
+"""Timelines: per-rank busy intervals, from a simulation or from a measured trace.
+
+A :class:`Timeline` is what every metric and every picture reads. The simulator builds
+one; :mod:`bubblekit.traces` builds one from profiler files. Times are stored as numbers
+in *ticks*; ``ticks_per_unit`` converts them to the timeline's ``unit`` (the simulator
+scales fractional costs to integer ticks so that arithmetic stays exact and fast).
+
+Bubble conventions (COURSE.md section 5):
+
+* :attr:`Timeline.bubble_ratio` = idle device-time / (ranks x makespan), the article's b;
+* :attr:`Timeline.bubble_overhead` = idle device-time / busy device-time, Megatron's
+  (p - 1) / m for GPipe and 1F1B with uniform costs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from functools import cached_property
+from pathlib import Path
+from typing import Any, NamedTuple, Union
+
+from .actions import Action
+
+__all__ = ["Timeline", "Span", "Gap"]
+
+Number = Union[int, float, Fraction]
+
+
+class Span(NamedTuple):
+    """One busy interval on one rank, in the timeline's unit."""
+
+    rank: int
+    start: Number
+    end: Number
+    action: Action | None
+    label: str
+
+    @property
+    def duration(self) -> Number:
+        """``end - start``."""
+        return self.end - self.start
+
+
+class Gap(NamedTuple):
+    """One idle interval on one rank, in the timeline's unit.
+
+    ``before`` is the span that ended the gap (what the rank was waiting to run), or
+    ``None`` for idle time at the end of the step.
+    """
+
+    rank: int
+    start: Number
+    end: Number
+    before: str | None
+
+    @property
+    def duration(self) -> Number:
+        """``end - start``."""
+        return self.end - self.start
+
+
+class Timeline:
+    """Busy intervals per rank.
+
+    Args:
+        starts, ends: per rank, interval start and end times in ticks, sorted by start.
+        labels: per rank, an :class:`Action` or a text label for each interval.
+        unit: time unit of ``ticks / ticks_per_unit`` (``"slot"``, ``"ms"``, ``"us"``).
+        ticks_per_unit: integer scale (1 unless the simulator scaled fractions).
+        t0, t1: the step's window; default earliest start and latest end over ranks.
+        may_overlap: intervals on one rank may overlap (traces); busy time is then their union.
+    """
+
+    def __init__(
+        self,
+        starts: Sequence[Sequence[Number]],
+        ends: Sequence[Sequence[Number]],
+        labels: Sequence[Sequence[Action | str]],
+        *,
+        unit: str = "slot",
+        ticks_per_unit: int = 1,
+        t0: Number | None = None,
+        t1: Number | None = None,
+        may_overlap: bool = False,
+        source: str = "",
+    ) -> None:
+        if not (len(starts) == len(ends) == len(labels)):
+            raise ValueError("starts, ends and labels must have one list per rank")
+        if not starts:
+            raise ValueError("a timeline needs at least one rank")
+        self._starts = [list(s) for s in starts]
+        self._ends = [list(e) for e in ends]
+        self._labels = [list(lb) for lb in labels]
+        self.unit = unit
+        self.ticks_per_unit = ticks_per_unit
+        self.may_overlap = may_overlap
+        self.source = source
+        firsts = [s[0] for s in self._starts if s]
+        lasts = [max(e) for e in self._ends if e]
+        if not firsts:
+            raise ValueError("a timeline needs at least one interval")
+        self._t0 = min(firsts) if t0 is None else t0
+        self._t1 = max(lasts) if t1 is None else t1
+
+    # -------------------------------------------------------------- helpers
+    def _real(self, ticks: Number) -> Number:
+        if self.ticks_per_unit == 1:
+            return ticks
+        if isinstance(ticks, int):
+            q = Fraction(ticks, self.ticks_per_unit)
+            return q.numerator if q.denominator == 1 else q
+        return ticks / self.ticks_per_unit
+
+    @property
+    def p(self) -> int:
+        """Number of ranks."""
+        return len(self._starts)
+
+    @property
+    def n_spans(self) -> int:
+        """Number of busy intervals over all ranks."""
+        return sum(len(s) for s in self._starts)
+
+    @property
+    def t0(self) -> Number:
+        """Start of the step window, in the timeline's unit."""
+        return self._real(self._t0)
+
+    @property
+    def t1(self) -> Number:
+        """End of the step window, in the timeline's unit."""
+        return self._real(self._t1)
+
+    def spans(self, rank: int | None = None) -> Iterator[Span]:
+        """Busy intervals (of one rank, or all ranks rank by rank), in the timeline's unit."""
+        ranks = range(self.p) if rank is None else (rank,)
+        for r in ranks:
+            for s, e, lb in zip(self._starts[r], self._ends[r], self._labels[r]):
+                act = lb if isinstance(lb, Action) else None
+                yield Span(r, self._real(s), self._real(e), act, str(lb))
+
+    def arrays(self, rank: int) -> tuple[list[float], list[float], list[Action | str]]:
+        """Float starts, ends (in the unit) and labels of one rank: fast access for plotting."""
+        k = float(self.ticks_per_unit)
+        return (
+            [float(s) / k for s in self._starts[rank]],
+            [float(e) / k for e in self._ends[rank]],
+            self._labels[rank],
+        )
+
+    # -------------------------------------------------------------- metrics
+    @cached_property
+    def _busy_ticks(self) -> list[Number]:
+        out: list[Number] = []
+        for st, en in zip(self._starts, self._ends):
+            if not self.may_overlap:
+                out.append(sum(en) - sum(st) if st else 0)
+                continue
+            total: Number = 0
+            cur_s: Number | None = None
+            cur_e: Number = 0
+            for s, e in sorted(zip(st, en)):
+                s, e = max(s, self._t0), min(e, self._t1)
+                if e <= s:
+                    continue
+                if cur_s is None or s > cur_e:
+                    if cur_s is not None:
+                        total += cur_e - cur_s
+                    cur_s, cur_e = s, e
+                elif e > cur_e:
+                    cur_e = e
+            if cur_s is not None:
+                total += cur_e - cur_s
+            out.append(total)
+        return out
+
+    @property
+    def makespan(self) -> Number:
+        """Length of the step window ``t1 - t0``, in the timeline's unit."""
+        return self._real(self._t1 - self._t0)
+
+    @property
+    def busy(self) -> tuple[Number, ...]:
+        """Busy time per rank (union of its intervals), in the timeline's unit."""
+        return tuple(self._real(b) for b in self._busy_ticks)
+
+    @property
+    def idle(self) -> tuple[Number, ...]:
+        """Idle time per rank inside the step window, in the timeline's unit."""
+        span = self._t1 - self._t0
+        return tuple(self._real(span - b) for b in self._busy_ticks)
+
+    @property
+    def total_idle(self) -> Number:
+        """Idle device-time summed over ranks, in the timeline's unit."""
+        return self._real(self.p * (self._t1 - self._t0) - sum(self._busy_ticks))
+
+    @property
+    def utilization_per_rank(self) -> tuple[float, ...]:
+        """Busy / makespan for each rank."""
+        span = self._t1 - self._t0
+        return tuple(float(b / span) for b in self._busy_ticks)
+
+    @property
+    def bubble_ratio_exact(self) -> Fraction:
+        """Idle device-time / (ranks x makespan) as an exact fraction (floats converted exactly)."""
+        span = Fraction(self._t1) - Fraction(self._t0)
+        idle = self.p * span - sum(Fraction(b) for b in self._busy_ticks)
+        return idle / (self.p * span)
+
+    @property
+    def bubble_ratio(self) -> float:
+        """Idle device-time / (ranks x makespan): the article's ``b``, a fraction of total time."""
+        span = self._t1 - self._t0
+        return float((self.p * span - sum(self._busy_ticks)) / (self.p * span))
+
+    @property
+    def bubble_overhead_exact(self) -> Fraction:
+        """Idle device-time / busy device-time as an exact fraction."""
+        busy = sum(Fraction(b) for b in self._busy_ticks)
+        span = Fraction(self._t1) - Fraction(self._t0)
+        return (self.p * span - busy) / busy
+
+    @property
+    def bubble_overhead(self) -> float:
+        """Idle / busy device-time: Megatron's convention, ``(p - 1) / m`` for 1F1B, uniform costs."""
+        busy = sum(self._busy_ticks)
+        span = self._t1 - self._t0
+        return float((self.p * span - busy) / busy)
+
+    @property
+    def utilization(self) -> float:
+        """``1 - bubble_ratio``: busy device-time over ranks x makespan."""
+        return 1.0 - self.bubble_ratio
+
+    def idle_intervals(self, rank: int | None = None, *, min_duration: Number = 0) -> list[Gap]:
+        """Idle gaps (of one rank, or of all ranks) inside the step window, in the timeline's unit.
+
+        Each gap names the interval that ended it (``before``): what the rank was waiting
+        to run. Gaps shorter than ``min_duration`` (in the unit) are dropped.
+        """
+        ranks = range(self.p) if rank is None else (rank,)
+        out: list[Gap] = []
+        for r in ranks:
+            pairs = sorted(zip(self._starts[r], self._ends[r], self._labels[r]), key=lambda x: (x[0], x[1]))
+            cursor = self._t0
+            for s, e, lb in pairs:
+                if s > cursor:
+                    out.append(Gap(r, self._real(cursor), self._real(s), str(lb)))
+                if e > cursor:
+                    cursor = e
+            if cursor < self._t1:
+                out.append(Gap(r, self._real(cursor), self._real(self._t1), None))
+        if min_duration:
+            out = [g for g in out if g.duration >= min_duration]
+        return out
+
+    def largest_gaps(self, n: int = 5) -> list[Gap]:
+        """The ``n`` longest idle gaps over all ranks, longest first."""
+        return sorted(self.idle_intervals(), key=lambda g: g.duration, reverse=True)[:n]
+
+    def summary(self) -> dict[str, Any]:
+        """Plain-Python metrics for printing: makespan, bubble ratio and overhead, per-rank numbers."""
+        return {
+            "ranks": self.p,
+            "makespan": self.makespan,
+            "unit": self.unit,
+            "bubble_ratio": self.bubble_ratio,
+            "bubble_overhead": self.bubble_overhead,
+            "busy": self.busy,
+            "idle": self.idle,
+        }
+
+    # --------------------------------------------------------------- export
+    def to_chrome_trace(self, path: str | Path | None = None, *, us_per_unit: float | None = None) -> dict[str, Any]:
+        """Chrome trace JSON (Perfetto and chrome://tracing open it): one thread per rank.
+
+        Args:
+            path: where to write the JSON; not written when ``None``.
+            us_per_unit: microseconds per time unit; default 1000 for ``ms`` and for abstract
+                slots (one slot shows as 1 ms), 1 for ``us``.
+        """
+        if us_per_unit is None:
+            us_per_unit = {"us": 1.0, "s": 1e6}.get(self.unit, 1000.0)
+        k = us_per_unit / self.ticks_per_unit
+        events: list[dict[str, Any]] = [
+            {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "pipeline"}},
+        ]
+        for r in range(self.p):
+            events.append({"name": "thread_name", "ph": "M", "pid": 0, "tid": r, "args": {"name": f"rank {r}"}})
+            for s, e, lb in zip(self._starts[r], self._ends[r], self._labels[r]):
+                ev: dict[str, Any] = {
+                    "name": str(lb), "ph": "X", "pid": 0, "tid": r,
+                    "ts": float(s) * k, "dur": float(e - s) * k,
+                }
+                if isinstance(lb, Action):
+                    ev["cat"] = lb.kind
+                    ev["args"] = {"stage": lb.stage, "microbatch": lb.microbatch, "kind": lb.kind}
+                events.append(ev)
+        doc = {"traceEvents": events, "displayTimeUnit": "ms"}
+        if path is not None:
+            Path(path).write_text(json.dumps(doc), encoding="utf-8")
+        return doc
+
+    def __repr__(self) -> str:
+        return (
+            f"<Timeline ranks={self.p} spans={self.n_spans} makespan={self.makespan} {self.unit} "
+            f"bubble_ratio={self.bubble_ratio:.4f}>"
+        )
