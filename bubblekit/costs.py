@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
@@ -40,27 +40,38 @@ def _check_cost(name: str, value: Any, *, positive: bool) -> CostValue:
     return check_number(name, value, minimum=0, allow_equal=not positive)
 
 
+def _combine(x: CostValue, y: CostValue, op: Callable[[Number, Number], Number]) -> CostValue:
+    """Apply ``op`` elementwise, broadcasting a scalar against a per-stage sequence."""
+    if isinstance(x, Sequence) or isinstance(y, Sequence):
+        xs = x if isinstance(x, Sequence) else None
+        ys = y if isinstance(y, Sequence) else None
+        if xs is not None and ys is not None and len(xs) != len(ys):
+            raise ValueError(f"per-stage costs must have the same length, got {len(xs)} and {len(ys)}")
+        n = len(xs) if xs is not None else len(ys)  # type: ignore[arg-type]
+        return tuple(
+            op(xs[k] if xs is not None else x, ys[k] if ys is not None else y)  # type: ignore[arg-type]
+            for k in range(n)
+        )
+    return op(x, y)
+
+
+def _exact(q: Number) -> Number:
+    """Keep exact numbers exact, and whole Fractions as ints."""
+    if isinstance(q, Fraction) and q.denominator == 1:
+        return q.numerator
+    return q
+
+
 def _half(x: CostValue) -> CostValue:
-    if isinstance(x, tuple):
-        return tuple(_half(e) for e in x)  # type: ignore[misc]
-    if isinstance(x, (int, Fraction)):
-        h = Fraction(x) / 2
-        return int(h) if h.denominator == 1 else h
-    return x / 2
+    return _combine(x, 2, lambda a, b: _exact(Fraction(a) / b) if isinstance(a, (int, Fraction)) else a / b)
+
+
+def _sub(x: CostValue, y: CostValue) -> CostValue:
+    return _combine(x, y, lambda a, b: _exact(a - b))
 
 
 def _add(x: CostValue, y: CostValue) -> CostValue:
-    if isinstance(x, tuple) or isinstance(y, tuple):
-        xs = x if isinstance(x, tuple) else None
-        ys = y if isinstance(y, tuple) else None
-        n = len(xs) if xs is not None else len(ys)  # type: ignore[arg-type]
-        if xs is not None and ys is not None and len(xs) != len(ys):
-            raise ValueError(f"i and w must have the same number of stages, got {len(xs)} and {len(ys)}")
-        return tuple(
-            (xs[k] if xs is not None else x) + (ys[k] if ys is not None else y)  # type: ignore[operator]
-            for k in range(n)
-        )
-    return x + y  # type: ignore[operator]
+    return _combine(x, y, lambda a, b: _exact(a + b))
 
 
 @dataclass(frozen=True)
@@ -111,13 +122,13 @@ class Costs:
                     f"{given} was given without {other}: give both i and w (or b alone, split evenly)"
                 )
         if b is None:
-            b = _add(i, w) if (i is not None and w is not None) else (
-                tuple(2 * x for x in f) if isinstance(f, tuple) else 2 * f  # type: ignore[operator]
-            )
-        if i is None:
-            i = _half(b) if w is None else _add(b, tuple(-x for x in w) if isinstance(w, tuple) else -w)  # type: ignore[operator]
-        if w is None:
-            w = _half(b) if self.w is None and self.i is None else _add(b, tuple(-x for x in i) if isinstance(i, tuple) else -i)  # type: ignore[operator]
+            b = _add(i, w) if (i is not None and w is not None) else _combine(f, 2, lambda a, k: a * k)
+        if i is None and w is None:
+            i = w = _half(b)
+        elif i is None:
+            i = _sub(b, w)  # type: ignore[arg-type]
+        elif w is None:
+            w = _sub(b, i)
         set_(self, "f", f)
         set_(self, "b", b)
         set_(self, "i", i)
@@ -160,7 +171,7 @@ class Costs:
                         f"stages (p * v); give one value per stage or a single number"
                     )
                 return x
-            return (_div(x, v),) * n_stages
+            return (_div(x, v),) * n_stages  # type: ignore[arg-type]
 
         return ResolvedCosts(
             f=per_stage("f", self.f),
