@@ -1,0 +1,219 @@
+"""Command line: ``bubblekit demo | plot | schedules`` (also ``python -m bubblekit ...``).
+
+* ``bubblekit demo`` prints the source article's Python demo (p = 8, m = 2 ... 32),
+  computed by bubblekit and checked against the simulator (``--lang zh`` for the
+  article's own Chinese lines).
+* ``bubblekit plot --schedule 1f1b -p 4 -m 8 -o out.svg`` draws a pipeline diagram
+  (``--schedule gpipe,1f1b`` stacks several on one time axis).
+* ``bubblekit schedules`` lists the registered schedules.
+
+A bad option ends with a one-line message naming the option and exit status 2.
+Matplotlib is imported only by ``plot``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from . import __version__
+from . import schedules as _schedules
+from .costs import PRESETS
+from .schedules import REGISTRY
+
+__all__ = ["main", "build_parser", "MAX_CLI_ACTIONS"]
+
+#: ``plot`` refuses configurations with more actions than this (simulation and drawing
+#: stay within a few seconds).
+MAX_CLI_ACTIONS = 400_000
+_FORMATS = (".png", ".svg", ".pdf")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
+
+
+def _nonneg_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line: ``bubblekit plot: error: argument -m: ...``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``bubblekit`` argument parser (sub-commands demo, plot, schedules)."""
+    parser = _Parser(
+        prog="bubblekit",
+        description="Pipeline bubbles: the article's demo, pipeline diagrams, the schedule registry.",
+    )
+    parser.add_argument("--version", action="version", version=f"bubblekit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,plot,schedules}")
+    sub.required = True
+
+    demo = sub.add_parser("demo", help="the source article's Python demo, reproduced and checked by simulation")
+    demo.add_argument("--lang", choices=("en", "zh"), default="en",
+                      help="en: English labels; zh: the article's own lines (default en)")
+    demo.add_argument("--no-check", action="store_true", help="skip the simulator check and notes")
+
+    plot = sub.add_parser("plot", help="draw a pipeline diagram of a registered schedule")
+    plot.add_argument("--schedule", "-s", default="1f1b",
+                      help="registered name (see `bubblekit schedules`), or several joined by commas "
+                           "to compare them on one time axis (default 1f1b)")
+    plot.add_argument("-p", type=_positive_int, default=4, help="ranks (pipeline stages), default 4")
+    plot.add_argument("-m", type=_positive_int, default=8, help="microbatches per step, default 8")
+    plot.add_argument("-v", type=_positive_int, default=None,
+                      help="chunks per rank for interleaved / looped-bfs (default 2)")
+    plot.add_argument("--preset", choices=sorted([*PRESETS, "h200"]), default="b=2f",
+                      help="cost preset (default b=2f: F = 1, B = 2 slots)")
+    plot.add_argument("--comm", type=_nonneg_float, default=None,
+                      help="latency of one hop between ranks, in the preset's unit")
+    plot.add_argument("--color-by", choices=("microbatch", "kind"), default="microbatch")
+    plot.add_argument("--critical-path", action="store_true", help="outline the critical path")
+    plot.add_argument("--phases", action="store_true", help="mark fill / steady / drain")
+    plot.add_argument("--comm-arrows", action="store_true", help="arrows for cross-rank hops (small runs)")
+    plot.add_argument("--no-labels", action="store_true", help="no text in the boxes")
+    plot.add_argument("-o", "--output", required=True, help="output file: .png, .svg or .pdf")
+    plot.add_argument("--dpi", type=_positive_int, default=150, help="resolution for .png (default 150)")
+    plot.set_defaults(plot_parser=plot)  # so that errors found later name `bubblekit plot`
+
+    sub.add_parser("schedules", help="list the registered schedules with a summary")
+    return parser
+
+
+def _spec_of(name: str) -> _schedules.ScheduleSpec | None:
+    """The registry entry for ``name`` (aliases resolved), or None when unknown."""
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    return REGISTRY.get(getattr(_schedules, "_ALIASES", {}).get(key, key))
+
+
+def _one_line(exc: BaseException) -> str:
+    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
+def _option_for(message: str) -> str:
+    """Which command-line option a bubblekit error message is about."""
+    low = message.lower()
+    if low.startswith("unknown schedule") or low.startswith("name"):
+        return "--schedule"
+    if low.startswith("v=") or low.startswith("v must") or low.startswith("v "):
+        return "-v"
+    if low.startswith("m=") or low.startswith("m must") or low.startswith("m "):
+        return "-m"
+    if low.startswith("p=") or low.startswith("p must") or low.startswith("p "):
+        return "-p"
+    if "comm" in low:
+        return "--comm"
+    return "--schedule"
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import demo_text
+
+    sys.stdout.write(demo_text(args.lang, check=not args.no_check))
+    return 0
+
+
+def _cmd_schedules(_: argparse.Namespace) -> int:
+    width = max(len(n) for n in REGISTRY)
+    chunks = {"one": "v=1", "many": "v>=2", "two": "v=2 (V)"}
+    for spec in REGISTRY.values():
+        split = ", split backward (I/W)" if spec.split_backward else ""
+        torch = f"; torch: {spec.torch_class}" if spec.torch_class else ""
+        print(f"{spec.name:<{width}}  [{chunks.get(spec.chunks, spec.chunks)}{split}]  {spec.summary}")
+        print(f"{'':<{width}}  {spec.paper}{torch}")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from . import costs as bk_costs
+    from .schedules import schedule
+    from .simulator import simulate
+
+    out = Path(args.output)
+    if out.suffix.lower() not in _FORMATS:
+        parser.error(f"argument -o/--output: file must end in {', '.join(_FORMATS)}, got {args.output!r}")
+    if not out.parent.exists():
+        parser.error(f"argument -o/--output: folder {str(out.parent)!r} does not exist")
+    names = [n.strip() for n in args.schedule.split(",") if n.strip()]
+    if not names:
+        parser.error("argument --schedule: give a schedule name (see `bubblekit schedules`)")
+    try:
+        cost = bk_costs.preset(args.preset)
+        if args.comm is not None:
+            cost = cost.with_(comm=args.comm)
+    except (TypeError, ValueError) as exc:
+        parser.error(f"argument {'--comm' if args.comm is not None else '--preset'}: {_one_line(exc)}")
+    estimate = 0
+    for name in names:
+        spec = _spec_of(name)
+        if spec is not None:
+            v_eff = {"one": 1, "two": 2}.get(spec.chunks, args.v or 2)
+            estimate += (3 if spec.split_backward else 2) * args.p * args.m * v_eff
+    if estimate > MAX_CLI_ACTIONS:
+        parser.error(
+            f"argument -m: p={args.p}, m={args.m} gives about {estimate} actions, more than the command "
+            f"line's limit of {MAX_CLI_ACTIONS}; use a smaller -p or -m"
+        )
+    scheds = []
+    for name in names:
+        v = args.v
+        if len(names) > 1 and v is not None:
+            spec = _spec_of(name)
+            if spec is not None and spec.chunks == "one":
+                v = None  # -v applies to the multi-chunk schedules of a comparison
+        try:
+            scheds.append(schedule(name, args.p, args.m, v))
+        except (TypeError, ValueError) as exc:
+            msg = _one_line(exc)
+            parser.error(f"argument {_option_for(msg)}: {msg}")
+    from .plotting import plot_pipeline, use_course_style
+
+    use_course_style()
+
+    results = [simulate(s, cost) for s in scheds]
+    fig = plot_pipeline(
+        results if len(results) > 1 else results[0], color_by=args.color_by,
+        critical_path=args.critical_path, phases=args.phases, comm_arrows=args.comm_arrows,
+        labels=False if args.no_labels else None,
+    )
+    fig.savefig(out, dpi=args.dpi)
+    for r in results:
+        unit = "slots" if r.unit == "slot" else r.unit
+        print(f"{r.schedule.name}: makespan {float(r.makespan):g} {unit}, bubble_ratio {r.bubble_ratio:.1%}, "
+              f"bubble_overhead {r.bubble_overhead:.1%}")
+    print(f"wrote {out}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (argparse exits with 2 on bad options)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        return _cmd_demo(args)
+    if args.command == "schedules":
+        return _cmd_schedules(args)
+    return _cmd_plot(args, args.plot_parser)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1024 @@
+"""Pictures of pipelines (matplotlib): diagrams, memory curves, sweeps, animations.
+
+Every function takes a :class:`bubblekit.Timeline` (a :class:`bubblekit.SimResult` from the
+simulator, or a measured trace) and returns a :class:`matplotlib.figure.Figure` that is
+*not* registered with pyplot: make it the last expression of a notebook cell (or call
+``display(fig)``) to show it, ``fig.savefig(path)`` to write it. Nothing is shown twice
+and nothing leaks into pyplot's figure list.
+
+Diagram conventions (the papers' style): one row per rank, rank 0 on top, time to the
+right in the timeline's unit; each action is a box labelled with its kind and microbatch
+(``F3``, ``B3``); with ``v > 1`` chunks per rank, chunk 1 is hatched ``//``, chunk 2 ``\\\\``
+and so on; idle time (the bubble) is drawn as light grey hatched boxes from
+:meth:`bubblekit.Timeline.idle_intervals`. Every panel title names both bubble measures:
+``bubble_ratio`` = idle / (p x makespan) and ``bubble_overhead`` = idle / busy.
+
+Boxes are drawn as one :class:`~matplotlib.collections.PolyCollection` per kind of mark
+(actions, bubbles, chunk hatches), so 100,000 actions draw in about a second; labels are
+kept only where they fit the box in display pixels, and not at all for more than
+:data:`LABEL_LIMIT` boxes (unless ``labels=True``).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Union, cast
+
+import numpy as np
+from cycler import cycler
+from matplotlib import animation as manimation
+from matplotlib import colors as mcolors
+from matplotlib import font_manager, rcParams
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection, PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.path import Path as MplPath
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from . import schedules as _schedules
+from .actions import Action
+from .costs import Costs
+from .schedules import REGISTRY, schedule
+from .simulator import SimResult, simulate
+from .timeline import Timeline
+
+__all__ = [
+    "PALETTE", "LINE_COLORS", "KIND_COLORS", "BUBBLE_COLOR", "CRITICAL_COLOR", "CURSOR_COLOR",
+    "BOX_HEIGHT", "LABEL_LIMIT", "COMPOUND_ABOVE", "COMM_ARROW_LIMIT",
+    "use_course_style", "plot_pipeline", "plot_memory", "plot_sweep",
+    "animate_pipeline", "pipeline_animation_html", "save_animation_gif",
+    "pipeline_phases", "bubble_so_far", "time_label",
+]
+
+TimelineOrList = Union[Timeline, Sequence[Timeline]]
+
+#: Okabe & Ito's colour-blind-safe palette (2008), without black: orange, sky blue,
+#: bluish green, yellow, blue, vermillion, reddish purple. Microbatch ``i`` gets
+#: ``PALETTE[i % 7]``.
+PALETTE: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
+#: Colours for lines and markers on white (the palette without its pale yellow).
+LINE_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+#: Colours per action kind (``color_by="kind"``), from the same palette.
+KIND_COLORS: dict[str, str] = {"F": "#56B4E9", "B": "#E69F00", "I": "#009E73", "W": "#CC79A7", "other": "#B0B0B0"}
+_KIND_NAMES = {"F": "F forward", "B": "B backward", "I": "I input-grad", "W": "W weight-grad", "other": "other"}
+#: Idle boxes: very light grey with a grey hatch.
+BUBBLE_COLOR = "#F0F0F0"
+BUBBLE_HATCH_COLOR = "#A8A8A8"
+#: Outline of the critical path, and the animation's time cursor.
+CRITICAL_COLOR = "#000000"
+CURSOR_COLOR = "#D55E00"
+#: Height of one box in rank rows (a row is 1.0 high): a box of duration ``d`` has area ``d * BOX_HEIGHT``.
+BOX_HEIGHT = 0.8
+#: Above this many boxes, action boxes are drawn as one compound path per colour (same
+#: rectangles, far faster to build and render) instead of one polygon per box.
+COMPOUND_ABOVE = 5000
+#: Above this many boxes, automatic labels (``labels=None``) are switched off.
+LABEL_LIMIT = 3000
+#: Above this many dependency arrows, ``comm_arrows=True`` draws none and warns.
+COMM_ARROW_LIMIT = 300
+_CHUNK_HATCHES = ("", "////", "\\\\\\\\", "xxxx", "....", "++++", "oo")
+# lighter shades of the microbatch colour for the backward kinds (mix with white)
+_KIND_LIGHTEN = {"F": 0.0, "B": 0.5, "I": 0.4, "W": 0.72, "other": 0.3}
+_KIND_ORDER = ("F", "B", "I", "W", "other")
+_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC", "Source Han Sans SC",
+              "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC", "SimHei")
+_LABEL_TRAIL_INT = re.compile(r"(\d+)\D*$")
+_ACTION_TEXT = re.compile(r"^\s*(\d+)\s*([FBIW])\s*(\d+)\s*$")
+
+
+# ----------------------------------------------------------------------------- style
+def use_course_style(*, font_size: float = 12.0) -> list[str]:
+    """Set rcParams for readable, projectable figures; return the font family list used.
+
+    Larger fonts, no top/right spines, the Okabe-Ito colour cycle, and a font family
+    with a CJK-capable font first when one is installed (Debian ``fonts-noto-cjk``:
+    "Noto Sans CJK SC" or "... JP"), then DejaVu Sans; matplotlib falls back glyph by
+    glyph, so Chinese labels and Latin text both render. A missing CJK font is skipped
+    silently (no warning).
+    """
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    family = [name for name in _CJK_FONTS if name in installed][:1] + ["DejaVu Sans"]
+    rcParams.update({
+        "font.family": family,
+        "font.size": font_size,
+        "axes.titlesize": font_size + 1,
+        "axes.labelsize": font_size,
+        "xtick.labelsize": font_size - 1,
+        "ytick.labelsize": font_size - 1,
+        "legend.fontsize": font_size - 2,
+        "figure.titlesize": font_size + 2,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.prop_cycle": cycler(color=list(LINE_COLORS)),
+        "lines.linewidth": 2.0,
+        "figure.dpi": 100,
+        "savefig.dpi": 150,
+        "figure.facecolor": "white",
+        "axes.unicode_minus": True,
+    })
+    return family
+
+
+def time_label(unit: str) -> str:
+    """Axis label for a time unit: ``"time (slots)"``, ``"time (ms)"``, ``"time (µs)"``."""
+    return {"slot": "time (slots)", "slots": "time (slots)", "ms": "time (ms)", "us": "time (µs)",
+            "s": "time (s)", "ns": "time (ns)"}.get(unit, f"time ({unit})")
+
+
+def _title_size() -> float:
+    """Panel titles: 90 % of rcParams' axes.titlesize (which may be a word like "large")."""
+    return float(font_manager.FontProperties(size=rcParams["axes.titlesize"]).get_size_in_points()) * 0.9
+
+
+def _plural(unit: str) -> str:
+    return "slots" if unit == "slot" else unit
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+# ------------------------------------------------------------------------ inputs
+def _as_list(obj: Any, name: str = "result_or_results") -> list[Timeline]:
+    if isinstance(obj, Timeline):
+        return [obj]
+    if isinstance(obj, (list, tuple)) and obj and all(isinstance(t, Timeline) for t in obj):
+        return list(obj)
+    raise TypeError(
+        f"{name} must be a bubblekit Timeline (e.g. bk.simulate(...)) or a non-empty list of them, "
+        f"got {type(obj).__name__}"
+    )
+
+
+def _check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def _timeline_name(tl: Timeline) -> str:
+    if isinstance(tl, SimResult):
+        s = tl.schedule
+        name = f"{s.name}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
+        cost = tl.costs.name if tl.costs.name != "custom" else tl.costs.describe()
+        return f"{name}   |   {cost}"
+    return tl.source or "timeline"
+
+
+def _metrics_line(tl: Timeline) -> str:
+    return (
+        f"bubble_ratio {tl.bubble_ratio:.1%} (idle ÷ (p × makespan))   |   "
+        f"bubble_overhead {tl.bubble_overhead:.1%} (idle ÷ busy)   |   "
+        f"makespan {_fmt(float(tl.makespan))} {_plural(tl.unit)}"
+    )
+
+
+# ------------------------------------------------------------------- span tables
+class _Spans:
+    """Flat numpy arrays over all spans of a timeline, rank by rank (``spans()`` order).
+
+    ``kind`` indexes :data:`_KIND_ORDER`; ``mb`` is the microbatch (-1 when a text label has
+    no number); ``chunk`` is the index of the span's stage among its rank's stages; ``key``
+    is the colour key of text labels that are not actions (``""`` for actions).
+    """
+
+    def __init__(self, tl: Timeline) -> None:
+        starts: list[float] = []
+        ends: list[float] = []
+        ranks: list[int] = []
+        kinds: list[int] = []
+        mbs: list[int] = []
+        chunks: list[int] = []
+        self.labels: list[Action | str] = []
+        self.key: list[str] = []
+        kind_index = {k: i for i, k in enumerate(_KIND_ORDER)}
+        for r in range(tl.p):
+            st, en, lbs = tl.arrays(r)
+            starts.extend(st)
+            ends.extend(en)
+            ranks.extend([r] * len(st))
+            self.labels.extend(lbs)
+            if all(type(lb) is Action for lb in lbs):  # the simulator's case: fast path
+                acts: list[Action] = lbs  # type: ignore[assignment]
+                chunk_of = {s: i for i, s in enumerate(sorted({a.stage for a in acts}))}
+                kinds.extend([kind_index[a.kind] for a in acts])
+                mbs.extend([a.microbatch for a in acts])
+                chunks.extend([chunk_of[a.stage] for a in acts])
+                self.key.extend([""] * len(acts))
+                continue
+            parsed: list[tuple[int, str, int] | None] = []
+            for lb in lbs:
+                if isinstance(lb, Action):
+                    parsed.append((lb.stage, lb.kind, lb.microbatch))
+                    continue
+                mt = _ACTION_TEXT.match(str(lb))
+                parsed.append((int(mt.group(1)), mt.group(2), int(mt.group(3))) if mt else None)
+            chunk_of = {s: i for i, s in enumerate(sorted({a[0] for a in parsed if a is not None}))}
+            for lb, pa in zip(lbs, parsed):
+                if pa is not None:
+                    kinds.append(kind_index[pa[1]])
+                    mbs.append(pa[2])
+                    chunks.append(chunk_of[pa[0]])
+                    self.key.append("")
+                    continue
+                text = str(lb)
+                low = text.lower()
+                kind = ("F" if ("forward" in low or "fwd" in low) else
+                        "W" if "weight" in low else
+                        "B" if ("backward" in low or "bwd" in low) else "other")
+                mt2 = _LABEL_TRAIL_INT.search(text)
+                kinds.append(kind_index[kind])
+                mbs.append(int(mt2.group(1)) if mt2 else -1)
+                chunks.append(0)
+                self.key.append(text)
+        self.start = np.asarray(starts, dtype=float)
+        self.end = np.asarray(ends, dtype=float)
+        self.rank = np.asarray(ranks, dtype=float)
+        self.kind = np.asarray(kinds, dtype=np.int64)
+        self.mb = np.asarray(mbs, dtype=np.int64)
+        self.chunk = np.asarray(chunks, dtype=np.int64)
+        self.n = len(starts)
+
+    def text(self, i: int) -> str:
+        """The full label of span ``i``: ``F3`` for actions, the label text otherwise."""
+        if self.key[i]:
+            return self.key[i]
+        return f"{_KIND_ORDER[int(self.kind[i])]}{int(self.mb[i])}"
+
+    def kinds_present(self) -> list[str]:
+        """Kinds that occur, in :data:`_KIND_ORDER`."""
+        return [_KIND_ORDER[int(k)] for k in np.unique(self.kind)]
+
+    def verts(self, mask: np.ndarray | None = None, height: float = BOX_HEIGHT) -> np.ndarray:
+        """Rectangles as an ``(n, 4, 2)`` array."""
+        s, e, y = (self.start, self.end, self.rank) if mask is None else (
+            self.start[mask], self.end[mask], self.rank[mask])
+        return _rects(s, e, y, height)
+
+
+def _poly(verts: np.ndarray, **kw: Any) -> PolyCollection:
+    """A PolyCollection from an ``(n, 4, 2)`` vertex array (matplotlib's fast path)."""
+    return PolyCollection(cast(Any, verts), **kw)
+
+
+_RECT_CODES = np.array([MplPath.MOVETO, MplPath.LINETO, MplPath.LINETO, MplPath.LINETO, MplPath.CLOSEPOLY],
+                       dtype=MplPath.code_type)
+
+
+def _compound_rects(verts: np.ndarray) -> MplPath:
+    """One path holding every rectangle of an ``(n, 4, 2)`` array (filled in one pass)."""
+    n = len(verts)
+    v5 = np.concatenate([verts, verts[:, :1, :]], axis=1).reshape(-1, 2) if n else np.zeros((0, 2))
+    return MplPath(v5, np.tile(_RECT_CODES, n))
+
+
+def _compound(verts_groups: Sequence[np.ndarray], **kw: Any) -> PathCollection:
+    """A collection with one compound path per group of rectangles.
+
+    Agg fills (and hatches) a compound path in one pass, so a hatch over many boxes, or
+    tens of thousands of boxes grouped by colour, draw several times faster than one
+    polygon per box. ``facecolors`` in ``kw`` give one colour per group.
+    """
+    return PathCollection([_compound_rects(v) for v in verts_groups], **kw)
+
+
+def _rects(s: np.ndarray, e: np.ndarray, y: np.ndarray, height: float) -> np.ndarray:
+    h = height / 2.0
+    v = np.empty((len(s), 4, 2))
+    v[:, 0, 0] = s
+    v[:, 1, 0] = s
+    v[:, 2, 0] = e
+    v[:, 3, 0] = e
+    v[:, 0, 1] = y - h
+    v[:, 1, 1] = y + h
+    v[:, 2, 1] = y + h
+    v[:, 3, 1] = y - h
+    return v
+
+
+def _lighten(color: str, amount: float) -> np.ndarray:
+    rgb = np.asarray(mcolors.to_rgb(color))
+    return np.append(rgb + (1.0 - rgb) * amount, 1.0)
+
+
+def _color_index(sp: _Spans, color_by: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(table, index)``: RGBA rows and, per span, its row (so equal colours share a row)."""
+    if color_by == "kind":
+        table = np.array([np.append(mcolors.to_rgb(KIND_COLORS[k]), 1.0) for k in _KIND_ORDER])
+        return table, sp.kind.copy()
+    n_pal = len(PALETTE)
+    table = np.array([_lighten(PALETTE[c], _KIND_LIGHTEN[k]) for k in _KIND_ORDER for c in range(n_pal)])
+    col = np.where(sp.mb >= 0, sp.mb % n_pal, 0)
+    no_mb = np.flatnonzero(sp.mb < 0)
+    if len(no_mb):  # text labels without a number: one colour per distinct label
+        distinct: dict[str, int] = {}
+        for i in no_mb:
+            col[i] = distinct.setdefault(sp.key[i], len(distinct)) % n_pal
+    return table, sp.kind * n_pal + col
+
+
+def _face_colors(sp: _Spans, color_by: str) -> np.ndarray:
+    """RGBA per span: by kind, or by microbatch (backward kinds lighter)."""
+    table, index = _color_index(sp, color_by)
+    return table[index] if sp.n else np.zeros((0, 4))
+
+
+def _text_color(rgba: np.ndarray) -> str:
+    r, g, b = rgba[:3]
+    return "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.45 else "black"
+
+
+# ------------------------------------------------------------------ phases, readouts
+def pipeline_phases(tl: Timeline) -> dict[str, tuple[float, float]]:
+    """Fill, steady and drain windows of a timeline, in its unit.
+
+    Definitions (they hold for any timeline, simulated or measured):
+
+    * **fill** runs from the start of the step until the *last rank starts its first
+      action* (every rank has work from then on);
+    * **drain** runs from the moment the *first rank finishes its last action* to the end;
+    * **steady** is what lies between; it is absent (zero length) when the two overlap.
+
+    For 1F1B and GPipe with uniform costs and no communication, fill lasts ``(p-1) F``
+    and drain ``(p-1) B``: together exactly the per-rank bubble ``(p-1)(F+B)``.
+    """
+    t0, t1 = float(tl.t0), float(tl.t1)
+    firsts, lasts = [], []
+    for r in range(tl.p):
+        st, en, _ = tl.arrays(r)
+        if st:
+            firsts.append(min(st))
+            lasts.append(max(en))
+    fill_end = max(firsts) if firsts else t0
+    drain_start = min(lasts) if lasts else t1
+    steady = (fill_end, drain_start) if drain_start > fill_end else (fill_end, fill_end)
+    return {"fill": (t0, fill_end), "steady": steady, "drain": (drain_start, t1)}
+
+
+def _gap_arrays(tl: Timeline) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    gaps = tl.idle_intervals()
+    return (np.array([float(g.start) for g in gaps]), np.array([float(g.end) for g in gaps]),
+            np.array([g.rank for g in gaps], dtype=float))
+
+
+def bubble_so_far(tl: Timeline, t: float) -> float:
+    """Bubble ratio of the window ``[t0, t]``: idle device-time there / (p x (t - t0)).
+
+    0 at ``t = t0``; equals ``tl.bubble_ratio`` at ``t = t1``. What the animation's readout shows.
+    """
+    gs, ge, _ = _gap_arrays(tl)
+    return _bubble_so_far(tl, gs, ge, float(t))
+
+
+def _bubble_so_far(tl: Timeline, gs: np.ndarray, ge: np.ndarray, t: float) -> float:
+    t0 = float(tl.t0)
+    if t <= t0:
+        return 0.0
+    idle = float(np.clip(np.minimum(ge, t) - gs, 0.0, None).sum()) if len(gs) else 0.0
+    return idle / (tl.p * (t - t0))
+
+
+# ------------------------------------------------------------------------ diagram
+def _new_figure(width: float, heights: Sequence[float]) -> Figure:
+    return Figure(figsize=(width, sum(heights)), layout="constrained")
+
+
+def _panel_height(p: int) -> float:
+    return float(min(max(0.42 * p + 1.3, 2.2), 7.5))
+
+
+def plot_pipeline(
+    result_or_results: TimelineOrList,
+    *,
+    ax: Axes | Sequence[Axes] | None = None,
+    color_by: str = "microbatch",
+    show_bubbles: bool = True,
+    phases: bool = False,
+    critical_path: bool = False,
+    comm_arrows: bool = False,
+    labels: bool | None = None,
+    title: str | Sequence[str] | None = None,
+    unit_label: str | None = None,
+) -> Figure:
+    """Draw pipeline diagram(s): one row per rank (rank 0 on top), time to the right.
+
+    Args:
+        result_or_results: a :class:`~bubblekit.Timeline` (``bk.simulate(...)`` or a trace),
+            or a list of them: one panel each, stacked, sharing the time axis when their
+            units agree.
+        ax: an Axes to draw one timeline into (or one Axes per timeline); default a new figure.
+        color_by: ``"microbatch"`` (Okabe-Ito colour per microbatch, backward lighter) or
+            ``"kind"`` (F / B / I / W colours).
+        show_bubbles: draw idle intervals as light grey hatched boxes.
+        phases: mark fill / steady / drain (see :func:`pipeline_phases`).
+        critical_path: outline the chain of actions that sets the makespan (needs a
+            :class:`~bubblekit.SimResult`).
+        comm_arrows: arrows for cross-rank dependencies (activation F -> F, gradient
+            B/I -> B/I); needs a SimResult; skipped with a warning beyond
+            :data:`COMM_ARROW_LIMIT` arrows.
+        labels: ``None`` labels boxes where the text fits (none beyond :data:`LABEL_LIMIT`
+            boxes); ``True`` labels wherever text fits; ``False`` none.
+        title: a name for the panel (or one per panel); the bubble_ratio and
+            bubble_overhead line is always added. Default: schedule, p, m, v and costs.
+        unit_label: x-axis label; default from the timeline's unit, e.g. "time (slots)".
+
+    Returns the Figure (not registered with pyplot).
+    """
+    tls = _as_list(result_or_results)
+    _check_choice("color_by", color_by, ("microbatch", "kind"))
+    if labels is not None and not isinstance(labels, bool):
+        raise TypeError(f"labels must be None (auto), True or False, got {labels!r}")
+    titles: list[str | None]
+    if title is None or isinstance(title, str):
+        titles = [title] * len(tls) if len(tls) == 1 or title is None else [None] * len(tls)
+        suptitle = title if (isinstance(title, str) and len(tls) > 1) else None
+    else:
+        titles = list(title)
+        suptitle = None
+        if len(titles) != len(tls):
+            raise ValueError(f"title has {len(titles)} entries but there are {len(tls)} timelines")
+    for flag, name in ((critical_path, "critical_path"), (comm_arrows, "comm_arrows")):
+        if flag and not all(isinstance(t, SimResult) for t in tls):
+            raise TypeError(f"{name}=True needs simulated results (bk.simulate(...)), not a measured Timeline")
+    same_unit = len({t.unit for t in tls}) == 1
+    axes: list[Axes]
+    if ax is None:
+        heights = [_panel_height(t.p) + (0.25 if phases else 0.0) for t in tls]
+        fig = _new_figure(12.0, heights)
+        got = fig.subplots(len(tls), 1, sharex=same_unit, height_ratios=heights, squeeze=False)
+        axes = list(got[:, 0])
+    else:
+        axes = [ax] if isinstance(ax, Axes) else list(ax)
+        if len(axes) != len(tls):
+            raise ValueError(f"ax has {len(axes)} Axes but there are {len(tls)} timelines")
+        fig = axes[0].get_figure()  # type: ignore[assignment]
+    if suptitle:
+        fig.suptitle(suptitle)
+    engine = fig.get_layout_engine()
+    for i, (tl, a) in enumerate(zip(tls, axes)):
+        last = i == len(tls) - 1
+        _draw_timeline(
+            a, tl, color_by=color_by, show_bubbles=show_bubbles, phases=phases,
+            critical_path=critical_path, comm_arrows=comm_arrows, title=titles[i],
+            xlabel=(unit_label or time_label(tl.unit)) if (last or not same_unit or ax is not None) else None,
+        )
+    if same_unit and len(tls) > 1:
+        lo, hi = min(float(t.t0) for t in tls), max(float(t.t1) for t in tls)
+        pad = (hi - lo) * 0.005
+        for a in axes:
+            a.set_xlim(lo - pad, hi + pad)
+    if labels is not False and any(labels or t.n_spans <= LABEL_LIMIT for t in tls):
+        if ax is None and engine is not None:
+            engine.execute(fig)  # settle the layout so box widths in pixels are known
+        for tl, a in zip(tls, axes):
+            if labels or tl.n_spans <= LABEL_LIMIT:
+                _add_labels(a, tl, color_by)
+    return fig
+
+
+def _draw_timeline(
+    ax: Axes, tl: Timeline, *, color_by: str, show_bubbles: bool, phases: bool,
+    critical_path: bool, comm_arrows: bool, title: str | None, xlabel: str | None,
+) -> None:
+    sp = _Spans(tl)
+    t0, t1 = float(tl.t0), float(tl.t1)
+    p = tl.p
+    fig = cast(Figure, ax.get_figure(root=True))
+    width_in = fig.get_figwidth() * 0.8
+    px_per_unit = width_in * fig.dpi / max(t1 - t0, 1e-300)
+    widths = sp.end - sp.start
+    median_px = float(np.median(widths)) * px_per_unit if sp.n else 0.0
+    edge_w = 0.7 if median_px >= 5 else 0.0
+    if sp.n <= COMPOUND_ABOVE:  # one polygon per box, in spans() order
+        boxes: PolyCollection | PathCollection = _poly(
+            sp.verts(), facecolors=_face_colors(sp, color_by), edgecolors="white",
+            linewidths=edge_w, zorder=2, gid="actions",
+        )
+    else:  # one compound path per colour: the same boxes, drawn several times faster
+        table, index = _color_index(sp, color_by)
+        groups = np.unique(index)
+        verts = sp.verts()
+        boxes = _compound([verts[index == g] for g in groups], facecolors=table[groups],
+                          edgecolors="white", linewidths=edge_w, zorder=2, gid="actions")
+    ax.add_collection(boxes, autolim=False)
+    chunks_present = sorted(set(sp.chunk.tolist())) if sp.n else [0]
+    for c in chunks_present:
+        if c == 0:
+            continue
+        hatch = _compound(
+            [sp.verts(sp.chunk == c)], facecolors="none", edgecolors="none", linewidths=0.0,
+            hatch=_CHUNK_HATCHES[c % len(_CHUNK_HATCHES)] or "////", zorder=2.5, gid=f"chunk-hatch-{c}",
+        )
+        hatch.set_hatchcolor((1, 1, 1, 0.85))
+        hatch.set_hatch_linewidth(0.8)
+        ax.add_collection(hatch, autolim=False)
+    if show_bubbles:
+        gs, ge, gr = _gap_arrays(tl)
+        bub = _compound(
+            [_rects(gs, ge, gr, BOX_HEIGHT)], facecolors=BUBBLE_COLOR, edgecolors="none",
+            linewidths=0.0, hatch="////", zorder=1.5, gid="bubbles",
+        )
+        bub.set_hatchcolor(BUBBLE_HATCH_COLOR)
+        bub.set_hatch_linewidth(0.6)
+        ax.add_collection(bub, autolim=False)
+    if critical_path and isinstance(tl, SimResult):
+        _draw_critical_path(ax, tl)
+    if comm_arrows and isinstance(tl, SimResult):
+        _draw_comm_arrows(ax, tl)
+    # axes
+    pad = (t1 - t0) * 0.005
+    ax.set_xlim(t0 - pad, t1 + pad)
+    ax.set_ylim(p - 0.5, -0.5)  # rank 0 on top
+    if p <= 16:
+        ax.set_yticks(range(p), [f"rank {r}" for r in range(p)])
+    else:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=10))
+        ax.set_ylabel("rank")
+    ax.tick_params(axis="y", length=0)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_axisbelow(True)
+    ax.grid(axis="x", color="#DDDDDD", linewidth=0.6, zorder=0)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    name = title if title is not None else _timeline_name(tl)
+    ax.set_title(f"{name}\n{_metrics_line(tl)}", loc="left", fontsize=_title_size(),
+                 pad=24 if phases else 6)
+    if phases:
+        _draw_phases(ax, tl)
+    _legend(ax, sp, color_by, show_bubbles, critical_path, chunks_present)
+
+
+def _legend(ax: Axes, sp: _Spans, color_by: str, show_bubbles: bool, critical_path: bool,
+            chunks: list[int]) -> None:
+    handles: list[Any] = []
+    kinds_present = sp.kinds_present()
+    if color_by == "kind":
+        handles += [Patch(facecolor=KIND_COLORS[k], label=_KIND_NAMES[k]) for k in kinds_present]
+    else:
+        for k in kinds_present:
+            handles.append(Patch(facecolor=tuple(_lighten(PALETTE[0], _KIND_LIGHTEN[k])),
+                                 label=f"{_KIND_NAMES[k]}" + (" (colour = microbatch)" if k == "F" else "")))
+    for c in chunks:
+        if c:
+            handles.append(Patch(facecolor="#777777", edgecolor="white", hatch=_CHUNK_HATCHES[c % len(_CHUNK_HATCHES)]
+                                 or "////", label=f"chunk {c}"))
+    if show_bubbles:
+        handles.append(Patch(facecolor=BUBBLE_COLOR, edgecolor=BUBBLE_HATCH_COLOR, hatch="////",
+                             label="idle (bubble)"))
+    if critical_path:
+        handles.append(Line2D([], [], color=CRITICAL_COLOR, linewidth=2.0, label="critical path"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize="small",
+              frameon=False, borderaxespad=0.0)
+
+
+def _draw_phases(ax: Axes, tl: Timeline) -> None:
+    ph = pipeline_phases(tl)
+    trans = ax.get_xaxis_transform()
+    (f0, f1), (s0, s1), (d0, d1) = ph["fill"], ph["steady"], ph["drain"]
+    for x in sorted({f1, d0}):
+        ax.axvline(x, color="#555555", linestyle="--", linewidth=1.0, zorder=3, gid="phase-line")
+    spans = [("fill", f0, f1), ("steady", s0, s1), ("drain", d0, d1)]
+    for name, a, b in spans:
+        if b <= a:
+            continue
+        ax.annotate("", xy=(a, 1.02), xytext=(b, 1.02), xycoords=trans, textcoords=trans,
+                    arrowprops={"arrowstyle": "<->", "color": "#555555", "linewidth": 0.8,
+                                "shrinkA": 0, "shrinkB": 0})
+        ax.text((a + b) / 2, 1.03, name, transform=trans, ha="center", va="bottom", fontsize="small",
+                style="italic", color="#333333", gid=f"phase-{name}",
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+
+
+def _index_of(tl: SimResult) -> list[dict[Action, int]]:
+    return [{a: i for i, a in enumerate(order)} for order in tl.schedule.orders]
+
+
+def _draw_critical_path(ax: Axes, tl: SimResult) -> None:
+    idx = _index_of(tl)
+    arrays = [tl.arrays(r) for r in range(tl.p)]
+    s, e, y = [], [], []
+    for r, a in tl.critical_path:
+        i = idx[r][a]
+        s.append(arrays[r][0][i])
+        e.append(arrays[r][1][i])
+        y.append(float(r))
+    sa, ea, ya = np.array(s), np.array(e), np.array(y)
+    ax.add_collection(_poly(
+        _rects(sa, ea, ya, BOX_HEIGHT), facecolors="none", edgecolors=CRITICAL_COLOR,
+        linewidths=2.0, zorder=4, gid="critical-path"), autolim=False)
+    for k in range(len(sa) - 1):  # the hops between consecutive boxes (waits and messages)
+        if ya[k] == ya[k + 1] and ea[k] == sa[k + 1]:
+            continue
+        y0 = ya[k] + (BOX_HEIGHT / 2 if ya[k + 1] > ya[k] else -BOX_HEIGHT / 2 if ya[k + 1] < ya[k] else 0.0)
+        y1 = ya[k + 1] - (BOX_HEIGHT / 2 if ya[k + 1] > ya[k] else -BOX_HEIGHT / 2 if ya[k + 1] < ya[k] else 0.0)
+        ax.add_line(Line2D([ea[k], sa[k + 1]], [y0, y1], color=CRITICAL_COLOR, linewidth=2.0, zorder=4.5,
+                           gid="critical-path-line"))
+
+
+def _dependency_pairs(tl: SimResult) -> list[tuple[int, float, int, float]]:
+    """Cross-rank hops as ``(from_rank, send_time, to_rank, start_time)``."""
+    sched = tl.schedule
+    last = sched.n_stages - 1
+    where: dict[tuple[int, str, int], tuple[int, float, float]] = {}
+    for r in range(tl.p):
+        st, en, lbs = tl.arrays(r)
+        for s0, e0, a in zip(st, en, lbs):
+            if isinstance(a, Action):
+                where[(a.stage, a.kind, a.microbatch)] = (r, s0, e0)
+    out = []
+    for (stage, kind, mb), (r, s0, _) in where.items():
+        if kind == "F" and stage > 0:
+            src = where.get((stage - 1, "F", mb))
+        elif kind in ("B", "I") and stage < last:
+            src = where.get((stage + 1, "B", mb)) or where.get((stage + 1, "I", mb))
+        else:
+            continue
+        if src is not None and src[0] != r:
+            out.append((src[0], src[2], r, s0))
+    return out
+
+
+def _draw_comm_arrows(ax: Axes, tl: SimResult) -> None:
+    pairs = _dependency_pairs(tl)
+    if len(pairs) > COMM_ARROW_LIMIT:
+        warnings.warn(
+            f"comm_arrows: {len(pairs)} cross-rank hops is more than COMM_ARROW_LIMIT={COMM_ARROW_LIMIT}; "
+            "no arrows drawn (use a smaller p or m)", stacklevel=3,
+        )
+        return
+    for r0, x0, r1, x1 in pairs:
+        ax.annotate(
+            "", xy=(x1, r1 - BOX_HEIGHT / 2 if r1 > r0 else r1 + BOX_HEIGHT / 2),
+            xytext=(x0, r0 + BOX_HEIGHT / 2 if r1 > r0 else r0 - BOX_HEIGHT / 2),
+            arrowprops={"arrowstyle": "-|>", "color": "#333333", "linewidth": 0.8, "mutation_scale": 7,
+                        "shrinkA": 0, "shrinkB": 0},
+            zorder=3.5, gid="comm-arrow",
+        )
+
+
+_DIGIT_EM = 0.62  # digit advance in DejaVu Sans / Noto Sans, in em
+
+
+def _text_em(text: str) -> float:
+    """A generous estimate of a label's width in em (capitals such as W and M are wide)."""
+    return sum(_DIGIT_EM if c.isdigit() else 0.85 if c.isupper() else 0.6 for c in text)
+
+
+def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
+    """Label boxes whose width in display pixels fits the text (kind + microbatch, or microbatch)."""
+    sp = _Spans(tl)
+    if not sp.n:
+        return
+    fig = ax.get_figure()
+    assert fig is not None
+    bbox = ax.get_window_extent()
+    x0, x1 = ax.get_xlim()
+    px_per_unit = bbox.width / max(x1 - x0, 1e-300)
+    box_px = bbox.height / tl.p * BOX_HEIGHT
+    pt_per_px = 72.0 / fig.dpi
+    fontsize = min(10.5, box_px * pt_per_px / 1.35)
+    if fontsize < 5.0:
+        return
+    em_px = fontsize / pt_per_px
+    pad_px = 4.0
+    fc = _face_colors(sp, color_by)
+    widths_px = (sp.end - sp.start) * px_per_unit
+    for i in np.flatnonzero(widths_px >= _DIGIT_EM * em_px + pad_px).tolist():  # a digit fits
+        w_px = widths_px[i]
+        full = sp.text(i)
+        short = str(int(sp.mb[i])) if sp.mb[i] >= 0 and not sp.key[i] else ""
+        if _text_em(full) * em_px + pad_px <= w_px:
+            text = full
+        elif short and _text_em(short) * em_px + pad_px <= w_px:
+            text = short
+        else:
+            continue
+        color = _text_color(fc[i])
+        ax.text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center",
+                fontsize=fontsize, color=color, clip_on=True, zorder=3, gid="box-label")
+
+
+# ------------------------------------------------------------------------- memory
+def plot_memory(
+    result_or_results: SimResult | Sequence[SimResult],
+    *,
+    ax: Axes | Sequence[Axes] | None = None,
+    cap: float | None = None,
+    ranks: Sequence[int] | None = None,
+) -> Figure:
+    """Activations held over time, one step line per rank, peak marked per rank.
+
+    Args:
+        result_or_results: a :class:`~bubblekit.SimResult` or a list of them (stacked
+            panels sharing both axes, so memory compares at a glance).
+        ax: an Axes (or one per result) to draw into; default a new figure.
+        cap: a memory budget in microbatch activations, drawn as a dashed line; ranks
+            whose peak exceeds it are named in the title.
+        ranks: which ranks to draw (default all).
+
+    Memory is in microbatch activations (1.0 = what one microbatch leaves on a rank that
+    holds its whole share of the model, see :mod:`bubblekit.costs`).
+    """
+    res = _as_list(result_or_results)
+    for r in res:
+        if not isinstance(r, SimResult):
+            raise TypeError(f"plot_memory needs simulated results (bk.simulate(...)), got {type(r).__name__}")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
+        raise ValueError(f"cap must be a positive number of microbatch activations, got {cap!r}")
+    same_unit = len({r.unit for r in res}) == 1
+    axes: list[Axes]
+    if ax is None:
+        heights = [3.4] * len(res)
+        fig = _new_figure(11.0, heights)
+        got = fig.subplots(len(res), 1, sharex=same_unit, sharey=True, squeeze=False)
+        axes = list(got[:, 0])
+    else:
+        axes = [ax] if isinstance(ax, Axes) else list(ax)
+        if len(axes) != len(res):
+            raise ValueError(f"ax has {len(axes)} Axes but there are {len(res)} results")
+        fig = axes[0].get_figure()  # type: ignore[assignment]
+    for k, (r, a) in enumerate(zip(res, axes)):
+        sel = list(range(r.p)) if ranks is None else list(ranks)
+        for q in sel:
+            if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q < r.p:
+                raise ValueError(f"ranks must be rank numbers in 0..{r.p - 1}, got {q!r}")
+        _draw_memory(a, cast(SimResult, r), sel, cap)
+        if k == len(res) - 1 or not same_unit or ax is not None:
+            a.set_xlabel(time_label(r.unit))
+    # one y scale for every panel (they share it), one time range when the units agree
+    top = max([max(cast(SimResult, r).peak_activations) for r in res] + [cap or 0.0])
+    for a in axes:
+        a.set_ylim(0, top * 1.15 + 0.1)
+        if same_unit and len(res) > 1:
+            a.set_xlim(min(float(x.t0) for x in res), max(float(x.t1) for x in res))
+    return fig
+
+
+_LINESTYLES = ("-", "--", "-.", ":")
+
+
+def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None) -> None:
+    curves = r.memory_curves
+    t1 = float(r.t1)
+    peaks = r.peak_activations
+    px: list[float] = []
+    py: list[float] = []
+    for q in sel:
+        pts = curves[q]
+        xs = [float(t) for t, _ in pts] + [t1]
+        ys = [v for _, v in pts] + [pts[-1][1]]
+        color = LINE_COLORS[q % len(LINE_COLORS)]
+        ls = _LINESTYLES[(q // len(LINE_COLORS)) % len(_LINESTYLES)]
+        ax.plot(xs, ys, drawstyle="steps-post", color=color, linestyle=ls, linewidth=1.8,
+                label=f"rank {q}", gid=f"memory-rank-{q}")
+        peak = peaks[q]
+        t_peak = next(float(t) for t, v in pts if round(v, 9) >= peak)
+        px.append(t_peak)
+        py.append(peak)
+        if len(sel) <= 8:
+            ax.annotate(_fmt(peak), (t_peak, peak), textcoords="offset points", xytext=(0, 5),
+                        ha="center", fontsize="small", color=color)
+    ax.plot(px, py, linestyle="none", marker="v", markersize=7, markerfacecolor="white",
+            markeredgecolor="black", zorder=5, label="peak", gid="peaks")
+    title = f"{_timeline_name(r)}\nmax peak {_fmt(r.max_peak_activations)} microbatch activations"
+    if cap is not None:
+        ax.axhline(cap, color=CURSOR_COLOR, linestyle="--", linewidth=1.5, label=f"cap {cap:g}", gid="cap")
+        over = [q for q in sel if peaks[q] > cap]
+        title += ("   |   over the cap: " + ", ".join(f"rank {q}" for q in over)) if over else "   |   all ranks under the cap"
+    ax.set_title(title, loc="left", fontsize=_title_size())
+    ax.set_ylabel("activations held\n(microbatch activations)")
+    ax.set_xlim(float(r.t0), t1)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(axis="y", color="#E5E5E5", linewidth=0.6)
+    if len(sel) <= 12:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize="small", frameon=False,
+                  borderaxespad=0.0)
+
+
+# -------------------------------------------------------------------------- sweep
+def _spec_key(name: str) -> str:
+    """The registry key of a schedule name, aliases and spelling variants resolved."""
+    if not isinstance(name, str):
+        raise TypeError(f"schedule names must be strings, got {name!r}")
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    key = getattr(_schedules, "_ALIASES", {}).get(key, key)
+    if key not in REGISTRY:
+        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(REGISTRY)}")
+    return key
+
+
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def plot_sweep(
+    schedule_names: str | Sequence[str],
+    p: int,
+    ms: Sequence[int],
+    *,
+    v: int | Sequence[int] = 1,
+    costs: Costs | None = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """Bubble ratio against the number of microbatches: simulated points over closed forms.
+
+    Args:
+        schedule_names: registered schedule names (``"gpipe"``, ``"1f1b"``, ``"interleaved"``...).
+        p: ranks, int >= 1.
+        ms: microbatch counts to simulate, ints >= 1.
+        v: chunks per rank (or several) for the multi-chunk schedules; single-chunk
+            schedules always use v = 1 and V-shape schedules v = 2.
+        costs: the cost model for the simulation (default ``Costs()``: F = 1, B = 2 slots).
+        ax: an Axes to draw into.
+
+    Points are ``bk.simulate(...).bubble_ratio`` (idle / (p x makespan)); lines are
+    ``bk.bubble_ratio(p, m, v)`` for each v used. An ``m`` a schedule refuses (PyTorch's
+    interleaving rule) is skipped and listed under the plot, never silently dropped.
+    """
+    names = [schedule_names] if isinstance(schedule_names, str) else list(schedule_names)
+    if not names:
+        raise ValueError("schedule_names must name at least one schedule")
+    keys = [_spec_key(n) for n in names]
+    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+        raise ValueError(f"p must be a whole number >= 1, got {p!r}")
+    m_list = sorted({m for m in ms})
+    for m in m_list:
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise ValueError(f"ms must hold whole numbers >= 1, got {m!r}")
+    if not m_list:
+        raise ValueError("ms must hold at least one microbatch count")
+    vs = [v] if isinstance(v, int) else list(v)
+    for x in vs:
+        if isinstance(x, bool) or not isinstance(x, int) or x < 1:
+            raise ValueError(f"v must be a whole number >= 1 (or a list of them), got {x!r}")
+    costs = Costs() if costs is None else costs
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    if ax is None:
+        fig = _new_figure(10.0, [5.0])
+        ax = fig.subplots()
+    else:
+        fig = ax.get_figure()  # type: ignore[assignment]
+    assert fig is not None
+    skipped: list[str] = []
+    used_v: list[int] = []
+    series = 0
+    for key in keys:
+        spec = REGISTRY[key]
+        if spec.chunks == "one":
+            v_use = [1]
+        elif spec.chunks == "two":
+            v_use = [2]
+        else:
+            v_use = [x for x in vs if x >= 2] or [2]
+        for vv in v_use:
+            xs: list[int] = []
+            ys: list[float] = []
+            for m in m_list:
+                try:
+                    sched = schedule(key, p, m, None if spec.chunks == "one" else vv)
+                except ValueError as exc:
+                    skipped.append(f"{key} v={vv} m={m}: {str(exc).splitlines()[0]}")
+                    continue
+                xs.append(m)
+                ys.append(simulate(sched, costs).bubble_ratio)
+            if vv not in used_v:
+                used_v.append(vv)
+            label = f"{key} (simulated)" if spec.chunks == "one" else f"{key} v={vv} (simulated)"
+            ax.plot(xs, ys, linestyle="none", marker=_MARKERS[series % len(_MARKERS)], markersize=8,
+                    markerfacecolor="none" if series % 2 else LINE_COLORS[series % len(LINE_COLORS)],
+                    markeredgewidth=1.8, color=LINE_COLORS[series % len(LINE_COLORS)], label=label, zorder=3,
+                    gid=f"sim:{key}:v={vv}")
+            series += 1
+    lo, hi = m_list[0], m_list[-1]
+    grid = sorted({int(round(x)) for x in np.geomspace(lo, hi, 200)} | set(m_list))
+    from .formulas import bubble_ratio
+
+    for j, vv in enumerate(sorted(used_v)):
+        form = "(p−1)/(m+p−1)" if vv == 1 else f"(p−1)/(m×v+p−1), v={vv}"
+        ax.plot(grid, [bubble_ratio(p, m, vv) for m in grid], color="#444444",
+                linestyle=_LINESTYLES[j % len(_LINESTYLES)], linewidth=1.4, zorder=2,
+                label=f"closed form {form}", gid=f"formula:v={vv}")
+    if hi / lo >= 8:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(m_list, [str(m) for m in m_list])
+    ax.minorticks_off()
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("microbatches per step, m")
+    ax.set_ylabel("bubble_ratio = idle ÷ (p × makespan)")
+    cname = costs.name if costs.name != "custom" else costs.describe()
+    ax.set_title(f"Bubble ratio against m, p = {p}   |   {cname}", loc="left")
+    ax.grid(color="#E5E5E5", linewidth=0.6)
+    ax.legend(fontsize="small", frameon=False)
+    if skipped:
+        shown = skipped[:4] + ([f"... and {len(skipped) - 4} more"] if len(skipped) > 4 else [])
+        fig.text(0.01, 0.0, "not simulated: " + "; ".join(shown), fontsize="x-small", va="bottom",
+                 wrap=True, gid="skipped")
+    return fig
+
+
+# ---------------------------------------------------------------------- animation
+def animate_pipeline(
+    result: Timeline,
+    *,
+    frames: int = 60,
+    interval_ms: int = 80,
+    color_by: str = "microbatch",
+    dpi: float = 72.0,
+    **plot_kw: Any,
+) -> manimation.FuncAnimation:
+    """A time cursor sweeping the diagram, running actions outlined, live bubble readout.
+
+    Args:
+        result: one timeline (simulated or measured).
+        frames: number of frames (>= 2); frame ``k`` shows time
+            ``t0 + k / (frames - 1) * makespan``, so the last frame shows the whole step.
+        interval_ms: delay between frames in the player, ms.
+        color_by, **plot_kw: passed to :func:`plot_pipeline`.
+        dpi: figure resolution of the frames. Each frame is a PNG of roughly 40-60 kB at
+            the default 72 dpi, so 60 frames add about 3 MB to a notebook: use fewer frames
+            (or a lower dpi) for committed notebooks.
+
+    The readout gives elapsed time, the actions running and the bubble ratio of the
+    window so far (:func:`bubble_so_far`). The returned animation carries
+    ``frame_times`` (the time of each frame) and ``readout(k)`` (the text of frame k).
+    Every frame re-renders the whole figure: keep timelines small (a few hundred boxes).
+    """
+    if not isinstance(result, Timeline):
+        raise TypeError(f"result must be one bubblekit Timeline, got {type(result).__name__}")
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 2:
+        raise ValueError(f"frames must be a whole number >= 2, got {frames!r}")
+    if isinstance(interval_ms, bool) or not isinstance(interval_ms, (int, float)) or not interval_ms > 0:
+        raise ValueError(f"interval_ms must be a positive number of milliseconds, got {interval_ms!r}")
+    fig = plot_pipeline(result, color_by=color_by, **plot_kw)
+    fig.set_dpi(dpi)
+    ax = fig.axes[0]
+    t0, t1 = float(result.t0), float(result.t1)
+    times = np.linspace(t0, t1, frames)
+    sp = _Spans(result)
+    gs, ge, _ = _gap_arrays(result)
+    veil = Rectangle((t0, -0.5), t1 - t0, result.p, facecolor="white", alpha=0.72, edgecolor="none",
+                     zorder=5, gid="veil")
+    ax.add_patch(veil)
+    cursor = ax.axvline(t0, color=CURSOR_COLOR, linewidth=2.2, zorder=6, gid="cursor")
+    running = _poly(np.empty((0, 4, 2)), facecolors="none", edgecolors=CURSOR_COLOR,
+                             linewidths=2.5, zorder=6, gid="running")
+    ax.add_collection(running, autolim=False)
+    text = ax.text(1.01, 0.0, "", transform=ax.transAxes, ha="left", va="bottom", zorder=7,
+                   fontsize="small", family="monospace", gid="readout", linespacing=1.3)
+    unit = _plural(result.unit)
+
+    def readout(k: int) -> str:
+        t = float(times[k])
+        n_run = int(np.count_nonzero((sp.start <= t) & (t < sp.end)))
+        b = _bubble_so_far(result, gs, ge, t)
+        return (f"t = {_fmt(t - t0):>6} of {_fmt(t1 - t0)} {unit}\n"
+                f"running now:   {n_run:>6}\nbubble so far: {b:6.1%}")
+
+    def update(k: int) -> list[Any]:
+        t = float(times[k])
+        cursor.set_xdata([t, t])
+        veil.set_x(t)
+        veil.set_width(max(t1 - t, 0.0))
+        mask = (sp.start <= t) & (t < sp.end)
+        running.set_verts(list(sp.verts(mask)))
+        text.set_text(readout(k))
+        return [cursor, veil, running, text]
+
+    update(0)
+    anim = manimation.FuncAnimation(fig, update, frames=frames, interval=interval_ms, blit=False,
+                                    repeat=True, cache_frame_data=False)
+    anim.frame_times = times  # type: ignore[attr-defined]
+    anim.readout = readout  # type: ignore[attr-defined]
+    return anim
+
+
+def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
+    """The animation as self-contained HTML + JavaScript (``to_jshtml``): plays in a notebook
+    (``IPython.display.HTML(...)``) with no kernel round-trip per frame. ``kw`` go to
+    :func:`animate_pipeline`."""
+    anim = animate_pipeline(result, **kw)
+    html: str = anim.to_jshtml(default_mode="once")
+    return html
+
+
+def save_animation_gif(result: Timeline, path: str | Path, **kw: Any) -> Path:
+    """Write the animation as a GIF with matplotlib's Pillow writer; return the path.
+
+    ``kw`` go to :func:`animate_pipeline`; frames per second = 1000 / ``interval_ms``.
+    Raises ``RuntimeError`` when Pillow is not available to matplotlib.
+    """
+    if not manimation.writers.is_available("pillow"):
+        raise RuntimeError("saving a GIF needs Pillow (pip install pillow); matplotlib cannot find it")
+    path = Path(path)
+    if path.suffix.lower() != ".gif":
+        raise ValueError(f"path must end in .gif, got {str(path)!r}")
+    anim = animate_pipeline(result, **kw)
+    fps = max(1, round(1000.0 / float(kw.get("interval_ms", 80))))
+    anim.save(str(path), writer=manimation.PillowWriter(fps=fps))
+    return path
