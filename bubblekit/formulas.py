@@ -95,8 +95,9 @@ def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAUL
     """Smallest ``m`` with ``bubble_ratio(p, m, v) <= target``, or ``None`` above ``max_m``.
 
     Solved in closed form, ``m >= (p - 1)(1 - t) / (t v)``, then checked exactly with
-    fractions, so it agrees with the article's linear search wherever that search finds
-    an answer (the article searched only m <= 128 and returned ``None`` beyond).
+    fractions, reading ``target`` as the decimal it was written as (``0.3`` is 3/10). The
+    article's linear search compares floats instead; the two agree except where float
+    rounding decides a tie, and the article searched only m <= 128 (``None`` beyond).
 
     Args:
         p: pipeline stages, int >= 1.
@@ -108,7 +109,9 @@ def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAUL
     t = check_fraction_open("target", target)
     v = check_int("v", v)
     max_m = check_int("max_m", max_m)
-    tf = Fraction(t)
+    # Read the target as the decimal a person typed (0.3 means 3/10, not the nearest
+    # binary float), so an exact hit such as p = 4, m = 7, b = 3/10 counts as meeting 0.3.
+    tf = Fraction(str(t))
     # Smallest integer m with (p-1)/(m v + p - 1) <= t.
     need = (p - 1) * (1 - tf) / (tf * v)
     m = max(1, -(-need.numerator // need.denominator))  # ceil

@@ -60,10 +60,16 @@ def test_article_demo_headline_numbers() -> None:
 def test_min_micro_batch_is_minimal(p: int, target: Fraction, v: int) -> None:
     m = bk.min_micro_batch(p, float(target), v=v)
     assert m is not None
-    t = Fraction(float(target))
+    t = Fraction(str(float(target)))
     assert bk.bubble_ratio_exact(p, m, v) <= t
     if m > 1:
         assert bk.bubble_ratio_exact(p, m - 1, v) > t
+
+
+def test_min_micro_batch_reads_decimal_targets_exactly() -> None:
+    # p = 4, m = 7 gives exactly 3/10: it meets a 0.3 target.
+    assert bk.bubble_ratio_exact(4, 7) == Fraction(3, 10)
+    assert bk.min_micro_batch(4, 0.3) == 7
 
 
 def test_min_micro_batch_limit() -> None:
