@@ -93,8 +93,9 @@ _ACTION_TEXT = re.compile(r"^\s*(\d+)\s*([FBIW])\s*(\d+)\s*$")
 
 
 # ----------------------------------------------------------------------------- style
-def use_course_style(*, font_size: float = 12.0) -> list[str]:
-    """Set rcParams for readable, projectable figures; return the font family list used.
+def use_course_style(*, font_size: float = 12.0) -> None:
+    """Set rcParams for readable, projectable figures (returns nothing, so a notebook cell
+    ending with it prints nothing machine-dependent; read ``rcParams["font.family"]``).
 
     Larger fonts, no top/right spines, the Okabe-Ito colour cycle, and a font family
     with a CJK-capable font first when one is installed (Debian ``fonts-noto-cjk``:
@@ -122,7 +123,6 @@ def use_course_style(*, font_size: float = 12.0) -> list[str]:
         "figure.facecolor": "white",
         "axes.unicode_minus": True,
     })
-    return family
 
 
 def time_label(unit: str) -> str:
