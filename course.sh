@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Pipeline Bubbles: set up and open the course, or run every check.
+#
+#   bash course.sh lab             set up (first time only), then open JupyterLab at lesson 00
+#   bash course.sh test            set up (first time only), then run every check
+#   bash course.sh test unit lint  run only some checks: lint types exercises unit browser notebooks
+#   bash course.sh setup           only set up
+#
+# Set-up makes a virtual environment in .venv (python3 -m venv) and installs
+# `pip install -e ".[course,test,lab]"` into it (torch==2.13.0 comes with the lab extra).
+# Nothing is installed or registered outside .venv: the Jupyter kernel is the one inside
+# .venv, found first through JUPYTER_PATH. A stamp keyed on pyproject.toml makes a
+# second run skip the installation.
+#
+# Environment: PYTHON (default python3) picks the interpreter for a new .venv;
+# BUBBLEKIT_VENV (default .venv) its folder.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+ROOT=$PWD
+VENV=${BUBBLEKIT_VENV:-$ROOT/.venv}
+PYTHON=${PYTHON:-python3}
+EXTRAS="course,test,lab"
+STAMP="$VENV/.bubblekit-setup"
+
+export PYDEVD_DISABLE_FILE_VALIDATION=1
+export JUPYTER_PATH="$VENV/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+die() { printf 'course.sh: %s\n' "$*" >&2; exit 1; }
+
+setup_key() {  # hash of pyproject.toml, the extras and the venv's Python version
+    "$VENV/bin/python" - "$EXTRAS" <<'PY'
+import hashlib, sys
+data = open("pyproject.toml", "rb").read() + sys.argv[1].encode() + sys.version.encode()
+print(hashlib.sha256(data).hexdigest())
+PY
+}
+
+setup() {
+    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found: install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)"
+    "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+        || die "Python 3.10 or newer is needed, $PYTHON is $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
+    if [ ! -x "$VENV/bin/python" ]; then
+        say "creating $VENV"
+        if ! "$PYTHON" -m venv "$VENV"; then
+            rm -rf "$VENV"
+            die "could not create a virtual environment: install the venv module (Debian/Ubuntu: apt-get install python3-venv)"
+        fi
+    fi
+    if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(setup_key)" ] && "$VENV/bin/python" -c 'import bubblekit' 2>/dev/null; then
+        return 0
+    fi
+    say "installing bubblekit with extras [$EXTRAS] into $VENV (first time: a few minutes)"
+    local started=$SECONDS
+    "$VENV/bin/python" -m pip install --quiet -e ".[$EXTRAS]"
+    setup_key > "$STAMP"
+    say "set-up done in $((SECONDS - started)) s"
+}
+
+# ---------------------------------------------------------------------------- test
+
+RESULTS=()   # "step status seconds"
+FAILED=0
+TOOL_PASSED=0   # checks that are not pytest runs (ruff, mypy, make_exercises) count as one test each
+TOOL_FAILED=0
+JUNIT_DIR=""
+
+run_step() {  # run_step NAME COMMAND...: run, time and record one check; pytest exit 5 (nothing collected) counts as ok
+    local name=$1; shift
+    local started=$SECONDS rc=0
+    say "$name: $*"
+    "$@" || rc=$?
+    local status=ok is_pytest=0
+    [ "${1##*/}" = "python" ] && [ "${3:-}" = "pytest" ] && is_pytest=1
+    if [ "$rc" -eq 5 ] && [ $is_pytest -eq 1 ]; then
+        status="ok (no tests)"
+    elif [ "$rc" -ne 0 ]; then
+        status="FAILED (exit $rc)"; FAILED=1
+    fi
+    if [ $is_pytest -eq 0 ]; then
+        if [ "$rc" -eq 0 ]; then TOOL_PASSED=$((TOOL_PASSED + 1)); else TOOL_FAILED=$((TOOL_FAILED + 1)); fi
+    fi
+    RESULTS+=("$(printf '%-10s %-18s %5d s' "$name" "$status" $((SECONDS - started)))")
+}
+
+existing() {  # print the arguments that exist
+    local x
+    for x in "$@"; do [ -e "$x" ] && printf '%s\n' "$x"; done
+    return 0
+}
+
+notebooks() {
+    local d
+    for d in notebooks solutions apps; do
+        [ -d "$d" ] && find "$d" -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort
+    done
+    return 0
+}
+
+totals() {  # sum the JUnit files and the tool checks: "N passed, N failed, N skipped"
+    "$VENV/bin/python" - "$JUNIT_DIR" "$TOOL_PASSED" "$TOOL_FAILED" <<'PY'
+import sys, pathlib, xml.etree.ElementTree as ET
+passed, failed, skipped = int(sys.argv[2]), int(sys.argv[3]), 0
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.xml")):
+    root = ET.parse(path).getroot()
+    for suite in ([root] if root.tag == "testsuite" else root.iter("testsuite")):
+        tests, skips = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
+        bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        passed += tests - bad - skips; failed += bad; skipped += skips
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+}
+
+test_all() {
+    export MPLBACKEND=Agg   # off-screen figures in tests (JupyterLab keeps its inline default)
+    local steps
+    if [ $# -gt 0 ]; then steps=("$@"); else steps=(lint types exercises unit browser notebooks); fi
+    JUNIT_DIR=$(mktemp -d)
+    trap 'rm -rf "$JUNIT_DIR"' EXIT
+    local started=$SECONDS step
+    for step in "${steps[@]}"; do
+        case $step in
+            lint)
+                # shellcheck disable=SC2046  # the folder names have no spaces
+                run_step lint "$VENV/bin/ruff" check $(existing bubblekit tests scripts benchmarks) ;;
+            types)
+                run_step types "$VENV/bin/mypy" bubblekit ;;
+            exercises)
+                run_step exercises "$VENV/bin/python" scripts/make_exercises.py --check ;;
+            unit)
+                run_step unit "$VENV/bin/python" -m pytest -p no:cacheprovider -q --junitxml="$JUNIT_DIR/unit.xml" \
+                    -m "not browser" tests ;;
+            browser)
+                run_step browser "$VENV/bin/python" -m pytest -p no:cacheprovider -q --junitxml="$JUNIT_DIR/browser.xml" \
+                    -m browser tests ;;
+            notebooks)
+                nbs=()
+                while IFS= read -r nb; do nbs+=("$nb"); done < <(notebooks)
+                if [ ${#nbs[@]} -eq 0 ]; then
+                    RESULTS+=("$(printf '%-10s %-18s %5d s' notebooks "ok (none)" 0)")
+                else
+                    run_step notebooks "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
+                        --junitxml="$JUNIT_DIR/notebooks.xml" --nbval --nbval-current-env \
+                        --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900 "${nbs[@]}"
+                fi ;;
+            *) die "unknown check '$step'; choose from: lint types exercises unit browser notebooks" ;;
+        esac
+    done
+    echo
+    say "summary ($((SECONDS - started)) s)"
+    printf '  %s\n' "${RESULTS[@]}"
+    echo "tests: $(totals)"
+    return $FAILED
+}
+
+usage() {
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+cmd=${1:-help}
+[ $# -gt 0 ] && shift
+case $cmd in
+    setup) setup ;;
+    lab)
+        setup
+        say "opening JupyterLab at notebooks/00_start_here.ipynb (Ctrl-C to stop)"
+        if [ "$(id -u)" = 0 ]; then  # containers often run as root
+            exec "$VENV/bin/jupyter" lab --allow-root notebooks/00_start_here.ipynb "$@"
+        fi
+        exec "$VENV/bin/jupyter" lab notebooks/00_start_here.ipynb "$@" ;;
+    test)
+        setup
+        test_all "$@" ;;
+    help|-h|--help) usage ;;
+    *) usage; die "unknown command '$cmd'" ;;
+esac

@@ -1,0 +1,52 @@
+"""The lesson 00 environment check (:mod:`bubblekit.envcheck`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+import bubblekit as bk
+from bubblekit import envcheck
+
+
+def test_report_lists_python_bubblekit_required_and_optional() -> None:
+    report = envcheck.environment_report()
+    names = [row.name for row in report.rows]
+    assert names[:2] == ["python", "bubblekit"]
+    assert set(envcheck.REQUIRED) | set(envcheck.OPTIONAL) <= set(names)
+    assert report.versions()["bubblekit"] == bk.__version__
+    assert report.versions()["numpy"] == metadata.version("numpy")
+    assert report.ok and report.problems == []  # the test environment has every required package
+    assert "environment ready" in repr(report) and "environment ready" in report._repr_html_()
+
+
+def test_missing_or_old_required_package_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = envcheck._installed
+    monkeypatch.setattr(envcheck, "_installed", lambda name: None if name == "sympy" else ("1.0" if name == "numpy" else real(name)))
+    report = envcheck.environment_report()
+    assert not report.ok
+    assert report.problems == ["numpy: 1.0 is too old, need >= 1.24", "sympy: missing, need >= 1.12"]
+    assert "NOT ready" in repr(report) and "❌" in report._repr_html_()
+
+
+def test_missing_optional_package_keeps_ok(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = envcheck._installed
+    monkeypatch.setattr(envcheck, "_installed", lambda name: None if name == "torch" else real(name))
+    report = envcheck.environment_report()
+    assert report.ok and report.versions()["torch"] is None
+    assert "not installed" in repr(report)
+
+
+@pytest.mark.parametrize(("text", "parts"), [("2.13.0+cpu", (2, 13, 0)), ("8.1", (8, 1)), ("1.24rc1", (1, 24)), ("x", ())])
+def test_version_tuple(text: str, parts: tuple[int, ...]) -> None:
+    assert envcheck._version_tuple(text) == parts
+
+
+def test_envcheck_and_checks_import_no_plotting_widgets_or_torch() -> None:
+    code = ("import sys, bubblekit.envcheck as e, bubblekit.checks as c; e.environment_report(); c.ids(); "
+            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
