@@ -16,8 +16,11 @@ for, and what that action waits for in turn.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from functools import cached_property
+from itertools import accumulate
+from operator import itemgetter
 from typing import Union
 
 from .actions import Action
@@ -48,18 +51,22 @@ class SimResult(Timeline):
         resolved: ResolvedCosts,
         starts: list[list[int]],
         ends: list[list[int]],
-        binding: list[list[tuple[int, int] | None]],
+        binding: list[list[tuple[int, int] | None]] | None,
         ticks_per_unit: int,
     ) -> None:
         super().__init__(
-            starts, ends, [list(o) for o in schedule.orders],
+            starts, ends, schedule.orders,  # Timeline copies each row into a list
             unit=costs.unit, ticks_per_unit=ticks_per_unit, t0=0,
             source=f"simulated {schedule.name}",
         )
         self.schedule = schedule
         self.costs = costs
         self.resolved = resolved
-        self._binding = binding
+        # binding[r][i]: (rank, index) of the dependency that made action i of rank r start
+        # when it did, or None; computed lazily from the producers' positions when not given
+        self._binding_given = binding
+        self._positions: tuple[list[int], list[int], list[int]] | None = None
+        self._comm_ticks: tuple[list[Number], list[Number]] = ([], [])
 
     # --------------------------------------------------------------- memory
     @cached_property
@@ -70,34 +77,47 @@ class SimResult(Timeline):
         them when it ends; a split backward frees ``1 - w_held`` of them when ``I`` ends and
         the rest when ``W`` ends. Time in the timeline's unit, memory in microbatch activations.
         """
-        act = self.resolved.activation
-        wh = float(self.resolved.w_held)
+        deltas = self._memory_deltas()
+        real = self._real
         curves: list[list[tuple[Number, float]]] = []
         for r, order in enumerate(self.schedule.orders):
             held = 0.0
             pts: list[tuple[Number, float]] = [(0, 0.0)]
-            st, en = self._starts[r], self._ends[r]
-            for a, s, e in zip(order, st, en):
-                k = a.kind
-                if k == "F":
-                    held += float(act[a.stage])
-                    pts.append((self._real(s), held))
-                elif k == "B":
-                    held -= float(act[a.stage])
-                    pts.append((self._real(e), held))
-                elif k == "I":
-                    held -= float(act[a.stage]) * (1.0 - wh)
-                    pts.append((self._real(e), held))
-                else:
-                    held -= float(act[a.stage]) * wh
-                    pts.append((self._real(e), held))
+            append = pts.append
+            for (s, k, _), st, en in zip(order, self._starts[r], self._ends[r]):
+                held += deltas[s, k]
+                append((real(st if k == "F" else en), held))
             curves.append(pts)
         return curves
 
-    @property
+    def _memory_deltas(self) -> dict[tuple[int, str], float]:
+        """``(stage, kind) -> change in activations held`` (the same float operations as the curve)."""
+        act = self.resolved.activation
+        wh = float(self.resolved.w_held)
+        out: dict[tuple[int, str], float] = {}
+        for s, a in enumerate(act):
+            x = float(a)
+            out[s, "F"] = x
+            out[s, "B"] = -x
+            out[s, "I"] = -(x * (1.0 - wh))
+            out[s, "W"] = -(x * wh)
+        return out
+
+    @cached_property
     def peak_activations(self) -> tuple[float, ...]:
         """Peak activations held on each rank, in microbatch activations."""
-        return tuple(round(max(v for _, v in c), 9) for c in self.memory_curves)
+        deltas = self._memory_deltas()
+        key = itemgetter(0, 1)
+        if len(set(self.resolved.activation)) == 1:  # same activations on every stage: by kind
+            by_kind = {k: deltas[0, k] for k in "FBIW"}
+            return tuple(
+                round(max(accumulate(map(by_kind.__getitem__, map(itemgetter(1), order)), initial=0.0)), 9)
+                for order in self.schedule.orders
+            )
+        return tuple(
+            round(max(accumulate(map(deltas.__getitem__, map(key, order)), initial=0.0)), 9)
+            for order in self.schedule.orders
+        )
 
     @property
     def max_peak_activations(self) -> float:
@@ -105,6 +125,40 @@ class SimResult(Timeline):
         return max(self.peak_activations)
 
     # -------------------------------------------------------- critical path
+    def _bind(self, r: int, i: int) -> tuple[int, int] | None:
+        """The dependency ``(rank, index)`` that set the start of action ``i`` of rank ``r``.
+
+        The dependency counts when it was ready no earlier than the rank was free (ties
+        go to the dependency); for ``B``/``I`` the gradient wins a tie with the forward.
+        """
+        if self._binding_given is not None:
+            return self._binding_given[r][i]
+        assert self._positions is not None
+        f_pos, g_pos, i_pos = self._positions
+        comm_f, comm_b = self._comm_ticks
+        sched = self.schedule
+        m, place, ends = sched.m, sched.placement, self._ends
+        s, k, mb = sched.orders[r][i]
+        idx = s * m + mb
+        t: Number = ends[r][i - 1] if i else 0
+        if k == "F":
+            if not s:
+                return None
+            dep = (place[s - 1], f_pos[idx - m])
+            return dep if ends[dep[0]][dep[1]] + comm_f[s] >= t else None
+        if k == "W":
+            dep = (place[s], i_pos[idx])
+            return dep if ends[dep[0]][dep[1]] >= t else None
+        fdep = (place[s], f_pos[idx])
+        ready = ends[fdep[0]][fdep[1]]
+        bind = fdep if ready >= t else None
+        if s < len(place) - 1:
+            gdep = (place[s + 1], g_pos[idx + m])
+            d2 = ends[gdep[0]][gdep[1]] + comm_b[s]
+            if d2 >= ready and d2 >= t:
+                bind = gdep
+        return bind
+
     @cached_property
     def critical_path(self) -> list[tuple[int, Action]]:
         """The chain of actions that sets the makespan, first to last, as ``(rank, action)``.
@@ -112,13 +166,15 @@ class SimResult(Timeline):
         Walks back from the last action to finish: each step goes to whatever made the
         action start when it did, the rank's previous action or a dependency (plus its
         communication latency). Ties prefer the dependency, to show the pipeline's chain.
+        (A schedule simulated with ``validate=False`` that repeats an action links to its
+        last copy.)
         """
         best_r = max(range(self.p), key=lambda r: self._ends[r][-1] if self._ends[r] else -1)
         r, i = best_r, len(self._ends[best_r]) - 1
         path: list[tuple[int, Action]] = []
         while True:
             path.append((r, self.schedule.orders[r][i]))
-            b = self._binding[r][i]
+            b = self._bind(r, i)
             if b is not None:
                 r, i = b
             elif i > 0 and self._starts[r][i] == self._ends[r][i - 1] and self._starts[r][i] > 0:
@@ -158,112 +214,157 @@ def simulate(schedule: Schedule, costs: Costs | None = None, *, validate: bool =
     placement = schedule.placement
     resolved = costs.resolve(n_stages, schedule.v)
     rc, scale = resolved.scaled_to_integers()
-    dur = {"F": rc.f, "B": rc.b, "I": rc.i, "W": rc.w}
+    dur_f, dur_b, dur_i, dur_w = rc.f, rc.b, rc.i, rc.w
     comm = rc.comm
     comm_f = [comm if s > 0 and placement[s - 1] != placement[s] else 0 for s in range(n_stages)]
     comm_b = [comm if s < n_stages - 1 and placement[s + 1] != placement[s] else 0 for s in range(n_stages)]
     last = n_stages - 1
     size = n_stages * m
-    # done[tag][stage*m + mb] = end time; where[...] = (rank, index) of the producing action
-    done: list[list[Number | None]] = [[None] * size for _ in range(3)]
-    where: list[list[tuple[int, int] | None]] = [[None] * size for _ in range(3)]
-    waiters: dict[tuple[int, int], list[int]] = {}
+    # Events, indexed by stage * m + microbatch: end time of the forward (f_done), of the
+    # gradient sent to the previous stage by B or I (g_done), of I (i_done); *_pos is the
+    # producing action's index in its rank's order (its rank is placement[stage]).
+    f_done: list[Number | None] = [None] * size
+    g_done: list[Number | None] = [None] * size
+    i_done: list[Number | None] = [None] * size
+    f_pos = [0] * size
+    g_pos = [0] * size
+    i_pos = [0] * size
+    # waiting[tag * size + idx]: ranks blocked on that event (tags _F, _G, _I)
+    waiting: list[list[int] | None] = [None] * (3 * size)
     orders = schedule.orders
-    starts: list[list[Number]] = [[] for _ in range(p)]
-    ends: list[list[Number]] = [[] for _ in range(p)]
-    binding: list[list[tuple[int, int] | None]] = [[] for _ in range(p)]
-    ptr = [0] * p
-    clock: list[Number] = [0] * p
-    blocked: dict[int, tuple[int, int]] = {}
-    f_done, g_done, i_done = done
-    f_where, g_where, i_where = where
+    starts: list[list[Number]] = [[0] * len(o) for o in orders]  # filled in place
+    ends: list[list[Number]] = [[0] * len(o) for o in orders]
+    ptr = [len(o) for o in orders]  # where each rank stopped; set when it blocks
+    blocked_on = [0] * p  # the waiting key of a blocked rank
     stack = list(range(p - 1, -1, -1))
+    events = (f_done, g_done, i_done, f_pos, g_pos, i_pos, waiting, stack.extend)
+    costs_ = (dur_f, dur_b, dur_i, dur_w, comm_f, comm_b)
+    # one generator per rank: it runs the rank's order and yields the key it waits on
+    procs = [
+        _rank_process(r, orders[r], starts[r], ends[r], m, last, size, ptr, *events, *costs_)
+        for r in range(p)
+    ]
+    pop = stack.pop
     while stack:
-        r = stack.pop()
-        order = orders[r]
-        n = len(order)
-        i = ptr[r]
-        t = clock[r]
-        st, en, bd = starts[r], ends[r], binding[r]
-        while i < n:
-            s, k, mb = order[i]
-            idx = s * m + mb
-            bind: tuple[int, int] | None = None
-            if k == "F":
-                ready: Number = 0
-                if s:
-                    d = f_done[idx - m]
-                    if d is None:
-                        key = (_F, idx - m)
-                        break
-                    ready = d + comm_f[s]
-                    if ready >= t:
-                        bind = f_where[idx - m]
-                start = t if t > ready else ready
-                end = start + dur["F"][s]
-                f_done[idx] = end
-                f_where[idx] = (r, i)
-                key_done = (_F, idx)
-            elif k == "W":
-                d = i_done[idx]
-                if d is None:
-                    key = (_I, idx)
-                    break
-                if d >= t:
-                    bind = i_where[idx]
-                start = t if t > d else d
-                end = start + dur["W"][s]
-                key_done = None
-            else:  # B or I
-                d = f_done[idx]
-                if d is None:
-                    key = (_F, idx)
-                    break
-                ready = d
-                if d >= t:
-                    bind = f_where[idx]
-                if s < last:
-                    d2 = g_done[idx + m]
-                    if d2 is None:
-                        key = (_G, idx + m)
-                        break
-                    d2 = d2 + comm_b[s]
-                    if d2 >= ready:
-                        ready = d2
-                        if d2 >= t:
-                            bind = g_where[idx + m]
-                start = t if t > ready else ready
-                end = start + dur[k][s]
-                g_done[idx] = end
-                g_where[idx] = (r, i)
-                key_done = (_G, idx)
-                if k == "I":
-                    i_done[idx] = end
-                    i_where[idx] = (r, i)
-                    w = waiters.pop((_I, idx), None)
-                    if w:
-                        stack.extend(w)
-            st.append(start)
-            en.append(end)
-            bd.append(bind)
-            t = end
-            i += 1
-            if key_done is not None:
-                w = waiters.pop(key_done, None)
-                if w:
-                    stack.extend(w)
-        else:
-            ptr[r] = i
-            clock[r] = t
-            blocked.pop(r, None)
-            continue
-        ptr[r] = i
-        clock[r] = t
-        blocked[r] = key
-        waiters.setdefault(key, []).append(r)
+        r = pop()
+        key = next(procs[r], None)
+        if key is not None:
+            blocked_on[r] = key
+            w = waiting[key]
+            if w is None:
+                waiting[key] = [r]
+            else:
+                w.append(r)
+    blocked = {r: divmod(blocked_on[r], size) for r in range(p) if ptr[r] < len(orders[r])}
     if blocked:
         raise DeadlockError(_deadlock_message(schedule, ptr, blocked))
-    return SimResult(schedule, costs, resolved, starts, ends, binding, scale)  # type: ignore[arg-type]
+    result = SimResult(schedule, costs, resolved, starts, ends, None, scale)  # type: ignore[arg-type]
+    result._positions = (f_pos, g_pos, i_pos)
+    result._comm_ticks = (comm_f, comm_b)
+    return result
+
+
+def _rank_process(
+    r: int,
+    order: tuple[Action, ...],
+    st: list[Number],
+    en: list[Number],
+    m: int,
+    last: int,
+    size: int,
+    ptr: list[int],
+    f_done: list[Number | None],
+    g_done: list[Number | None],
+    i_done: list[Number | None],
+    f_pos: list[int],
+    g_pos: list[int],
+    i_pos: list[int],
+    waiting: list[list[int] | None],
+    push: Callable[[list[int]], None],
+    dur_f: tuple[Number, ...],
+    dur_b: tuple[Number, ...],
+    dur_i: tuple[Number, ...],
+    dur_w: tuple[Number, ...],
+    comm_f: list[Number],
+    comm_b: list[Number],
+) -> Iterator[int]:
+    """Run rank ``r``'s order, filling ``st``/``en`` (start and end ticks) in place.
+
+    Each action starts when the rank is free and its inputs are there (ties keep the
+    input's time). When an input is missing the generator records where it stopped in
+    ``ptr[r]`` and yields the event's waiting key (``tag * size + stage * m + mb``);
+    :func:`simulate` resumes it once the producer has pushed ``r`` back on the stack.
+    Producing an event pushes the ranks waiting for it.
+    """
+    g_base, i_base = _G * size, _I * size
+    t: Number = 0
+    for i in range(len(order)):
+        s, k, mb = order[i]
+        idx = s * m + mb
+        if k == "F":
+            if s:
+                d = f_done[idx - m]
+                while d is None:
+                    ptr[r] = i
+                    yield idx - m
+                    d = f_done[idx - m]
+                d += comm_f[s]
+                if d >= t:
+                    t = d
+            st[i] = t
+            t += dur_f[s]
+            f_done[idx] = t
+            f_pos[idx] = i
+            w = waiting[idx]
+            if w is not None:
+                waiting[idx] = None
+                push(w)
+        elif k == "W":
+            d = i_done[idx]
+            while d is None:
+                ptr[r] = i
+                yield i_base + idx
+                d = i_done[idx]
+            if d >= t:
+                t = d
+            st[i] = t
+            t += dur_w[s]
+        else:  # B or I
+            d = f_done[idx]
+            while d is None:
+                ptr[r] = i
+                yield idx
+                d = f_done[idx]
+            if d >= t:
+                t = d
+            if s < last:
+                d = g_done[idx + m]
+                while d is None:
+                    ptr[r] = i
+                    yield g_base + idx + m
+                    d = g_done[idx + m]
+                d += comm_b[s]
+                if d >= t:
+                    t = d
+            st[i] = t
+            if k == "I":
+                t += dur_i[s]
+                i_done[idx] = t
+                i_pos[idx] = i
+                w = waiting[i_base + idx]
+                if w is not None:
+                    waiting[i_base + idx] = None
+                    push(w)
+            else:
+                t += dur_b[s]
+            g_done[idx] = t
+            g_pos[idx] = i
+            w = waiting[g_base + idx]
+            if w is not None:
+                waiting[g_base + idx] = None
+                push(w)
+        en[i] = t
+    ptr[r] = len(order)
 
 
 def _needed(tag: int, idx: int, m: int, schedule: Schedule) -> str:

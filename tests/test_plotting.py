@@ -346,7 +346,7 @@ def test_animation_frames_readout_and_html(r1f1b: bk.SimResult) -> None:
     assert f"{0.0:6.1%}" in anim.readout(0)
     html = bp.pipeline_animation_html(r1f1b, frames=3, dpi=30)
     assert "<script" in html
-    assert len(re.findall(r"frames\[\d+\] = \"data:image/png;base64", html)) == 3
+    assert len(re.findall(r"frames\[\d+\] = \"data:image/jpeg;base64", html)) == 3
     with pytest.raises(ValueError, match="frames"):
         bp.animate_pipeline(r1f1b, frames=1)
     anim._draw_was_started = True  # it was built only to be inspected

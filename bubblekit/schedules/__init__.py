@@ -128,3 +128,27 @@ register(ScheduleSpec(
     "breadth-first over v chunks per rank: all microbatches through a chunk, then the next",
     "Lamy-Poirier, Breadth-First Pipeline Parallelism (MLSys 2023)", "ScheduleLoopedBFS",
 ))
+
+# ---------------------------------------------------------------- zero bubble (split backward)
+from .zero_bubble import dualpipev, zb_h1, zb_h2, zbv  # noqa: E402
+
+register(ScheduleSpec(
+    "zb-h1", zb_h1, "one", True,
+    "1F1B with backward split into I and W, W delayed to fill bubbles: bubble (p-1)(F+I-W), 1F1B's memory",
+    "Qi et al., Zero Bubble Pipeline Parallelism (ICLR 2024), ZB-H1", "ScheduleInterleavedZeroBubble",
+))
+register(ScheduleSpec(
+    "zb-h2", zb_h2, "one", True,
+    "more warm-up forwards, late W passes: no idle inside each rank's span at F=I=W, 2p-1 in memory",
+    "Qi et al., Zero Bubble Pipeline Parallelism (ICLR 2024), ZB-H2", None,
+))
+register(ScheduleSpec(
+    "zbv", zbv, "two", True,
+    "zero bubble over two chunks per rank in a V shape, 1F1B's memory",
+    "Qi et al., Zero Bubble Pipeline Parallelism (ICLR 2024 / arXiv 2401.10241), ZB-V", "ScheduleZBVZeroBubble",
+))
+register(ScheduleSpec(
+    "dualpipev", dualpipev, "two", True,
+    "DeepSeek's cut-in-half DualPipe: V shape, overlapped F+B pairs (run back to back here), m >= 2p",
+    "DeepSeek-AI, DeepSeek-V3 Technical Report (2024), DualPipeV", "ScheduleDualPipeV",
+))

@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 
 from ..actions import Action, parse_action
 
@@ -89,12 +91,53 @@ class Schedule:
         ``I`` and ``W``. Dependencies that can never be met are found by the simulator,
         which names the blocked ranks.
         """
-        problems: list[str] = []
         if len(self.orders) != self.p:
             raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
         for stage, rank in enumerate(self.placement):
             if not 0 <= rank < self.p:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
+        if not self._looks_legal():
+            self._explain_problems()
+
+    def _looks_legal(self) -> bool:
+        """Fast check (C-level set and counter passes): True only if the schedule is legal.
+
+        False means "maybe not": :meth:`_explain_problems` then does the slow, exact
+        check and raises with the full list of problems.
+        """
+        n_stages, m = self.n_stages, self.m
+        get_stage, get_kind, get_mb = itemgetter(0), itemgetter(1), itemgetter(2)
+        total = 0
+        for rank, order in enumerate(self.orders):
+            if not order:
+                continue
+            total += len(order)
+            stages = set(map(get_stage, order))
+            if not all(type(s) is int and 0 <= s < n_stages and self.placement[s] == rank for s in stages):
+                return False
+            mbs = set(map(get_mb, order))
+            if set(map(type, mbs)) != {int} or min(mbs) < 0 or max(mbs) >= m:
+                return False
+        everything = chain.from_iterable(self.orders)
+        if len(set(everything)) != total:  # duplicates
+            return False
+        kinds = Counter(map(get_kind, chain.from_iterable(self.orders)))
+        pairs = n_stages * m
+        n_f, n_b, n_i, n_w = kinds.pop("F", 0), kinds.pop("B", 0), kinds.pop("I", 0), kinds.pop("W", 0)
+        if kinds or n_f != pairs or n_b + n_i != pairs or n_i != n_w:
+            return False
+        if n_b == 0 or n_i == 0:
+            return True  # all full backward, or all split: unique and in range means complete
+        # mixed (DualPipeV): each (stage, microbatch) has B alone or both I and W
+        by_kind: dict[str, set[tuple[int, int]]] = {"B": set(), "I": set(), "W": set()}
+        for a in chain.from_iterable(self.orders):
+            if a[1] != "F":
+                by_kind[a[1]].add((a[0], a[2]))
+        return by_kind["I"] == by_kind["W"] and not (by_kind["B"] & by_kind["I"])
+
+    def _explain_problems(self) -> None:
+        """The exact, slow check: raise :class:`ScheduleError` listing every problem found."""
+        problems: list[str] = []
         counts: Counter[Action] = Counter()
         for rank, order in enumerate(self.orders):
             for a in order:

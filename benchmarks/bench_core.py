@@ -1,0 +1,145 @@
+"""Core speed: actions simulated per second, bubblekit end to end vs PyTorch's own path.
+
+bubblekit, per configuration (best of ``--repeat`` runs):
+    build the schedule (``bk.schedule``), simulate it (validation included) and read the
+    metrics ``makespan``, ``bubble_ratio``, ``peak_activations`` and ``critical_path``.
+
+PyTorch 2.13 (``torch.distributed.pipelining.schedules``), when torch is importable, one run:
+    construct the schedule class on fake stage objects (no process group; the constructor
+    computes every rank's ``pipeline_order`` and, for the multi-stage classes, lowers it
+    with communication), then lower the compute actions with ``_add_send_recv`` and
+    dry-run them with ``_simulate_comms_compute``, PyTorch's closest simulation utility
+    (unit time steps; it computes no makespan in time units, no memory, no critical path).
+    ``Schedule1F1B``'s static ``pipeline_order`` lists the last rank wrongly (F1..Fm), which
+    would never finish; its last rank is replaced by the runtime order (F0 B0 F1 B1 ...)
+    before lowering (see tests/test_torch_orders.py).
+
+"actions" are compute actions (F, B, I, W) over all ranks, the same count on both sides.
+Both wall-clock and CPU time are printed: on a shared machine CPU time is the steadier one.
+
+Run: ``.venv/bin/python benchmarks/bench_core.py [--repeat 3] [--no-torch]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+import bubblekit as bk
+
+CONFIGS: list[tuple[str, int, int]] = [("1f1b", 64, 1024), ("zbv", 32, 256)]
+TARGET = 500_000  # actions/s, end to end
+
+
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[float, float, Any]:
+    """(wall seconds, CPU seconds, result) of ``fn(*args)``; garbage collection counts too."""
+    gc.collect()
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args)
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def bubblekit_run(name: str, p: int, m: int) -> int:
+    """Build, simulate and read the four metrics; return the number of actions."""
+    s = bk.schedule(name, p, m)
+    r = bk.simulate(s)
+    _ = (r.makespan, r.bubble_ratio, r.peak_activations, r.critical_path)
+    return s.n_actions
+
+
+class _FakeStage:
+    """What PyTorch's schedule constructors read from a stage (no process group)."""
+
+    def __init__(self, stage_index: int, num_stages: int, group_size: int) -> None:
+        self.stage_index = stage_index
+        self.num_stages = num_stages
+        self.group_size = group_size
+        self.group_rank = 0
+        self.submod = None
+        self.is_first = stage_index == 0
+        self.is_last = stage_index == num_stages - 1
+
+
+def torch_run(name: str, p: int, m: int) -> int:
+    """PyTorch's path for the same configuration; return the number of compute actions."""
+    from torch.distributed.pipelining import schedules as S
+
+    compute = {"FORWARD", "FULL_BACKWARD", "BACKWARD_INPUT", "BACKWARD_WEIGHT"}
+    if name == "1f1b":
+        sched: Any = S.Schedule1F1B(_FakeStage(0, p, p), m)
+        n_stages = p
+        stage_to_rank: Callable[[int], int] = lambda s: s  # noqa: E731
+    elif name == "zbv":
+        n_stages = 2 * p
+        sched = S.ScheduleZBVZeroBubble([_FakeStage(0, n_stages, p), _FakeStage(n_stages - 1, n_stages, p)], m)
+        mapping = sched.stage_index_to_group_rank
+        stage_to_rank = lambda s: mapping[s]  # noqa: E731
+    else:
+        raise ValueError(f"no PyTorch path for {name!r} in this benchmark")
+    orders = {
+        r: [a for a in row if a is not None and a.computation_type.name in compute]
+        for r, row in sched.pipeline_order.items()
+    }
+    if name == "1f1b":  # repair the static IR's last rank (see the module docstring)
+        last = p - 1
+        orders[last] = [
+            S._Action(last, kind, k) for k in range(m) for kind in (S.FORWARD, S.FULL_BACKWARD)
+        ]
+    n_actions = sum(len(row) for row in orders.values())
+    lowered = S._add_send_recv(orders, stage_to_rank=stage_to_rank, num_stages=n_stages)
+    S._simulate_comms_compute(lowered, stage_to_rank, n_stages)
+    return n_actions
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=3, help="bubblekit runs per configuration (best kept)")
+    ap.add_argument("--no-torch", action="store_true", help="skip PyTorch's path")
+    args = ap.parse_args()
+
+    # bubblekit first, before torch is imported: torch's ~300,000 Python objects make every
+    # full garbage collection slower, which would bill bubblekit for torch's import.
+    ours: list[tuple[float, float, int]] = []
+    for name, p, m in CONFIGS:
+        runs = [_timed(bubblekit_run, name, p, m) for _ in range(max(1, args.repeat))]
+        ours.append((min(r[0] for r in runs), min(r[1] for r in runs), runs[0][2]))
+
+    have_torch = False
+    if not args.no_torch:
+        try:
+            import torch.distributed.pipelining.schedules  # noqa: F401
+
+            have_torch = True
+        except ImportError:
+            print("torch is not importable: PyTorch's path is skipped")
+
+    print(f"{'config':<18}{'actions':>8} | {'bubblekit wall s':>16}{'cpu s':>7}{'actions/s':>11}{'(cpu)':>11}", end="")
+    print(f" | {'torch wall s':>12}{'cpu s':>7}{'actions/s':>10}{'(cpu)':>9} | {'ratio':>6}{'(cpu)':>7}" if have_torch else "")
+    all_ok = all_ok_cpu = True
+    for (name, p, m), (wall, cpu, n) in zip(CONFIGS, ours):
+        rate, rate_cpu = n / wall, n / cpu
+        all_ok &= rate >= TARGET
+        all_ok_cpu &= rate_cpu >= TARGET
+        line = f"{name} p={p} m={m}".ljust(18) + f"{n:>8} | {wall:>16.3f}{cpu:>7.3f}{rate:>11,.0f}{rate_cpu:>11,.0f}"
+        if have_torch:
+            t_wall, t_cpu, t_n = _timed(torch_run, name, p, m)
+            if t_n != n:
+                raise AssertionError(f"PyTorch has {t_n} compute actions, bubblekit {n}")
+            t_rate, t_rate_cpu = t_n / t_wall, t_n / t_cpu
+            all_ok &= rate > t_rate
+            all_ok_cpu &= rate_cpu > t_rate_cpu
+            line += (
+                f" | {t_wall:>12.3f}{t_cpu:>7.3f}{t_rate:>10,.0f}{t_rate_cpu:>9,.0f}"
+                f" | {rate / t_rate:>5.1f}x{rate_cpu / t_rate_cpu:>6.1f}x"
+            )
+        print(line)
+    goal = f">= {TARGET:,} actions/s" + (" and faster than PyTorch" if have_torch else "")
+    print(f"target {goal}: wall-clock {'met' if all_ok else 'NOT met'}, CPU time {'met' if all_ok_cpu else 'NOT met'}")
+    print("(a shared machine inflates wall-clock time; CPU time counts this process only)")
+
+
+if __name__ == "__main__":
+    main()
