@@ -1,0 +1,578 @@
+"""Calibrate the simulator from a measured timeline, and explain measurement vs formula (core).
+
+A measured step differs from the formula ``(p - 1) / (m v + p - 1)`` for four reasons,
+each of which this module measures from the timeline itself:
+
+1. **durations**: real stages are unequal and backward is not exactly 2 x forward
+   (per-stage, per-kind mean durations);
+2. **overhead**: between two actions a rank spends time outside any action (Python,
+   posting sends and receives, the loss) even when its inputs are ready (the median of
+   those gaps);
+3. **latency**: a hop between ranks takes time (the median delay between a producer's
+   end and a waiting consumer's start, minus the overhead);
+4. **stragglers and jitter**: individual actions are slower or faster than the mean
+   (a replay with every action's own duration shows it).
+
+:func:`calibrate` returns a :class:`~bubblekit.Costs` (unit ms; each action's cost is its
+mean duration plus the overhead) and a :class:`CalibrationReport`;
+:func:`calibrated_simulation` simulates with them and returns the compute-only spans, so
+its bubble ratio compares directly with the measurement; :func:`compare_measured` puts
+measurement, formula and the simulations side by side.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .actions import Action
+from .costs import Costs
+from .formulas import bubble_ratio as formula_bubble_ratio
+from .schedules import schedule as build_schedule
+from .schedules.base import Schedule
+from .simulator import simulate
+from .timeline import Timeline
+from .traces import dependencies
+
+__all__ = [
+    "calibrate",
+    "CalibrationReport",
+    "KindStats",
+    "calibrated_simulation",
+    "replay",
+    "jitter_simulation",
+    "JitterResult",
+    "compare_measured",
+    "Comparison",
+    "Row",
+]
+
+
+@dataclass(frozen=True)
+class KindStats:
+    """Durations of one kind of action on one stage, in the timeline's unit."""
+
+    stage: int
+    kind: str
+    count: int
+    mean: float
+    median: float
+    stdev: float
+    minimum: float
+    maximum: float
+
+
+@dataclass
+class CalibrationReport:
+    """What :func:`calibrate` measured (times in the timeline's unit, usually ms).
+
+    Attributes:
+        durations: per (stage, kind), :class:`KindStats` of the action durations.
+        overhead: gap between two actions of a rank whose inputs were already there
+            (the mean, or the median with ``statistic="median"``).
+        overhead_samples: how many gaps it is over.
+        latency: per-hop latency: (consumer start - producer end) over consumers that were
+            waiting for a remote input, minus the overhead (same statistic).
+        latency_samples: how many hops it is over.
+        statistic: ``"mean"`` or ``"median"``.
+        overhead_median, overhead_mean, latency_median, latency_mean: both statistics,
+            to show heavy tails (a few long stalls make the mean much larger than the median).
+        costs: the calibrated :class:`Costs`.
+        notes: remarks (fallbacks used).
+    """
+
+    durations: dict[tuple[int, str], KindStats]
+    overhead: float
+    overhead_samples: int
+    latency: float
+    latency_samples: int
+    costs: Costs
+    unit: str = "ms"
+    notes: list[str] = field(default_factory=list)
+    statistic: str = "mean"
+    overhead_median: float = 0.0
+    overhead_mean: float = 0.0
+    latency_median: float = 0.0
+    latency_mean: float = 0.0
+
+    def describe(self) -> str:
+        """A few lines of text: durations per stage and kind, overhead, latency."""
+        u = self.unit
+        lines = [f"calibration ({u}):"]
+        for (s, k), st in sorted(self.durations.items()):
+            lines.append(
+                f"  stage {s} {k}: mean {st.mean:.3f} {u} (median {st.median:.3f}, sd {st.stdev:.3f}, n={st.count})"
+            )
+        lines.append(
+            f"  overhead per action: {self.overhead:.3f} {u} ({self.statistic} of {self.overhead_samples} gaps; "
+            f"median {self.overhead_median:.3f}, mean {self.overhead_mean:.3f})"
+        )
+        lines.append(
+            f"  latency per hop: {self.latency:.3f} {u} ({self.statistic} of {self.latency_samples} hops minus the "
+            f"overhead; median {self.latency_median:.3f}, mean {self.latency_mean:.3f})"
+        )
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+
+class _Obs:
+    """Indexed spans of one measured step."""
+
+    def __init__(self, timeline: Timeline) -> None:
+        self.by_action: dict[Action, tuple[int, float, float]] = {}
+        self.rank_spans: list[list[tuple[float, float, Action]]] = [[] for _ in range(timeline.p)]
+        for sp in timeline.spans():
+            if sp.action is None:
+                continue
+            if sp.action in self.by_action:
+                raise ValueError(
+                    f"action {sp.action} appears twice in the timeline: give one training step "
+                    f"(read_trace returns one step; read_trace_steps a list)"
+                )
+            self.by_action[sp.action] = (sp.rank, float(sp.start), float(sp.end))
+            self.rank_spans[sp.rank].append((float(sp.start), float(sp.end), sp.action))
+        if not self.by_action:
+            raise ValueError("the timeline has no spans labelled with actions (0F3, 1B2, ...): nothing to calibrate")
+        for row in self.rank_spans:
+            row.sort()
+        self.n_stages = 1 + max(a.stage for a in self.by_action)
+
+    def deps(self, a: Action) -> list[Action]:
+        return [d for d in dependencies(a, self.n_stages, lambda x: x in self.by_action) if d in self.by_action]
+
+
+def _stats(stage: int, kind: str, xs: Sequence[float]) -> KindStats:
+    return KindStats(stage, kind, len(xs), statistics.fmean(xs), statistics.median(xs),
+                     statistics.pstdev(xs) if len(xs) > 1 else 0.0, min(xs), max(xs))
+
+
+def _gap_samples(obs: _Obs, latency_guess: float) -> tuple[list[float], list[float]]:
+    """(rank-bound gaps, data-bound delays): see the module doc."""
+    rank_bound: list[float] = []
+    data_bound: list[float] = []
+    for r, row in enumerate(obs.rank_spans):
+        prev_end = float("-inf")
+        for start, _end, a in row:
+            remote = [obs.by_action[d] for d in obs.deps(a) if obs.by_action[d][0] != r]
+            waited = [dend for _, _, dend in remote if dend >= prev_end]
+            if waited:
+                data_bound.append(start - max(waited))
+            elif prev_end > float("-inf") and all(dend + latency_guess <= prev_end for _, _, dend in remote):
+                rank_bound.append(start - prev_end)
+            prev_end = max(prev_end, _end)
+    return rank_bound, data_bound
+
+
+def calibrate(
+    timeline: Timeline, schedule: Schedule | None = None, *, statistic: str = "mean"
+) -> tuple[Costs, CalibrationReport]:
+    """Measure per-stage durations, per-action overhead and per-hop latency from one step.
+
+    Args:
+        timeline: one measured step (e.g. :func:`bubblekit.traces.read_trace`), spans
+            labelled with actions.
+        schedule: the schedule that ran; only its stage count is used (default: the
+            timeline's own, largest stage + 1).
+        statistic: how gaps are summarised: ``"mean"`` (default: a bubble is a *sum* of
+            gaps, so the mean predicts it, long stalls included) or ``"median"`` (the
+            typical gap, stalls excluded). Durations are always means.
+
+    Returns ``(costs, report)``: ``costs`` per stage (``f``, ``b``, ``i``, ``w`` each =
+    mean duration + overhead; a kind never seen on a stage is derived: ``b = i + w`` or
+    ``i = w = b / 2``), ``comm`` = latency, unit = the timeline's unit.
+    """
+    if not isinstance(timeline, Timeline):
+        raise TypeError(f"timeline must be a bubblekit Timeline, got {type(timeline).__name__}")
+    obs = _Obs(timeline)
+    n_stages = obs.n_stages
+    if schedule is not None:
+        if not isinstance(schedule, Schedule):
+            raise TypeError(f"schedule must be a bubblekit Schedule or None, got {type(schedule).__name__}")
+        if schedule.n_stages < n_stages:
+            raise ValueError(
+                f"the timeline has stages up to {n_stages - 1} but the schedule has only {schedule.n_stages}"
+            )
+        n_stages = schedule.n_stages
+    notes: list[str] = []
+    per: dict[tuple[int, str], list[float]] = defaultdict(list)
+    for a, (_, s, e) in obs.by_action.items():
+        per[(a.stage, a.kind)].append(e - s)
+    durations = {key: _stats(key[0], key[1], xs) for key, xs in per.items()}
+    if statistic not in ("mean", "median"):
+        raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
+    rb, db = _gap_samples(obs, 0.0)
+    raw = statistics.median(db) if db else 0.0
+    rb, db = _gap_samples(obs, max(0.0, raw))
+    oh_med = max(0.0, statistics.median(rb)) if rb else 0.0
+    oh_mean = max(0.0, statistics.fmean(rb)) if rb else 0.0
+    lat_med = max(0.0, statistics.median(db) - oh_med) if db else 0.0
+    lat_mean = max(0.0, statistics.fmean(db) - oh_mean) if db else 0.0
+    overhead, latency = (oh_mean, lat_mean) if statistic == "mean" else (oh_med, lat_med)
+    if not rb:
+        notes.append("no gap with all inputs ready: overhead taken as 0")
+    if not db:
+        notes.append("no action waited for a remote input: latency taken as 0")
+
+    def mean(stage: int, kind: str) -> float | None:
+        st = durations.get((stage, kind))
+        return st.mean if st is not None else None
+
+    f: list[float] = []
+    b: list[float] = []
+    i: list[float] = []
+    w: list[float] = []
+    for s in range(n_stages):
+        fs = mean(s, "F")
+        if fs is None:
+            raise ValueError(f"stage {s} has no forward (F) in the timeline: cannot calibrate it")
+        bs, is_, ws = mean(s, "B"), mean(s, "I"), mean(s, "W")
+        if bs is None and (is_ is None or ws is None):
+            raise ValueError(f"stage {s} has neither B nor both I and W in the timeline: cannot calibrate it")
+        if bs is None:
+            bs = float(is_) + float(ws)  # type: ignore[arg-type]
+        if is_ is None or ws is None:
+            is_ = ws = bs / 2
+        f.append(fs + overhead)
+        b.append(bs + overhead)
+        i.append(is_ + overhead)
+        w.append(ws + overhead)
+    costs = Costs(f=tuple(f), b=tuple(b), i=tuple(i), w=tuple(w), comm=latency, unit=timeline.unit,
+                  name=f"calibrated from {timeline.source or 'a measured step'}",
+                  extra={"overhead": overhead})
+    report = CalibrationReport(durations, overhead, len(rb), latency, len(db), costs, unit=timeline.unit, notes=notes,
+                               statistic=statistic, overhead_median=oh_med, overhead_mean=oh_mean,
+                               latency_median=lat_med, latency_mean=lat_mean)
+    return costs, report
+
+
+def _compute_only(sim: Timeline, orders: Sequence[Sequence[Action]], overhead: float, source: str) -> Timeline:
+    starts, ends, labels = [], [], []
+    for r in range(sim.p):
+        s, e, _ = sim.arrays(r)
+        starts.append([x + overhead for x in s])
+        ends.append(list(e))
+        labels.append(list(orders[r]))
+    return Timeline(starts, ends, labels, unit=sim.unit, source=source)
+
+
+def calibrated_simulation(
+    timeline: Timeline, schedule: Schedule, costs: Costs | None = None, report: CalibrationReport | None = None
+) -> Timeline:
+    """Simulate ``schedule`` with the costs calibrated from ``timeline``; return compute-only spans.
+
+    Each simulated slot is ``overhead`` then the action's mean duration; the returned
+    timeline keeps only the action part, like the measurement, so their bubble ratios
+    compare directly. ``costs`` / ``report`` reuse an earlier :func:`calibrate`.
+    """
+    if costs is None or report is None:
+        costs, report = calibrate(timeline, schedule)
+    sim = simulate(schedule, costs)
+    return _compute_only(sim, schedule.orders, report.overhead, "calibrated simulation")
+
+
+def _engine(
+    orders: Sequence[Sequence[Action]],
+    n_stages: int,
+    duration: Callable[[Action], float],
+    local_gap: Callable[[], float],
+    remote_gap: Callable[[], float],
+    *,
+    typical_remote: float | None = None,
+) -> tuple[list[list[float]], list[list[float]]]:
+    """Run fixed per-rank orders; return compute-only starts and ends.
+
+    An action starts at the later of (the latest of its rank's previous end and its inputs
+    made on the same rank) + one ``local_gap()``, and each input from another rank's end +
+    one ``remote_gap()``; it lasts ``duration(action)``. With ``typical_remote`` a remote
+    input counts only when it ends less than ``typical_remote`` before the rank is free (a
+    message that arrived while the rank was busy costs no further delay).
+    """
+    where = {a: r for r, order in enumerate(orders) for a in order}
+    done: dict[Action, float] = {}
+    ptr = [0] * len(orders)
+    clock: list[float | None] = [None] * len(orders)
+    out_s: list[list[float]] = [[] for _ in orders]
+    out_e: list[list[float]] = [[] for _ in orders]
+    progress = True
+    while progress:
+        progress = False
+        for r, order in enumerate(orders):
+            while ptr[r] < len(order):
+                a = order[ptr[r]]
+                deps = [d for d in dependencies(a, n_stages, lambda x: x in where) if d in where]
+                if any(d not in done for d in deps):
+                    break
+                local = [done[d] for d in deps if where[d] == r]
+                if clock[r] is not None:
+                    local.append(float(clock[r]))  # type: ignore[arg-type]
+                free = max(local) if local else float("-inf")
+                cands = [free + local_gap()] if local else []
+                cands += [done[d] + remote_gap() for d in deps
+                          if where[d] != r and (typical_remote is None or done[d] + typical_remote >= free)]
+                start = max(cands, default=0.0)
+                end = start + duration(a)
+                out_s[r].append(start)
+                out_e[r].append(end)
+                done[a] = end
+                clock[r] = end
+                ptr[r] += 1
+                progress = True
+    if any(ptr[r] < len(o) for r, o in enumerate(orders)):
+        stuck = [f"rank {r} at {o[ptr[r]]}" for r, o in enumerate(orders) if ptr[r] < len(o)]
+        raise ValueError(f"the orders deadlock: {', '.join(stuck)} wait forever (they are not executable)")
+    return out_s, out_e
+
+
+def replay(timeline: Timeline, schedule: Schedule | None = None, *, overhead: float = 0.0,
+           latency: float = 0.0) -> Timeline:
+    """Re-run the measured step's orders with every action's *own* measured duration.
+
+    Starts follow the simulator's rules (a rank's previous action, each input plus
+    ``latency`` when it comes from another rank, then ``overhead``), so the difference to
+    the calibrated simulation is the effect of stragglers and jitter, and the difference
+    to the measurement is variable overhead and latency. Returns compute-only spans.
+    """
+    obs = _Obs(timeline)
+    orders = schedule.orders if schedule is not None else tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)
+    missing = [a for order in orders for a in order if a not in obs.by_action]
+    if missing:
+        raise ValueError(f"the schedule has actions the timeline lacks, e.g. {missing[0]}: replay needs the same step")
+    starts, ends = _engine(orders, obs.n_stages, lambda a: obs.by_action[a][2] - obs.by_action[a][1],
+                           lambda: overhead, lambda: latency + overhead)
+    return Timeline(starts, ends, [list(o) for o in orders], unit=timeline.unit, source="replay of measured durations")
+
+
+class JitterResult(NamedTuple):
+    """A stochastic calibrated simulation: ``bubble_ratio`` is the mean over ``bubble_ratios``
+    (one per draw); ``timeline`` is the draw with the median bubble (compute-only spans)."""
+
+    bubble_ratio: float
+    bubble_ratios: list[float]
+    timeline: Timeline
+
+
+def jitter_simulation(
+    timeline: Timeline, schedule: Schedule | None = None, *, draws: int = 30, seed: int = 0
+) -> JitterResult:
+    """Simulate ``schedule`` with durations, overheads and hop delays *drawn* from the measured ones.
+
+    Where :func:`calibrated_simulation` uses one mean per stage and kind, this draws every
+    action's duration from the durations measured for its stage and kind, every gap after
+    a rank's own previous action from the measured overhead gaps, and every hop the rank
+    waits for from the measured remote delays (latency + overhead; a message that arrived
+    while the rank was busy costs nothing, as in the measurement), ``draws`` times with a
+    fixed ``seed``. It
+    models stragglers and jitter statistically, which a mean cannot: when actions wait on
+    each other, random delays add up (``E[max] >= max E``).
+    """
+    if not isinstance(draws, int) or draws < 1:
+        raise ValueError(f"draws must be a whole number >= 1, got {draws!r}")
+    obs = _Obs(timeline)
+    orders = schedule.orders if schedule is not None else tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)
+    rb, db = _gap_samples(obs, 0.0)
+    rb, db = _gap_samples(obs, max(0.0, statistics.median(db)) if db else 0.0)
+    local_pool = [max(0.0, x) for x in rb] or [0.0]
+    remote_pool = [max(0.0, x) for x in db] or local_pool
+    pools: dict[tuple[int, str], list[float]] = defaultdict(list)
+    for a, (_, s0, e0) in obs.by_action.items():
+        pools[(a.stage, a.kind)].append(e0 - s0)
+    for a in (a for order in orders for a in order):
+        if (a.stage, a.kind) not in pools:
+            if a.kind == "B" and pools.get((a.stage, "I")) and pools.get((a.stage, "W")):
+                pools[(a.stage, "B")] = [i + w for i, w in zip(pools[(a.stage, "I")], pools[(a.stage, "W")])]
+            elif a.kind in ("I", "W") and pools.get((a.stage, "B")):
+                pools[(a.stage, a.kind)] = [b / 2 for b in pools[(a.stage, "B")]]
+            else:
+                raise ValueError(f"no measured duration for {a.kind} on stage {a.stage}: cannot simulate {a}")
+    rnd = random.Random(seed)
+    results: list[tuple[float, Timeline]] = []
+    for _ in range(draws):
+        starts, ends = _engine(orders, obs.n_stages, lambda a: rnd.choice(pools[(a.stage, a.kind)]),
+                               lambda: rnd.choice(local_pool), lambda: rnd.choice(remote_pool),
+                               typical_remote=statistics.median(remote_pool))
+        tl = Timeline(starts, ends, [list(o) for o in orders], unit=timeline.unit,
+                      source="calibrated simulation with measured jitter")
+        results.append((tl.bubble_ratio, tl))
+    ratios = [b for b, _ in results]
+    median_tl = sorted(results, key=lambda x: x[0])[(len(results) - 1) // 2][1]
+    return JitterResult(statistics.fmean(ratios), ratios, median_tl)
+
+
+class Row(NamedTuple):
+    """One line of a :class:`Comparison`: ``key`` (short name), label, bubble ratio, makespan, why."""
+
+    key: str
+    label: str
+    bubble_ratio: float
+    makespan: float | None
+    explanation: str
+
+
+@dataclass
+class Comparison:
+    """Measured bubble vs formula vs simulations, each step adding one real-world effect.
+
+    ``rows``: :class:`Row` s with keys ``formula``, ``textbook``, ``durations``, ``overhead``,
+    ``calibrated``, ``jitter``, ``replay`` (when the orders match) and ``measured``; ``timelines``: the timelines
+    behind the rows (for plots); ``order_matches``: whether the executed per-rank orders equal
+    the schedule's; ``order_differences``: the first few differing ranks.
+    """
+
+    schedule: Schedule
+    rows: list[Row]
+    timelines: dict[str, Timeline]
+    costs: Costs
+    report: CalibrationReport
+    order_matches: bool
+    order_differences: list[str]
+    unit: str = "ms"
+
+    @property
+    def measured(self) -> float:
+        """Measured bubble ratio (idle / (ranks x makespan))."""
+        return self._get("measured")
+
+    @property
+    def formula(self) -> float:
+        """The closed form ``(p - 1) / (m v + p - 1)``."""
+        return self._get("formula")
+
+    @property
+    def calibrated(self) -> float:
+        """The calibrated simulation's bubble ratio (mean costs)."""
+        return self._get("calibrated")
+
+    @property
+    def jitter(self) -> float:
+        """The calibrated simulation with measured jitter: mean bubble ratio over the draws."""
+        return self._get("jitter")
+
+    def _get(self, key: str) -> float:
+        for row in self.rows:
+            if row.key == key:
+                return row.bubble_ratio
+        raise KeyError(key)  # pragma: no cover
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{key: bubble_ratio}`` plus ``order_matches``, for tests and notebooks."""
+        out: dict[str, Any] = {row.key: row.bubble_ratio for row in self.rows}
+        out["order_matches"] = self.order_matches
+        return out
+
+    def table(self) -> str:
+        """A fixed-width text table, one row per model, bubble ratio as the article's b."""
+        w = max(len(r.label) for r in self.rows)
+        lines = [f"{'model':<{w}}  bubble_ratio  makespan ({self.unit})  what it adds"]
+        for _, label, value, span, why in self.rows:
+            sp = f"{span:>10.3f}" if span is not None else f"{'-':>10}"
+            lines.append(f"{label:<{w}}  {value:>12.4f}  {sp}       {why}")
+        if not self.order_matches:
+            lines.append("executed order differs from the schedule: " + "; ".join(self.order_differences))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _order_diffs(executed: Sequence[Sequence[Action]], expected: Sequence[Sequence[Action]]) -> list[str]:
+    out = []
+    for r, (a, b) in enumerate(zip(executed, expected)):
+        if tuple(a) != tuple(b):
+            k = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            got = str(a[k]) if k < len(a) else "end"
+            want = str(b[k]) if k < len(b) else "end"
+            out.append(f"rank {r} position {k}: ran {got}, schedule says {want}")
+    if len(executed) != len(expected):
+        out.append(f"{len(executed)} ranks ran, the schedule has {len(expected)}")
+    return out
+
+
+def compare_measured(
+    timeline: Timeline,
+    schedule: str | Schedule | None = None,
+    p: int | None = None,
+    m: int | None = None,
+    v: int | None = None,
+    *,
+    statistic: str = "mean",
+    draws: int = 30,
+    seed: int = 0,
+) -> Comparison:
+    """Put a measured step next to the formula and the simulator.
+
+    Args:
+        timeline: one measured step (ms), spans labelled with actions.
+        schedule: a registry name (``"1f1b"``), a :class:`Schedule`, or ``None`` for the
+            executed orders themselves.
+        p, m, v: for a name: ranks (default: the timeline's), microbatches (default: the
+            largest microbatch seen + 1) and chunks per rank (default: stages / ranks).
+        statistic: how overhead and latency are summarised (see :func:`calibrate`).
+        draws, seed: for the jitter row (:func:`jitter_simulation`).
+
+    Rows, each adding one effect: the formula; the simulator with textbook costs
+    (B = 2F); with the measured per-stage durations; plus the overhead; plus the latency
+    (= the calibrated simulation); with durations and gaps drawn from the measured ones
+    (jitter, stragglers: a statistical model); a replay with each action's own duration
+    (this step's actual stragglers); the measurement.
+    """
+    obs = _Obs(timeline)
+    executed = tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)
+    if schedule is None or isinstance(schedule, str):
+        pp = timeline.p if p is None else p
+        mm = 1 + max(a.microbatch for a in obs.by_action) if m is None else m
+        vv = max(1, obs.n_stages // pp) if v is None else v
+        if schedule is None:
+            placement = [0] * obs.n_stages
+            for a, (r, _, _) in obs.by_action.items():
+                placement[a.stage] = r
+            sched = Schedule("measured", pp, mm, tuple(placement), executed, source=timeline.source)
+        else:
+            sched = build_schedule(schedule, pp, mm, vv if vv > 1 else None)
+    elif isinstance(schedule, Schedule):
+        sched = schedule
+    else:
+        raise TypeError(f"schedule must be a name, a bubblekit Schedule or None, got {type(schedule).__name__}")
+    if sched.p != timeline.p:
+        raise ValueError(f"the schedule has p={sched.p} ranks but the timeline has {timeline.p}")
+    costs, report = calibrate(timeline, sched, statistic=statistic)
+    oh, lat = report.overhead, report.latency
+    diffs = _order_diffs(executed, sched.orders)
+    p_, m_, v_ = sched.p, sched.m, sched.v
+    rows: list[Row] = []
+    tls: dict[str, Timeline] = {"measured": timeline}
+    rows.append(Row("formula", f"formula (p-1)/(m v+p-1), p={p_} m={m_} v={v_}", formula_bubble_ratio(p_, m_, v_), None,
+                 "equal stages, B = 2F, no overhead, no latency"))
+    text = simulate(sched, Costs(f=1, b=2))
+    rows.append(Row("textbook", "textbook simulation (F=1, B=2 slots)", text.bubble_ratio, None, "the schedule's own shape"))
+    durations_only = costs.with_(
+        f=tuple(x - oh for x in costs.f), b=tuple(x - oh for x in costs.b),  # type: ignore[union-attr]
+        i=tuple(x - oh for x in costs.i), w=tuple(x - oh for x in costs.w), comm=0,  # type: ignore[union-attr]
+    )
+    sim_d = simulate(sched, durations_only)
+    tls["durations"] = sim_d
+    rows.append(Row("durations", "durations (measured means per stage)", sim_d.bubble_ratio, float(sim_d.makespan),
+                 "unequal stages, the real B/F ratio"))
+    sim_o = _compute_only(simulate(sched, costs.with_(comm=0)), sched.orders, oh, "durations + overhead")
+    tls["overhead"] = sim_o
+    rows.append(Row("overhead", f"+ overhead {oh:.3f} {timeline.unit}/action", sim_o.bubble_ratio, float(sim_o.makespan),
+                 "time between actions even when inputs are ready"))
+    sim_c = calibrated_simulation(timeline, sched, costs, report)
+    tls["calibrated"] = sim_c
+    rows.append(Row("calibrated", f"calibrated (+ latency {lat:.3f} {timeline.unit}/hop)", sim_c.bubble_ratio, float(sim_c.makespan),
+                 "the hop between ranks"))
+    jit = jitter_simulation(timeline, sched, draws=draws, seed=seed)
+    tls["jitter"] = jit.timeline
+    rows.append(Row("jitter", f"calibrated + measured jitter ({draws} draws)", jit.bubble_ratio,
+                    float(jit.timeline.makespan), "durations and gaps drawn from the measured ones"))
+    if not diffs:
+        rep = replay(timeline, sched, overhead=oh, latency=lat)
+        tls["replay"] = rep
+        rows.append(Row("replay", "replay (each action's own duration)", rep.bubble_ratio, float(rep.makespan),
+                     "stragglers and jitter"))
+    rows.append(Row("measured", "measured", timeline.bubble_ratio, float(timeline.makespan),
+                 "variable overhead and latency, everything else"))
+    return Comparison(sched, rows, tls, costs, report, not diffs, diffs[:4], unit=timeline.unit)

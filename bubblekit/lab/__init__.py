@@ -1,0 +1,249 @@
+"""Real pipelines: run ``torch.distributed.pipelining`` and measure its bubbles (optional extra).
+
+Install with ``pip install bubblekit[lab]`` (torch). One call runs a small transformer-like
+model as a real pipeline, one process per rank, on CPU with the ``gloo`` backend (or
+``nccl`` with one GPU per rank), and returns every rank's F / B / I / W actions as
+bubblekit timelines::
+
+    from bubblekit import lab
+    res = lab.run("1F1B", ranks=2, microbatches=8, hidden=256, seq=128, layers=2, steps=5)
+    res.median_bubble_ratio          # measured, idle / (ranks x makespan)
+    print(res.compare().table())     # measured vs formula vs calibrated simulation
+    res.order_check()                # executed order == bubblekit's order?
+
+The same from a shell: ``python -m bubblekit.lab run --schedule 1F1B --ranks 2 --microbatches 8``
+(or under ``torchrun --nproc-per-node 2 -m bubblekit.lab run ...``).
+
+Torch is imported only by the worker processes and :mod:`bubblekit.lab._worker`; this
+module, the result type and the command-line parser work without it.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..actions import Action
+from ..calibrate import Comparison, compare_measured
+from ..schedules import schedule as build_schedule
+from ..schedules.base import Schedule
+from ..traces import MeasuredTimeline, write_csv
+from ._config import TORCH_SCHEDULES, LabConfig, TorchScheduleInfo, bubblekit_name, resolve_schedule
+from ._launch import LabRunError, free_port
+
+__all__ = [
+    "run",
+    "LabConfig",
+    "LabResult",
+    "LabRunError",
+    "TORCH_SCHEDULES",
+    "TorchScheduleInfo",
+    "resolve_schedule",
+    "bubblekit_name",
+    "torch_available",
+    "free_port",
+    "KNOWN_ORDER_DIFFERENCES",
+]
+
+#: Where PyTorch's *static* ``pipeline_order`` differs from what its runtime executes
+#: (torch 2.13). The lab compares bubblekit with the executed order.
+KNOWN_ORDER_DIFFERENCES: dict[str, str] = {
+    "1F1B": (
+        "Schedule1F1B.pipeline_order (the static IR) is wrong on the last rank: its forward counter is "
+        "incremented before use, so it lists F1 .. Fm (F0 missing, Fm out of range). The runtime "
+        "(_step_microbatches) runs F0 B0 F1 B1 ..., which is bubblekit's 1f1b order."
+    ),
+    "GPipe": "ScheduleGPipe.pipeline_order pads with idle slots; without them it equals the executed order.",
+}
+
+
+def torch_available() -> bool:
+    """True when ``torch`` (with ``torch.distributed.pipelining``) can be imported."""
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
+
+
+def _timelines_from_events(events: list[list[Any]], p: int, steps: list[int], source: str) -> list[MeasuredTimeline]:
+    by_step: dict[int, list[list[tuple[int, int, Action]]]] = defaultdict(lambda: [[] for _ in range(p)])
+    for rank, step, stage, kind, mb, t0, t1 in events:
+        by_step[int(step)][int(rank)].append((int(t0), int(t1), Action(int(stage), str(kind), int(mb))))
+    out: list[MeasuredTimeline] = []
+    for k, st in enumerate(steps):
+        rows = [sorted(r) for r in by_step[st]]
+        if any(not r for r in rows):
+            raise ValueError(f"step {st} of the lab record has a rank without actions")
+        origin = min(r[0][0] for r in rows)
+        out.append(MeasuredTimeline(
+            [[(s - origin) / 1e6 for s, _, _ in r] for r in rows],
+            [[(e - origin) / 1e6 for _, e, _ in r] for r in rows],
+            [[a for _, _, a in r] for r in rows],
+            files=["lab record"] * p, family="lab", step=k, n_steps=len(steps), offsets_ms=[0.0] * p,
+            includes_wait=False, notes=[], origin=0.0, source=f"{source} step {st}",
+        ))
+    return out
+
+
+@dataclass
+class LabResult:
+    """A finished lab run: measured timelines per step, the schedules to compare with.
+
+    Attributes:
+        config: the :class:`LabConfig` that ran.
+        record: the raw record (JSON-able; :meth:`save` / :meth:`load`).
+        steps: one :class:`~bubblekit.traces.MeasuredTimeline` (ms) per measured step
+            (warm-up steps excluded).
+        schedule: bubblekit's schedule with the same name, p, m, v (``None`` when bubblekit
+            has no counterpart registered).
+        torch_orders: PyTorch's static ``pipeline_order`` per rank (compute actions only).
+    """
+
+    config: LabConfig
+    record: dict[str, Any]
+    steps: list[MeasuredTimeline]
+    schedule: Schedule | None
+    torch_orders: dict[int, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> LabResult:
+        """Rebuild a result from a record (the JSON written by :meth:`save` or ``--record``)."""
+        if not isinstance(record, dict) or record.get("format") != "bubblekit-lab-record/1":
+            raise ValueError("not a bubblekit lab record (expected format 'bubblekit-lab-record/1')")
+        cfg = LabConfig(**record["config"])
+        measured = list(range(cfg.warmup, cfg.warmup + cfg.steps))
+        src = f"lab {cfg.schedule} p={cfg.ranks} m={cfg.microbatches}"
+        tls = _timelines_from_events(record["events"], cfg.ranks, measured, src)
+        name = bubblekit_name(cfg.info, cfg.v)
+        sched = None
+        if name is not None:
+            sched = build_schedule(name, cfg.ranks, cfg.microbatches, cfg.v)
+        torch_orders = {int(r): list(o) for r, o in record.get("torch_static_orders", {}).items()}
+        return cls(cfg, record, tls, sched, torch_orders)
+
+    @classmethod
+    def load(cls, path: str | Path) -> LabResult:
+        """Read a record saved by :meth:`save`."""
+        return cls.from_record(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def save(self, path: str | Path) -> Path:
+        """Write the raw record as JSON; :meth:`load` reads it back."""
+        out = Path(path)
+        out.write_text(json.dumps(self.record), encoding="utf-8")
+        return out
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write the measured steps as bubblekit's trace CSV (ms, with a ``step`` column)."""
+        return write_csv(self.steps, path)
+
+    # ----------------------------------------------------------------- metrics
+    @property
+    def bubble_ratios(self) -> list[float]:
+        """Measured bubble ratio (idle / (ranks x makespan)) of each measured step."""
+        return [t.bubble_ratio for t in self.steps]
+
+    @property
+    def median_bubble_ratio(self) -> float:
+        """Median over the measured steps of the bubble ratio."""
+        return float(statistics.median(self.bubble_ratios))
+
+    @property
+    def median_step(self) -> MeasuredTimeline:
+        """The measured step whose bubble ratio is the median (the lower middle for an even count)."""
+        order = sorted(range(len(self.steps)), key=lambda k: self.steps[k].bubble_ratio)
+        return self.steps[order[(len(order) - 1) // 2]]
+
+    @property
+    def timeline(self) -> MeasuredTimeline:
+        """Shorthand for :attr:`median_step`."""
+        return self.median_step
+
+    @property
+    def executed_orders(self) -> tuple[tuple[Action, ...], ...]:
+        """Per rank, the actions in the order the first measured step ran them."""
+        return self.steps[0].orders
+
+    def order_check(self) -> dict[str, Any]:
+        """Compare the executed orders with bubblekit's and PyTorch's static order.
+
+        Returns ``{"steps_agree", "bubblekit_matches", "bubblekit_differences",
+        "torch_static_matches", "torch_static_differences", "note"}``; ``*_matches`` is ``None``
+        when there is nothing to compare with.
+        """
+        from ..calibrate import _order_diffs
+
+        executed = self.executed_orders
+        steps_agree = all(t.orders == executed for t in self.steps)
+        out: dict[str, Any] = {"steps_agree": steps_agree, "bubblekit_matches": None, "bubblekit_differences": [],
+                               "torch_static_matches": None, "torch_static_differences": [],
+                               "note": KNOWN_ORDER_DIFFERENCES.get(self.config.schedule, "")}
+        if self.schedule is not None:
+            d = _order_diffs(executed, self.schedule.orders)
+            out["bubblekit_matches"], out["bubblekit_differences"] = not d, d
+        if self.torch_orders:
+            torch_o = [[str(a) for a in self.torch_orders.get(r, [])] for r in range(self.config.ranks)]
+            ex = [[str(a) for a in o] for o in executed]
+            d = [f"rank {r}: ran {' '.join(ex[r])}; static order {' '.join(torch_o[r])}"
+                 for r in range(len(ex)) if ex[r] != torch_o[r]]
+            out["torch_static_matches"], out["torch_static_differences"] = not d, d
+        return out
+
+    def compare(self, step: int | None = None) -> Comparison:
+        """Measured vs formula vs calibrated simulation for one step (default: the median step).
+
+        Uses bubblekit's schedule when it exists and matches the executed order, otherwise
+        the executed orders themselves.
+        """
+        tl = self.median_step if step is None else self.steps[step]
+        sched = self.schedule
+        if sched is not None and self.order_check()["bubblekit_matches"] is False:
+            sched = None
+        return compare_measured(tl, sched)
+
+    def summary(self) -> str:
+        """Text: configuration, per-step bubble ratios, the comparison table and the order check."""
+        c = self.config
+        lines = [
+            f"lab run: {c.schedule} ({c.info.torch_class}) p={c.ranks} m={c.microbatches} v={c.v} "
+            f"hidden={c.hidden} seq={c.seq} batch={c.batch} layers/stage={c.layers} backend={c.backend} "
+            f"threads/rank={c.threads}",
+            "measured bubble_ratio per step: " + ", ".join(f"{b:.4f}" for b in self.bubble_ratios)
+            + f"  (median {self.median_bubble_ratio:.4f})",
+        ]
+        chk = self.order_check()
+        if chk["bubblekit_matches"] is not None:
+            lines.append("executed order == bubblekit's order: " + ("yes" if chk["bubblekit_matches"] else
+                         "NO: " + "; ".join(chk["bubblekit_differences"])))
+        if chk["torch_static_matches"] is not None:
+            lines.append("executed order == PyTorch's static pipeline_order: "
+                         + ("yes" if chk["torch_static_matches"] else "no (" + (chk["note"] or "see order_check()") + ")"))
+        lines.append("")
+        lines.append(self.compare().table())
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"<LabResult {self.config.schedule} p={self.config.ranks} m={self.config.microbatches} "
+                f"steps={len(self.steps)} median bubble_ratio={self.median_bubble_ratio:.4f}>")
+
+
+def run(schedule: str = "1F1B", ranks: int = 2, microbatches: int = 4, *, config: LabConfig | None = None,
+        **options: Any) -> LabResult:
+    """Run a real pipeline and return its measured timelines (see :class:`LabConfig` for options).
+
+    Starts ``ranks`` local processes (127.0.0.1, a free port), waits at most
+    ``timeout_s`` seconds, and always kills and reaps them.
+
+    Raises:
+        ImportError: torch is not installed (``pip install bubblekit[lab]``).
+        LabRunError: a rank failed or the run passed its time limit.
+    """
+    if not torch_available():
+        raise ImportError("bubblekit.lab.run needs torch: pip install 'bubblekit[lab]' (torch==2.13.0)")
+    from ._launch import launch
+
+    cfg = config if config is not None else LabConfig(schedule=schedule, ranks=ranks, microbatches=microbatches,
+                                                      **options)
+    return LabResult.from_record(launch(cfg))
