@@ -1,0 +1,80 @@
+"""Exercises of lesson 02, "Why bubbles appear" (``solutions/02_why_bubbles_appear.ipynb``).
+
+Each expected value is simulated by bubblekit when a learner checks; nothing here is typed.
+Costs are in abstract slots (F = 1, B = 2 unless an exercise says otherwise).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import bubblekit as bk
+
+from ._registry import exercise
+from .lesson01 import ScheduleGoal, compare_schedule, gap_before
+
+#: The unbalanced pipeline of exercises 02.4 and 02.5: stage 2 holds twice the work.
+UNEVEN_F = (1, 1, 2, 1)
+UNEVEN_B = tuple(2 * f for f in UNEVEN_F)
+
+
+def uneven_result() -> bk.SimResult:
+    """GPipe, p = 4, m = 8, forward costs ``UNEVEN_F`` and backward twice that (slots)."""
+    return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=UNEVEN_F, b=UNEVEN_B))
+
+
+@exercise("02.0", hint="The gradient of microbatch 0 must travel down and back: count the stages it crosses.")
+def _check_yourself() -> Any:
+    result = bk.simulate(bk.schedule("gpipe", 4, 8), bk.preset("b=2f"))
+    return gap_before(result, 0, "0B0")
+
+
+@exercise("02.1", hint="Give two lists of 5 numbers: each rank's wait before its first action (fill), "
+          "and its idle time after its last action (drain).")
+def _fill_and_drain() -> Any:
+    result = bk.simulate(bk.schedule("gpipe", 5, 3), bk.preset("b=2f"))
+    fill = [list(result.spans(r))[0].start for r in range(result.p)]
+    drain = [result.makespan - list(result.spans(r))[-1].end for r in range(result.p)]
+    return (fill, drain)
+
+
+@exercise("02.2", hint="Between its last forward and its first backward, rank 0 waits for the forward to reach "
+          "the last stage and the gradient to come back.")
+def _middle_gap() -> Any:
+    result = bk.simulate(bk.schedule("gpipe", 6, 4), bk.preset("b=2f"))
+    return gap_before(result, 0, "0B0")
+
+
+@exercise("02.3", hint="Answer (extra time for GPipe, extra time for 1F1B), in slots; simulate both with and "
+          "without comm and subtract.")
+def _comm_extra() -> Any:
+    extra = []
+    for name in ("gpipe", "1f1b"):
+        sched = bk.schedule(name, 4, 8)
+        with_comm = bk.simulate(sched, bk.Costs(f=1, b=2, comm=0.25)).makespan
+        extra.append(with_comm - bk.simulate(sched, bk.Costs(f=1, b=2)).makespan)
+    return tuple(extra)
+
+
+@exercise("02.4", hint="The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
+          "the backward wave the same with backward times.")
+def _uneven_makespan() -> Any:
+    return uneven_result().makespan
+
+
+@exercise("02.5", hint="Count how many actions of each rank lie on result.critical_path.")
+def _critical_rank() -> Any:
+    counts = Counter(rank for rank, _ in uneven_result().critical_path)
+    return counts.most_common(1)[0][0]
+
+
+@exercise(
+    "02.6",
+    hint="A rank cannot run the backward of a microbatch before its own forward of it, and the last rank "
+    "should start each backward as soon as it has finished that microbatch's forward.",
+    compare=compare_schedule,
+)
+def _repair_1f1b() -> Any:
+    costs = bk.preset("b=2f")
+    return ScheduleGoal(3, 3, costs, bk.simulate(bk.schedule("1f1b", 3, 3), costs).makespan)

@@ -1,0 +1,103 @@
+"""Exercises of lesson 04, *Schedules compared* (``solutions/04_schedules_compared.ipynb``).
+
+Every expected value is computed with bubblekit when a learner checks an answer.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import bubblekit as bk
+
+from ._registry import exercise
+
+#: The cost model of every lesson-04 exercise: forward 1 slot, backward 2 slots, no latency.
+COSTS = bk.Costs(f=1, b=2)
+
+#: Exercise 04.5: a hand-written 1F1B for p=2, m=4 with one mistake (it deadlocks).
+BROKEN_1F1B = """\
+rank 0: 0F0 0F1 0B0 0F2 0B1 0F3 0B2 0B3
+rank 1: 1F0 1B1 1F1 1B0 1F2 1B2 1F3 1B3
+"""
+
+
+@exercise("04.1", hint="Simulate both schedules with bk.Costs(f=1, b=2) and read r.peak_activations[0].")
+def _peak_rank0() -> tuple[float, float]:
+    """(GPipe, 1F1B) peak activations of rank 0 for p=6, m=12."""
+    return tuple(bk.simulate(bk.schedule(n, 6, 12), COSTS).peak_activations[0] for n in ("gpipe", "1f1b"))  # type: ignore[return-value]
+
+
+@exercise("04.2", hint="Use r.bubble_ratio_exact of the simulated interleaved schedule (a Fraction), not a float.")
+def _interleaved_bubble() -> Any:
+    """Exact bubble_ratio of interleaved 1F1B, p=4, m=16, v=4, f=1, b=2."""
+    return bk.simulate(bk.schedule("interleaved", 4, 16, 4), COSTS).bubble_ratio_exact
+
+
+@exercise("04.3", hint="Simulate both with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's makespan from 1F1B's.")
+def _comm_gap() -> Any:
+    """makespan(1F1B) - makespan(GPipe) for p=4, m=8 with a latency of 1/2 slot per hop."""
+    c = bk.Costs(f=1, b=2, comm=Fraction(1, 2))
+    return bk.simulate(bk.schedule("1f1b", 4, 8), c).makespan - bk.simulate(bk.schedule("gpipe", 4, 8), c).makespan
+
+
+def mystery() -> bk.SimResult:
+    """The simulated schedule drawn, without its name, in exercise 04.4."""
+    return bk.simulate(bk.schedule("looped-bfs", 3, 4, 2), COSTS)
+
+
+@exercise(
+    "04.4",
+    hint="Count the hatched (chunk 1) boxes: how many chunks does each rank hold, and are all forwards of a chunk done before the next chunk starts?",
+)
+def _name_the_schedule() -> str:
+    return mystery().schedule.name
+
+
+def _compare_repair(answer: Any, expected: Any) -> tuple[bool, str]:
+    """Legal p=2, m=4 schedule, at most 2 activations per rank, makespan no longer than 1F1B's."""
+    if isinstance(answer, str):
+        try:
+            sched = bk.Schedule.from_text(answer)
+        except bk.ScheduleError as err:
+            return False, f"the text is not a legal schedule yet: {err}"
+    elif isinstance(answer, bk.Schedule):
+        sched = answer
+    else:
+        return False, f"give the schedule as text ('rank 0: 0F0 ...') or a bk.Schedule, got {type(answer).__name__}"
+    if sched.p != 2 or sched.m != 4 or sched.v != 1:
+        return False, f"the schedule must have p=2 ranks, m=4 microbatches and one stage per rank (got p={sched.p}, m={sched.m}, v={sched.v})"
+    try:
+        r = bk.simulate(sched, COSTS)
+    except bk.DeadlockError as err:
+        return False, f"it still deadlocks: {err}"
+    except bk.ScheduleError as err:
+        return False, f"the schedule is not complete: {err}"
+    worst = max(range(r.p), key=lambda q: r.peak_activations[q])
+    if r.max_peak_activations > 2:
+        return False, f"legal, but rank {worst} holds {r.max_peak_activations:g} microbatch activations at its peak (at most 2 allowed)"
+    if r.makespan > expected:
+        return False, f"legal and within memory, but its makespan is {r.makespan} slots: 1F1B finishes sooner"
+    return True, ""
+
+
+@exercise(
+    "04.5",
+    hint="Simulate the broken text and read the DeadlockError: it names the blocked rank and the action it waits for.",
+    compare=_compare_repair,
+)
+def _repair() -> Any:
+    """The makespan to match: 1F1B, p=2, m=4."""
+    return bk.simulate(bk.schedule("1f1b", 2, 4), COSTS).makespan
+
+
+@exercise("04.6", hint="Try bk.schedule('interleaved', 4, m, 2) for every m from 1 to 16 and collect the m that raise ValueError.")
+def _refused() -> set[int]:
+    """The m in 1..16 that interleaved 1F1B refuses for p=4."""
+    out: set[int] = set()
+    for m in range(1, 17):
+        try:
+            bk.schedule("interleaved", 4, m, 2)
+        except ValueError:
+            out.add(m)
+    return out

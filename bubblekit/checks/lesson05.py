@@ -1,0 +1,120 @@
+"""Exercises of lesson 05, *Shrinking bubbles* (``solutions/05_shrinking_bubbles.ipynb``).
+
+Every expected value is computed with bubblekit when a learner checks an answer.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import bubblekit as bk
+from bubblekit import balance, planner
+
+from ._registry import exercise
+
+#: Exercise 05.4: the latency to hide (slots per hop) with F = 1, B = 2.
+HIDE_COMM = Fraction(1, 4)
+#: Exercise 05.4: the memory cap (microbatch activations per rank).
+HIDE_CAP = 4
+
+
+@exercise("05.1", hint="bk.bubble_ratio(p, m) for p = 8: the article's demo uses p = 8, its prose example does not.")
+def _p8() -> tuple[float, float]:
+    """(bubble_ratio at m=4, at m=32) for p=8."""
+    return (bk.bubble_ratio(8, 4), bk.bubble_ratio(8, 32))
+
+
+@exercise("05.2", hint="bk.min_micro_batch(p, target, v=...) answers both; check one by hand with (p-1)/(m*v+p-1).")
+def _min_m() -> tuple[int | None, int | None]:
+    """Smallest m with bubble_ratio <= 10% for p=6, with v=1 and with v=2."""
+    return (bk.min_micro_batch(6, 0.1), bk.min_micro_batch(6, 0.1, v=2))
+
+
+@exercise("05.3", hint="Simulate 1F1B (v=1) and interleaved v=2, 4, 8 with bk.Costs(f=1, b=2, comm=Fraction(1, 8)) and compare makespans.")
+def _best_v() -> int:
+    """The v in (1, 2, 4, 8) with the shortest makespan, p=4, m=8, comm=1/8 slot."""
+    c = bk.Costs(f=1, b=2, comm=Fraction(1, 8))
+    spans = {}
+    for v in (1, 2, 4, 8):
+        s = bk.schedule("1f1b", 4, 8) if v == 1 else bk.schedule("interleaved", 4, 8, v)
+        spans[v] = bk.simulate(s, c).makespan
+    return min(spans, key=lambda v: (spans[v], v))
+
+
+def hide_floor(p: int = 3, m: int = 6) -> Any:
+    """The latency floor (m + p - 1)(f + b) + 2(p - 1) comm for F = 1, B = 2, comm = HIDE_COMM."""
+    return (m + p - 1) * 3 + 2 * (p - 1) * HIDE_COMM
+
+
+def _compare_hidden(answer: Any, expected: Any) -> tuple[bool, str]:
+    """A legal p=3, m=6 schedule that reaches the latency floor with at most HIDE_CAP activations per rank."""
+    if isinstance(answer, str):
+        try:
+            sched = bk.Schedule.from_text(answer)
+        except bk.ScheduleError as err:
+            return False, f"the text is not a legal schedule yet: {err}"
+    elif isinstance(answer, bk.Schedule):
+        sched = answer
+    else:
+        return False, f"give the schedule as text ('rank 0: 0F0 ...') or a bk.Schedule, got {type(answer).__name__}"
+    if sched.p != 3 or sched.m != 6 or sched.v != 1:
+        return False, f"the schedule must have p=3 ranks, m=6 microbatches, one stage per rank (got p={sched.p}, m={sched.m}, v={sched.v})"
+    try:
+        r = bk.simulate(sched, bk.Costs(f=1, b=2, comm=HIDE_COMM))
+    except bk.DeadlockError as err:
+        return False, f"it deadlocks: {err}"
+    except bk.ScheduleError as err:
+        return False, f"the schedule is not complete: {err}"
+    if r.max_peak_activations > HIDE_CAP:
+        worst = max(range(r.p), key=lambda q: r.peak_activations[q])
+        return False, f"legal, but rank {worst} holds {r.max_peak_activations:g} microbatch activations at its peak (at most {HIDE_CAP})"
+    if r.makespan > expected:
+        blocked = max(r.idle_intervals(), key=lambda g: g.duration)
+        return False, (f"legal and within memory, but the makespan is {r.makespan} slots: latency is still on the "
+                       f"critical path (the longest wait is on rank {blocked.rank}, before {blocked.before})")
+    return True, ""
+
+
+@exercise(
+    "05.4",
+    hint="Start from 1F1B for p=3, m=6 and give the ranks that wait for gradients one more forward to run while they wait.",
+    compare=_compare_hidden,
+)
+def _hide() -> Any:
+    return hide_floor()
+
+
+def head_model() -> list[balance.Layer]:
+    """Exercise 05.5: 6 measured layers (h=4096, seq=4096) as attention/MLP pieces plus a hypothetical output head.
+
+    The head is *not measured*: it is made up as twice an MLP block, to show what a heavy last
+    piece does to a count-based split.
+    """
+    layers = balance.measured_layers(6, hidden=4096, seq=4096)
+    mlp = layers[1]
+    layers.append(balance.Layer("head (hypothetical)", f=2 * mlp.f, b=2 * mlp.b))
+    return layers
+
+
+@exercise("05.5", hint="balance.partition(layers, 4).to_costs() gives per-stage costs; simulate bk.schedule('1f1b', 4, 8) with them.", rel_tol=1e-9)
+def _balanced_step() -> Any:
+    """Makespan (ms) of 1F1B, p=4, m=8, with the optimal 4-stage partition of head_model()."""
+    part = balance.partition(head_model(), 4)
+    return bk.simulate(bk.schedule("1f1b", 4, 8), part.to_costs()).makespan
+
+
+@exercise("05.6", hint="planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)).best.time_per_microbatch", rel_tol=1e-9)
+def _plan_best() -> Any:
+    """Best time per microbatch (slots) for p=8, F=1, B=2, recompute 1/16 activations at +0.7 F, budget 4."""
+    base = bk.Costs(f=1, b=2)
+    rc = planner.with_recompute(base, activation=Fraction(1, 16), extra_backward=Fraction(7, 10))
+    best = planner.plan(8, costs=base, recompute=rc, memory_budget=4, ms=(8, 16, 32)).best
+    return None if best is None else best.time_per_microbatch
+
+
+@exercise("05.7", hint="Read planner.load_h200_recompute_costs(): (full bwd_ms - none bwd_ms) / none F_ms for hidden=4096.", rel_tol=1e-3)
+def _recompute_growth() -> float:
+    """Extra backward time with full recomputation, in plain forwards, h=4096, seq=4096 (measured)."""
+    rec = next(c for c in planner.load_h200_recompute_costs()["configs"] if c["hidden"] == 4096)
+    return float((rec["full"]["bwd_ms"] - rec["none"]["bwd_ms"]) / rec["none"]["F_ms"])

@@ -1,0 +1,133 @@
+"""Exercises of lesson 06, *Profiling practice* (``solutions/06_profiling_practice.ipynb``).
+
+The exercises read one small "profiled" step: a 3-rank 1F1B pipeline with 4 microbatches,
+unequal stages, per-action jitter, overhead and latency, written as bubblekit's trace CSV
+by :func:`write_example_csv`. It is generated deterministically (a fixed seed) from a
+simulation; every expected value is computed from it with bubblekit when a learner checks.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import bubblekit as bk
+from bubblekit import calibrate, traces
+
+from ._registry import exercise
+
+#: Ranks and microbatches of the example step.
+P, M = 3, 4
+#: Mean forward time per stage (ms) of the example step; backward is 2.1 x forward.
+STAGE_F_MS = (2.0, 2.6, 2.1)
+SEED = 6
+
+
+def _example_timeline() -> bk.Timeline:
+    sim = bk.simulate(bk.schedule("1f1b", P, M), bk.Costs(f=list(STAGE_F_MS), b=[2.1 * f for f in STAGE_F_MS], unit="ms"))
+    rng = random.Random(SEED)
+    starts, ends, labels = [], [], []
+    for r in range(P):
+        s, e, lb = sim.arrays(r)
+        starts.append(s)
+        ends.append([a + (b - a) * rng.uniform(0.95, 1.25) for a, b in zip(s, e)])
+        labels.append(list(lb))
+    noisy = bk.Timeline(starts, ends, labels, unit="ms", may_overlap=True)
+    return calibrate.replay(noisy, overhead=0.08, latency=0.35)
+
+
+def write_example_csv(path: str | Path) -> Path:
+    """Write the example profiled step as bubblekit's trace CSV (ms) at ``path``; return the path."""
+    return traces.write_csv(_example_timeline(), path)
+
+
+@lru_cache(maxsize=1)
+def example_step() -> traces.MeasuredTimeline:
+    """The example step as :func:`bubblekit.traces.read_csv` returns it (what the learner reads)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return traces.read_csv(write_example_csv(Path(tmp) / "example_step.csv"))
+
+
+@exercise(
+    "06.1",
+    hint="Sum every rank's idle time inside the step window, then divide by (ranks x makespan); step.idle gives the per-rank idle times.",
+    rel_tol=1e-6,
+)
+def _bubble() -> float:
+    """Measured bubble ratio of the example step."""
+    return example_step().bubble_ratio
+
+
+@exercise(
+    "06.2",
+    hint="step.utilization_per_rank lists each rank's busy share: collect the ranks below 0.8 in a set, and take the index of the largest share.",
+)
+def _below_80() -> tuple[set[int], int]:
+    """(ranks of the example step busy less than 80% of the step, the busiest rank)."""
+    util = example_step().utilization_per_rank
+    return ({r for r, u in enumerate(util) if u < 0.8}, max(range(len(util)), key=lambda r: util[r]))
+
+
+@exercise("06.3", hint="traces.explain_gaps(step, n=None) lists gaps longest first; find rank 0's first one and read from_rank.")
+def _waits_for() -> int | None:
+    """The rank that rank 0 waits for in its longest gap."""
+    gap = next(g for g in traces.explain_gaps(example_step(), n=None) if g.rank == 0)
+    return gap.from_rank
+
+
+@exercise(
+    "06.4",
+    hint="calibrate.calibrate(step) returns per-stage costs; simulate bk.schedule('1f1b', 3, m) with them for m = 2, 4, 8, ... and stop at the first bubble_ratio <= 0.2.",
+)
+def _m_for_20() -> int | None:
+    """Smallest m in 2, 4, 8, ..., 256 whose calibrated 1F1B simulation has bubble_ratio <= 20%."""
+    costs, _ = calibrate.calibrate(example_step())
+    m = 2
+    while m <= 256:
+        if bk.simulate(bk.schedule("1f1b", P, m), costs).bubble_ratio <= 0.2:
+            return m
+        m *= 2
+    return None
+
+
+def _compare_orders(answer: Any, expected: Any) -> tuple[bool, str]:
+    """The learner's text must be a legal schedule with exactly the executed per-rank orders."""
+    if isinstance(answer, str):
+        try:
+            sched = bk.Schedule.from_text(answer)
+        except bk.ScheduleError as err:
+            return False, f"the text is not a legal schedule yet: {err}"
+    elif isinstance(answer, bk.Schedule):
+        sched = answer
+    else:
+        return False, f"give the orders as text ('rank 0: 0F0 ...'), got {type(answer).__name__}"
+    try:
+        bk.simulate(sched, bk.Costs(f=1, b=2))
+    except bk.DeadlockError as err:
+        return False, f"these orders deadlock, so they cannot be what ran: {err}"
+    if sched.p != len(expected):
+        return False, f"the profile has {len(expected)} ranks, your text has {sched.p}"
+    for r, (got, want) in enumerate(zip(sched.orders, expected)):
+        if tuple(got) != tuple(want):
+            k = next((k for k, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
+            return False, f"rank {r} differs from the profile at position {k} (counting from 0): sort its spans by start time"
+    return True, ""
+
+
+@exercise(
+    "06.5",
+    hint="Read each rank's spans in order of their start time (sorted(step.spans(r), key=...)) and write 'rank r: ...' lines.",
+    compare=_compare_orders,
+)
+def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
+    """The per-rank orders the example step executed."""
+    return example_step().orders
+
+
+@exercise("06.6", hint="bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).")
+def _min_m_p12() -> int | None:
+    """Smallest m for a 20% bubble ratio with p = 12 (plain 1F1B)."""
+    return bk.min_micro_batch(12, 0.2)

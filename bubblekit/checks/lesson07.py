@@ -1,0 +1,175 @@
+"""Exercises of lesson 07, *Beyond 1F1B* (``solutions/07_beyond_1f1b.ipynb``).
+
+Also home of :func:`whiteboard`, the grader for "sketch a schedule as text" questions
+(lesson 07 and the interview bank): it simulates the learner's text and says what is
+wrong (a malformed action, the blocked rank of a deadlock, the memory peak, or how far
+the makespan is from the target) without ever showing a schedule that works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import bubblekit as bk
+from bubblekit import published, search
+
+from ._registry import exercise
+
+__all__ = ["whiteboard", "WhiteboardTarget"]
+
+
+class WhiteboardTarget(dict):  # type: ignore[type-arg]
+    """What a whiteboard answer must reach: ``p``, ``m``, costs, cap and a makespan (or span) bound.
+
+    A dict so that the registry's comparison rules never print it; :func:`whiteboard`
+    reads it. Keys: ``p``, ``m``, ``costs``, ``cap`` (per-rank activations or None),
+    ``makespan`` (upper bound, time unit) and ``measure`` (``"makespan"`` or
+    ``"stage_span"``), ``split`` (True when F/I/W must be used).
+    """
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, Fraction):
+        return str(x) if x.denominator != 1 else str(x.numerator)
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def whiteboard(answer: Any, expected: Any) -> tuple[bool, str]:
+    """Grade a schedule written as text (``"rank 0: 0F0 0I0 0W0"``) against a target.
+
+    Returns ``(ok, message)``. The message names the first problem: text that does not
+    parse, a missing or misplaced action, a deadlock (with the blocked rank and what it
+    waits for), a memory peak above the cap (with the rank), or the gap between the
+    answer's makespan and the target bound. It never shows a correct schedule.
+    """
+    if not isinstance(expected, dict):
+        raise TypeError("whiteboard expects a WhiteboardTarget as the expected value")
+    if isinstance(answer, bk.Schedule):
+        text = answer.to_text()
+    elif isinstance(answer, str):
+        text = answer
+    else:
+        return False, f"expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type(answer).__name__}"
+    p, m = expected["p"], expected["m"]
+    try:
+        sched = bk.Schedule.from_text(text, m=m)
+    except bk.ScheduleError as err:
+        return False, f"the text is not a legal schedule yet: {err}"
+    if sched.p != p or sched.n_stages != p:
+        return False, f"the schedule has {sched.p} rank line(s) and {sched.n_stages} stage(s); this question has p={p}"
+    if expected.get("split") and not sched.split_backward:
+        return False, "this question wants the backward split into I (input gradient) and W (weight gradient)"
+    try:
+        res = bk.simulate(sched, expected["costs"])
+    except bk.DeadlockError as err:
+        first = str(err).splitlines()[1].strip() if len(str(err).splitlines()) > 1 else str(err)
+        return False, f"deadlock: {first}"
+    cap = expected.get("cap")
+    if cap is not None:
+        for r, peak in enumerate(res.peak_activations):
+            if peak > cap + 1e-9:
+                return False, (f"rank {r} holds {_fmt(peak)} microbatch activations at its peak, over the cap of "
+                               f"{_fmt(cap)}: run a W (or B) before the next F there")
+    measure = expected.get("measure", "makespan")
+    got = res.makespan if measure == "makespan" else _span(res)
+    bound = expected["makespan"]
+    if got > bound:
+        return False, (f"legal and within memory, but its {measure.replace('_', ' ')} is {_fmt(got - bound)} "
+                       f"{res.unit}(s) longer than the target: look at the largest idle gap, "
+                       f"{_largest_gap(res)}")
+    return True, ""
+
+
+def _span(res: bk.SimResult) -> Any:
+    spans = []
+    for r in range(res.p):
+        sp = list(res.spans(r))
+        spans.append(sp[-1].end - sp[0].start)
+    return max(spans)
+
+
+def _largest_gap(res: bk.SimResult) -> str:
+    gaps = [g for g in res.idle_intervals() if g.before is not None]
+    if not gaps:
+        return "(none inside the ranks: the ramps at the start and end are what remain)"
+    g = max(gaps, key=lambda x: (x.duration, -x.rank))
+    return f"on rank {g.rank} before {g.before}"
+
+
+def target(p: int, m: int, costs: bk.Costs, bound: Any, *, cap: float | None = None,
+           measure: str = "makespan", split: bool = True) -> WhiteboardTarget:
+    """Build a :class:`WhiteboardTarget` (used by lesson modules)."""
+    return WhiteboardTarget(p=p, m=m, costs=costs, cap=cap, makespan=bound, measure=measure, split=split)
+
+
+UNIFORM = bk.Costs(f=1, i=1, w=1)
+
+
+def _ratio_1f1b_over_zbh1() -> float:
+    costs = bk.Costs(f=2, i=3, w=1)
+    one = published.max_rank_bubble_time(bk.simulate(bk.schedule("1f1b", 8, 16), costs))
+    zb = published.max_rank_bubble_time(bk.simulate(bk.schedule("zb-h1", 8, 16), costs))
+    return one / zb
+
+
+@exercise("07.1", hint="Compare the per-rank bubble time of 1F1B, (p-1)(F+I+W), with ZB-H1's; p cancels.")
+def _e071() -> float:
+    return _ratio_1f1b_over_zbh1()
+
+
+@exercise("07.2", hint="Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.")
+def _e072() -> float:
+    return bk.simulate(bk.schedule("zb-h2", 6, 12), UNIFORM).max_peak_activations
+
+
+def _best_within_1f1b_memory() -> str:
+    costs = bk.h200_costs()
+    p, m = 4, 16
+    cap = bk.simulate(bk.schedule("1f1b", p, m), costs).max_peak_activations
+    best = None
+    for name in ("zb-h1", "zb-h2", "zbv", "dualpipev"):
+        res = bk.simulate(bk.schedule(name, p, m), costs)
+        if res.max_peak_activations <= cap + 1e-9:
+            rate = published.stage_span_bubble_rate(res)
+            if best is None or rate < best[0]:
+                best = (rate, name)
+    assert best is not None
+    return best[1]
+
+
+@exercise("07.3", hint="Drop the schedules whose peak exceeds 1F1B's, then compare stage_span_bubble_rate.")
+def _e073() -> str:
+    return _best_within_1f1b_memory()
+
+
+@exercise(
+    "07.4",
+    hint="Start from 1F1B with B split into I and W, then move a W into a gap where its rank would wait.",
+    compare=whiteboard,
+)
+def _e074() -> WhiteboardTarget:
+    zb = bk.simulate(bk.schedule("zb-h1", 2, 3), UNIFORM)
+    return target(2, 3, UNIFORM, zb.makespan, cap=2)
+
+
+def _min_cap_for_zero_span_bubble() -> int:
+    costs = UNIFORM
+    for cap in range(1, 17):
+        s = search.search_schedule(4, 12, costs, mem_cap=cap, objective="stage_span", method="greedy")
+        if published.stage_span_bubble_rate(bk.simulate(s, costs)) == 0:
+            return cap
+    raise AssertionError("no cap up to 16 reached zero")
+
+
+@exercise("07.5", hint="Loop over mem_cap = 1, 2, ... with objective='stage_span' and stop at the first zero rate.")
+def _e075() -> int:
+    return _min_cap_for_zero_span_bubble()
+
+
+def _checks() -> dict[str, Callable[[], Any]]:
+    """The expected-value functions by id (for tests)."""
+    return {"07.1": _e071, "07.2": _e072, "07.3": _e073, "07.4": _e074, "07.5": _e075}

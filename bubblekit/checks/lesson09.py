@@ -1,0 +1,63 @@
+"""Exercises of lesson 09, *Misconceptions* (``solutions/09_misconceptions.ipynb``)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import bubblekit as bk
+from bubblekit import planner
+from bubblekit.costs import load_h200_layer_costs
+
+from ._registry import exercise
+
+
+@exercise("09.1", hint="The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.")
+def _e091() -> Fraction:
+    return bk.bubble_ratio_exact(8, 4)
+
+
+def fixed_gpu_step_times(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model: int = 32) -> dict[int, Fraction]:
+    """Step time (slots) for each pipeline depth p dividing ``gpus`` at a fixed global batch.
+
+    ``gpus / p`` data-parallel replicas share ``batch`` sequences (micro-batch 1), so each
+    pipeline runs ``m = batch * p / gpus`` microbatches; each stage does ``1/p`` of the
+    model's forward ``f_model`` and backward ``b_model``. 1F1B, no communication cost.
+    """
+    out: dict[int, Fraction] = {}
+    for p in (1, 2, 4, 8, 16):
+        if gpus % p:
+            continue
+        m = batch * p // gpus
+        costs = bk.Costs(f=Fraction(f_model, p), b=Fraction(b_model, p))
+        out[p] = Fraction(bk.simulate(bk.schedule("1f1b", p, m), costs).makespan)
+    return out
+
+
+@exercise("09.2", hint="Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.")
+def _e092() -> int:
+    times = fixed_gpu_step_times()
+    return min(times, key=lambda p: (times[p], p))
+
+
+@exercise("09.3", hint="Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.")
+def _e093() -> float:
+    return bk.simulate(bk.schedule("zb-h2", 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio
+
+
+@exercise("09.4", hint="Every stage boundary between two ranks carries one activation and one gradient per microbatch.")
+def _e094() -> int:
+    return planner.hops_per_step(bk.schedule("interleaved", 4, 8, 2))
+
+
+def _measured_ratio(hidden: int, seq: int) -> float:
+    for cfg in load_h200_layer_costs()["configs"]:
+        if cfg["hidden"] == hidden and cfg["seq"] == seq:
+            layer = cfg["layer"]
+            return float(layer["full_backward_ms"] / layer["F_ms"])
+    raise KeyError((hidden, seq))
+
+
+@exercise("09.5", hint="Read the 'layer' entry of the h=4096, seq=8192 configuration: full_backward_ms / F_ms.",
+          rel_tol=1e-9)
+def _e095() -> float:
+    return _measured_ratio(4096, 8192)

@@ -1,0 +1,439 @@
+"""Choosing a pipeline configuration: schedule x microbatches m x chunks v x recomputation.
+
+:func:`plan` enumerates candidate configurations for ``p`` ranks, simulates each one with
+:func:`bubblekit.simulate`, checks its peak activation memory against a budget, and ranks
+them. Every number comes from the simulator (no closed form is assumed), so unequal
+costs, communication latency and per-stage costs are all taken into account.
+
+Conventions:
+
+* **Time** is in the costs' unit (``"slot"`` or ``"ms"``). The default ranking is
+  *time per microbatch* = makespan / m (lower is better; its inverse is throughput),
+  because a larger m also does more work per step: with a fixed microbatch size, m
+  microbatches are m x the samples.
+* **Memory** is per rank, in *microbatch activations* of the plain model: 1.0 is what one
+  microbatch leaves on a rank holding its whole share of the model without
+  recomputation (see :mod:`bubblekit.costs`). A budget may also be given in bytes when
+  the bytes of one microbatch activation are known (the measured presets carry them in
+  ``costs.extra["activation_bytes_per_microbatch"]``). Only activations count: weights,
+  gradients and optimizer state are assumed to fit already.
+* **Recomputation** (activation checkpointing, 激活重算) is a second :class:`Costs`: its
+  backward is longer (it re-runs the forward) and its ``activation`` is smaller.
+  :func:`h200_recompute_costs` builds the pair from the measured H200 data;
+  :func:`with_recompute` builds it from a rule of thumb.
+
+Pure core: no matplotlib, widgets or torch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Union
+
+from ._validate import check_int, check_number
+from .costs import Costs
+from .schedules import _ALIASES, REGISTRY, Schedule, schedule
+from .simulator import SimResult, simulate
+
+__all__ = [
+    "Candidate",
+    "PlanTable",
+    "plan",
+    "evaluate",
+    "hops_per_step",
+    "with_recompute",
+    "h200_recompute_costs",
+    "load_h200_recompute_costs",
+    "RANK_BY",
+]
+
+Number = Union[int, float, Fraction]
+
+#: Ranking keys accepted by :func:`plan`.
+RANK_BY: tuple[str, ...] = ("time_per_microbatch", "makespan", "bubble_ratio", "peak_activations")
+
+_DEFAULT_SCHEDULES: tuple[str, ...] = ("gpipe", "1f1b", "interleaved", "looped-bfs")
+_EPS = 1e-9
+
+
+# ----------------------------------------------------------------------------- hops
+def hops_per_step(sched: Schedule) -> int:
+    """Cross-rank messages in one step: activations forward plus gradients backward.
+
+    Every stage boundary whose two stages sit on different ranks carries one activation
+    per microbatch forward and one gradient backward: ``2 * m * crossings``. With the
+    looped placement of interleaved 1F1B that is ``2 * m * (p * v - 1)`` for ``p >= 2``;
+    with ``v = 1``, ``2 * m * (p - 1)``.
+    """
+    if not isinstance(sched, Schedule):
+        raise TypeError(f"sched must be a bubblekit Schedule, got {type(sched).__name__}")
+    pl = sched.placement
+    crossings = sum(1 for s in range(len(pl) - 1) if pl[s] != pl[s + 1])
+    return 2 * sched.m * crossings
+
+
+# ----------------------------------------------------------------------------- recomputation
+def with_recompute(costs: Costs, *, activation: Number, extra_backward: Number | None = None) -> Costs:
+    """The same model with activation recomputation: a longer backward, fewer activations.
+
+    Args:
+        costs: the plain model's costs (scalar ``f``/``b``, or per stage).
+        activation: activations one microbatch holds with recomputation, as a fraction of
+            the plain model's (0 < activation <= 1); e.g. ``1/16`` as measured on an H200.
+        extra_backward: time added to every backward, as a multiple of that stage's forward;
+            default 1.0 (the forward runs again). Measured on an H200: about 0.7.
+
+    The split backward (``i``, ``w``) is not kept: recomputation happens before the input
+    gradient, so ``i`` grows by the extra time and ``w`` stays.
+    """
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    act = check_number("activation", activation, minimum=0, allow_equal=False)
+    if act > 1:
+        raise ValueError(f"activation must be a fraction of the plain model's activations (0 < activation <= 1), got {act!r}")
+    extra = 1 if extra_backward is None else check_number("extra_backward", extra_backward, minimum=0)
+
+    def grow(x: Any, f: Any) -> Any:
+        if isinstance(x, tuple):
+            fs = f if isinstance(f, tuple) else (f,) * len(x)
+            return tuple(xi + extra * fi for xi, fi in zip(x, fs))
+        return x + extra * f
+
+    def scale(x: Any) -> Any:
+        return tuple(a * act for a in x) if isinstance(x, tuple) else x * act
+
+    extra_info = dict(costs.extra)
+    if "activation_bytes_per_microbatch" in extra_info:
+        extra_info["activation_bytes_per_microbatch_recomputed"] = extra_info["activation_bytes_per_microbatch"] * float(act)
+    return Costs(
+        f=costs.f, b=grow(costs.b, costs.f), i=grow(costs.i, costs.f), w=costs.w,
+        comm=costs.comm, activation=scale(costs.activation), w_held=costs.w_held, unit=costs.unit,
+        name=f"{costs.name} + recomputation", extra=extra_info,
+    )
+
+
+_RECOMPUTE_DATA = Path(__file__).resolve().parent / "data" / "h200_recompute_costs.json"
+
+
+def load_h200_recompute_costs() -> dict[str, Any]:
+    """The measured H200 recomputation table shipped with bubblekit.
+
+    Source: one NVIDIA H200, PyTorch 2.11 (CUDA 13), bf16, micro-batch 1, a stage of 4
+    GPT layers, ``torch.utils.checkpoint`` (non-reentrant) around every layer
+    (``bubblekit/data/README.md``).
+    """
+    if not _RECOMPUTE_DATA.exists():
+        raise FileNotFoundError("bubblekit/data/h200_recompute_costs.json is missing from the installation")
+    return json.loads(_RECOMPUTE_DATA.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def h200_recompute_costs(hidden: int = 4096, seq: int = 4096, *, comm_ms: Number = 0) -> tuple[Costs, Costs]:
+    """``(plain, recomputed)`` costs in ms of a 4-layer GPT stage per rank, measured on one H200.
+
+    ``plain.activation`` is 1 (one microbatch activation) and
+    ``recomputed.activation`` is the measured ratio of held bytes (about 1/16);
+    both carry ``extra["activation_bytes_per_microbatch"]`` = the plain model's bytes,
+    the size of one unit, so a byte budget converts the same way for both.
+
+    Caveat from the data README: in the smallest configuration (hidden=2048) the
+    checkpointed *forward* measured slower than the plain one (5.7 vs 2.1 ms), probably
+    per-kernel overhead on small layers (not verified); treat that row with care.
+
+    Args:
+        hidden, seq: a measured configuration: (2048, 2048), (4096, 4096) or (8192, 4096).
+        comm_ms: latency of one hop between ranks, ms (not measured; 0 by default).
+    """
+    data = load_h200_recompute_costs()
+    match = next((c for c in data["configs"] if c["hidden"] == hidden and c["seq"] == seq), None)
+    if match is None:
+        avail = sorted((c["hidden"], c["seq"]) for c in data["configs"])
+        raise ValueError(f"no measured recomputation configuration with hidden={hidden}, seq={seq}; available: {avail}")
+    comm = check_number("comm_ms", comm_ms, minimum=0)
+    none, full = match["none"], match["full"]
+    unit_bytes = none["activation_bytes_per_microbatch"]
+    layers = data.get("layers_per_stage", 4)
+    plain = Costs(
+        f=none["F_ms"], b=none["bwd_ms"], comm=comm, unit="ms",
+        name=f"measured H200 (h={hidden}, seq={seq}, {layers} layers/rank)",
+        extra={"activation_bytes_per_microbatch": unit_bytes, "source": "h200_recompute_costs.json: none"},
+    )
+    recomputed = Costs(
+        f=full["F_ms"], b=full["bwd_ms"], comm=comm, unit="ms",
+        activation=full["activation_bytes_per_microbatch"] / unit_bytes,
+        name=f"measured H200 (h={hidden}, seq={seq}, {layers} layers/rank) + full recomputation",
+        extra={"activation_bytes_per_microbatch": unit_bytes, "source": "h200_recompute_costs.json: full",
+               "held_bytes_per_microbatch": full["activation_bytes_per_microbatch"]},
+    )
+    return plain, recomputed
+
+
+# ----------------------------------------------------------------------------- candidates
+@dataclass(frozen=True)
+class Candidate:
+    """One configuration and what the simulator says about it.
+
+    Attributes:
+        schedule: registry name (``"1f1b"``).
+        p, m, v: ranks, microbatches per step, chunks per rank.
+        recompute: True when evaluated with the recomputation costs.
+        makespan: step time in ``unit`` (``None`` when the schedule could not be built).
+        unit: time unit of the costs.
+        time_per_microbatch: ``makespan / m`` (the default ranking key; lower is better).
+        bubble_ratio: idle / (p x makespan), the article's b.
+        bubble_overhead: idle / busy, Megatron's convention.
+        peak_activations: the largest per-rank peak, in microbatch activations of the plain model.
+        peak_bytes: ``peak_activations`` x bytes per activation, when known.
+        hops: cross-rank messages per step (:func:`hops_per_step`).
+        fits: built, simulated, and within the memory budget.
+        reason: why it does not fit (empty when it does).
+        result: the :class:`SimResult` (not shown in reprs).
+    """
+
+    schedule: str
+    p: int
+    m: int
+    v: int
+    recompute: bool
+    makespan: Number | None
+    unit: str
+    time_per_microbatch: float | None
+    bubble_ratio: float | None
+    bubble_overhead: float | None
+    peak_activations: float | None
+    peak_bytes: float | None
+    hops: int | None
+    fits: bool
+    reason: str = ""
+    result: SimResult | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def label(self) -> str:
+        """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"``."""
+        v = f" v={self.v}" if self.v > 1 else ""
+        rc = " +recompute" if self.recompute else ""
+        return f"{self.schedule}{v} m={self.m}{rc}"
+
+
+def evaluate(
+    name: str,
+    p: int,
+    m: int,
+    v: int = 1,
+    *,
+    costs: Costs,
+    recompute: bool = False,
+    memory_budget: float | None = None,
+    activation_bytes: float | None = None,
+) -> Candidate:
+    """Build, simulate and measure one configuration (see :func:`plan` for the conventions).
+
+    A schedule that cannot be built (e.g. interleaved with an ``m`` PyTorch refuses) or
+    costs that do not fit it come back with ``fits=False`` and the error in ``reason``.
+    """
+    name = _registry_key(name)
+    spec_v = None if REGISTRY[name].chunks == "one" else v
+    try:
+        sched = schedule(name, p, m, spec_v)
+        res = simulate(sched, costs)
+    except ValueError as err:
+        return Candidate(name, p, m, v, recompute, None, costs.unit, None, None, None, None, None, None, False,
+                         f"cannot run: {err}")
+    peak = float(res.max_peak_activations)
+    pbytes = peak * activation_bytes if activation_bytes is not None else None
+    fits, reason = True, ""
+    if memory_budget is not None and peak > memory_budget + _EPS:
+        fits = False
+        reason = f"memory: peak {peak:.3g} > budget {memory_budget:.3g} microbatch activations"
+    return Candidate(
+        name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
+        res.bubble_ratio, res.bubble_overhead, peak, pbytes, hops_per_step(sched), fits, reason, res,
+    )
+
+
+@dataclass(frozen=True)
+class PlanTable:
+    """Ranked candidates: feasible ones first, best first.
+
+    Attributes:
+        candidates: every configuration tried, ranked.
+        rank_by: the ranking key.
+        memory_budget: the budget in microbatch activations per rank (``None``: no limit).
+        activation_bytes: bytes of one microbatch activation (``None`` when unknown).
+    """
+
+    candidates: tuple[Candidate, ...]
+    rank_by: str
+    memory_budget: float | None
+    activation_bytes: float | None
+
+    def __iter__(self) -> Iterator[Candidate]:
+        return iter(self.candidates)
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    def __getitem__(self, k: int) -> Candidate:
+        return self.candidates[k]
+
+    @property
+    def feasible(self) -> tuple[Candidate, ...]:
+        """The candidates that fit the budget, ranked."""
+        return tuple(c for c in self.candidates if c.fits)
+
+    @property
+    def best(self) -> Candidate | None:
+        """The top feasible candidate, or ``None`` when nothing fits."""
+        return next(iter(self.feasible), None)
+
+    def to_text(self, limit: int | None = 10, *, show_infeasible: bool = False) -> str:
+        """A fixed-width table of the top ``limit`` candidates (feasible only unless asked)."""
+        rows = list(self.candidates if show_infeasible else self.feasible)
+        if limit is not None:
+            rows = rows[:limit]
+        unit = self.candidates[0].unit if self.candidates else ""
+        mem_head = "peak GiB" if self.activation_bytes is not None else "peak act"
+        head = (f"{'#':>2}  {'configuration':<32} {'step ' + unit:>10} {'per mb':>8} {'bubble':>7} "
+                f"{mem_head:>8} {'hops':>5}  fits")
+        lines = [head, "-" * len(head)]
+        for k, c in enumerate(rows, 1):
+            if c.makespan is None:
+                lines.append(f"{k:>2}  {c.label:<32} {'-':>10} {'-':>8} {'-':>7} {'-':>8} {'-':>5}  no ({c.reason[:40]})")
+                continue
+            mem = c.peak_bytes / 2**30 if c.peak_bytes is not None else c.peak_activations
+            lines.append(
+                f"{k:>2}  {c.label:<32} {float(c.makespan):>10.4g} {c.time_per_microbatch:>8.4g} "
+                f"{c.bubble_ratio:>7.1%} {mem:>8.3g} {c.hops:>5}  {'yes' if c.fits else 'no'}"
+            )
+        if not rows:
+            lines.append("(no configuration fits)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _sort_key(rank_by: str) -> Any:
+    order = {name: k for k, name in enumerate(REGISTRY)}
+
+    def key(c: Candidate) -> tuple[Any, ...]:
+        if c.makespan is None:
+            return (2, math.inf, 0.0, 0, order.get(c.schedule, 99), c.m, c.v, c.recompute)
+        main: Any = {
+            "time_per_microbatch": c.time_per_microbatch,
+            "makespan": float(c.makespan),
+            "bubble_ratio": c.bubble_ratio,
+            "peak_activations": c.peak_activations,
+        }[rank_by]
+        return (0 if c.fits else 1, round(float(main), 12), round(float(c.peak_activations or 0), 12), c.hops or 0,
+                order.get(c.schedule, 99), c.m, c.v, c.recompute)
+
+    return key
+
+
+def _ints(name: str, values: Any, minimum: int) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name} must be a sequence of ints, got {values!r}")
+    if not values:
+        raise ValueError(f"{name} is empty: give at least one value")
+    return tuple(dict.fromkeys(check_int(f"{name}[{k}]", x, minimum=minimum) for k, x in enumerate(values)))
+
+
+def plan(
+    p: int,
+    *,
+    costs: Costs | None = None,
+    recompute: Costs | None = None,
+    memory_budget: Number | None = None,
+    memory_budget_bytes: Number | None = None,
+    activation_bytes: Number | None = None,
+    ms: Sequence[int] | None = None,
+    schedules: Sequence[str] = _DEFAULT_SCHEDULES,
+    vs: Sequence[int] = (2, 4),
+    rank_by: str = "time_per_microbatch",
+) -> PlanTable:
+    """Enumerate schedule x m x v (x recomputation), simulate each, rank by speed under a memory budget.
+
+    Args:
+        p: pipeline ranks, int >= 1.
+        costs: the plain model's costs (default ``Costs(f=1, b=2)``, slots).
+        recompute: costs of the same model with activation recomputation (see
+            :func:`with_recompute`, :func:`h200_recompute_costs`); ``None`` tries none.
+        memory_budget: activations each rank may hold, in microbatch activations of the
+            plain model (> 0); ``None`` means no limit.
+        memory_budget_bytes: the same budget in bytes (give one or the other); needs
+            ``activation_bytes`` or ``costs.extra["activation_bytes_per_microbatch"]``.
+        activation_bytes: bytes of one microbatch activation (one rank's share, no recomputation).
+        ms: microbatch counts to try; default ``p, 2p, 4p, 8p``.
+        schedules: registry names to try; multi-chunk schedules are tried with each ``v`` in ``vs``.
+        vs: chunks per rank for interleaved and looped-BFS schedules (ints >= 2).
+        rank_by: ``"time_per_microbatch"`` (default; makespan / m), ``"makespan"``,
+            ``"bubble_ratio"`` or ``"peak_activations"``.
+
+    Returns:
+        A :class:`PlanTable`: feasible candidates first, best first; ``.best``, ``.to_text()``.
+
+    Raises:
+        TypeError / ValueError naming the parameter for bad input (unknown schedule, empty
+        ``ms``, both budgets, a byte budget without a byte size, ...).
+    """
+    p = check_int("p", p)
+    if costs is None:
+        costs = Costs()
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    if recompute is not None and not isinstance(recompute, Costs):
+        raise TypeError(f"recompute must be a bubblekit Costs (the recomputed model) or None, got {type(recompute).__name__}")
+    if rank_by not in RANK_BY:
+        raise ValueError(f"rank_by must be one of {RANK_BY}, got {rank_by!r}")
+    if activation_bytes is None and "activation_bytes_per_microbatch" in costs.extra:
+        activation_bytes = costs.extra["activation_bytes_per_microbatch"]
+    if activation_bytes is not None:
+        activation_bytes = float(check_number("activation_bytes", activation_bytes, minimum=0, allow_equal=False))
+    if memory_budget is not None and memory_budget_bytes is not None:
+        raise ValueError("give memory_budget (microbatch activations) or memory_budget_bytes, not both")
+    budget: float | None = None
+    if memory_budget is not None:
+        budget = float(check_number("memory_budget", memory_budget, minimum=0, allow_equal=False))
+    elif memory_budget_bytes is not None:
+        nbytes = float(check_number("memory_budget_bytes", memory_budget_bytes, minimum=0, allow_equal=False))
+        if activation_bytes is None:
+            raise ValueError(
+                "memory_budget_bytes needs the size of one microbatch activation: pass activation_bytes=... "
+                "or costs with extra['activation_bytes_per_microbatch'] (the measured presets have it)"
+            )
+        budget = nbytes / activation_bytes
+    ms_t = _ints("ms", ms if ms is not None else (p, 2 * p, 4 * p, 8 * p), 1)
+    vs_t = _ints("vs", vs, 2)
+    if isinstance(schedules, str) or not isinstance(schedules, Sequence) or not schedules:
+        raise TypeError(f"schedules must be a non-empty sequence of schedule names, got {schedules!r}")
+    names = [_registry_key(name) for name in schedules]
+    variants: list[tuple[bool, Costs]] = [(False, costs)]
+    if recompute is not None:
+        variants.append((True, recompute))
+    out: list[Candidate] = []
+    for name in dict.fromkeys(names):
+        chunks = REGISTRY[name].chunks
+        v_options = (1,) if chunks == "one" else (2,) if chunks == "two" else vs_t
+        for v in v_options:
+            for m in ms_t:
+                for rc, c in variants:
+                    out.append(evaluate(name, p, m, v, costs=c, recompute=rc, memory_budget=budget,
+                                        activation_bytes=activation_bytes))
+    out.sort(key=_sort_key(rank_by))
+    return PlanTable(tuple(out), rank_by, budget, activation_bytes)
+
+
+def _registry_key(name: Any) -> str:
+    """The registry key for a schedule name or alias; ``ValueError`` listing the known names."""
+    if not isinstance(name, str):
+        raise TypeError(f"a schedule name must be a string, got {name!r}")
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    key = _ALIASES.get(key, key)
+    if key not in REGISTRY:
+        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(REGISTRY)}")
+    return key

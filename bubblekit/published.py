@@ -1,0 +1,751 @@
+"""Published numbers, with their sources, next to what bubblekit computes for them.
+
+Every number typed in this module was read in a public source and carries a
+:class:`Source` (paper or README, table or section, year). Values that a source does not
+give, and that a case study still needs (a micro-batch size, a number of chunks, a GPU
+price), are *assumptions*: they live in the ``assumptions`` fields, in words, and every
+function takes them as arguments so a reader can change them.
+
+Contents:
+
+* the zero-bubble paper (Qi et al., ICLR 2024, arXiv 2401.10241): the profiled
+  ``T_F, T_B, T_W, T_comm`` of its evaluation (Table 9) and the bubble rates it computed
+  from them (Table 5), reproduced with :func:`zb_table5_comparison`;
+* the closed forms of the zero-bubble README and of the DualPipe README
+  (:func:`zb_readme_comparison`, :func:`dualpipe_readme_comparison`);
+* four training configurations for lesson 08 (:data:`CASES`): Megatron-LM's weak-scaling
+  table (Narayanan et al., SC21, Table 1), BLOOM-176B, Llama 3 405B and DeepSeek-V3, with
+  :func:`case_estimate` for the bubble, the idle GPU-hours and their cost.
+
+Bubble conventions (COURSE.md §5): ``bubble_ratio`` = idle / (ranks x makespan);
+``bubble_overhead`` = idle / busy. The zero-bubble paper's *bubble rate* is a third
+measure, :func:`stage_span_bubble_rate`: it measures each rank from its own first action
+to its own last one (so the start-up and flush corners of a parallelogram-shaped
+schedule do not count, because with the optimizer synchronization bypassed the next
+step's work fills them).
+
+Pure core: imports no matplotlib, widgets or torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Union
+
+from ._validate import check_int, check_number
+from .costs import Costs
+from .formulas import bubble_ratio
+from .planner import hops_per_step
+from .schedules import schedule
+from .simulator import SimResult, simulate
+from .timeline import Timeline
+
+__all__ = [
+    "Source",
+    "SOURCES",
+    "ZBProfiled",
+    "ZB_PROFILED",
+    "ZB_TABLE5",
+    "ZB_TABLE5_COLUMNS",
+    "zb_costs",
+    "stage_span_bubble_rate",
+    "stage_span_overhead",
+    "max_rank_bubble_time",
+    "Table5Row",
+    "zb_table5_comparison",
+    "ReadmeRow",
+    "ZB_README",
+    "zb_readme_comparison",
+    "DUALPIPE_README",
+    "dualpipe_bubble_time",
+    "dualpipe_readme_comparison",
+    "MegatronRow",
+    "MEGATRON_TABLE1",
+    "megatron_training_days",
+    "Case",
+    "CASES",
+    "CaseEstimate",
+    "case_estimate",
+    "case_microbatches",
+    "DEFAULT_USD_PER_GPU_HOUR",
+    "replace_case",
+    "closed_form_check",
+    "MEGATRON_1T_TOKENS",
+    "MEGATRON_1T_DAYS_PUBLISHED",
+]
+
+Number = Union[int, float, Fraction]
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a published number comes from.
+
+    Attributes:
+        key: short id used by the tables below.
+        title: the document's title.
+        authors: authors or organisation.
+        venue: conference, arXiv id, or repository.
+        year: year of publication.
+        url: a stable address.
+    """
+
+    key: str
+    title: str
+    authors: str
+    venue: str
+    year: int
+    url: str
+
+    def cite(self, where: str = "") -> str:
+        """``Authors, "Title", venue, year`` plus ``where`` (e.g. ``"Table 9"``)."""
+        tail = f", {where}" if where else ""
+        return f'{self.authors}, "{self.title}", {self.venue}, {self.year}{tail}'
+
+
+SOURCES: dict[str, Source] = {
+    s.key: s
+    for s in (
+        Source("zb-paper", "Zero Bubble Pipeline Parallelism", "Qi, Wan, Huang, Lin (Sea AI Lab)",
+               "ICLR 2024; arXiv 2401.10241", 2024, "https://arxiv.org/abs/2401.10241"),
+        Source("zb-readme", "Zero Bubble Pipeline Parallelism (repository README)", "Sea AI Lab",
+               "github.com/sail-sg/zero-bubble-pipeline-parallelism", 2024,
+               "https://github.com/sail-sg/zero-bubble-pipeline-parallelism"),
+        Source("dualpipe-readme", "DualPipe (repository README)", "DeepSeek-AI (J. Li, C. Deng, W. Liang)",
+               "github.com/deepseek-ai/DualPipe", 2025, "https://github.com/deepseek-ai/DualPipe"),
+        Source("megatron-sc21", "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
+               "Narayanan et al. (NVIDIA, Stanford, Microsoft)", "SC 2021; arXiv 2104.04473", 2021,
+               "https://arxiv.org/abs/2104.04473"),
+        Source("bloom-train", "tr11-176B-ml training README and slurm script", "BigScience",
+               "github.com/bigscience-workshop/bigscience, train/tr11-176B-ml/", 2022,
+               "https://github.com/bigscience-workshop/bigscience/tree/master/train/tr11-176B-ml"),
+        Source("bloom-paper", "BLOOM: A 176B-Parameter Open-Access Multilingual Language Model", "BigScience Workshop",
+               "arXiv 2211.05100", 2022, "https://arxiv.org/abs/2211.05100"),
+        Source("llama3-paper", "The Llama 3 Herd of Models", "Llama Team, AI @ Meta", "arXiv 2407.21783", 2024,
+               "https://arxiv.org/abs/2407.21783"),
+        Source("llama31-card", "Llama 3.1 model card", "Meta", "github.com/meta-llama/llama-models, MODEL_CARD.md",
+               2024, "https://github.com/meta-llama/llama-models/blob/main/models/llama3_1/MODEL_CARD.md"),
+        Source("deepseek-v3", "DeepSeek-V3 Technical Report", "DeepSeek-AI", "arXiv 2412.19437", 2024,
+               "https://arxiv.org/abs/2412.19437"),
+    )
+}
+
+
+# ----------------------------------------------------------------------------- zero-bubble paper
+
+
+@dataclass(frozen=True)
+class ZBProfiled:
+    """One row of the zero-bubble paper's Table 9: profiled times in ms.
+
+    ``tb`` is the paper's ``T_B`` (input gradient, bubblekit's ``I``); ``tw`` is ``T_W``.
+    """
+
+    model: str
+    p: int
+    m: int
+    tf: float
+    tb: float
+    tw: float
+    tcomm: float
+
+
+#: Qi et al. 2024 (arXiv 2401.10241v1), Appendix D, Table 9 "Profiled time of T_F, T_B,
+#: T_W, and T_comm" (ms), recorded in ZB-2p runs on A100 SXM 80G GPUs.
+ZB_PROFILED: tuple[ZBProfiled, ...] = (
+    ZBProfiled("1.5B", 8, 24, 18.522, 18.086, 9.337, 0.601),
+    ZBProfiled("1.5B", 8, 32, 18.513, 18.086, 9.331, 0.626),
+    ZBProfiled("1.5B", 8, 64, 18.546, 18.097, 9.321, 0.762),
+    ZBProfiled("6.2B", 8, 24, 29.718, 29.444, 19.927, 0.527),
+    ZBProfiled("6.2B", 8, 32, 29.802, 29.428, 19.530, 0.577),
+    ZBProfiled("6.2B", 8, 64, 29.935, 29.621, 19.388, 0.535),
+    ZBProfiled("14.6B", 16, 48, 11.347, 11.248, 8.132, 0.377),
+    ZBProfiled("14.6B", 16, 64, 11.307, 11.254, 8.101, 0.379),
+    ZBProfiled("14.6B", 16, 128, 11.325, 11.308, 8.109, 0.378),
+    ZBProfiled("28.3B", 32, 96, 10.419, 10.207, 7.715, 0.408),
+    ZBProfiled("28.3B", 32, 128, 10.408, 10.204, 7.703, 0.408),
+    ZBProfiled("28.3B", 32, 256, 10.402, 10.248, 7.698, 0.460),
+)
+
+#: Column order of :data:`ZB_TABLE5`.
+ZB_TABLE5_COLUMNS: tuple[str, ...] = ("1F1B", "1F1B-I", "ZB-H1", "ZB-H2", "ZB-1p", "ZB-2p")
+
+#: Qi et al. 2024 (arXiv 2401.10241v1), §5.3, Table 5 "Bubble rates of 1F1B, 1F1B-I,
+#: ZB-H1, ZB-H2, ZB-1p, ZB-2p under different settings", keyed by (model, m); the rates
+#: are computed by the authors from Table 9's profiled times, as a fraction of the
+#: longest per-stage execution time (see :func:`stage_span_bubble_rate`).
+ZB_TABLE5: dict[tuple[str, int], tuple[float, float, float, float, float, float]] = {
+    ("1.5B", 24): (0.2431, 0.1055, 0.1585, 0.1083, 0.1585, 0.0433),
+    ("1.5B", 32): (0.1985, 0.0818, 0.1242, 0.0837, 0.1242, 0.0039),
+    ("1.5B", 64): (0.1240, 0.0443, 0.0674, 0.0444, 0.0674, 0.0026),
+    ("6.2B", 24): (0.2347, 0.0808, 0.1323, 0.0698, 0.1323, 0.0029),
+    ("6.2B", 32): (0.1898, 0.0628, 0.1045, 0.0559, 0.1045, 0.0022),
+    ("6.2B", 64): (0.1091, 0.0320, 0.0554, 0.0294, 0.0554, 0.0010),
+    ("14.6B", 48): (0.2552, 0.1104, 0.1397, 0.0672, 0.1397, 0.0066),
+    ("14.6B", 64): (0.2082, 0.0852, 0.1088, 0.0516, 0.1088, 0.0054),
+    ("14.6B", 128): (0.1251, 0.0445, 0.0576, 0.0266, 0.0576, 0.0028),
+    ("28.3B", 96): (0.2646, 0.1493, 0.1421, 0.0641, 0.1421, 0.0038),
+    ("28.3B", 128): (0.2168, 0.1164, 0.1106, 0.0490, 0.1106, 0.0029),
+    ("28.3B", 256): (0.1352, 0.0624, 0.0594, 0.0257, 0.0594, 0.0018),
+}
+
+_TABLE5_SCHEDULES = {"1F1B": "1f1b", "ZB-H1": "zb-h1", "ZB-H2": "zb-h2"}
+
+
+def zb_costs(row: ZBProfiled) -> Costs:
+    """The profiled times of one Table 9 row as a :class:`Costs` in ms (``i`` = the paper's T_B)."""
+    if not isinstance(row, ZBProfiled):
+        raise TypeError(f"row must be a ZBProfiled entry of ZB_PROFILED, got {type(row).__name__}")
+    return Costs(f=row.tf, i=row.tb, w=row.tw, comm=row.tcomm, unit="ms",
+                 name=f"zero-bubble paper Table 9, {row.model} m={row.m}")
+
+
+def _spans(result: Timeline) -> list[tuple[float, float]]:
+    out = []
+    for r in range(result.p):
+        starts, ends, _ = result.arrays(r)
+        if not starts:
+            raise ValueError(f"rank {r} has no actions: a per-stage span is undefined")
+        out.append((min(starts), max(ends)))
+    return out
+
+
+def stage_span_bubble_rate(result: Timeline) -> float:
+    """The zero-bubble paper's bubble rate: ``(cost - ideal) / cost``, a fraction.
+
+    ``cost`` is the largest *per-rank* span (its last end minus its own first start),
+    ``ideal`` the largest per-rank busy time (``m (T_F + T_B + T_W)`` for equal stages);
+    Qi et al. 2024, §5.3. Unlike :attr:`~bubblekit.Timeline.bubble_ratio` it ignores the
+    idle time before a rank's first action and after its last one.
+    """
+    if not isinstance(result, Timeline):
+        raise TypeError(f"result must be a bubblekit Timeline or SimResult, got {type(result).__name__}")
+    cost = max(e - s for s, e in _spans(result))
+    ideal = max(float(b) for b in result.busy)
+    return (cost - ideal) / cost
+
+
+def stage_span_overhead(result: Timeline) -> float:
+    """Bubble time over ideal time on the busiest rank, per-stage spans: ``(cost - ideal) / ideal``.
+
+    The zero-bubble README's "bubble rate" ((p-1)/m for 1F1B) is this overhead.
+    """
+    if not isinstance(result, Timeline):
+        raise TypeError(f"result must be a bubblekit Timeline or SimResult, got {type(result).__name__}")
+    cost = max(e - s for s, e in _spans(result))
+    ideal = max(float(b) for b in result.busy)
+    return (cost - ideal) / ideal
+
+
+def max_rank_bubble_time(result: Timeline) -> float:
+    """Largest idle time of one rank between its own first start and last end (time unit)."""
+    if not isinstance(result, Timeline):
+        raise TypeError(f"result must be a bubblekit Timeline or SimResult, got {type(result).__name__}")
+    return max((e - s) - float(b) for (s, e), b in zip(_spans(result), result.busy))
+
+
+@dataclass(frozen=True)
+class Table5Row:
+    """One cell of Table 5 beside bubblekit's values.
+
+    ``computed`` uses the paper's measure (:func:`stage_span_bubble_rate`);
+    ``bubble_ratio`` is bubblekit's idle / (p x makespan) for the same simulation.
+    """
+
+    model: str
+    p: int
+    m: int
+    schedule: str
+    published: float
+    computed: float
+    bubble_ratio: float
+
+    @property
+    def difference(self) -> float:
+        """``computed - published`` (the paper rounds to 4 decimals)."""
+        return self.computed - self.published
+
+
+def zb_table5_comparison(columns: tuple[str, ...] = ("1F1B", "ZB-H1", "ZB-H2")) -> list[Table5Row]:
+    """Simulate Table 5's schedules under Table 9's profiled costs; one row per cell.
+
+    Args:
+        columns: which of ``"1F1B"``, ``"ZB-H1"``, ``"ZB-H2"`` to compute (the other
+            columns of Table 5 are searched or interleaved schedules bubblekit does not
+            rebuild exactly).
+    """
+    unknown = [c for c in columns if c not in _TABLE5_SCHEDULES]
+    if unknown:
+        raise ValueError(f"columns {unknown} cannot be computed; choose from {list(_TABLE5_SCHEDULES)}")
+    rows: list[Table5Row] = []
+    for prof in ZB_PROFILED:
+        costs = zb_costs(prof)
+        published = ZB_TABLE5[(prof.model, prof.m)]
+        for col in columns:
+            res = simulate(schedule(_TABLE5_SCHEDULES[col], prof.p, prof.m), costs)
+            rows.append(Table5Row(
+                prof.model, prof.p, prof.m, col,
+                published[ZB_TABLE5_COLUMNS.index(col)],
+                stage_span_bubble_rate(res),
+                res.bubble_ratio,
+            ))
+    return rows
+
+
+# ----------------------------------------------------------------------------- README closed forms
+
+
+@dataclass(frozen=True)
+class ReadmeRow:
+    """One schedule of a README table: the published entries (as text) and bubblekit's numbers.
+
+    Attributes:
+        method: the README's name (``"ZB1P"``).
+        schedule: the bubblekit schedule simulated for it (or ``None``).
+        published: column name -> the README's entry, verbatim.
+        computed: column name -> bubblekit's number for the same column.
+        note: what differs and why, when it does.
+    """
+
+    method: str
+    schedule: str | None
+    published: dict[str, str]
+    computed: dict[str, float]
+    note: str = ""
+
+
+#: sail-sg/zero-bubble-pipeline-parallelism README, "Comparision of Schedules" table
+#: (assumes T_F = T_B = T_W; p stages, m microbatches).
+ZB_README: tuple[tuple[str, str | None, dict[str, str]], ...] = (
+    ("1F1B", "1f1b", {"bubble rate": "(p-1)/m", "activation memory": "1x", "communication volume": "1x"}),
+    ("ZB1P", "zb-h1", {"bubble rate": "(p-1)/3m", "activation memory": "1x", "communication volume": "1x"}),
+    ("ZB2P", "zb-h2", {"bubble rate": "0", "activation memory": "2x", "communication volume": "1x"}),
+    ("ZBV", "zbv", {"bubble rate": "0", "activation memory": "1x", "communication volume": "2x"}),
+)
+
+
+def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
+    """bubblekit's numbers for the zero-bubble README table, with F = I = W = 1 slot.
+
+    Bubble rate: :func:`stage_span_overhead` (the README's convention, bubble over ideal
+    time per stage). Activation memory: the largest per-rank peak over 1F1B's. Communication
+    volume: cross-rank messages per step (:func:`~bubblekit.planner.hops_per_step`) over
+    1F1B's; every message carries one activation-sized tensor.
+
+    ``ZB1P`` and ``ZB2P`` are the automatically searched schedules of the paper; their
+    handcrafted counterparts ZB-H1 and ZB-H2 have the same closed forms at F = I = W
+    and are what bubblekit simulates.
+    """
+    p = check_int("p", p)
+    m = check_int("m", m)
+    costs = Costs(f=1, i=1, w=1)
+    base = simulate(schedule("1f1b", p, m), costs)
+    base_peak = base.max_peak_activations
+    base_hops = hops_per_step(base.schedule)
+    rows = []
+    for method, name, pub in ZB_README:
+        assert name is not None
+        res = simulate(schedule(name, p, m), costs)
+        computed = {
+            "bubble rate": stage_span_overhead(res),
+            "activation memory": res.max_peak_activations / base_peak,
+            "communication volume": hops_per_step(res.schedule) / base_hops if base_hops else 1.0,
+        }
+        note = ""
+        if method == "ZB2P":
+            note = (f"peak is 2p-1 = {2 * p - 1} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
+                    "and counts per-stage spans (bubble_ratio over the whole makespan is larger)")
+        elif method == "ZBV":
+            note = "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1"
+        rows.append(ReadmeRow(method, name, pub, computed, note))
+    return rows
+
+
+#: deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison" (the same
+#: table is Table 2 of the DeepSeek-V3 report): F forward chunk, B full backward chunk, W
+#: weight-gradient chunk, F&B two mutually overlapped forward and backward chunks.
+DUALPIPE_README: tuple[tuple[str, str | None, dict[str, str]], ...] = (
+    ("1F1B", "1f1b", {"bubble": "(PP-1)(F+B)", "parameter": "1x", "activation": "PP"}),
+    ("ZB1P", "zb-h1", {"bubble": "(PP-1)(F+B-2W)", "parameter": "1x", "activation": "PP"}),
+    ("DualPipe", "dualpipev", {"bubble": "(PP/2-1)(F&B+B-3W)", "parameter": "2x", "activation": "PP+1"}),
+)
+
+
+def dualpipe_bubble_time(pp: int, f: float, b: float, w: float, fb: float | None = None) -> float:
+    """DualPipe's closed-form bubble per device, ``(PP/2 - 1)(F&B + B - 3W)`` (README / V3 report Table 2).
+
+    Args:
+        pp: pipeline stages PP (even, >= 2).
+        f, b, w: forward, full backward and weight-gradient time of one chunk (time unit).
+        fb: time of an overlapped forward+backward pair; default ``f + b`` (no overlap gain).
+    """
+    pp = check_int("pp", pp)
+    if pp % 2:
+        raise ValueError(f"pp must be even for DualPipe (two directions), got pp={pp}")
+    f = float(check_number("f", f, minimum=0, allow_equal=False))
+    b = float(check_number("b", b, minimum=0, allow_equal=False))
+    w = float(check_number("w", w, minimum=0))
+    fb_ = f + b if fb is None else float(check_number("fb", fb, minimum=0, allow_equal=False))
+    return (pp // 2 - 1) * (fb_ + b - 3 * w)
+
+
+def dualpipe_readme_comparison(p: int = 4, m: int = 16, costs: Costs | None = None) -> list[ReadmeRow]:
+    """bubblekit beside the DualPipe README's closed forms on ``p`` ranks.
+
+    1F1B and ZB1P (ZB-H1) run with ``PP = p`` stages of one chunk each. DualPipe is
+    simulated as bubblekit's ``dualpipev`` (PyTorch's DualPipeV, DeepSeek's "cut-in-half"
+    DualPipe): ``p`` ranks hold ``PP = 2p`` chunks, so its formula is evaluated with
+    ``PP = 2p`` and per-chunk times (half a rank's share). bubblekit runs an ``F&B`` pair
+    back to back (no overlap), so the formula is also evaluated with ``F&B = F + B``.
+
+    Bubble: the largest idle time of a rank between its own first and last action
+    (:func:`max_rank_bubble_time`). Parameter: model share per rank relative to 1F1B.
+    Activation: the largest per-rank peak in *chunk* activations (a rank's share divided
+    by the chunks it holds), the README's unit.
+    """
+    p = check_int("p", p)
+    m = check_int("m", m)
+    if costs is None:
+        costs = Costs(f=1, i=1, w=1)
+    rows = []
+    for method, name, pub in DUALPIPE_README:
+        assert name is not None
+        sched = schedule(name, p, m)
+        res = simulate(sched, costs)
+        v = sched.v
+        rc = costs.resolve(sched.n_stages, v)
+        f, i, w = float(rc.f[0]), float(rc.i[0]), float(rc.w[0])
+        b = i + w  # full backward of one chunk
+        pp = sched.n_stages
+        if method == "DualPipe":
+            formula = dualpipe_bubble_time(pp, f, b, w)
+        elif method == "ZB1P":
+            formula = (pp - 1) * (f + b - 2 * w)
+        else:
+            formula = (pp - 1) * (f + b)
+        computed = {
+            "bubble": max_rank_bubble_time(res),
+            "bubble (README formula, same costs)": formula,
+            "parameter": 1.0,  # v chunks of 1/(p v) of the model each: 1/p per rank, like 1F1B
+            "activation": res.max_peak_activations * v,
+        }
+        note = ""
+        if method == "DualPipe":
+            note = ("README counts DualPipe on PP ranks with two copies of the parameters (2x); DualPipeV puts "
+                    "the same PP = 2p chunks on p ranks, one copy (1x). The closed form assumes DeepSeek's own "
+                    "order with overlapped F&B pairs; bubblekit simulates PyTorch's DualPipeV order without "
+                    "overlap, so its measured idle time can differ from the formula even with F&B = F+B.")
+        rows.append(ReadmeRow(method, name, pub, computed, note))
+    return rows
+
+
+# ----------------------------------------------------------------------------- Megatron table 1
+
+
+@dataclass(frozen=True)
+class MegatronRow:
+    """One row of Narayanan et al. (SC21) Table 1, "Weak-scaling throughput for GPT models".
+
+    ``batch`` is the global batch in sequences (sequence length 2048); ``tflops`` the
+    achieved teraFLOP/s per GPU; ``peak_pct`` the percentage of theoretical peak.
+    """
+
+    params_b: float
+    heads: int
+    hidden: int
+    layers: int
+    tp: int
+    pp: int
+    gpus: int
+    batch: int
+    tflops: int
+    peak_pct: int
+    aggregate_pflops: float
+
+    @property
+    def dp(self) -> int:
+        """Data-parallel degree ``gpus / (tp * pp)``."""
+        return self.gpus // (self.tp * self.pp)
+
+    def microbatches(self, micro_batch: int = 1) -> int:
+        """Microbatches per pipeline per step, ``batch / (dp * micro_batch)`` (micro-batch: an assumption)."""
+        micro_batch = check_int("micro_batch", micro_batch)
+        per_pipe, rest = divmod(self.batch, self.dp * micro_batch)
+        if rest:
+            raise ValueError(
+                f"batch {self.batch} is not a multiple of dp*micro_batch = {self.dp}*{micro_batch}"
+            )
+        return per_pipe
+
+    @property
+    def max_chunks(self) -> int:
+        """Largest interleaving ``v``: layers per rank (one layer per chunk); 1 without a pipeline or when it does not divide."""
+        if self.pp == 1:
+            return 1
+        per_rank, rest = divmod(self.layers, self.pp)
+        return per_rank if rest == 0 else 1
+
+
+#: Narayanan et al., SC21, §5.1 Table 1 (all rows). "we use the interleaved pipeline
+#: schedule with the scatter/gather optimization enabled" (§5.1); sequence length 2048,
+#: A100 80GB GPUs (peak 312 teraFLOP/s in 16-bit).
+MEGATRON_TABLE1: tuple[MegatronRow, ...] = (
+    MegatronRow(1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 44, 4.4),
+    MegatronRow(3.6, 32, 3072, 30, 2, 1, 64, 512, 138, 44, 8.8),
+    MegatronRow(7.5, 32, 4096, 36, 4, 1, 128, 512, 142, 46, 18.2),
+    MegatronRow(18.4, 48, 6144, 40, 8, 1, 256, 1024, 135, 43, 34.6),
+    MegatronRow(39.1, 64, 8192, 48, 8, 2, 512, 1536, 138, 44, 70.8),
+    MegatronRow(76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140, 45, 143.8),
+    MegatronRow(145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148, 47, 227.1),
+    MegatronRow(310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155, 50, 297.4),
+    MegatronRow(529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163, 52, 410.2),
+    MegatronRow(1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163, 52, 502.0),
+)
+
+#: Narayanan et al. SC21 §5.1: "we assume that 450 billion tokens are needed" for the 1T
+#: model, and estimate "end-to-end training time of 84 days" on 3072 GPUs (eq. 4).
+MEGATRON_1T_TOKENS = 450e9
+MEGATRON_1T_DAYS_PUBLISHED = 84
+
+
+def megatron_training_days(row: MegatronRow, tokens: float) -> float:
+    """Narayanan et al.'s eq. (4): end-to-end time ``8 T P / (n X)`` in days.
+
+    ``T`` tokens, ``P`` parameters, ``n`` GPUs, ``X`` achieved FLOP/s per GPU (Table 1).
+    """
+    tokens = float(check_number("tokens", tokens, minimum=0, allow_equal=False))
+    seconds = 8 * tokens * row.params_b * 1e9 / (row.gpus * row.tflops * 1e12)
+    return seconds / 86400.0
+
+
+# ----------------------------------------------------------------------------- case studies
+
+#: The GPU price the course uses for every case: USD per GPU-hour. It is the DeepSeek-V3
+#: report's own rental assumption for an H800 ("$2 per GPU hour", §1); applying it to A100s
+#: and H100s is the course's assumption, not a market quote.
+DEFAULT_USD_PER_GPU_HOUR = 2.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """A published training configuration for lesson 08.
+
+    Attributes:
+        name: short label.
+        model: the model.
+        gpus: GPUs in the run (published).
+        pp: pipeline-parallel size (published).
+        dp: data-parallel replicas of one pipeline (published or derived from published sizes).
+        global_batch: sequences per optimizer step (published).
+        seq_len: tokens per sequence (published).
+        micro_batch: sequences per microbatch (published, or an assumption: see ``assumptions``).
+        schedule: the bubblekit schedule standing for the published one.
+        v: chunks per rank for interleaved / V schedules.
+        gpu_hours: GPU-hours of the training run (published), or ``None``.
+        facts: published statements used, each with its source and place.
+        assumptions: every value not taken from a source, in words.
+    """
+
+    name: str
+    model: str
+    gpus: int
+    pp: int
+    dp: int
+    global_batch: int
+    seq_len: int
+    micro_batch: int
+    schedule: str
+    v: int
+    gpu_hours: float | None
+    facts: tuple[str, ...]
+    assumptions: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _megatron_1t() -> Case:
+    row = MEGATRON_TABLE1[-1]
+    days = megatron_training_days(row, MEGATRON_1T_TOKENS)
+    return Case(
+        name="Megatron-LM 1T", model="GPT 1008B (Megatron-LM weak-scaling Table 1, last row)",
+        gpus=row.gpus, pp=row.pp, dp=row.dp, global_batch=row.batch, seq_len=2048, micro_batch=1,
+        schedule="interleaved", v=row.max_chunks, gpu_hours=days * 24 * row.gpus,
+        facts=(
+            SOURCES["megatron-sc21"].cite("Table 1: 1008.0B params, 128 layers, TP 8, PP 64, 3072 GPUs, batch 3072"),
+            SOURCES["megatron-sc21"].cite("§5.1: interleaved schedule; 450B tokens; eq. (4) estimate of 84 days"),
+        ),
+        assumptions=(
+            "micro-batch size 1 (Table 1 does not give it)",
+            f"v = {row.max_chunks} chunks per rank (the most that {row.layers} layers on {row.pp} ranks allow; "
+            "Table 1 does not give v)",
+            "GPU-hours = the paper's eq. (4) projection (a benchmark run, not a finished training)",
+            "equal stages, backward = 2 x forward, no communication cost",
+        ),
+    )
+
+
+CASES: dict[str, Case] = {
+    c.name: c
+    for c in (
+        _megatron_1t(),
+        Case(
+            name="BLOOM-176B", model="BLOOM 176B", gpus=384, pp=12, dp=8, global_batch=2048, seq_len=2048,
+            micro_batch=2, schedule="1f1b", v=1, gpu_hours=1_082_990,
+            facts=(
+                SOURCES["bloom-train"].cite("README 'Replica setup': TP=4 PP=12 DP=8 MBS=2, 384 GPUs (48 nodes)"),
+                SOURCES["bloom-train"].cite("tr11-176B-ml.slurm: GLOBAL_BATCH_SIZE=2048, SEQ_LEN=2048"),
+                SOURCES["bloom-paper"].cite("§3.4.1: 'consumed 1,082,990 compute hours' over about 3.5 months"),
+            ),
+            assumptions=(
+                "DeepSpeed's pipeline engine modelled as 1F1B (non-interleaved)",
+                "the final global batch 2048 for the whole run (the run ramped the batch up at the start)",
+                "equal stages, backward = 2 x forward, no communication cost",
+            ),
+        ),
+        Case(
+            name="Llama 3 405B", model="Llama 3 405B", gpus=16_384, pp=16, dp=128, global_batch=2048, seq_len=8192,
+            micro_batch=1, schedule="interleaved", v=8, gpu_hours=30.84e6,
+            facts=(
+                SOURCES["llama3-paper"].cite("Table 4: 16,384 GPUs, TP 8, CP 1, PP 16, DP 128, seq 8,192, "
+                                             "batch size/DP 16, 16M tokens/batch, 400 TFLOPs/GPU, 41% MFU"),
+                SOURCES["llama3-paper"].cite("§3.3.2: interleaved schedule with V stages per rank, bubble "
+                                             "(PP-1)/(V*M)"),
+                SOURCES["llama31-card"].cite("30.84M H100-80GB GPU hours for Llama 3.1 405B"),
+            ),
+            assumptions=(
+                "micro-batch size 1 sequence, so M = 16 microbatches per step (the paper does not give it)",
+                "V = 8 chunks per rank, one transformer layer each (126 layers on 16 ranks, minus one on the first "
+                "and last; V is not published): the lowest bubble the layer count allows",
+                "the 16K-GPU, 8K-sequence configuration for all 30.84M GPU-hours (Table 4 also lists 8K GPUs "
+                "and a long-context stage)",
+                "equal stages, backward = 2 x forward, no communication cost",
+            ),
+        ),
+        Case(
+            name="DeepSeek-V3", model="DeepSeek-V3 (671B MoE, 37B active)", gpus=2048, pp=16, dp=128,
+            global_batch=15_360, seq_len=4096, micro_batch=1, schedule="dualpipe", v=2, gpu_hours=2.788e6,
+            facts=(
+                SOURCES["deepseek-v3"].cite("§3.2: 16-way PP, 64-way EP over 8 nodes, ZeRO-1 DP, 2048 H800 GPUs"),
+                SOURCES["deepseek-v3"].cite("§3.2.1 and Table 2: DualPipe, bubble (PP/2-1)(F&B+B-3W)"),
+                SOURCES["deepseek-v3"].cite("§4.2: batch size 15360 sequences (after ramp-up), sequence length 4K"),
+                SOURCES["deepseek-v3"].cite("Table 1: 2.788M H800 GPU hours, $5.576M at $2 per GPU hour"),
+            ),
+            assumptions=(
+                "non-expert data parallelism 2048 / 16 = 128 pipelines, so 120 sequences per pipeline per step",
+                "micro-batch size 1 sequence, so m = 120 microbatches (not published)",
+                "F : B : W = 1 : 2 : 1 per chunk, and F&B = F + B (no overlap gain) unless stated",
+                "the final batch 15360 for the whole run (it ramped up from 3072)",
+            ),
+        ),
+    )
+}
+
+
+def case_microbatches(case: Case) -> int:
+    """Microbatches per pipeline per step: ``global_batch / (dp * micro_batch)``."""
+    per, rest = divmod(case.global_batch, case.dp * case.micro_batch)
+    if rest:
+        raise ValueError(f"{case.name}: global batch {case.global_batch} is not a multiple of dp*micro_batch")
+    return per
+
+
+@dataclass(frozen=True)
+class CaseEstimate:
+    """What a case's configuration implies.
+
+    Attributes:
+        case: the :class:`Case`.
+        m: microbatches per pipeline per step.
+        bubble_ratio: idle / (ranks x makespan), a fraction (the article's b).
+        bubble_overhead: idle / busy (Megatron's convention).
+        method: how ``bubble_ratio`` was obtained (simulation, or a closed form).
+        idle_gpu_hours: ``bubble_ratio * gpu_hours`` (``None`` without published GPU-hours).
+        idle_usd: idle GPU-hours times the price.
+        usd_per_gpu_hour: the price used.
+    """
+
+    case: Case
+    m: int
+    bubble_ratio: float
+    bubble_overhead: float
+    method: str
+    idle_gpu_hours: float | None
+    idle_usd: float | None
+    usd_per_gpu_hour: float
+
+
+def case_estimate(
+    case: Case | str,
+    *,
+    schedule_name: str | None = None,
+    v: int | None = None,
+    micro_batch: int | None = None,
+    costs: Costs | None = None,
+    usd_per_gpu_hour: float = DEFAULT_USD_PER_GPU_HOUR,
+) -> CaseEstimate:
+    """Bubble, idle GPU-hours and their cost for a case (any field can be overridden).
+
+    Args:
+        case: a :class:`Case` or a key of :data:`CASES`.
+        schedule_name: override the schedule (``"1f1b"``, ``"interleaved"``, ``"zb-h1"``,
+            ``"dualpipe"`` for DeepSeek's closed form, ...).
+        v: override the chunks per rank (interleaved).
+        micro_batch: override the micro-batch size (sequences).
+        costs: cost model; default ``Costs(f=1, b=2)`` (I = W = 1).
+        usd_per_gpu_hour: price in USD per GPU-hour (> 0).
+
+    The bubble comes from :func:`bubblekit.simulate` of the named schedule with ``p = pp``
+    ranks and ``m`` microbatches. ``"dualpipe"`` (bidirectional, two parameter copies) is
+    not a bubblekit schedule: its bubble per device is DeepSeek's closed form
+    :func:`dualpipe_bubble_time` over the device's work ``m (F + B)`` per step.
+    """
+    if isinstance(case, str):
+        if case not in CASES:
+            raise ValueError(f"unknown case {case!r}; choose one of {list(CASES)}")
+        case = CASES[case]
+    if not isinstance(case, Case):
+        raise TypeError(f"case must be a Case or a name in CASES, got {type(case).__name__}")
+    price = float(check_number("usd_per_gpu_hour", usd_per_gpu_hour, minimum=0, allow_equal=False))
+    mb = case.micro_batch if micro_batch is None else check_int("micro_batch", micro_batch)
+    name = case.schedule if schedule_name is None else schedule_name
+    vv = case.v if v is None else check_int("v", v)
+    c = replace_case(case, micro_batch=mb)
+    m = case_microbatches(c)
+    if costs is None:
+        costs = Costs(f=1, b=2)
+    if name == "dualpipe":
+        rc = costs.resolve(case.pp, 1)
+        f, i, w = float(rc.f[0]), float(rc.i[0]), float(rc.w[0])
+        b = i + w
+        bubble = dualpipe_bubble_time(case.pp, f, b, w)
+        work = m * (f + b)
+        ratio = bubble / (bubble + work)
+        overhead = bubble / work
+        method = "DualPipe closed form (PP/2-1)(F&B+B-3W) over m(F+B), F&B = F+B"
+    else:
+        sched = schedule(name, case.pp, m, vv if name in ("interleaved", "looped-bfs") else None)
+        res: SimResult = simulate(sched, costs)
+        ratio = res.bubble_ratio
+        overhead = res.bubble_overhead
+        method = f"simulated {sched.name} p={case.pp} m={m} v={sched.v}"
+    idle = None if case.gpu_hours is None else ratio * case.gpu_hours
+    usd = None if idle is None else idle * price
+    return CaseEstimate(c, m, ratio, overhead, method, idle, usd, price)
+
+
+def replace_case(case: Case, **changes: object) -> Case:
+    """A copy of ``case`` with some fields changed (``replace_case(c, micro_batch=2)``)."""
+    from dataclasses import replace
+
+    return replace(case, **changes)  # type: ignore[arg-type]
+
+
+def closed_form_check(case: Case | str) -> float:
+    """The uniform-cost closed form ``(p-1)/(m v + p - 1)`` for a case's own schedule (v = 1 for 1F1B)."""
+    if isinstance(case, str):
+        case = CASES[case]
+    m = case_microbatches(case)
+    v = case.v if case.schedule == "interleaved" else 1
+    return bubble_ratio(case.pp, m, v)

@@ -1,0 +1,73 @@
+"""The custom compare functions of lessons 04-06: schedules written as text, checked by the simulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bubblekit as bk
+from bubblekit import traces
+from bubblekit.checks import check, lesson04, lesson05, lesson06
+
+
+def test_04_5_broken_text_names_the_blocked_rank() -> None:
+    res = check("04.5", lesson04.BROKEN_1F1B)
+    assert not res
+    assert "deadlock" in res.detail and "rank 1 is blocked" in res.detail
+
+
+def test_04_5_accepts_a_repair_and_rejects_gpipe_and_slow_orders() -> None:
+    assert check("04.5", bk.schedule("1f1b", 2, 4).to_text())
+    gpipe = check("04.5", bk.schedule("gpipe", 2, 4).to_text())
+    assert not gpipe and "holds 4 microbatch activations" in gpipe.detail
+    serial = "rank 0: 0F0 0B0 0F1 0B1 0F2 0B2 0F3 0B3\nrank 1: 1F0 1B0 1F1 1B1 1F2 1B2 1F3 1B3"
+    slow = check("04.5", serial)
+    assert not slow and "1F1B finishes sooner" in slow.detail
+    wrong_shape = check("04.5", bk.schedule("1f1b", 3, 4).to_text())
+    assert not wrong_shape and "p=2" in wrong_shape.detail
+    assert not check("04.5", 42)
+    assert not check("04.5", "rank 0: 0F0 0X0")
+
+
+def test_04_4_mystery_is_a_registered_schedule() -> None:
+    assert lesson04.mystery().schedule.name in bk.names()
+
+
+def test_05_4_latency_hiding_schedule() -> None:
+    one_f_one_b = bk.schedule("1f1b", 3, 6).to_text()
+    res = check("05.4", one_f_one_b)
+    assert not res and "critical path" in res.detail
+    gpipe = check("05.4", bk.schedule("gpipe", 3, 6).to_text())
+    assert not gpipe and "at most 4" in gpipe.detail
+    extra = (
+        "rank 0: 0F0 0F1 0F2 0F3 0B0 0F4 0B1 0F5 0B2 0B3 0B4 0B5\n"
+        "rank 1: 1F0 1F1 1F2 1B0 1F3 1B1 1F4 1B2 1F5 1B3 1B4 1B5\n"
+        "rank 2: 2F0 2B0 2F1 2B1 2F2 2B2 2F3 2B3 2F4 2B4 2F5 2B5\n"
+    )
+    assert check("05.4", extra)
+    r = bk.simulate(bk.Schedule.from_text(extra), bk.Costs(f=1, b=2, comm=lesson05.HIDE_COMM))
+    assert r.makespan == lesson05.hide_floor()
+
+
+def test_05_hypothetical_head_is_labelled() -> None:
+    layers = lesson05.head_model()
+    assert "hypothetical" in layers[-1].name
+    assert len(layers) == 13
+
+
+def test_06_example_step_is_deterministic_and_readable(tmp_path: Path) -> None:
+    a = traces.read_csv(lesson06.write_example_csv(tmp_path / "a.csv"))
+    b = traces.read_csv(lesson06.write_example_csv(tmp_path / "b.csv"))
+    assert a.p == lesson06.P and a.m == lesson06.M
+    assert a.bubble_ratio == b.bubble_ratio
+    assert a.orders == lesson06.example_step().orders
+
+
+def test_06_5_orders_compare() -> None:
+    step = lesson06.example_step()
+    text = "\n".join(f"rank {r}: " + " ".join(map(str, o)) for r, o in enumerate(step.orders))
+    assert check("06.5", text)
+    gpipe = check("06.5", bk.schedule("gpipe", 3, 4).to_text())
+    assert not gpipe and "differs from the profile" in gpipe.detail
+    dead = "rank 0: 0B0 0F0 0F1 0F2 0F3 0B1 0B2 0B3\n" + "\n".join(text.splitlines()[1:])
+    res = check("06.5", dead)
+    assert not res and "deadlock" in res.detail

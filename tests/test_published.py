@@ -1,0 +1,221 @@
+"""Published numbers (bubblekit.published): sources present, and bubblekit reproduces what it claims to."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import bubblekit as bk
+from bubblekit import published as P
+from bubblekit.checks import check, lesson10
+
+#: Table 5 prints four decimals: a faithful reproduction differs by at most half a unit in the last place.
+HALF_ULP = 0.00005 + 1e-12
+
+
+def test_every_source_is_complete() -> None:
+    for key, src in P.SOURCES.items():
+        assert src.key == key
+        assert src.title and src.authors and src.venue and src.url.startswith("https://")
+        assert 2019 <= src.year <= 2026
+        assert str(src.year) in src.cite("Table 1")
+
+
+def test_table9_and_table5_cover_the_same_settings() -> None:
+    assert {(r.model, r.m) for r in P.ZB_PROFILED} == set(P.ZB_TABLE5)
+    for row in P.ZB_PROFILED:
+        assert row.tw < row.tf and row.tw < row.tb  # the paper's observation T_W < T_F, T_B
+        assert len(P.ZB_TABLE5[(row.model, row.m)]) == len(P.ZB_TABLE5_COLUMNS)
+
+
+def test_table5_reproduced_to_the_printed_digits() -> None:
+    rows = P.zb_table5_comparison()
+    assert len(rows) == 3 * len(P.ZB_PROFILED)
+    for r in rows:
+        assert abs(r.difference) <= HALF_ULP, r
+
+
+def test_table5_metric_matters_only_for_zb_h2() -> None:
+    """1F1B and ZB-H1 start and end every step on rank 0, so both measures agree; ZB-H2 does not."""
+    rows = P.zb_table5_comparison()
+    for r in rows:
+        if r.schedule in ("1F1B", "ZB-H1"):
+            assert r.bubble_ratio == pytest.approx(r.computed, abs=1e-12)
+        else:
+            assert r.bubble_ratio >= r.computed - 1e-12
+    assert any(r.bubble_ratio - r.computed > 0.01 for r in rows if r.schedule == "ZB-H2")
+
+
+def test_table5_rejects_unknown_columns() -> None:
+    with pytest.raises(ValueError, match="ZB-2p"):
+        P.zb_table5_comparison(("ZB-2p",))
+
+
+@pytest.mark.parametrize("p,m", [(4, 8), (8, 32), (6, 24)])
+def test_zb_readme_closed_forms(p: int, m: int) -> None:
+    rows = {r.method: r.computed for r in P.zb_readme_comparison(p, m)}
+    assert rows["1F1B"]["bubble rate"] == pytest.approx((p - 1) / m)
+    assert rows["ZB1P"]["bubble rate"] == pytest.approx((p - 1) / (3 * m))
+    assert rows["ZB2P"]["bubble rate"] == pytest.approx(0.0, abs=1e-12)  # m >= 2p - 1 here
+    assert rows["ZBV"]["bubble rate"] == pytest.approx(0.0, abs=1e-12)
+    assert rows["ZB1P"]["activation memory"] == 1.0 and rows["ZBV"]["activation memory"] == 1.0
+    assert rows["ZB2P"]["activation memory"] == pytest.approx((2 * p - 1) / p)
+    assert rows["ZBV"]["communication volume"] == 2.0
+    assert rows["ZB2P"]["communication volume"] == 1.0
+
+
+@pytest.mark.parametrize("costs", [bk.Costs(f=1, i=1, w=1), bk.Costs(f=2, i=2, w=1), bk.Costs(f=3, i=4, w=2)])
+def test_dualpipe_readme_rows(costs: bk.Costs) -> None:
+    p, m = 4, 16
+    rows = {r.method: r for r in P.dualpipe_readme_comparison(p, m, costs)}
+    for name in ("1F1B", "ZB1P"):
+        c = rows[name].computed
+        assert c["bubble"] == pytest.approx(c["bubble (README formula, same costs)"])
+        assert c["activation"] == p  # PP microbatch activations
+    assert rows["DualPipe"].computed["activation"] == 2 * p + 1  # PP + 1 chunks, PP = 2p
+    assert "DualPipeV" in rows["DualPipe"].note
+
+
+def test_dualpipe_bubble_time() -> None:
+    assert P.dualpipe_bubble_time(16, 1, 2, 1, fb=2) == 7.0
+    assert P.dualpipe_bubble_time(8, 1, 2, 1) == 3 * (3 + 2 - 3)
+    with pytest.raises(ValueError, match="even"):
+        P.dualpipe_bubble_time(7, 1, 2, 1)
+    with pytest.raises((TypeError, ValueError)):
+        P.dualpipe_bubble_time(8, -1, 2, 1)
+
+
+def test_megatron_table1_is_consistent() -> None:
+    for row in P.MEGATRON_TABLE1:
+        assert row.dp * row.tp * row.pp == row.gpus
+        m = row.microbatches()
+        assert m * row.dp == row.batch
+        # aggregate petaFLOP/s = GPUs x teraFLOP/s per GPU, up to the table's rounding
+        assert math.isclose(row.aggregate_pflops, row.gpus * row.tflops / 1000, rel_tol=0.01)
+        if row.pp > 1:
+            assert m % row.pp == 0  # Megatron's interleaving rule holds for every row
+    one_t = P.MEGATRON_TABLE1[-1]
+    days = P.megatron_training_days(one_t, P.MEGATRON_1T_TOKENS)
+    assert round(days) == P.MEGATRON_1T_DAYS_PUBLISHED
+
+
+def test_megatron_microbatch_rejects_bad_split() -> None:
+    with pytest.raises(ValueError):
+        P.MEGATRON_TABLE1[-1].microbatches(micro_batch=5)
+
+
+@pytest.mark.parametrize("name", ["Megatron-LM 1T", "BLOOM-176B", "Llama 3 405B"])
+def test_uniform_cases_match_the_closed_form(name: str) -> None:
+    est = P.case_estimate(name)
+    assert est.bubble_ratio == pytest.approx(P.closed_form_check(name), abs=1e-12)
+    case = P.CASES[name]
+    assert est.idle_gpu_hours == pytest.approx(est.bubble_ratio * case.gpu_hours)
+    assert est.idle_usd == pytest.approx(est.idle_gpu_hours * P.DEFAULT_USD_PER_GPU_HOUR)
+
+
+def test_case_facts_and_assumptions_are_stated() -> None:
+    titles = [s.title for s in P.SOURCES.values()]
+    for case in P.CASES.values():
+        assert case.facts and case.assumptions
+        assert all(any(t in fact for t in titles) for fact in case.facts)
+        assert case.dp * case.pp <= case.gpus
+        assert P.case_microbatches(case) >= 1
+
+
+def test_bloom_numbers() -> None:
+    est = P.case_estimate("BLOOM-176B")
+    assert est.m == 2048 // (8 * 2)
+    assert est.bubble_ratio == pytest.approx(bk.bubble_ratio(12, 128))
+
+
+def test_deepseek_dualpipe_estimate() -> None:
+    est = P.case_estimate("DeepSeek-V3")
+    m = 15_360 // 128
+    bubble = P.dualpipe_bubble_time(16, 1, 2, 1)
+    assert est.m == m
+    assert est.bubble_ratio == pytest.approx(bubble / (bubble + m * 3))
+    # the same configuration under 1F1B wastes more
+    assert P.case_estimate("DeepSeek-V3", schedule_name="1f1b").bubble_ratio > est.bubble_ratio
+
+
+def test_overrides_and_bad_input() -> None:
+    base = P.case_estimate("Llama 3 405B")
+    fewer_chunks = P.case_estimate("Llama 3 405B", v=2)
+    assert fewer_chunks.bubble_ratio > base.bubble_ratio
+    smaller = P.case_estimate("BLOOM-176B", micro_batch=1)
+    assert smaller.m == 256 and smaller.bubble_ratio < P.case_estimate("BLOOM-176B").bubble_ratio
+    assert P.case_estimate("BLOOM-176B", usd_per_gpu_hour=4).idle_usd == pytest.approx(
+        2 * P.case_estimate("BLOOM-176B").idle_usd)
+    with pytest.raises(ValueError, match="unknown case"):
+        P.case_estimate("GPT-5")
+    with pytest.raises((TypeError, ValueError)):
+        P.case_estimate("BLOOM-176B", usd_per_gpu_hour=0)
+    with pytest.raises(ValueError):
+        P.case_estimate("BLOOM-176B", micro_batch=3)  # 2048 is not a multiple of 8*3
+
+
+def test_stage_span_measures() -> None:
+    r = bk.simulate(bk.schedule("1f1b", 4, 8), bk.Costs(f=1, b=2))
+    assert P.stage_span_bubble_rate(r) == pytest.approx(r.bubble_ratio)
+    assert P.stage_span_overhead(r) == pytest.approx(r.bubble_overhead)
+    assert P.max_rank_bubble_time(r) == 3 * 3
+    z = bk.simulate(bk.schedule("zb-h2", 4, 8), bk.Costs(f=1, i=1, w=1))
+    assert P.stage_span_bubble_rate(z) == 0.0 and z.bubble_ratio > 0
+    with pytest.raises(TypeError):
+        P.stage_span_bubble_rate("not a timeline")  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- graders of lessons 07-10
+
+
+def test_whiteboard_grader_names_the_problem_not_the_answer() -> None:
+    good = bk.schedule("zb-h1", 2, 3).to_text()
+    assert check("07.4", good)
+    slow = "rank 0: 0F0 0I0 0W0 0F1 0I1 0W1 0F2 0I2 0W2\nrank 1: 1F0 1I0 1W0 1F1 1I1 1W1 1F2 1I2 1W2"
+    res = check("07.4", slow)
+    assert not res and "longer than the target" in res.detail and "rank" in res.detail
+    greedy = "rank 0: 0F0 0F1 0F2 0I0 0W0 0I1 0W1 0I2 0W2\nrank 1: 1F0 1I0 1W0 1F1 1I1 1W1 1F2 1I2 1W2"
+    res = check("07.4", greedy)
+    assert not res and "rank 0 holds 3" in res.detail
+    stuck = "rank 0: 0I0 0F0 0F1 0W0 0F2 0I1 0W1 0I2 0W2\nrank 1: 1F0 1I0 1W0 1F1 1I1 1W1 1F2 1I2 1W2"
+    res = check("07.4", stuck)
+    assert not res and "deadlock" in res.detail and "rank 0" in res.detail
+    assert not check("07.4", "rank 0: 0F0 0B0\nrank 1: 1F0 1B0")  # wrong m
+    fused = bk.schedule("1f1b", 2, 3).to_text()
+    assert "split" in check("07.4", fused).detail
+    for result in (check("07.4", slow), check("07.4", greedy)):
+        assert good not in str(result)
+
+
+def test_whiteboard_bank_questions_accept_their_reference_schedules() -> None:
+    assert check("10.40", bk.schedule("1f1b", 3, 3).to_text())
+    assert check("10.41", bk.schedule("zb-h1", 2, 4).to_text())
+    assert check("10.42", bk.schedule("zb-h2", 3, 5).to_text())
+    assert not check("10.42", bk.schedule("zb-h1", 3, 5).to_text())  # legal, but idle inside ranks
+
+
+def test_letter_questions() -> None:
+    assert check("10.6", "bc") and check("10.6", "C B")
+    res = check("10.6", "B")
+    assert not res and "missing" in res.detail
+    assert not check("10.3", "AB") and "one letter" in check("10.3", "AB").detail
+    assert not check("10.1", 2)
+
+
+def test_bank_metadata() -> None:
+    groups = lesson10.by_category()
+    assert sum(len(v) for v in groups.values()) == len(lesson10.BANK) >= 40
+    assert all(groups[k] for k in lesson10.CATEGORIES)
+    ids_ = [item.id for item in lesson10.BANK]
+    assert ids_ == [f"10.{k}" for k in range(1, len(ids_) + 1)]
+    from bubblekit.checks import _registry
+
+    _registry.load_lessons()
+    for item in lesson10.BANK:
+        assert (item.id in _registry.REGISTRY) == item.checked, item.id
+    for k in range(1, 6):
+        tl = lesson10.profile(k)
+        assert isinstance(tl, bk.Timeline) and not isinstance(tl, bk.SimResult)
+    with pytest.raises(ValueError):
+        lesson10.profile(6)
