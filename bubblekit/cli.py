@@ -101,8 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _spec_of(name: str) -> _schedules.ScheduleSpec | None:
     """The registry entry for ``name`` (aliases resolved), or None when unknown."""
-    key = name.strip().lower().replace("_", "-").replace(" ", "-")
-    return REGISTRY.get(getattr(_schedules, "_ALIASES", {}).get(key, key))
+    try:
+        return _schedules.spec(name)
+    except ValueError:
+        return None
 
 
 def _one_line(exc: BaseException) -> str:

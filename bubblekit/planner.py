@@ -37,7 +37,7 @@ from typing import Any, Union
 
 from ._validate import check_int, check_number
 from .costs import Costs
-from .schedules import _ALIASES, REGISTRY, Schedule, schedule
+from .schedules import REGISTRY, Schedule, schedule, spec
 from .simulator import SimResult, simulate
 
 __all__ = [
@@ -430,10 +430,4 @@ def plan(
 
 def _registry_key(name: Any) -> str:
     """The registry key for a schedule name or alias; ``ValueError`` listing the known names."""
-    if not isinstance(name, str):
-        raise TypeError(f"a schedule name must be a string, got {name!r}")
-    key = name.strip().lower().replace("_", "-").replace(" ", "-")
-    key = _ALIASES.get(key, key)
-    if key not in REGISTRY:
-        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(REGISTRY)}")
-    return key
+    return spec(name).name

@@ -804,13 +804,7 @@ def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None) -> N
 # -------------------------------------------------------------------------- sweep
 def _spec_key(name: str) -> str:
     """The registry key of a schedule name, aliases and spelling variants resolved."""
-    if not isinstance(name, str):
-        raise TypeError(f"schedule names must be strings, got {name!r}")
-    key = name.strip().lower().replace("_", "-").replace(" ", "-")
-    key = getattr(_schedules, "_ALIASES", {}).get(key, key)
-    if key not in REGISTRY:
-        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(REGISTRY)}")
-    return key
+    return _schedules.spec(name).name
 
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")

@@ -15,7 +15,7 @@ from .base import Schedule, ScheduleError, looped_placement, v_placement
 from .classic import gpipe, interleaved_1f1b, looped_bfs, one_f_one_b
 
 __all__ = [
-    "Schedule", "ScheduleError", "ScheduleSpec", "schedule", "register", "REGISTRY",
+    "Schedule", "ScheduleError", "ScheduleSpec", "schedule", "spec", "register", "REGISTRY",
     "names", "looped_placement", "v_placement",
 ]
 
@@ -62,6 +62,23 @@ _ALIASES = {"naive": "gpipe", "afab": "gpipe", "pipedream-flush": "1f1b", "inter
             "bfs": "looped-bfs", "loopedbfs": "looped-bfs"}
 
 
+def spec(name: str) -> ScheduleSpec:
+    """The registry entry for ``name``, aliases and spelling variants resolved.
+
+    ``"Naive"``, ``"zb_h1"`` and ``"ZB-V"`` all work. Raises ``TypeError`` for a non-string
+    and ``ValueError`` listing the known schedules (and the close ones) for an unknown name.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a schedule name (str), got {name!r}")
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    key = _ALIASES.get(key, key)
+    if key not in REGISTRY:
+        close = difflib.get_close_matches(key, names() + list(_ALIASES), n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(repr(_ALIASES.get(c, c)) for c in close)}?" if close else ""
+        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(names())}.{hint}")
+    return REGISTRY[key]
+
+
 def schedule(name: str, p: int, m: int, v: int | None = None) -> Schedule:
     """Build the registered schedule ``name`` for ``p`` ranks and ``m`` microbatches.
 
@@ -76,36 +93,28 @@ def schedule(name: str, p: int, m: int, v: int | None = None) -> Schedule:
     Raises ``ValueError`` with the close names for an unknown ``name``, and a
     ``TypeError``/``ValueError`` naming the parameter for a bad ``p``, ``m`` or ``v``.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a schedule name (str), got {name!r}")
-    key = name.strip().lower().replace("_", "-").replace(" ", "-")
-    key = _ALIASES.get(key, key)
-    if key not in REGISTRY:
-        close = difflib.get_close_matches(key, names() + list(_ALIASES), n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(repr(_ALIASES.get(c, c)) for c in close)}?" if close else ""
-        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(names())}.{hint}")
-    spec = REGISTRY[key]
+    entry = spec(name)
     p = check_int("p", p)
     m = check_int("m", m)
-    if spec.chunks == "one":
+    if entry.chunks == "one":
         if v is not None:
             v = check_int("v", v)
             if v != 1:
                 raise ValueError(
-                    f"v={v} is not allowed for {spec.name!r}: it has one chunk per rank (v=1). "
+                    f"v={v} is not allowed for {entry.name!r}: it has one chunk per rank (v=1). "
                     f"Use 'interleaved' or 'looped-bfs' for v >= 2."
                 )
-        return spec.build(p, m)
-    if spec.chunks == "two":
+        return entry.build(p, m)
+    if entry.chunks == "two":
         if v is not None:
             v = check_int("v", v)
             if v != 2:
-                raise ValueError(f"v={v} is not allowed for {spec.name!r}: its V shape has exactly v=2 chunks per rank")
-        return spec.build(p, m)
+                raise ValueError(f"v={v} is not allowed for {entry.name!r}: its V shape has exactly v=2 chunks per rank")
+        return entry.build(p, m)
     v = 2 if v is None else check_int("v", v)
     if v < 2:
-        raise ValueError(f"v={v} is not allowed for {spec.name!r}: it needs v >= 2 chunks per rank (v=1 is '1f1b')")
-    return spec.build(p, m, v)
+        raise ValueError(f"v={v} is not allowed for {entry.name!r}: it needs v >= 2 chunks per rank (v=1 is '1f1b')")
+    return entry.build(p, m, v)
 
 
 register(ScheduleSpec(
