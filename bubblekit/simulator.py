@@ -76,6 +76,9 @@ class SimResult(Timeline):
         A forward allocates its stage's activations when it starts; a full backward frees
         them when it ends; a split backward frees ``1 - w_held`` of them when ``I`` ends and
         the rest when ``W`` ends. Time in the timeline's unit, memory in microbatch activations.
+        Changes at the same instant (a backward ending as the next forward starts) are merged
+        into one point, so the curve shows a level rather than a spike; the peak is unchanged
+        because a rank frees before it allocates at one instant.
         """
         deltas = self._memory_deltas()
         real = self._real
@@ -86,7 +89,11 @@ class SimResult(Timeline):
             append = pts.append
             for (s, k, _), st, en in zip(order, self._starts[r], self._ends[r]):
                 held += deltas[s, k]
-                append((real(st if k == "F" else en), held))
+                t = real(st if k == "F" else en)
+                if len(pts) > 1 and pts[-1][0] == t:
+                    pts[-1] = (t, held)
+                else:
+                    append((t, held))
             curves.append(pts)
         return curves
 

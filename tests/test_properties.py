@@ -80,6 +80,11 @@ def check_invariants(sched: bk.Schedule, costs: bk.Costs, r: bk.SimResult) -> No
     busiest = max(Fraction(b) for b in r.busy)
     assert Fraction(r.makespan) >= busiest
     assert Fraction(r.makespan) <= sum(Fraction(b) for b in r.busy) + c * 2 * sched.n_stages * sched.m
+    # The memory curve's maximum is the reported peak, and every rank ends holding nothing.
+    for rank, curve in enumerate(r.memory_curves):
+        assert round(max(v for _, v in curve), 9) == r.peak_activations[rank]
+        assert abs(curve[-1][1]) < 1e-9
+        assert all(t1 < t2 for (t1, _), (t2, _) in zip(curve[1:], curve[2:]))
     assert 0 <= r.bubble_ratio_exact < 1
     assert r.bubble_ratio == float(r.bubble_ratio_exact)
 
