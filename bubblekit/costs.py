@@ -153,8 +153,8 @@ class Costs:
         """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``."""
         def fmt(x: CostValue | None) -> str:
             if isinstance(x, tuple):
-                return "[" + ", ".join(_fmt_num(e) for e in x) + "]"
-            return _fmt_num(x)  # type: ignore[arg-type]
+                return "[" + ", ".join(format_number(e) for e in x) + "]"
+            return format_number(x)  # type: ignore[arg-type]
 
         return (
             f"F={fmt(self.f)} B={fmt(self.b)} (I={fmt(self.i)} W={fmt(self.w)}) "
@@ -184,7 +184,8 @@ class Costs:
         )
 
 
-def _fmt_num(x: Number) -> str:
+def format_number(x: Number) -> str:
+    """``3/2`` for a Fraction, ``2`` for a whole one, 4 significant digits for a float."""
     if isinstance(x, Fraction):
         return str(x) if x.denominator != 1 else str(x.numerator)
     if isinstance(x, float):

@@ -44,19 +44,16 @@ from typing import Any, Union
 
 import ipywidgets as widgets
 import matplotlib
-import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
-from matplotlib.patches import PathPatch
-from matplotlib.path import Path
 
 from . import plotting
 from .costs import PRESETS, Costs
 from .costs import preset as cost_preset
 from .formulas import bubble_overhead as formula_overhead
 from .formulas import bubble_ratio_exact as formula_ratio_exact
-from .schedules import REGISTRY, Schedule, ScheduleError, names
+from .schedules import REGISTRY, Schedule, ScheduleError, names, spec
 from .schedules import schedule as build_schedule
 from .simulator import SimResult, simulate
 
@@ -176,12 +173,7 @@ def _check_size(name: str, value: Any, hi: int, where: str) -> None:
 
 def _resolve(name: str) -> str:
     """A registry name for ``name`` (aliases such as ``"naive"`` accepted); the registry's error otherwise."""
-    if name in REGISTRY:
-        return name
-    built = build_schedule(name, 2, 2).name  # raises the registry's ValueError for an unknown name
-    if built not in REGISTRY:
-        raise ValueError(f"schedule {name!r} builds {built!r}, which is not a registered name: use one of {names()}")
-    return built
+    return spec(name).name
 
 
 def closed_form(name: str, p: int, m: int, v: int = 1) -> tuple[Fraction, str] | None:
@@ -271,46 +263,6 @@ def _strip(ax: Any) -> None:
     ax.set_ylabel("")
     ax.relim()
     ax.set_autoscale_on(True)
-
-
-def _compound(paths: Sequence[Path]) -> Path:
-    """One path made of ``paths`` (like ``Path.make_compound_path``, vectorised for many polygons)."""
-    parts = [np.asarray(p.vertices) for p in paths]
-    verts = np.concatenate(parts)
-    codes = np.full(verts.shape[0], Path.LINETO, dtype=Path.code_type)
-    i = 0
-    for p, part in zip(paths, parts):
-        n = part.shape[0]
-        if p.codes is not None:
-            codes[i:i + n] = p.codes
-        else:
-            codes[i] = Path.MOVETO
-        i += n
-    return Path(verts, codes)
-
-
-def _merge_hatched(ax: Any) -> None:
-    """Redraw each hatched collection of ``ax`` as one compound path: same picture, far faster.
-
-    Agg fills a hatch polygon by polygon; one compound path is filled once. For the
-    interleaved p=8, m=32 diagram this takes the chunk hatches from ~130 ms to ~5 ms.
-    """
-    for coll in list(ax.collections):
-        hatch = coll.get_hatch()
-        paths = coll.get_paths()
-        if not hatch or len(paths) < 2:
-            continue
-        faces = coll.get_facecolor()
-        hatch_colors = coll.get_hatchcolor()
-        patch = PathPatch(
-            _compound(paths), facecolor=faces[0] if len(faces) else "none",
-            edgecolor="none", linewidth=0.0, hatch=hatch, zorder=coll.get_zorder(), gid=coll.get_gid(),
-        )
-        if len(hatch_colors):
-            patch.set_hatchcolor(hatch_colors[0])
-        patch.set_hatch_linewidth(coll.get_hatch_linewidth())
-        ax.add_artist(patch)  # not add_patch: its data-limit update walks every vertex in Python
-        coll.remove()
 
 
 def _line_styles(ax: Any) -> dict[int, tuple[str, str]]:
@@ -703,7 +655,6 @@ class PipelineExplorer:
             for ax, (x, kind, _) in zip(axes, panels):
                 if kind == "pipeline":
                     plotting.plot_pipeline(x, ax=ax, title=_panel_title(x))
-                    _merge_hatched(ax)
                 else:
                     plotting.plot_memory(x, ax=ax, cap=cap)
                     # Ranks are keyed, and their peaks given, by colour chips in the peak readout:
@@ -928,7 +879,6 @@ class ScheduleBuilder:
             (ax,) = _stack_axes(fig, [_pipeline_height(sched.p) + 0.3])
             plotting.plot_pipeline(res, ax=ax, title=f"your schedule (p={sched.p}, m={sched.m}; "
                                                      f"{res.costs.describe()})")
-            _merge_hatched(ax)
             self.image.value = render_png(fig)
 
     def _references(self, sched: Schedule) -> dict[str, SimResult]:

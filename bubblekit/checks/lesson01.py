@@ -19,6 +19,7 @@ import bubblekit as bk
 
 from .._validate import check_int
 from ._registry import exercise
+from ._schedules import as_schedule
 
 __all__ = ["factory_line", "ScheduleGoal", "compare_schedule", "gap_before"]
 
@@ -75,17 +76,6 @@ def _time(x: Any, unit: str) -> str:
     return f"{text} {unit}" + ("s" if unit == "slot" and text != "1" else "")
 
 
-def _as_schedule(answer: Any, goal: ScheduleGoal) -> tuple[bk.Schedule | None, str]:
-    if isinstance(answer, bk.Schedule):
-        return answer, ""
-    if not isinstance(answer, str):
-        return None, f"expected the schedule as text (a str) or a bk.Schedule, got {type(answer).__name__}"
-    try:
-        return bk.Schedule.from_text(answer, validate=False), ""
-    except bk.ScheduleError as exc:
-        return None, f"the text cannot be read: {exc}"
-
-
 def compare_schedule(answer: Any, goal: ScheduleGoal) -> tuple[bool, str]:
     """Simulate the learner's schedule; ``(ok, message)`` naming what is wrong, never the answer.
 
@@ -93,7 +83,7 @@ def compare_schedule(answer: Any, goal: ScheduleGoal) -> tuple[bool, str]:
     once on its rank, no deadlock (the message names each blocked rank and what it waits
     for), the makespan (the message gives the gap to the goal), and the memory cap.
     """
-    sched, why = _as_schedule(answer, goal)
+    sched, why = as_schedule(answer)
     if sched is None:
         return False, why
     if sched.p != goal.p:

@@ -11,6 +11,7 @@ from typing import Any
 import bubblekit as bk
 
 from ._registry import exercise
+from ._schedules import as_schedule
 
 #: The cost model of every lesson-04 exercise: forward 1 slot, backward 2 slots, no latency.
 COSTS = bk.Costs(f=1, b=2)
@@ -56,15 +57,9 @@ def _name_the_schedule() -> str:
 
 def _compare_repair(answer: Any, expected: Any) -> tuple[bool, str]:
     """Legal p=2, m=4 schedule, at most 2 activations per rank, makespan no longer than 1F1B's."""
-    if isinstance(answer, str):
-        try:
-            sched = bk.Schedule.from_text(answer)
-        except bk.ScheduleError as err:
-            return False, f"the text is not a legal schedule yet: {err}"
-    elif isinstance(answer, bk.Schedule):
-        sched = answer
-    else:
-        return False, f"give the schedule as text ('rank 0: 0F0 ...') or a bk.Schedule, got {type(answer).__name__}"
+    sched, why = as_schedule(answer)
+    if sched is None:
+        return False, why
     if sched.p != 2 or sched.m != 4 or sched.v != 1:
         return False, f"the schedule must have p=2 ranks, m=4 microbatches and one stage per rank (got p={sched.p}, m={sched.m}, v={sched.v})"
     try:

@@ -12,6 +12,7 @@ import bubblekit as bk
 from bubblekit import balance, planner
 
 from ._registry import exercise
+from ._schedules import as_schedule
 
 #: Exercise 05.4: the latency to hide (slots per hop) with F = 1, B = 2.
 HIDE_COMM = Fraction(1, 4)
@@ -49,15 +50,9 @@ def hide_floor(p: int = 3, m: int = 6) -> Any:
 
 def _compare_hidden(answer: Any, expected: Any) -> tuple[bool, str]:
     """A legal p=3, m=6 schedule that reaches the latency floor with at most HIDE_CAP activations per rank."""
-    if isinstance(answer, str):
-        try:
-            sched = bk.Schedule.from_text(answer)
-        except bk.ScheduleError as err:
-            return False, f"the text is not a legal schedule yet: {err}"
-    elif isinstance(answer, bk.Schedule):
-        sched = answer
-    else:
-        return False, f"give the schedule as text ('rank 0: 0F0 ...') or a bk.Schedule, got {type(answer).__name__}"
+    sched, why = as_schedule(answer)
+    if sched is None:
+        return False, why
     if sched.p != 3 or sched.m != 6 or sched.v != 1:
         return False, f"the schedule must have p=3 ranks, m=6 microbatches, one stage per rank (got p={sched.p}, m={sched.m}, v={sched.v})"
     try:

@@ -18,6 +18,7 @@ import bubblekit as bk
 from bubblekit import calibrate, traces
 
 from ._registry import exercise
+from ._schedules import as_schedule
 
 #: Ranks and microbatches of the example step.
 P, M = 3, 4
@@ -95,19 +96,15 @@ def _m_for_20() -> int | None:
 
 def _compare_orders(answer: Any, expected: Any) -> tuple[bool, str]:
     """The learner's text must be a legal schedule with exactly the executed per-rank orders."""
-    if isinstance(answer, str):
-        try:
-            sched = bk.Schedule.from_text(answer)
-        except bk.ScheduleError as err:
-            return False, f"the text is not a legal schedule yet: {err}"
-    elif isinstance(answer, bk.Schedule):
-        sched = answer
-    else:
-        return False, f"give the orders as text ('rank 0: 0F0 ...'), got {type(answer).__name__}"
+    sched, why = as_schedule(answer)
+    if sched is None:
+        return False, why
     try:
         bk.simulate(sched, bk.Costs(f=1, b=2))
     except bk.DeadlockError as err:
         return False, f"these orders deadlock, so they cannot be what ran: {err}"
+    except bk.ScheduleError as err:
+        return False, f"these orders are not a complete schedule: {err}"
     if sched.p != len(expected):
         return False, f"the profile has {len(expected)} ranks, your text has {sched.p}"
     for r, (got, want) in enumerate(zip(sched.orders, expected)):

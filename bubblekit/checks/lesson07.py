@@ -9,11 +9,11 @@ the makespan is from the target) without ever showing a schedule that works.
 from __future__ import annotations
 
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
 from bubblekit import published, search
+from bubblekit.costs import format_number
 
 from ._registry import exercise
 
@@ -30,12 +30,7 @@ class WhiteboardTarget(dict):  # type: ignore[type-arg]
     """
 
 
-def _fmt(x: Any) -> str:
-    if isinstance(x, Fraction):
-        return str(x) if x.denominator != 1 else str(x.numerator)
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return str(x)
+_fmt = format_number
 
 
 def whiteboard(answer: Any, expected: Any) -> tuple[bool, str]:
