@@ -54,7 +54,10 @@ setup() {
     fi
     say "installing bubblekit with extras [$EXTRAS] into $VENV (first time: a few minutes)"
     local started=$SECONDS
-    "$VENV/bin/python" -m pip install --quiet -e ".[$EXTRAS]"
+    # Some machines' pip configuration names package folders that do not exist; pip then
+    # prints one harmless "Location ... is ignored" warning per package: drop those lines only.
+    "$VENV/bin/python" -m pip install --quiet -e ".[$EXTRAS]" 2>&1 \
+        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
     setup_key > "$STAMP"
     say "set-up done in $((SECONDS - started)) s"
 }
