@@ -1,16 +1,21 @@
 """Calibrate the simulator from a measured timeline, and explain measurement vs formula (core).
 
-A measured step differs from the formula ``(p - 1) / (m v + p - 1)`` for four reasons,
+A measured step differs from the formula ``(p - 1) / (m v + p - 1)`` for five reasons,
 each of which this module measures from the timeline itself:
 
 1. **durations**: real stages are unequal and backward is not exactly 2 x forward
    (per-stage, per-kind mean durations);
 2. **overhead**: between two actions a rank spends time outside any action (Python,
-   posting sends and receives, the loss) even when its inputs are ready (the median of
-   those gaps);
-3. **latency**: a hop between ranks takes time (the median delay between a producer's
+   posting sends and receives, the loss) even when it needs nothing from another rank
+   (the mean of those gaps);
+3. **pickup**: an action whose input from another rank was sent while this rank was
+   still busy starts later than one with only local inputs: the message has to be
+   picked up (the receive is posted only now, and with a rendezvous protocol such as
+   gloo's the transfer needs the sender, which is busy computing, to make progress).
+   Measured as the mean gap before such actions minus the overhead;
+4. **latency**: a hop between ranks takes time (the mean delay between a producer's
    end and a waiting consumer's start, minus the overhead);
-4. **stragglers and jitter**: individual actions are slower or faster than the mean
+5. **stragglers and jitter**: individual actions are slower or faster than the mean
    (a replay with every action's own duration shows it).
 
 :func:`calibrate` returns a :class:`~bubblekit.Costs` (unit ms; each action's cost is its
@@ -18,6 +23,18 @@ mean duration plus the overhead) and a :class:`CalibrationReport`;
 :func:`calibrated_simulation` simulates with them and returns the compute-only spans, so
 its bubble ratio compares directly with the measurement; :func:`compare_measured` puts
 measurement, formula and the simulations side by side.
+
+How the pickup enters the calibrated simulation: whether a message arrives while its
+receiver is busy depends on sub-millisecond differences between stages, so a simulation
+with mean durations cannot decide it reliably action by action. Instead each (stage,
+kind) that takes an input from another rank is charged its measured *mean* pickup
+(:attr:`CalibrationReport.pickup_shares`: the mean over its actions of the extra gap,
+counting 0 for actions whose rank was waiting for the input), added to that stage's cost,
+and :func:`~bubblekit.simulate` runs as usual. These per-stage pickups are
+schedule-specific: they explain the measured run (which stages happen to receive early
+depends on the schedule and on m) and do not carry over to another schedule. What
+transfers is the rule itself, which :func:`jitter_simulation` and :func:`replay` apply
+per action: the pickup is paid only when a message arrived early.
 """
 
 from __future__ import annotations
@@ -75,6 +92,14 @@ class CalibrationReport:
         overhead: gap between two actions of a rank whose inputs were already there
             (the mean, or the median with ``statistic="median"``).
         overhead_samples: how many gaps it is over.
+        pickup: extra gap, over the overhead, before an action whose input from another
+            rank had arrived while the rank was busy (same statistic; 0 when none).
+        pickup_samples: how many such gaps it is over.
+        pickup_shares: per (stage, kind) that takes an input from another rank, the
+            mean extra gap over all its actions (0 for an action whose rank was waiting for
+            the input, or had nothing before it): what :func:`calibrated_simulation` adds to
+            that stage's cost. Always means (a bubble is a sum); schedule-specific (see the
+            module doc).
         latency: per-hop latency: (consumer start - producer end) over consumers that were
             waiting for a remote input, minus the overhead (same statistic).
         latency_samples: how many hops it is over.
@@ -98,6 +123,11 @@ class CalibrationReport:
     overhead_mean: float = 0.0
     latency_median: float = 0.0
     latency_mean: float = 0.0
+    pickup: float = 0.0
+    pickup_samples: int = 0
+    pickup_median: float = 0.0
+    pickup_mean: float = 0.0
+    pickup_shares: dict[tuple[int, str], float] = field(default_factory=dict)
 
     def describe(self) -> str:
         """A few lines of text: durations per stage and kind, overhead, latency."""
@@ -111,6 +141,13 @@ class CalibrationReport:
             f"  overhead per action: {self.overhead:.3f} {u} ({self.statistic} of {self.overhead_samples} gaps; "
             f"median {self.overhead_median:.3f}, mean {self.overhead_mean:.3f})"
         )
+        lines.append(
+            f"  pickup of a message sent while the rank was busy: {self.pickup:.3f} {u} ({self.statistic} of "
+            f"{self.pickup_samples} gaps minus the overhead; median {self.pickup_median:.3f}, mean {self.pickup_mean:.3f})"
+        )
+        shares = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(self.pickup_shares.items()))
+        if shares:
+            lines.append(f"  pickup charged per action (mean over the actions with a remote input): {shares} {u}")
         lines.append(
             f"  latency per hop: {self.latency:.3f} {u} ({self.statistic} of {self.latency_samples} hops minus the "
             f"overhead; median {self.latency_median:.3f}, mean {self.latency_mean:.3f})"
@@ -150,21 +187,60 @@ def _stats(stage: int, kind: str, xs: Sequence[float]) -> KindStats:
                      statistics.pstdev(xs) if len(xs) > 1 else 0.0, min(xs), max(xs))
 
 
-def _gap_samples(obs: _Obs, latency_guess: float) -> tuple[list[float], list[float]]:
-    """(rank-bound gaps, data-bound delays): see the module doc."""
-    rank_bound: list[float] = []
-    data_bound: list[float] = []
+class _Gaps(NamedTuple):
+    local: list[float]  # gap after the rank's previous end; no input from another rank
+    pickup: list[float]  # gap after the rank's previous end; an input from another rank arrived earlier
+    data_bound: list[float]  # delay after the end of a remote input the rank was waiting for
+
+
+def _gap_samples(obs: _Obs, latency_guess: float) -> _Gaps:
+    """Classify the gap before every action (see the module doc)."""
+    gaps = _Gaps([], [], [])
     for r, row in enumerate(obs.rank_spans):
         prev_end = float("-inf")
         for start, _end, a in row:
             remote = [obs.by_action[d] for d in obs.deps(a) if obs.by_action[d][0] != r]
             waited = [dend for _, _, dend in remote if dend >= prev_end]
             if waited:
-                data_bound.append(start - max(waited))
+                gaps.data_bound.append(start - max(waited))
+            elif prev_end > float("-inf") and not remote:
+                gaps.local.append(start - prev_end)
             elif prev_end > float("-inf") and all(dend + latency_guess <= prev_end for _, _, dend in remote):
-                rank_bound.append(start - prev_end)
+                gaps.pickup.append(start - prev_end)
             prev_end = max(prev_end, _end)
-    return rank_bound, data_bound
+    return gaps
+
+
+def _fit_gaps(obs: _Obs) -> tuple[_Gaps, list[float]]:
+    """The classified gaps (with a latency guess from a first pass) and the overhead samples.
+
+    The overhead samples are the local gaps; a step without any (every action needs a
+    remote input) falls back on the pickup gaps, with no pickup left over.
+    """
+    first = _gap_samples(obs, 0.0)
+    guess = max(0.0, statistics.median(first.data_bound)) if first.data_bound else 0.0
+    gaps = _gap_samples(obs, guess)
+    return gaps, (gaps.local or gaps.pickup)
+
+
+def _pickup_shares(obs: _Obs, overhead: float, latency: float) -> dict[tuple[int, str], float]:
+    """Per (stage, kind) with an input from another rank: the mean extra gap (see the module doc).
+
+    An action's extra gap is ``start - previous end - overhead`` (at least 0) when every
+    remote input ended at least ``latency`` before its rank's previous action ended (the
+    message waited for the rank), else 0 (the rank waited for the message, or it is the
+    rank's first action: :func:`~bubblekit.simulate` already charges that wait).
+    """
+    per: dict[tuple[int, str], list[float]] = defaultdict(list)
+    for r, row in enumerate(obs.rank_spans):
+        prev_end: float | None = None
+        for start, end, a in row:
+            remote = [obs.by_action[d][2] for d in obs.deps(a) if obs.by_action[d][0] != r]
+            if remote:
+                early = prev_end is not None and all(e + latency <= prev_end for e in remote)
+                per[(a.stage, a.kind)].append(max(0.0, start - prev_end - overhead) if early else 0.0)  # type: ignore[operator]
+            prev_end = end if prev_end is None else max(prev_end, end)
+    return {key: statistics.fmean(xs) for key, xs in sorted(per.items())}
 
 
 def calibrate(
@@ -183,7 +259,10 @@ def calibrate(
 
     Returns ``(costs, report)``: ``costs`` per stage (``f``, ``b``, ``i``, ``w`` each =
     mean duration + overhead; a kind never seen on a stage is derived: ``b = i + w`` or
-    ``i = w = b / 2``), ``comm`` = latency, unit = the timeline's unit.
+    ``i = w = b / 2``), ``comm`` = latency, unit = the timeline's unit; ``extra`` holds the
+    ``overhead`` and the ``pickup``. The costs leave the pickup out (they stay usable for
+    other schedules and m); :func:`calibrated_simulation` adds the per-stage pickups of
+    ``report.pickup_shares`` for the measured run.
     """
     if not isinstance(timeline, Timeline):
         raise TypeError(f"timeline must be a bubblekit Timeline, got {type(timeline).__name__}")
@@ -204,16 +283,20 @@ def calibrate(
     durations = {key: _stats(key[0], key[1], xs) for key, xs in per.items()}
     if statistic not in ("mean", "median"):
         raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
-    rb, db = _gap_samples(obs, 0.0)
-    raw = statistics.median(db) if db else 0.0
-    rb, db = _gap_samples(obs, max(0.0, raw))
+    gaps, rb = _fit_gaps(obs)
+    db = gaps.data_bound
+    pk = gaps.pickup if gaps.local else []
     oh_med = max(0.0, statistics.median(rb)) if rb else 0.0
     oh_mean = max(0.0, statistics.fmean(rb)) if rb else 0.0
     lat_med = max(0.0, statistics.median(db) - oh_med) if db else 0.0
     lat_mean = max(0.0, statistics.fmean(db) - oh_mean) if db else 0.0
-    overhead, latency = (oh_mean, lat_mean) if statistic == "mean" else (oh_med, lat_med)
+    pk_med = max(0.0, statistics.median(pk) - oh_med) if pk else 0.0
+    pk_mean = max(0.0, statistics.fmean(pk) - oh_mean) if pk else 0.0
+    overhead, latency, pickup = (oh_mean, lat_mean, pk_mean) if statistic == "mean" else (oh_med, lat_med, pk_med)
     if not rb:
         notes.append("no gap with all inputs ready: overhead taken as 0")
+    elif not gaps.local:
+        notes.append("every action needs an input from another rank: overhead from those gaps, pickup taken as 0")
     if not db:
         notes.append("no action waited for a remote input: latency taken as 0")
 
@@ -240,12 +323,15 @@ def calibrate(
         b.append(bs + overhead)
         i.append(is_ + overhead)
         w.append(ws + overhead)
+    shares = _pickup_shares(obs, overhead, latency) if pk else {}
     costs = Costs(f=tuple(f), b=tuple(b), i=tuple(i), w=tuple(w), comm=latency, unit=timeline.unit,
                   name=f"calibrated from {timeline.source or 'a measured step'}",
-                  extra={"overhead": overhead})
+                  extra={"overhead": overhead, "pickup": pickup})
     report = CalibrationReport(durations, overhead, len(rb), latency, len(db), costs, unit=timeline.unit, notes=notes,
                                statistic=statistic, overhead_median=oh_med, overhead_mean=oh_mean,
-                               latency_median=lat_med, latency_mean=lat_mean)
+                               latency_median=lat_med, latency_mean=lat_mean, pickup=pickup,
+                               pickup_samples=len(pk), pickup_median=pk_med, pickup_mean=pk_mean,
+                               pickup_shares=shares)
     return costs, report
 
 
@@ -259,19 +345,46 @@ def _compute_only(sim: Timeline, orders: Sequence[Sequence[Action]], overhead: f
     return Timeline(starts, ends, labels, unit=sim.unit, source=source)
 
 
+def _with_pickup(costs: Costs, schedule: Schedule, shares: dict[tuple[int, str], float]) -> Costs:
+    """``costs`` with each stage's pickup share added to its cost of that kind."""
+    rc = costs.resolve(schedule.n_stages, schedule.v)
+    fields = {k: tuple(float(x) + shares.get((s, k.upper()), 0.0) for s, x in enumerate(getattr(rc, k)))
+              for k in ("f", "b", "i", "w")}
+    return costs.with_(**fields)
+
+
 def calibrated_simulation(
     timeline: Timeline, schedule: Schedule, costs: Costs | None = None, report: CalibrationReport | None = None
 ) -> Timeline:
     """Simulate ``schedule`` with the costs calibrated from ``timeline``; return compute-only spans.
 
-    Each simulated slot is ``overhead`` then the action's mean duration; the returned
-    timeline keeps only the action part, like the measurement, so their bubble ratios
-    compare directly. ``costs`` / ``report`` reuse an earlier :func:`calibrate`.
+    Each simulated slot is the overhead, the stage's pickup share for that kind
+    (``report.pickup_shares``; 0 when the step has no pickup) and then the action's mean
+    duration; the returned timeline keeps only the action part (the slot's end minus the
+    mean duration), like the measurement, so their bubble ratios compare directly. It is
+    :func:`bubblekit.simulate` with ``costs`` plus the shares. ``costs`` / ``report``
+    reuse an earlier :func:`calibrate`.
+
+    The shares explain the measured run: they are specific to its schedule and m (see
+    the module doc). To simulate another schedule from a calibration, simulate
+    ``costs`` itself, or use :func:`jitter_simulation`, whose per-action pickup rule
+    transfers.
     """
     if costs is None or report is None:
         costs, report = calibrate(timeline, schedule)
-    sim = simulate(schedule, costs)
-    return _compute_only(sim, schedule.orders, report.overhead, "calibrated simulation")
+    if not report.pickup_shares or not any(report.pickup_shares.values()):
+        sim = simulate(schedule, costs)
+        return _compute_only(sim, schedule.orders, report.overhead, "calibrated simulation")
+    rc = costs.resolve(schedule.n_stages, schedule.v)
+    dur = {k.upper(): [float(x) - report.overhead for x in getattr(rc, k)] for k in ("f", "b", "i", "w")}
+    sim = simulate(schedule, _with_pickup(costs, schedule, report.pickup_shares))
+    starts, ends = [], []
+    for r, order in enumerate(schedule.orders):
+        e = [float(x) for x in sim.arrays(r)[1]]
+        ends.append(e)
+        starts.append([x - dur[a.kind][a.stage] for x, a in zip(e, order)])
+    return Timeline(starts, ends, [list(o) for o in schedule.orders], unit=timeline.unit,
+                    source="calibrated simulation")
 
 
 def _engine(
@@ -281,15 +394,18 @@ def _engine(
     local_gap: Callable[[], float],
     remote_gap: Callable[[], float],
     *,
-    typical_remote: float | None = None,
+    early: float | None = None,
+    pickup_gap: Callable[[], float] | None = None,
 ) -> tuple[list[list[float]], list[list[float]]]:
     """Run fixed per-rank orders; return compute-only starts and ends.
 
     An action starts at the later of (the latest of its rank's previous end and its inputs
     made on the same rank) + one ``local_gap()``, and each input from another rank's end +
-    one ``remote_gap()``; it lasts ``duration(action)``. With ``typical_remote`` a remote
-    input counts only when it ends less than ``typical_remote`` before the rank is free (a
-    message that arrived while the rank was busy costs no further delay).
+    one ``remote_gap()``; it lasts ``duration(action)``. With ``early`` a remote input that
+    ended at least ``early`` before the rank was free arrived while the rank was busy: it
+    adds no delay of its own, and the gap after the rank's previous end is one
+    ``pickup_gap()`` (when given) instead of ``local_gap()``. An action with no input at
+    all starts at 0.
     """
     where = {a: r for r, order in enumerate(orders) for a in order}
     done: dict[Action, float] = {}
@@ -310,9 +426,11 @@ def _engine(
                 if clock[r] is not None:
                     local.append(float(clock[r]))  # type: ignore[arg-type]
                 free = max(local) if local else float("-inf")
-                cands = [free + local_gap()] if local else []
-                cands += [done[d] + remote_gap() for d in deps
-                          if where[d] != r and (typical_remote is None or done[d] + typical_remote >= free)]
+                remote = [done[d] for d in deps if where[d] != r]
+                waited = [e for e in remote if early is None or e + early > free]
+                gap = pickup_gap if pickup_gap is not None and len(waited) < len(remote) else local_gap
+                cands = [free + gap()] if local else []
+                cands += [e + remote_gap() for e in waited]
                 start = max(cands, default=0.0)
                 end = start + duration(a)
                 out_s[r].append(start)
@@ -328,11 +446,12 @@ def _engine(
 
 
 def replay(timeline: Timeline, schedule: Schedule | None = None, *, overhead: float = 0.0,
-           latency: float = 0.0) -> Timeline:
+           latency: float = 0.0, pickup: float = 0.0) -> Timeline:
     """Re-run the measured step's orders with every action's *own* measured duration.
 
-    Starts follow the simulator's rules (a rank's previous action, each input plus
-    ``latency`` when it comes from another rank, then ``overhead``), so the difference to
+    Starts follow the calibrated simulation's rules (a rank's previous action, each input
+    plus ``latency`` when it comes from another rank, then ``overhead``; ``pickup`` more
+    when an input from another rank arrived while the rank was busy), so the difference to
     the calibrated simulation is the effect of stragglers and jitter, and the difference
     to the measurement is variable overhead and latency. Returns compute-only spans.
     """
@@ -342,7 +461,8 @@ def replay(timeline: Timeline, schedule: Schedule | None = None, *, overhead: fl
     if missing:
         raise ValueError(f"the schedule has actions the timeline lacks, e.g. {missing[0]}: replay needs the same step")
     starts, ends = _engine(orders, obs.n_stages, lambda a: obs.by_action[a][2] - obs.by_action[a][1],
-                           lambda: overhead, lambda: latency + overhead)
+                           lambda: overhead, lambda: latency + overhead, early=latency,
+                           pickup_gap=lambda: overhead + pickup)
     return Timeline(starts, ends, [list(o) for o in orders], unit=timeline.unit, source="replay of measured durations")
 
 
@@ -362,10 +482,10 @@ def jitter_simulation(
 
     Where :func:`calibrated_simulation` uses one mean per stage and kind, this draws every
     action's duration from the durations measured for its stage and kind, every gap after
-    a rank's own previous action from the measured overhead gaps, and every hop the rank
-    waits for from the measured remote delays (latency + overhead; a message that arrived
-    while the rank was busy costs nothing, as in the measurement), ``draws`` times with a
-    fixed ``seed``. It
+    a rank's own previous action from the measured overhead gaps (from the measured pickup
+    gaps when an input from another rank arrived while the rank was busy), and every hop
+    the rank waits for from the measured remote delays (latency + overhead), ``draws``
+    times with a fixed ``seed``. It
     models stragglers and jitter statistically, which a mean cannot: when actions wait on
     each other, random delays add up (``E[max] >= max E``).
     """
@@ -373,10 +493,10 @@ def jitter_simulation(
         raise ValueError(f"draws must be a whole number >= 1, got {draws!r}")
     obs = _Obs(timeline)
     orders = schedule.orders if schedule is not None else tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)
-    rb, db = _gap_samples(obs, 0.0)
-    rb, db = _gap_samples(obs, max(0.0, statistics.median(db)) if db else 0.0)
+    gaps, rb = _fit_gaps(obs)
     local_pool = [max(0.0, x) for x in rb] or [0.0]
-    remote_pool = [max(0.0, x) for x in db] or local_pool
+    pickup_pool = [max(0.0, x) for x in gaps.pickup] if gaps.local and gaps.pickup else local_pool
+    remote_pool = [max(0.0, x) for x in gaps.data_bound] or local_pool
     pools: dict[tuple[int, str], list[float]] = defaultdict(list)
     for a, (_, s0, e0) in obs.by_action.items():
         pools[(a.stage, a.kind)].append(e0 - s0)
@@ -393,7 +513,7 @@ def jitter_simulation(
     for _ in range(draws):
         starts, ends = _engine(orders, obs.n_stages, lambda a: rnd.choice(pools[(a.stage, a.kind)]),
                                lambda: rnd.choice(local_pool), lambda: rnd.choice(remote_pool),
-                               typical_remote=statistics.median(remote_pool))
+                               early=statistics.median(remote_pool), pickup_gap=lambda: rnd.choice(pickup_pool))
         tl = Timeline(starts, ends, [list(o) for o in orders], unit=timeline.unit,
                       source="calibrated simulation with measured jitter")
         results.append((tl.bubble_ratio, tl))
@@ -417,7 +537,7 @@ class Comparison:
     """Measured bubble vs formula vs simulations, each step adding one real-world effect.
 
     ``rows``: :class:`Row` s with keys ``formula``, ``textbook``, ``durations``, ``overhead``,
-    ``calibrated``, ``jitter``, ``replay`` (when the orders match) and ``measured``; ``timelines``: the timelines
+    ``latency``, ``calibrated`` (+ the pickup), ``jitter``, ``replay`` (when the orders match) and ``measured``; ``timelines``: the timelines
     behind the rows (for plots); ``order_matches``: whether the executed per-rank orders equal
     the schedule's; ``order_differences``: the first few differing ranks.
     """
@@ -514,8 +634,10 @@ def compare_measured(
         draws, seed: for the jitter row (:func:`jitter_simulation`).
 
     Rows, each adding one effect: the formula; the simulator with textbook costs
-    (B = 2F); with the measured per-stage durations; plus the overhead; plus the latency
-    (= the calibrated simulation); with durations and gaps drawn from the measured ones
+    (B = 2F); with the measured per-stage durations; plus the overhead; plus the latency;
+    plus each stage's mean pickup (= the calibrated simulation, see
+    :func:`calibrated_simulation`; the label lists the charge per stage and kind, e.g.
+    ``1F 3.254`` ms before every forward of stage 1); with durations and gaps drawn from the measured ones
     (jitter, stragglers: a statistical model); a replay with each action's own duration
     (this step's actual stragglers); the measurement.
     """
@@ -539,7 +661,7 @@ def compare_measured(
     if sched.p != timeline.p:
         raise ValueError(f"the schedule has p={sched.p} ranks but the timeline has {timeline.p}")
     costs, report = calibrate(timeline, sched, statistic=statistic)
-    oh, lat = report.overhead, report.latency
+    oh, lat, pk = report.overhead, report.latency, report.pickup
     diffs = _order_diffs(executed, sched.orders)
     p_, m_, v_ = sched.p, sched.m, sched.v
     rows: list[Row] = []
@@ -560,16 +682,23 @@ def compare_measured(
     tls["overhead"] = sim_o
     rows.append(Row("overhead", f"+ overhead {oh:.3f} {timeline.unit}/action", sim_o.bubble_ratio, float(sim_o.makespan),
                  "time between actions even when inputs are ready"))
+    sim_l = _compute_only(simulate(sched, costs), sched.orders, oh, "durations + overhead + latency")
+    tls["latency"] = sim_l
+    rows.append(Row("latency", f"+ latency {lat:.3f} {timeline.unit}/hop", sim_l.bubble_ratio, float(sim_l.makespan),
+                    "the hop between ranks"))
     sim_c = calibrated_simulation(timeline, sched, costs, report)
     tls["calibrated"] = sim_c
-    rows.append(Row("calibrated", f"calibrated (+ latency {lat:.3f} {timeline.unit}/hop)", sim_c.bubble_ratio, float(sim_c.makespan),
-                 "the hop between ranks"))
+    shares = {k: x for k, x in report.pickup_shares.items() if x}
+    what = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else f"0 {timeline.unit}"
+    rows.append(Row("calibrated", f"calibrated (+ pickup: {what})", sim_c.bubble_ratio, float(sim_c.makespan),
+                    f"picking up a message sent while the rank was busy ({pk:.3f} {timeline.unit}; "
+                    "charged as a mean per stage)"))
     jit = jitter_simulation(timeline, sched, draws=draws, seed=seed)
     tls["jitter"] = jit.timeline
     rows.append(Row("jitter", f"calibrated + measured jitter ({draws} draws)", jit.bubble_ratio,
                     float(jit.timeline.makespan), "durations and gaps drawn from the measured ones"))
     if not diffs:
-        rep = replay(timeline, sched, overhead=oh, latency=lat)
+        rep = replay(timeline, sched, overhead=oh, latency=lat, pickup=pk)
         tls["replay"] = rep
         rows.append(Row("replay", "replay (each action's own duration)", rep.bubble_ratio, float(rep.makespan),
                      "stragglers and jitter"))
