@@ -1,25 +1,21 @@
 """Exercises of lesson 01, "What a bubble is" (``solutions/01_what_is_a_bubble.ipynb``).
 
-Also home of two helpers the lesson 01-03 checks share:
-
-* :func:`factory_line` simulates a forward-only pipeline (the article's car factory);
-* :class:`ScheduleGoal` and :func:`compare_schedule` check a schedule the learner writes as
-  text: legal (no missing action, no deadlock), and as fast as the goal, with a hint that
-  names the blocked rank or the makespan gap, never the answer.
+Also home of :func:`factory_line`, which simulates a forward-only pipeline (the article's car
+factory). Schedule exercises use :class:`ScheduleGoal` and :func:`compare_schedule` from
+:mod:`bubblekit.checks._schedules` (re-exported here for lessons 02 and 03).
 
 Expected values are computed by bubblekit when a learner checks; nothing here is typed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import bubblekit as bk
 
 from .._validate import check_int
 from ._registry import exercise
-from ._schedules import as_schedule
+from ._schedules import ScheduleGoal, compare_schedule
 
 __all__ = ["factory_line", "ScheduleGoal", "compare_schedule", "gap_before"]
 
@@ -47,73 +43,6 @@ def gap_before(result: bk.Timeline, rank: int, label: str) -> Any:
         if gap.before == label:
             return gap.duration
     return 0
-
-
-@dataclass(frozen=True)
-class ScheduleGoal:
-    """What a hand-written schedule must achieve (the expected value of a schedule exercise).
-
-    Attributes:
-        p: ranks; m: microbatches.
-        costs: the cost model it is simulated under.
-        makespan: the step time to reach (computed by bubblekit), in ``costs.unit``.
-        max_peak: optional cap on every rank's peak activations (microbatch activations).
-    """
-
-    p: int
-    m: int
-    costs: bk.Costs
-    makespan: Any
-    max_peak: float | None = None
-
-    def __repr__(self) -> str:  # never show the target makespan
-        return f"<ScheduleGoal p={self.p} m={self.m}>"
-
-
-def _time(x: Any, unit: str) -> str:
-    """``3 slots``, ``1 slot``, ``2.5 ms``: a time with its unit."""
-    text = f"{float(x):g}"
-    return f"{text} {unit}" + ("s" if unit == "slot" and text != "1" else "")
-
-
-def compare_schedule(answer: Any, goal: ScheduleGoal) -> tuple[bool, str]:
-    """Simulate the learner's schedule; ``(ok, message)`` naming what is wrong, never the answer.
-
-    Checks, in order: readable text, ``p`` ranks and ``m`` microbatches, every action exactly
-    once on its rank, no deadlock (the message names each blocked rank and what it waits
-    for), the makespan (the message gives the gap to the goal), and the memory cap.
-    """
-    sched, why = as_schedule(answer)
-    if sched is None:
-        return False, why
-    if sched.p != goal.p:
-        return False, f"your schedule has {sched.p} rank line(s); this exercise has p = {goal.p} ranks"
-    if sched.m != goal.m:
-        return False, f"your schedule uses {sched.m} microbatch(es); this exercise has m = {goal.m}"
-    try:
-        result = bk.simulate(sched, goal.costs)
-    except bk.DeadlockError as exc:
-        blocked = [line.strip() for line in str(exc).splitlines()[1:]]
-        return False, "deadlock: " + "; ".join(blocked)
-    except bk.ScheduleError as exc:
-        lines = [line.strip() for line in str(exc).splitlines()]
-        return False, lines[0] + " " + "; ".join(lines[1:])
-    gap = result.makespan - goal.makespan
-    if gap > 0:
-        return False, (
-            f"legal, but the step takes {_time(result.makespan, result.unit)}, "
-            f"{_time(gap, result.unit)} longer than it can be: "
-            f"look for the rank that waits longest (result.largest_gaps())"
-        )
-    if goal.max_peak is not None:
-        over = [(r, pk) for r, pk in enumerate(result.peak_activations) if pk > goal.max_peak]
-        if over:
-            r, pk = over[0]
-            return False, (
-                f"legal and fast enough, but rank {r} holds {pk:g} microbatches' activations at its peak; "
-                f"the cap is {goal.max_peak:g}"
-            )
-    return True, ""
 
 
 # ----------------------------------------------------------------------------- exercises

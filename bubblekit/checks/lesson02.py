@@ -12,7 +12,8 @@ from typing import Any
 import bubblekit as bk
 
 from ._registry import exercise
-from .lesson01 import ScheduleGoal, compare_schedule, gap_before
+from ._schedules import ScheduleGoal, compare_schedule
+from .lesson01 import gap_before
 
 #: The unbalanced pipeline of exercises 02.4 and 02.5: stage 2 holds twice the work.
 UNEVEN_F = (1, 1, 2, 1)

@@ -11,7 +11,7 @@ from typing import Any
 import bubblekit as bk
 
 from ._registry import exercise
-from .lesson01 import ScheduleGoal, compare_schedule
+from ._schedules import ScheduleGoal, compare_schedule
 
 
 def compare_expression(answer: Any, expected: Any) -> tuple[bool, str]:
