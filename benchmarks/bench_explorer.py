@@ -23,7 +23,7 @@ import time
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from bubblekit.explorers import DPI, pipeline_explorer  # noqa: E402
+from bubblekit.presentation.explorers import DPI, pipeline_explorer  # noqa: E402
 
 
 def reference_ms(repeats: int = 7) -> float:
@@ -34,7 +34,7 @@ def reference_ms(repeats: int = 7) -> float:
     """
     from matplotlib.figure import Figure
 
-    from bubblekit.explorers import render_png
+    from bubblekit.presentation.explorers import render_png
 
     fig = Figure(figsize=(12.0, 7.5))
     times = []

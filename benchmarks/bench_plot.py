@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
 import bubblekit as bk  # noqa: E402
-from bubblekit.plotting import plot_pipeline  # noqa: E402
+from bubblekit.presentation.plotting import plot_pipeline  # noqa: E402
 
 
 def _time_draw(result: bk.Timeline, **kw: object) -> tuple[float, float, int]:

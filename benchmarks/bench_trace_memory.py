@@ -1,4 +1,4 @@
-"""Peak memory and time of reading a large (~200 MB) Kineto-style trace with bubblekit.traces.
+"""Peak memory and time of reading a large (~200 MB) Kineto-style trace with bubblekit.analysis.traces.
 
 Generates a synthetic trace in a temporary folder (one file per rank, streamed to disk:
 ``ProfilerStep#N`` ranges, ``PP:0F3`` ranges each holding many nested ``aten::`` operator
@@ -32,7 +32,7 @@ CHILD = r"""
 import json, resource, sys, time, tracemalloc
 mode, target, trace_alloc = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 if mode == "bubblekit":
-    from bubblekit.traces import read_trace_steps
+    from bubblekit.analysis.traces import read_trace_steps
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 if trace_alloc:
     tracemalloc.start()
@@ -136,7 +136,7 @@ def main() -> None:
         print(f"synthetic trace: {args.ranks} rank file(s), {total:.1f} MB in total (largest {biggest:.1f} MB), "
               f"{steps} steps of 1F1B p={args.ranks} m={args.microbatches}, {args.ops_per_action} operators per action")
         res = run_child("bubblekit", folder)
-        print(f"bubblekit.traces.read_trace_steps: {res['seconds']:.1f} s wall ({res['cpu_seconds']:.1f} s CPU), {res['steps']} steps, "
+        print(f"bubblekit.analysis.traces.read_trace_steps: {res['seconds']:.1f} s wall ({res['cpu_seconds']:.1f} s CPU), {res['steps']} steps, "
               f"last step bubble_ratio {res['bubble_ratio_last']:.4f}")
         print(f"  peak RSS {res['rss_peak_mb']:.1f} MB (baseline after imports {res['rss_baseline_mb']:.1f} MB, "
               f"so +{float(res['rss_peak_mb']) - float(res['rss_baseline_mb']):.1f} MB); "  # type: ignore[arg-type]

@@ -1,21 +1,34 @@
 """bubblekit: schedules, an exact event simulator, formulas and pictures for pipeline bubbles.
 
-The core (this namespace) imports no matplotlib, widgets or torch::
+The package has four layers; each imports only the layers above it::
+
+    core            actions, schedules/, costs, simulator, timeline, formulas, symbolic
+                    (pure Python: no matplotlib, widgets or torch)
+    analysis/       traces, calibrate, planner, search, balance
+    presentation/   plotting, explorers, classroom (matplotlib, ipywidgets, Voila)
+    course/         checks, published, demo, envcheck (what the lessons need)
+    lab/            real pipeline runs with torch.distributed.pipelining (optional extra)
+
+The core is this namespace::
 
     import bubblekit as bk
     s = bk.schedule("1f1b", p=4, m=8)
     r = bk.simulate(s, bk.Costs(f=1, b=2))
     r.makespan, r.bubble_ratio, r.bubble_overhead, r.peak_activations
 
-Pictures live in :mod:`bubblekit.plotting`, explorers in :mod:`bubblekit.explorers`,
-trace reading in :mod:`bubblekit.traces`, real runs in :mod:`bubblekit.lab`.
+The other modules load on first use under short names, so ``import bubblekit`` stays
+light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.checks``, ...
+(``from bubblekit import plotting`` works too), and ``bk.check("03.2", answer)`` checks an
+exercise.
 """
 
 from __future__ import annotations
 
-from .actions import KINDS, Action, parse_action
-from .costs import PRESETS, Costs, h200_costs, preset
-from .formulas import (
+from typing import Any
+
+from bubblekit.actions import KINDS, Action, parse_action
+from bubblekit.costs import PRESETS, Costs, h200_costs, preset
+from bubblekit.formulas import (
     bubble_overhead,
     bubble_ratio,
     bubble_ratio_exact,
@@ -24,9 +37,9 @@ from .formulas import (
     ratio_from_overhead,
     utilization,
 )
-from .schedules import REGISTRY, Schedule, ScheduleError, ScheduleSpec, names, register, schedule
-from .simulator import DeadlockError, SimResult, simulate
-from .timeline import Gap, Span, Timeline
+from bubblekit.schedules import REGISTRY, Schedule, ScheduleError, ScheduleSpec, names, register, schedule
+from bubblekit.simulator import DeadlockError, SimResult, simulate
+from bubblekit.timeline import Gap, Span, Timeline
 
 __version__ = "0.1.0"
 
@@ -40,3 +53,42 @@ __all__ = [
     "Timeline", "Span", "Gap",
     "__version__",
 ]
+
+
+#: Short names for the modules outside the core, loaded on first use (see the docstring).
+_LAZY_MODULES = {
+    "symbolic": "bubblekit.symbolic",
+    "traces": "bubblekit.analysis.traces",
+    "calibrate": "bubblekit.analysis.calibrate",
+    "planner": "bubblekit.analysis.planner",
+    "search": "bubblekit.analysis.search",
+    "balance": "bubblekit.analysis.balance",
+    "plotting": "bubblekit.presentation.plotting",
+    "explorers": "bubblekit.presentation.explorers",
+    "classroom": "bubblekit.presentation.classroom",
+    "checks": "bubblekit.course.checks",
+    "published": "bubblekit.course.published",
+    "demo": "bubblekit.course.demo",
+    "envcheck": "bubblekit.course.envcheck",
+    "lab": "bubblekit.lab",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load ``bk.plotting``, ``bk.traces``, ... on first use; ``bk.check`` is the exercise check."""
+    import importlib
+
+    if name in _LAZY_MODULES:
+        module = importlib.import_module(_LAZY_MODULES[name])
+        globals()[name] = module
+        return module
+    if name == "check":
+        from bubblekit.course.checks import check
+
+        globals()["check"] = check
+        return check
+    raise AttributeError(f"module 'bubblekit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULES) | {"check"})

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from . import __version__
-from . import schedules as _schedules
-from .costs import PRESETS
-from .schedules import REGISTRY
+from bubblekit import __version__
+from bubblekit import schedules as _schedules
+from bubblekit.costs import PRESETS
+from bubblekit.schedules import REGISTRY
 
 __all__ = ["main", "build_parser", "MAX_CLI_ACTIONS"]
 
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Pipeline bubbles: the article's demo, pipeline diagrams, the schedule registry.",
     )
     parser.add_argument("--version", action="version", version=f"bubblekit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,plot,schedules}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,plot,schedules,classroom,lab}")
     sub.required = True
 
     demo = sub.add_parser("demo", help="the source article's Python demo, reproduced and checked by simulation")
@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     plot.set_defaults(plot_parser=plot)  # so that errors found later name `bubblekit plot`
 
     sub.add_parser("schedules", help="list the registered schedules with a summary")
+    # listed for --help only: main() hands their arguments to their own parsers
+    sub.add_parser("classroom", help="serve the explorer as a web app for a room (see 'bubblekit classroom --help')")
+    sub.add_parser("lab", help="run a real pipeline with torch.distributed.pipelining (see 'bubblekit lab --help')")
     return parser
 
 
@@ -128,7 +131,7 @@ def _option_for(message: str) -> str:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import demo_text
+    from bubblekit.course.demo import demo_text
 
     sys.stdout.write(demo_text(args.lang, check=not args.no_check))
     return 0
@@ -146,9 +149,9 @@ def _cmd_schedules(_: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from . import costs as bk_costs
-    from .schedules import schedule
-    from .simulator import simulate
+    from bubblekit import costs as bk_costs
+    from bubblekit.schedules import schedule
+    from bubblekit.simulator import simulate
 
     out = Path(args.output)
     if out.suffix.lower() not in _FORMATS:
@@ -187,7 +190,7 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         except (TypeError, ValueError) as exc:
             msg = _one_line(exc)
             parser.error(f"argument {_option_for(msg)}: {msg}")
-    from .plotting import plot_pipeline, use_course_style
+    from bubblekit.presentation.plotting import plot_pipeline, use_course_style
 
     use_course_style()
 
@@ -207,9 +210,23 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (argparse exits with 2 on bad options)."""
+    """Run the command line; return the exit status (argparse exits with 2 on bad options).
+
+    ``bubblekit classroom ...`` and ``bubblekit lab ...`` hand their arguments to the
+    classroom server (:mod:`bubblekit.presentation.classroom`) and the torch lab
+    (:mod:`bubblekit.lab`), which have parsers of their own.
+    """
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "classroom":
+        from bubblekit.presentation import classroom
+
+        return classroom.main(args_list[1:])
+    if args_list and args_list[0] == "lab":
+        from bubblekit.lab import cli as lab_cli
+
+        return lab_cli.main(args_list[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
     if args.command == "demo":
         return _cmd_demo(args)
     if args.command == "schedules":

@@ -22,7 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
 
-from ._validate import check_number
+from bubblekit._validate import check_number
 
 __all__ = ["Costs", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ._validate import check_fraction_open, check_int
+from bubblekit._validate import check_fraction_open, check_int
 
 __all__ = [
     "bubble_ratio",

@@ -23,10 +23,10 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import Union
 
-from .actions import Action
-from .costs import Costs, ResolvedCosts
-from .schedules.base import Schedule, ScheduleError
-from .timeline import Number, Timeline
+from bubblekit.actions import Action
+from bubblekit.costs import Costs, ResolvedCosts
+from bubblekit.schedules.base import Schedule, ScheduleError
+from bubblekit.timeline import Number, Timeline
 
 __all__ = ["simulate", "SimResult", "DeadlockError"]
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import sympy as sp
 
-from ._validate import check_int
+from bubblekit._validate import check_int
 
 __all__ = [
     "p", "m", "v", "t_f", "t_b", "comm", "target",

@@ -1,7 +1,7 @@
 """Timelines: per-rank busy intervals, from a simulation or from a measured trace.
 
 A :class:`Timeline` is what every metric and every picture reads. The simulator builds
-one; :mod:`bubblekit.traces` builds one from profiler files. Times are stored as numbers
+one; :mod:`bubblekit.analysis.traces` builds one from profiler files. Times are stored as numbers
 in *ticks*; ``ticks_per_unit`` converts them to the timeline's ``unit`` (the simulator
 scales fractional costs to integer ticks so that arithmetic stays exact and fast).
 
@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple, Union
 
-from .actions import Action
+from bubblekit.actions import Action
 
 __all__ = ["Timeline", "Span", "Gap"]
 

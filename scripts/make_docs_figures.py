@@ -16,7 +16,7 @@ from pathlib import Path
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 import bubblekit as bk  # noqa: E402
-from bubblekit.plotting import plot_pipeline, use_course_style  # noqa: E402
+from bubblekit.presentation.plotting import plot_pipeline, use_course_style  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bubblekit import lab  # noqa: E402
-from bubblekit.traces import SAMPLE_DIR  # noqa: E402
+from bubblekit.analysis.traces import SAMPLE_DIR  # noqa: E402
 
 #: name -> lab options. A model big enough that an action takes tens of ms on one CPU core.
 SAMPLES: dict[str, dict[str, object]] = {

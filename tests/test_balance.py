@@ -1,4 +1,4 @@
-"""Tests for bubblekit.balance: exact contiguous partitioning of layers into stages."""
+"""Tests for bubblekit.analysis.balance: exact contiguous partitioning of layers into stages."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bubblekit as bk
-from bubblekit import balance
+from bubblekit.analysis import balance
 
 
 def brute_force(weights: list[int], k: int) -> tuple[int, list[tuple[int, ...]]]:

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 import bubblekit as bk
-from bubblekit import classroom
+from bubblekit.presentation import classroom
 
 pytestmark = pytest.mark.browser
 
@@ -196,7 +196,7 @@ def lab(workdir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def voila(workdir: Path) -> Iterator[str]:
-    """Classroom mode (the exact command ``python -m bubblekit.classroom`` runs); yields its URL."""
+    """Classroom mode (the exact command ``python -m bubblekit classroom`` runs); yields its URL."""
     port = _free_port()
     cmd = classroom.voila_command(workdir / "explorer.ipynb", port)
     server = Server("voila", cmd, workdir, _env(workdir), workdir / "voila.log")

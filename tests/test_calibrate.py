@@ -4,7 +4,7 @@ A synthetic "measured" step is simulated with fixed per-rank orders and three ga
 the lab's CPU runs: ``overhead`` before every action, ``latency`` per hop between ranks,
 and a ``pickup`` more before an action whose input from another rank arrived while its
 rank was busy (the receive is posted late and the transfer needs the busy sender).
-:func:`bubblekit.calibrate.calibrate` must recover the three, and the calibrated
+:func:`bubblekit.analysis.calibrate.calibrate` must recover the three, and the calibrated
 simulation (each stage charged its mean pickup) must reproduce the step's bubble.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 import bubblekit as bk
-from bubblekit.calibrate import (
+from bubblekit.analysis.calibrate import (
     _compute_only,
     calibrate,
     calibrated_simulation,
@@ -21,7 +21,7 @@ from bubblekit.calibrate import (
     jitter_simulation,
     replay,
 )
-from bubblekit.traces import dependencies
+from bubblekit.analysis.traces import dependencies
 
 
 def pickup_timeline(schedule: bk.Schedule, costs: bk.Costs, overhead: float, pickup: float) -> bk.Timeline:

@@ -1,4 +1,4 @@
-"""Tests for the exercise self-checks (:mod:`bubblekit.checks`).
+"""Tests for the exercise self-checks (:mod:`bubblekit.course.checks`).
 
 Temporary exercises use lesson number 99, which no lesson module uses, and are removed
 after each test.
@@ -17,7 +17,7 @@ import pytest
 import sympy
 
 import bubblekit as bk
-from bubblekit.checks import CheckResult, _registry, check, exercise, ids
+from bubblekit.course.checks import CheckResult, _registry, check, exercise, ids
 
 CHECKS_DIR = Path(_registry.__file__).parent
 
@@ -280,7 +280,7 @@ def test_every_lesson_module_is_imported_and_registers() -> None:
     lesson_files = sorted(CHECKS_DIR.glob("lesson*.py"))
     all_ids = ids()
     for path in lesson_files:
-        assert f"bubblekit.checks.{path.stem}" in sys.modules, path.name
+        assert f"bubblekit.course.checks.{path.stem}" in sys.modules, path.name
     assert all_ids == sorted(all_ids, key=_registry._id_key)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import bubblekit as bk
-from bubblekit import traces
-from bubblekit.checks import check, lesson04, lesson05, lesson06
+from bubblekit.analysis import traces
+from bubblekit.course.checks import check, lesson04, lesson05, lesson06
 
 
 def test_04_5_broken_text_names_the_blocked_rank() -> None:

@@ -1,4 +1,4 @@
-"""Tests of the command line (bubblekit.cli) and of the article's demo (bubblekit.demo).
+"""Tests of the command line (bubblekit.cli) and of the article's demo (bubblekit.course.demo).
 
 The oracle for the demo is the source article's own code, copied below unchanged
 (``/work/shared/seed/000_...txt``, section "Python 演示"): bubblekit must print the
@@ -19,7 +19,7 @@ import pytest
 
 import bubblekit as bk
 from bubblekit import cli
-from bubblekit.demo import (
+from bubblekit.course.demo import (
     ARTICLE_MS,
     ARTICLE_P,
     check_against_simulator,

@@ -1,4 +1,4 @@
-"""The lesson 00 environment check (:mod:`bubblekit.envcheck`)."""
+"""The lesson 00 environment check (:mod:`bubblekit.course.envcheck`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from importlib import metadata
 import pytest
 
 import bubblekit as bk
-from bubblekit import envcheck
+from bubblekit.course import envcheck
 
 
 def test_report_lists_python_bubblekit_required_and_optional() -> None:
@@ -46,7 +46,7 @@ def test_version_tuple(text: str, parts: tuple[int, ...]) -> None:
 
 
 def test_envcheck_and_checks_import_no_plotting_widgets_or_torch() -> None:
-    code = ("import sys, bubblekit.envcheck as e, bubblekit.checks as c; e.environment_report(); c.ids(); "
+    code = ("import sys, bubblekit.course.envcheck as e, bubblekit.course.checks as c; e.environment_report(); c.ids(); "
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -18,8 +18,8 @@ import pytest
 matplotlib.use("Agg")
 
 import bubblekit as bk  # noqa: E402
-from bubblekit import classroom, explorers  # noqa: E402
-from bubblekit.explorers import (  # noqa: E402
+from bubblekit.presentation import classroom, explorers  # noqa: E402
+from bubblekit.presentation.explorers import (  # noqa: E402
     COST_PRESETS,
     BuilderScore,
     PipelineExplorer,
@@ -437,7 +437,7 @@ def test_explorer_notebook_is_generated_from_classroom(tmp_path):
     committed = (ROOT / "apps" / "explorer.ipynb").read_text(encoding="utf-8")
     assert committed == classroom.notebook_text(), (
         "apps/explorer.ipynb is out of date: run "
-        "python -c \"from bubblekit.classroom import write_notebook; write_notebook('apps/explorer.ipynb')\""
+        "python -c \"from bubblekit.presentation.classroom import write_notebook; write_notebook('apps/explorer.ipynb')\""
     )
     nb = json.loads(committed)
     assert nb["metadata"]["kernelspec"]["name"] == "python3"

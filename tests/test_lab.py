@@ -15,8 +15,8 @@ import pytest
 
 import bubblekit as bk
 from bubblekit import lab
+from bubblekit.analysis.traces import read_csv, read_trace
 from bubblekit.lab.cli import build_parser, config_from_args
-from bubblekit.traces import read_csv, read_trace
 
 torch_only = pytest.mark.skipif(not lab.torch_available(), reason="torch is not installed (bubblekit[lab])")
 

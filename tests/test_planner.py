@@ -1,11 +1,11 @@
-"""Tests for bubblekit.planner: enumerate, simulate and rank pipeline configurations."""
+"""Tests for bubblekit.analysis.planner: enumerate, simulate and rank pipeline configurations."""
 
 from __future__ import annotations
 
 import pytest
 
 import bubblekit as bk
-from bubblekit import planner
+from bubblekit.analysis import planner
 
 
 def test_hops_per_step_matches_placement() -> None:

@@ -1,4 +1,4 @@
-"""Tests of bubblekit.plotting: the artists drawn, not the pixels.
+"""Tests of bubblekit.presentation.plotting: the artists drawn, not the pixels.
 
 Every expected number comes from bubblekit's timeline (starts, durations, idle time,
 peaks, simulated bubble ratios), never from a typed figure.
@@ -20,7 +20,7 @@ from matplotlib import font_manager  # noqa: E402
 from matplotlib.path import Path as MplPath  # noqa: E402
 
 import bubblekit as bk  # noqa: E402
-from bubblekit import plotting as bp  # noqa: E402
+from bubblekit.presentation import plotting as bp  # noqa: E402
 
 P, M = 4, 8
 

@@ -1,4 +1,4 @@
-"""Published numbers (bubblekit.published): sources present, and bubblekit reproduces what it claims to."""
+"""Published numbers (bubblekit.course.published): sources present, and bubblekit reproduces what it claims to."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import pytest
 
 import bubblekit as bk
-from bubblekit import published as P
-from bubblekit.checks import check, lesson10
+from bubblekit.course import published as P
+from bubblekit.course.checks import check, lesson10
 
 #: Table 5 prints four decimals: a faithful reproduction differs by at most half a unit in the last place.
 HALF_ULP = 0.00005 + 1e-12
@@ -209,7 +209,7 @@ def test_bank_metadata() -> None:
     assert all(groups[k] for k in lesson10.CATEGORIES)
     ids_ = [item.id for item in lesson10.BANK]
     assert ids_ == [f"10.{k}" for k in range(1, len(ids_) + 1)]
-    from bubblekit.checks import _registry
+    from bubblekit.course.checks import _registry
 
     _registry.load_lessons()
     for item in lesson10.BANK:

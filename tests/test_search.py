@@ -1,4 +1,4 @@
-"""Automatic schedule search (bubblekit.search): legal, within the memory cap, and at least as good as ZB-H1."""
+"""Automatic schedule search (bubblekit.analysis.search): legal, within the memory cap, and at least as good as ZB-H1."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 import bubblekit as bk
-from bubblekit import search as S
 from bubblekit.actions import Action
+from bubblekit.analysis import search as S
 
 UNIFORM = bk.Costs(f=1, i=1, w=1)
 UNEQUAL = bk.Costs(f=2, i=2, w=1, comm=Fraction(1, 4))
@@ -147,7 +147,7 @@ def test_bad_greedy_rules() -> None:
 
 def test_integer_lead_interpolates_towards_zb_h2() -> None:
     """lead = k runs k forwards ahead on rank 0, 1 on the last rank; k = 2p-1 gives a zero per-stage bubble."""
-    from bubblekit import published
+    from bubblekit.course import published
 
     p, m = 4, 8
     rates = []
@@ -159,7 +159,7 @@ def test_integer_lead_interpolates_towards_zb_h2() -> None:
 
 
 def test_stage_span_objective_never_worse_than_makespan_choice() -> None:
-    from bubblekit import published
+    from bubblekit.course import published
 
     costs = bk.h200_costs(comm_ms=0.05)
     for cap in (8, 12, 15):

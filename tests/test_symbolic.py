@@ -9,8 +9,8 @@ import sympy as sp
 
 import bubblekit as bk
 import bubblekit.symbolic as sb
-from bubblekit.checks import check
-from bubblekit.checks.lesson01 import ScheduleGoal, compare_schedule, factory_line
+from bubblekit.course.checks import check
+from bubblekit.course.checks.lesson01 import ScheduleGoal, compare_schedule, factory_line
 
 
 def test_derivation_from_counting_gives_the_article_formulas() -> None:

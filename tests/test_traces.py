@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import bubblekit as bk
-from bubblekit.calibrate import calibrate, calibrated_simulation, compare_measured, jitter_simulation, replay
-from bubblekit.traces import (
+from bubblekit.analysis.calibrate import calibrate, calibrated_simulation, compare_measured, jitter_simulation, replay
+from bubblekit.analysis.traces import (
     MeasuredTimeline,
     TraceError,
     bubble_report,

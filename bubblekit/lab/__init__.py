@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..actions import Action
-from ..calibrate import Comparison, compare_measured
-from ..schedules import schedule as build_schedule
-from ..schedules.base import Schedule
-from ..traces import MeasuredTimeline, write_csv
-from ._config import TORCH_SCHEDULES, LabConfig, TorchScheduleInfo, bubblekit_name, resolve_schedule
-from ._launch import LabRunError, free_port
+from bubblekit.actions import Action
+from bubblekit.analysis.calibrate import Comparison, compare_measured
+from bubblekit.analysis.traces import MeasuredTimeline, write_csv
+from bubblekit.lab._config import TORCH_SCHEDULES, LabConfig, TorchScheduleInfo, bubblekit_name, resolve_schedule
+from bubblekit.lab._launch import LabRunError, free_port
+from bubblekit.schedules import schedule as build_schedule
+from bubblekit.schedules.base import Schedule
 
 __all__ = [
     "run",
@@ -95,7 +95,7 @@ class LabResult:
     Attributes:
         config: the :class:`LabConfig` that ran.
         record: the raw record (JSON-able; :meth:`save` / :meth:`load`).
-        steps: one :class:`~bubblekit.traces.MeasuredTimeline` (ms) per measured step
+        steps: one :class:`~bubblekit.analysis.traces.MeasuredTimeline` (ms) per measured step
             (warm-up steps excluded).
         schedule: bubblekit's schedule with the same name, p, m, v (``None`` when bubblekit
             has no counterpart registered).
@@ -173,7 +173,7 @@ class LabResult:
         "torch_static_matches", "torch_static_differences", "note"}``; ``*_matches`` is ``None``
         when there is nothing to compare with.
         """
-        from ..calibrate import _order_diffs
+        from bubblekit.analysis.calibrate import _order_diffs
 
         executed = self.executed_orders
         steps_agree = all(t.orders == executed for t in self.steps)
@@ -242,7 +242,7 @@ def run(schedule: str = "1F1B", ranks: int = 2, microbatches: int = 4, *, config
     """
     if not torch_available():
         raise ImportError("bubblekit.lab.run needs torch: pip install 'bubblekit[lab]' (torch==2.13.0)")
-    from ._launch import launch
+    from bubblekit.lab._launch import launch
 
     cfg = config if config is not None else LabConfig(schedule=schedule, ranks=ranks, microbatches=microbatches,
                                                       **options)

@@ -10,7 +10,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .._validate import check_int
+from bubblekit._validate import check_int
 
 __all__ = ["LabConfig", "TORCH_SCHEDULES", "TorchScheduleInfo", "resolve_schedule", "bubblekit_name"]
 
@@ -60,7 +60,7 @@ def bubblekit_name(info: TorchScheduleInfo, v: int | None = None) -> str | None:
     the static table above is the fallback. A one-chunk bubblekit schedule matches only
     ``v = 1`` (e.g. ``zb-h1`` is ``InterleavedZeroBubble`` with one stage per rank).
     """
-    from ..schedules import REGISTRY
+    from bubblekit.schedules import REGISTRY
 
     vv = info.default_v if v is None else v
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._config import LabConfig
+from bubblekit.lab._config import LabConfig
 
 __all__ = ["launch", "free_port", "LabRunError", "in_torchrun"]
 

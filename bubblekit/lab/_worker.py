@@ -33,9 +33,9 @@ import torch.distributed as dist
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from ._config import LabConfig
-from ._launch import in_torchrun
-from ._model import make_stage_module
+from bubblekit.lab._config import LabConfig
+from bubblekit.lab._launch import in_torchrun
+from bubblekit.lab._model import make_stage_module
 
 __all__ = ["worker_main", "in_torchrun", "flatten_torch_order"]
 

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ._config import TORCH_SCHEDULES, LabConfig, bubblekit_name
+from bubblekit.lab._config import TORCH_SCHEDULES, LabConfig, bubblekit_name
 
 __all__ = ["main", "build_parser", "config_from_args"]
 
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(ns: argparse.Namespace) -> LabConfig:
     """A :class:`LabConfig` from parsed ``run`` options (ranks default to WORLD_SIZE under torchrun)."""
-    from ._launch import in_torchrun
+    from bubblekit.lab._launch import in_torchrun
 
     ranks = ns.ranks
     if ranks is None:
@@ -75,7 +75,7 @@ def config_from_args(ns: argparse.Namespace) -> LabConfig:
 
 
 def _finish(record: dict[str, Any], ns: argparse.Namespace) -> None:
-    from . import LabResult
+    from bubblekit.lab import LabResult
 
     res = LabResult.from_record(record)
     print(res.summary())
@@ -86,7 +86,7 @@ def _finish(record: dict[str, Any], ns: argparse.Namespace) -> None:
         res.to_csv(ns.csv)
         print(f"CSV written to {ns.csv}")
     if ns.trace_dir:
-        print(f"profiler traces in {ns.trace_dir} (read them with bubblekit.traces.read_trace)")
+        print(f"profiler traces in {ns.trace_dir} (read them with bubblekit.analysis.traces.read_trace)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{info.short:<22} {info.torch_class:<32} bubblekit: {bk}")
         return 0
     if ns.command == "worker":
-        from ._worker import worker_main
+        from bubblekit.lab._worker import worker_main
 
         with open(ns.config_file, encoding="utf-8") as fh:
             cfg = LabConfig(**json.load(fh))
@@ -113,17 +113,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from ._launch import in_torchrun
+    from bubblekit.lab._launch import in_torchrun
 
     if in_torchrun():
-        from ._worker import worker_main
+        from bubblekit.lab._worker import worker_main
 
         record = worker_main(cfg)
         if record is not None:
             _finish(record, ns)
         return 0
-    from . import LabRunError
-    from ._launch import launch
+    from bubblekit.lab import LabRunError
+    from bubblekit.lab._launch import launch
 
     try:
         record = launch(cfg)

@@ -10,9 +10,9 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._validate import check_int
-from .base import Schedule, ScheduleError, looped_placement, v_placement
-from .classic import gpipe, interleaved_1f1b, looped_bfs, one_f_one_b
+from bubblekit._validate import check_int
+from bubblekit.schedules.base import Schedule, ScheduleError, looped_placement, v_placement
+from bubblekit.schedules.classic import gpipe, interleaved_1f1b, looped_bfs, one_f_one_b
 
 __all__ = [
     "Schedule", "ScheduleError", "ScheduleSpec", "schedule", "spec", "register", "REGISTRY",
@@ -139,7 +139,7 @@ register(ScheduleSpec(
 ))
 
 # ---------------------------------------------------------------- zero bubble (split backward)
-from .zero_bubble import dualpipev, zb_h1, zb_h2, zbv  # noqa: E402
+from bubblekit.schedules.zero_bubble import dualpipev, zb_h1, zb_h2, zbv  # noqa: E402
 
 register(ScheduleSpec(
     "zb-h1", zb_h1, "one", True,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
 
-from ..actions import Action, parse_action
+from bubblekit.actions import Action, parse_action
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-from ..actions import Action
-from .base import Schedule, looped_placement
+from bubblekit.actions import Action
+from bubblekit.schedules.base import Schedule, looped_placement
 
 __all__ = ["gpipe", "one_f_one_b", "interleaved_1f1b", "looped_bfs"]
 

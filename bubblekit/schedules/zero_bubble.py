@@ -48,8 +48,8 @@ Schedules (registry name, source, constraints):
 
 from __future__ import annotations
 
-from ..actions import Action
-from .base import Schedule, v_placement
+from bubblekit.actions import Action
+from bubblekit.schedules.base import Schedule, v_placement
 
 __all__ = ["zb_h1", "zb_h2", "zbv", "dualpipev"]
 

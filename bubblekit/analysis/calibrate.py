@@ -46,14 +46,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .actions import Action
-from .costs import Costs
-from .formulas import bubble_ratio as formula_bubble_ratio
-from .schedules import schedule as build_schedule
-from .schedules.base import Schedule
-from .simulator import simulate
-from .timeline import Timeline
-from .traces import dependencies
+from bubblekit.actions import Action
+from bubblekit.analysis.traces import dependencies
+from bubblekit.costs import Costs
+from bubblekit.formulas import bubble_ratio as formula_bubble_ratio
+from bubblekit.schedules import schedule as build_schedule
+from bubblekit.schedules.base import Schedule
+from bubblekit.simulator import simulate
+from bubblekit.timeline import Timeline
 
 __all__ = [
     "calibrate",
@@ -249,7 +249,7 @@ def calibrate(
     """Measure per-stage durations, per-action overhead and per-hop latency from one step.
 
     Args:
-        timeline: one measured step (e.g. :func:`bubblekit.traces.read_trace`), spans
+        timeline: one measured step (e.g. :func:`bubblekit.analysis.traces.read_trace`), spans
             labelled with actions.
         schedule: the schedule that ran; only its stage count is used (default: the
             timeline's own, largest stage + 1).

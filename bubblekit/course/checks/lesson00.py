@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import bubblekit as bk
-
-from ._registry import exercise
+from bubblekit.course.checks._registry import exercise
 
 
 @exercise("00.1", hint="Simulate bk.schedule('1f1b', p=4, m=8) with bk.simulate and read .bubble_ratio "

@@ -10,10 +10,9 @@ from collections import Counter
 from typing import Any
 
 import bubblekit as bk
-
-from ._registry import exercise
-from ._schedules import ScheduleGoal, compare_schedule
-from .lesson01 import gap_before
+from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.checks.lesson01 import gap_before
 
 #: The unbalanced pipeline of exercises 02.4 and 02.5: stage 2 holds twice the work.
 UNEVEN_F = (1, 1, 2, 1)

@@ -2,11 +2,11 @@
 
 Learners::
 
-    from bubblekit.checks import check
+    from bubblekit.course.checks import check
     check("03.2", my_answer)        # displays "✅ 03.2 correct" or "❌ 03.2 not yet — hint: ..."
 
 Lesson authors register exercises in ``bubblekit/checks/lessonNN.py`` with
-:func:`exercise` (see :mod:`bubblekit.checks._registry` for the comparison rules). Every
+:func:`exercise` (see :mod:`bubblekit.course.checks._registry` for the comparison rules). Every
 ``lesson*.py`` module in this package is imported on the first :func:`check`.
 
 Expected values are computed by bubblekit when checked; no message shows them.
@@ -15,6 +15,6 @@ This package is part of the pure core: it imports no matplotlib, widgets or torc
 
 from __future__ import annotations
 
-from ._registry import CheckResult, Exercise, check, compare_values, exercise, ids, load_lessons
+from bubblekit.course.checks._registry import CheckResult, Exercise, check, compare_values, exercise, ids, load_lessons
 
 __all__ = ["check", "exercise", "CheckResult", "Exercise", "ids", "load_lessons", "compare_values"]

@@ -2,7 +2,7 @@
 
 Also home of :func:`factory_line`, which simulates a forward-only pipeline (the article's car
 factory). Schedule exercises use :class:`ScheduleGoal` and :func:`compare_schedule` from
-:mod:`bubblekit.checks._schedules` (re-exported here for lessons 02 and 03).
+:mod:`bubblekit.course.checks._schedules` (re-exported here for lessons 02 and 03).
 
 Expected values are computed by bubblekit when a learner checks; nothing here is typed.
 """
@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import bubblekit as bk
-
-from .._validate import check_int
-from ._registry import exercise
-from ._schedules import ScheduleGoal, compare_schedule
+from bubblekit._validate import check_int
+from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 
 __all__ = ["factory_line", "ScheduleGoal", "compare_schedule", "gap_before"]
 

@@ -57,8 +57,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple, Union
 
-from .actions import Action, parse_action
-from .timeline import Timeline
+from bubblekit.actions import Action, parse_action
+from bubblekit.timeline import Timeline
 
 __all__ = [
     "TraceError",
@@ -556,7 +556,7 @@ class MeasuredTimeline(Timeline):
 
     def to_schedule(self, name: str = "measured") -> Any:
         """The executed per-rank orders as a :class:`bubblekit.Schedule` (for simulation)."""
-        from .schedules.base import Schedule
+        from bubblekit.schedules.base import Schedule
 
         return Schedule(name, self.p, self.m, self.placement, self.orders, source=self.source)
 
@@ -1237,7 +1237,7 @@ def bubble_report(timeline: Timeline, n_gaps: int = 5) -> str:
 
 # ---------------------------------------------------------------------- shipped samples
 #: Recorded traces shipped with bubblekit (made by ``scripts/record_traces.py``).
-SAMPLE_DIR = Path(__file__).resolve().parent / "data" / "traces"
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "data" / "traces"
 
 
 def _manifest() -> dict[str, Any]:

@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from ._validate import check_int, check_number
-from .costs import Costs
-from .formulas import bubble_ratio
-from .planner import hops_per_step
-from .schedules import schedule
-from .simulator import SimResult, simulate
-from .timeline import Timeline
+from bubblekit._validate import check_int, check_number
+from bubblekit.costs import Costs
+from bubblekit.analysis.planner import hops_per_step
+from bubblekit.formulas import bubble_ratio
+from bubblekit.schedules import schedule
+from bubblekit.simulator import SimResult, simulate
+from bubblekit.timeline import Timeline
 
 __all__ = [
     "Source",
@@ -333,7 +333,7 @@ def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
 
     Bubble rate: :func:`stage_span_overhead` (the README's convention, bubble over ideal
     time per stage). Activation memory: the largest per-rank peak over 1F1B's. Communication
-    volume: cross-rank messages per step (:func:`~bubblekit.planner.hops_per_step`) over
+    volume: cross-rank messages per step (:func:`~bubblekit.analysis.planner.hops_per_step`) over
     1F1B's; every message carries one activation-sized tensor.
 
     ``ZB1P`` and ``ZB2P`` are the automatically searched schedules of the paper; their

@@ -5,10 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import bubblekit as bk
-from bubblekit import planner
+from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
-
-from ._registry import exercise
+from bubblekit.course.checks._registry import exercise
 
 
 @exercise("09.1", hint="The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.")

@@ -1,14 +1,13 @@
 """Exercises of lesson 08, *Case studies* (``solutions/08_case_studies.ipynb``).
 
-Every expected value comes from :mod:`bubblekit.published` (the published configuration
+Every expected value comes from :mod:`bubblekit.course.published` (the published configuration
 plus the assumptions it states) and the simulator.
 """
 
 from __future__ import annotations
 
-from bubblekit import published
-
-from ._registry import exercise
+from bubblekit.course import published
+from bubblekit.course.checks._registry import exercise
 
 
 @exercise("08.1", hint="Microbatches per pipeline = global batch / (data-parallel replicas x micro-batch size).")

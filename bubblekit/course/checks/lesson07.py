@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 import bubblekit as bk
-from bubblekit import published, search
+from bubblekit.analysis import search
 from bubblekit.costs import format_number
-
-from ._registry import exercise
+from bubblekit.course import published
+from bubblekit.course.checks._registry import exercise
 
 __all__ = ["whiteboard", "WhiteboardTarget"]
 

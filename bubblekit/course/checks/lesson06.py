@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import bubblekit as bk
-from bubblekit import calibrate, traces
-
-from ._registry import exercise
-from ._schedules import as_schedule
+from bubblekit.analysis import calibrate, traces
+from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._schedules import as_schedule
 
 #: Ranks and microbatches of the example step.
 P, M = 3, 4
@@ -47,7 +46,7 @@ def write_example_csv(path: str | Path) -> Path:
 
 @lru_cache(maxsize=1)
 def example_step() -> traces.MeasuredTimeline:
-    """The example step as :func:`bubblekit.traces.read_csv` returns it (what the learner reads)."""
+    """The example step as :func:`bubblekit.analysis.traces.read_csv` returns it (what the learner reads)."""
     with tempfile.TemporaryDirectory() as tmp:
         return traces.read_csv(write_example_csv(Path(tmp) / "example_step.csv"))
 

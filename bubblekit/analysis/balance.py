@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
 
-from ._validate import check_int, check_number
-from .costs import Costs, load_h200_layer_costs
+from bubblekit._validate import check_int, check_number
+from bubblekit.costs import Costs, load_h200_layer_costs
 
 __all__ = [
     "Layer",
@@ -104,7 +104,7 @@ def _weights(layers: Sequence[Any]) -> tuple[tuple[Number, ...], tuple[Layer, ..
     """Validate ``layers`` (numbers or :class:`Layer` objects) and return their weights."""
     if isinstance(layers, (str, bytes)) or not isinstance(layers, Sequence):
         raise TypeError(
-            f"layers must be a sequence of per-layer costs (numbers) or bubblekit.balance.Layer objects, "
+            f"layers must be a sequence of per-layer costs (numbers) or bubblekit.analysis.balance.Layer objects, "
             f"got {type(layers).__name__}"
         )
     if len(layers) == 0:
@@ -329,7 +329,7 @@ class Partition:
         if self.layers is None:
             raise ValueError(
                 "to_costs needs Layer objects (with f and b); this partition was built from plain numbers. "
-                "Build it from bubblekit.balance.Layer objects, or use Costs(f=[...], b=[...]) yourself."
+                "Build it from bubblekit.analysis.balance.Layer objects, or use Costs(f=[...], b=[...]) yourself."
             )
         groups = [self.layers[r.start:r.stop] for r in self.stages]
         f = [sum(x.f for x in g) for g in groups]

@@ -1,9 +1,9 @@
-"""The exercise registry behind :func:`bubblekit.checks.check`.
+"""The exercise registry behind :func:`bubblekit.course.checks.check`.
 
 Lesson authors register one function per exercise in ``bubblekit/checks/lessonNN.py``::
 
     import bubblekit as bk
-    from ._registry import exercise
+    from bubblekit.course.checks._registry import exercise
 
     @exercise("03.2", hint="Count the idle slots of rank 0 first.")
     def _():
@@ -153,7 +153,7 @@ def load_lessons() -> None:
         return
     import pkgutil
 
-    package = importlib.import_module(__package__ or "bubblekit.checks")
+    package = importlib.import_module(__package__ or "bubblekit.course.checks")
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
         if info.name.startswith("lesson"):
             importlib.import_module(f"{__package__}.{info.name}")

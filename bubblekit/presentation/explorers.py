@@ -3,7 +3,7 @@
 Two explorers, both objects that tests (and notebooks) can drive by setting ``.value`` on
 their controls, the way ipywidgets' own tests do::
 
-    from bubblekit.explorers import pipeline_explorer, schedule_builder
+    from bubblekit.presentation.explorers import pipeline_explorer, schedule_builder
     ex = pipeline_explorer("1f1b", p=4, m=8)
     ex                                   # displays the widget in Jupyter or Voila
     ex.controls["m"].value = 16          # redraws at once
@@ -26,7 +26,7 @@ rank holding its whole share of the model), plus bytes for the measured preset.
 Pictures are drawn with matplotlib's Agg backend into one reused
 :class:`~matplotlib.figure.Figure` (never registered with pyplot, so nothing leaks) and
 shown as PNG bytes in an :class:`ipywidgets.Image`, which works the same in JupyterLab, in
-Voila (``python -m bubblekit.classroom``) and in a headless browser test. Bad input never
+Voila (``python -m bubblekit classroom``) and in a headless browser test. Bad input never
 raises out of a callback: the library's own message is shown in the ``message`` readout.
 """
 
@@ -48,14 +48,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from . import plotting
-from .costs import PRESETS, Costs
-from .costs import preset as cost_preset
-from .formulas import bubble_overhead as formula_overhead
-from .formulas import bubble_ratio_exact as formula_ratio_exact
-from .schedules import REGISTRY, Schedule, ScheduleError, names, spec
-from .schedules import schedule as build_schedule
-from .simulator import SimResult, simulate
+from bubblekit.costs import PRESETS, Costs
+from bubblekit.costs import preset as cost_preset
+from bubblekit.formulas import bubble_overhead as formula_overhead
+from bubblekit.formulas import bubble_ratio_exact as formula_ratio_exact
+from bubblekit.presentation import plotting
+from bubblekit.schedules import REGISTRY, Schedule, ScheduleError, names, spec
+from bubblekit.schedules import schedule as build_schedule
+from bubblekit.simulator import SimResult, simulate
 
 __all__ = [
     "pipeline_explorer",

@@ -2,17 +2,17 @@
 
 Run, from the repository root (or anywhere bubblekit is installed with the ``course`` extra)::
 
-    python -m bubblekit.classroom                  # http://127.0.0.1:8866/ on this machine
-    python -m bubblekit.classroom --port 9000      # another port
-    python -m bubblekit.classroom --ip 0.0.0.0     # let students on the local network open it
-    python -m bubblekit.classroom --print-command  # show the voila command line and exit
+    python -m bubblekit classroom                  # http://127.0.0.1:8866/ on this machine
+    python -m bubblekit classroom --port 9000      # another port
+    python -m bubblekit classroom --ip 0.0.0.0     # let students on the local network open it
+    python -m bubblekit classroom --print-command  # show the voila command line and exit
 
 It runs ``voila apps/explorer.ipynb --no-browser --strip_sources=True ...`` with the current
 Python: the page shows the notebook's text and widgets (the pipeline explorer and the
 schedule builder) but none of its code, and tracebacks are not sent to the browser. Each
 visitor gets a fresh kernel; stop the server with Ctrl+C.
 
-From Python: ``bubblekit.classroom.serve(port=8866)``. When ``apps/explorer.ipynb`` is not
+From Python: ``bubblekit.presentation.classroom.serve(port=8866)``. When ``apps/explorer.ipynb`` is not
 next to the package (a non-editable install), an identical notebook is written to a
 temporary folder first (:func:`write_notebook`).
 """
@@ -48,7 +48,7 @@ watch the memory; pick **interleaved** and raise **v**; add **comm latency**; se
 **memory cap**; choose a second schedule in **compare with**."""
 
 _EXPLORER = """# NBVAL_IGNORE_OUTPUT
-from bubblekit.explorers import pipeline_explorer, schedule_builder
+from bubblekit.presentation.explorers import pipeline_explorer, schedule_builder
 
 explorer = pipeline_explorer("1f1b", p=4, m=8, v=2, preset="b=2f")
 explorer"""
@@ -99,7 +99,7 @@ def write_notebook(path: str | Path) -> Path:
 
 def default_notebook() -> Path:
     """``apps/explorer.ipynb`` of the repository, or a fresh copy in a temporary folder."""
-    repo_copy = Path(__file__).resolve().parent.parent / "apps" / "explorer.ipynb"
+    repo_copy = Path(__file__).resolve().parents[2] / "apps" / "explorer.ipynb"
     if repo_copy.is_file():
         return repo_copy
     return write_notebook(Path(tempfile.mkdtemp(prefix="bubblekit-classroom-")) / "explorer.ipynb")
@@ -167,9 +167,9 @@ def serve(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``python -m bubblekit.classroom [--port N] [--ip ADDR] [--notebook PATH]``."""
+    """Command line: ``python -m bubblekit classroom [--port N] [--ip ADDR] [--notebook PATH]``."""
     parser = argparse.ArgumentParser(
-        prog="python -m bubblekit.classroom",
+        prog="python -m bubblekit classroom",
         description="Serve the pipeline-bubble explorer as a web app (Voila, no code shown).",
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")

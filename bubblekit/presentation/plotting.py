@@ -41,12 +41,12 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.path import Path as MplPath
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from . import schedules as _schedules
-from .actions import Action
-from .costs import Costs
-from .schedules import REGISTRY, schedule
-from .simulator import SimResult, simulate
-from .timeline import Timeline
+from bubblekit import schedules as _schedules
+from bubblekit.actions import Action
+from bubblekit.costs import Costs
+from bubblekit.schedules import REGISTRY, schedule
+from bubblekit.simulator import SimResult, simulate
+from bubblekit.timeline import Timeline
 
 __all__ = [
     "PALETTE", "LINE_COLORS", "KIND_COLORS", "BUBBLE_COLOR", "CRITICAL_COLOR", "CURSOR_COLOR",
@@ -891,7 +891,7 @@ def plot_sweep(
             series += 1
     lo, hi = m_list[0], m_list[-1]
     grid = sorted({int(round(x)) for x in np.geomspace(lo, hi, 200)} | set(m_list))
-    from .formulas import bubble_ratio
+    from bubblekit.formulas import bubble_ratio
 
     for j, vv in enumerate(sorted(used_v)):
         form = "(p−1)/(m+p−1)" if vv == 1 else f"(p−1)/(m×v+p−1), v={vv}"

@@ -9,9 +9,8 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-
-from ._registry import exercise
-from ._schedules import as_schedule
+from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._schedules import as_schedule
 
 #: The cost model of every lesson-04 exercise: forward 1 slot, backward 2 slots, no latency.
 COSTS = bk.Costs(f=1, b=2)

@@ -16,11 +16,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
-from ._validate import check_fraction_open, check_int
-from .costs import Costs, preset
-from .formulas import bubble_ratio, bubble_ratio_exact, min_micro_batch, utilization
-from .schedules import schedule
-from .simulator import simulate
+from bubblekit._validate import check_fraction_open, check_int
+from bubblekit.costs import Costs, preset
+from bubblekit.formulas import bubble_ratio, bubble_ratio_exact, min_micro_batch, utilization
+from bubblekit.schedules import schedule
+from bubblekit.simulator import simulate
 
 __all__ = [
     "ARTICLE_P", "ARTICLE_MS", "ARTICLE_V", "ARTICLE_UTIL_M", "ARTICLE_TARGET",

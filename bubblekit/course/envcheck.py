@@ -3,7 +3,7 @@
 Versions come from installed package metadata (:mod:`importlib.metadata`), so this module
 imports no matplotlib, widgets or torch itself (it is part of the pure core)::
 
-    from bubblekit.envcheck import environment_report
+    from bubblekit.course.envcheck import environment_report
     report = environment_report()
     report          # a table in a notebook; report.ok is True when every required package is there
 
@@ -118,7 +118,7 @@ def _installed(name: str) -> str | None:
 
 def environment_report() -> EnvReport:
     """Check Python, bubblekit, the required packages and the optional ones; return an :class:`EnvReport`."""
-    from . import __version__
+    from bubblekit import __version__
 
     py = platform.python_version()
     rows = [EnvRow("python", py, ">= " + ".".join(map(str, MIN_PYTHON)), sys.version_info[:2] >= MIN_PYTHON)]

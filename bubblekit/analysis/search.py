@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
 
-from ._validate import check_int
-from .actions import Action
-from .costs import Costs, ResolvedCosts
-from .schedules.base import Schedule
-from .simulator import DeadlockError, SimResult, simulate
+from bubblekit._validate import check_int
+from bubblekit.actions import Action
+from bubblekit.costs import Costs, ResolvedCosts
+from bubblekit.schedules.base import Schedule
+from bubblekit.simulator import DeadlockError, SimResult, simulate
 
 __all__ = [
     "greedy_schedule",
@@ -128,7 +128,7 @@ def _to_schedule(prob: _Problem, orders: list[list[Action]], name: str, notes: d
     sched = Schedule(
         name=name, p=prob.p, m=prob.m, placement=tuple(range(prob.p)),
         orders=tuple(tuple(o) for o in orders),
-        source="bubblekit.search (automatic schedule search, after Qi et al. 2024 §3)",
+        source="bubblekit.analysis.search (automatic schedule search, after Qi et al. 2024 §3)",
         notes=notes,
     )
     sched.validate()
@@ -532,7 +532,7 @@ def search_schedule(
             continue
         candidates.append((f"greedy priority={a}{b} w_fill={fill} lead={lead}", orders))
     if seeds:
-        from .schedules import schedule as build
+        from bubblekit.schedules import schedule as build
 
         for name in ("zb-h1", "zb-h2"):
             orders = [list(o) for o in build(name, prob.p, prob.m).orders]

@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import bubblekit as bk
-
-from ._registry import exercise
-from ._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 
 
 def compare_expression(answer: Any, expected: Any) -> tuple[bool, str]:
@@ -22,7 +21,7 @@ def compare_expression(answer: Any, expected: Any) -> tuple[bool, str]:
     """
     import sympy as sp
 
-    from .. import symbolic as sb
+    from bubblekit import symbolic as sb
 
     try:
         expr = sp.sympify(answer)
@@ -55,7 +54,7 @@ def _count_idle() -> Any:
 @exercise("03.2", hint="U = 1 - b with the interleaved b; build it from sb.p, sb.m, sb.v.",
           compare=compare_expression)
 def _interleaved_utilization() -> Any:
-    from .. import symbolic as sb
+    from bubblekit import symbolic as sb
 
     return 1 - sb.INTERLEAVED_RATIO
 

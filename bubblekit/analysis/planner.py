@@ -35,10 +35,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
 
-from ._validate import check_int, check_number
-from .costs import Costs
-from .schedules import REGISTRY, Schedule, schedule, spec
-from .simulator import SimResult, simulate
+from bubblekit._validate import check_int, check_number
+from bubblekit.costs import Costs
+from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
+from bubblekit.simulator import SimResult, simulate
 
 __all__ = [
     "Candidate",
@@ -117,7 +117,7 @@ def with_recompute(costs: Costs, *, activation: Number, extra_backward: Number |
     )
 
 
-_RECOMPUTE_DATA = Path(__file__).resolve().parent / "data" / "h200_recompute_costs.json"
+_RECOMPUTE_DATA = Path(__file__).resolve().parents[1] / "data" / "h200_recompute_costs.json"
 
 
 def load_h200_recompute_costs() -> dict[str, Any]:

@@ -9,10 +9,9 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-from bubblekit import balance, planner
-
-from ._registry import exercise
-from ._schedules import as_schedule
+from bubblekit.analysis import balance, planner
+from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._schedules import as_schedule
 
 #: Exercise 05.4: the latency to hide (slots per hop) with F = 1, B = 2.
 HIDE_COMM = Fraction(1, 4)

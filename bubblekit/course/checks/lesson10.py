@@ -15,10 +15,10 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-from bubblekit import balance, planner, published
-
-from ._registry import exercise
-from .lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
+from bubblekit.analysis import balance, planner
+from bubblekit.course import published
+from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 
 __all__ = ["CATEGORIES", "BankItem", "BANK", "profile", "t_i", "t_w", "by_category"]
 
@@ -400,7 +400,7 @@ def _q31() -> float:
 _LAYERS = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8)
 
 
-@exercise("10.32", hint="bubblekit.balance.partition(layers, 4).bottleneck, or try every contiguous split.")
+@exercise("10.32", hint="bubblekit.analysis.balance.partition(layers, 4).bottleneck, or try every contiguous split.")
 def _q32() -> Any:
     return balance.bottleneck(list(_LAYERS), 4)
 

@@ -1,0 +1,8 @@
+"""Presentation: pictures and interactive explorers (layer 3 of bubblekit).
+
+* :mod:`~bubblekit.presentation.plotting` draws pipeline diagrams, memory curves, sweeps
+  and animations with matplotlib;
+* :mod:`~bubblekit.presentation.explorers` builds ipywidgets explorers (sliders for p, m, v,
+  schedule and costs) whose controls and readouts tests can drive;
+* :mod:`~bubblekit.presentation.classroom` serves an explorer as a web app (Voila) for a room.
+"""
