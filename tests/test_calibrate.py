@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 import bubblekit as bk
+from bubblekit.actions import inputs
 from bubblekit.analysis.calibrate import (
     _compute_only,
     calibrate,
@@ -21,7 +22,6 @@ from bubblekit.analysis.calibrate import (
     jitter_simulation,
     replay,
 )
-from bubblekit.analysis.traces import dependencies
 
 
 def pickup_timeline(schedule: bk.Schedule, costs: bk.Costs, overhead: float, pickup: float) -> bk.Timeline:
@@ -45,7 +45,7 @@ def pickup_timeline(schedule: bk.Schedule, costs: bk.Costs, overhead: float, pic
         for r, order in enumerate(schedule.orders):
             while ptr[r] < len(order):
                 a = order[ptr[r]]
-                deps = [d for d in dependencies(a, schedule.n_stages, lambda x: x in where) if d in where]
+                deps = [d for d in inputs(a, schedule.n_stages, lambda x: x in where) if d in where]
                 if any(d not in end for d in deps):
                     break
                 free = prev[r] if prev[r] is not None else 0.0

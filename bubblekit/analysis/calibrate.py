@@ -46,8 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from bubblekit.actions import Action
-from bubblekit.analysis.traces import dependencies
+from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio as formula_bubble_ratio
 from bubblekit.schedules import schedule as build_schedule
@@ -179,7 +178,7 @@ class _Obs:
         self.n_stages = 1 + max(a.stage for a in self.by_action)
 
     def deps(self, a: Action) -> list[Action]:
-        return [d for d in dependencies(a, self.n_stages, lambda x: x in self.by_action) if d in self.by_action]
+        return [d for d in inputs(a, self.n_stages, lambda x: x in self.by_action) if d in self.by_action]
 
 
 def _stats(stage: int, kind: str, xs: Sequence[float]) -> KindStats:
@@ -419,7 +418,7 @@ def _engine(
         for r, order in enumerate(orders):
             while ptr[r] < len(order):
                 a = order[ptr[r]]
-                deps = [d for d in dependencies(a, n_stages, lambda x: x in where) if d in where]
+                deps = [d for d in inputs(a, n_stages, lambda x: x in where) if d in where]
                 if any(d not in done for d in deps):
                     break
                 local = [done[d] for d in deps if where[d] == r]

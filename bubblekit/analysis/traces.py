@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple, Union
 
-from bubblekit.actions import Action, parse_action
+from bubblekit.actions import Action, inputs, parse_action
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -71,7 +71,6 @@ __all__ = [
     "GapReport",
     "explain_gaps",
     "bubble_report",
-    "dependencies",
     "FAMILIES",
     "SAMPLE_DIR",
     "sample_names",
@@ -1107,25 +1106,6 @@ def write_csv(timelines: Timeline | Iterable[Timeline], path: PathLike) -> Path:
 
 
 # ------------------------------------------------------------------------ gap reports
-def dependencies(action: Action, n_stages: int, kinds_present: Callable[[Action], bool] | None = None) -> list[Action]:
-    """What ``action`` waits for (the simulator's rules): F needs the previous stage's F;
-    B / I need this stage's F and the next stage's B or I; W needs this stage's I.
-
-    ``kinds_present(a)`` says whether ``a`` exists (to pick B or I of the next stage).
-    """
-    s, k, mb = action
-    if k == "F":
-        return [Action(s - 1, "F", mb)] if s > 0 else []
-    if k == "W":
-        return [Action(s, "I", mb)]
-    deps = [Action(s, "F", mb)]
-    if s < n_stages - 1:
-        nb = Action(s + 1, "B", mb)
-        ni = Action(s + 1, "I", mb)
-        deps.append(ni if kinds_present is not None and kinds_present(ni) and not kinds_present(nb) else nb)
-    return deps
-
-
 class GapReport(NamedTuple):
     """One idle gap and what the rank was waiting for (times in the timeline's unit).
 
@@ -1196,7 +1176,7 @@ def explain_gaps(timeline: Timeline, n: int | None = 5, *, min_duration: float =
             except ValueError:
                 out.append(GapReport(g.rank, start, end, g.before, None, None, None, "unknown"))
                 continue
-            deps = [d for d in dependencies(act, n_stages, lambda a: a in where) if d in where]
+            deps = [d for d in inputs(act, n_stages, lambda a: a in where) if d in where]
             if deps:
                 dep = max(deps, key=lambda d: where[d][2])
                 dr, _, dend = where[dep]

@@ -34,8 +34,8 @@ from fractions import Fraction
 from typing import Union
 
 from bubblekit._validate import check_int, check_number
-from bubblekit.costs import Costs
 from bubblekit.analysis.planner import hops_per_step
+from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.schedules import schedule
 from bubblekit.simulator import SimResult, simulate
