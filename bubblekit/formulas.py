@@ -1,6 +1,6 @@
 """Closed-form bubble formulas (pure Python, no dependencies).
 
-Conventions (see COURSE.md section 5):
+Conventions (stated in lesson 00 and the README):
 
 * ``bubble_ratio`` is the *fraction of total device-time* that is idle:
   idle / (p x makespan). This is the source article's ``b``.

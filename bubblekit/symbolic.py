@@ -12,7 +12,7 @@ Symbols (all positive; ``p``, ``m``, ``v`` integers):
 * ``comm`` (printed ``c``): latency of one hop between neighbouring ranks, same unit;
 * ``target`` (printed ``b^*``): the largest bubble fraction we accept.
 
-Conventions (COURSE.md section 5): ``b`` is the *fraction of total device-time* that is idle,
+Conventions (the course's, stated in lesson 00 and the README): ``b`` is the *fraction of total device-time* that is idle,
 idle / (p x makespan), the source article's ``b``; Megatron-LM's ``(p-1)/m`` is bubble time over
 *ideal* time, ``b / (1 - b)`` (:data:`MEGATRON_OVERHEAD`).
 

@@ -5,7 +5,7 @@ one; :mod:`bubblekit.analysis.traces` builds one from profiler files. Times are 
 in *ticks*; ``ticks_per_unit`` converts them to the timeline's ``unit`` (the simulator
 scales fractional costs to integer ticks so that arithmetic stays exact and fast).
 
-Bubble conventions (COURSE.md section 5):
+Bubble conventions (stated in lesson 00 and the README):
 
 * :attr:`Timeline.bubble_ratio` = idle device-time / (ranks x makespan), the article's b;
 * :attr:`Timeline.bubble_overhead` = idle device-time / busy device-time, Megatron's

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate the student notebooks ``exercises/*.ipynb`` from ``solutions/*.ipynb``.
 
-Rules (COURSE.md section 6):
+Rules:
 
 * In code cells, each region between a ``### BEGIN SOLUTION`` line and a
   ``### END SOLUTION`` line (markers included) becomes, at the marker's indentation::

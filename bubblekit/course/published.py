@@ -17,7 +17,7 @@ Contents:
   table (Narayanan et al., SC21, Table 1), BLOOM-176B, Llama 3 405B and DeepSeek-V3, with
   :func:`case_estimate` for the bubble, the idle GPU-hours and their cost.
 
-Bubble conventions (COURSE.md §5): ``bubble_ratio`` = idle / (ranks x makespan);
+Bubble conventions (lesson 00, README): ``bubble_ratio`` = idle / (ranks x makespan);
 ``bubble_overhead`` = idle / busy. The zero-bubble paper's *bubble rate* is a third
 measure, :func:`stage_span_bubble_rate`: it measures each rank from its own first action
 to its own last one (so the start-up and flush corners of a parallelogram-shaped
