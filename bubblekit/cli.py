@@ -6,6 +6,8 @@
 * ``bubblekit plot --schedule 1f1b -p 4 -m 8 -o out.svg`` draws a pipeline diagram
   (``--schedule gpipe,1f1b`` stacks several on one time axis).
 * ``bubblekit schedules`` lists the registered schedules.
+* ``bubblekit workspace`` makes the learner's ``workspace/`` from ``exercises/`` (copies only
+  the notebooks it does not have; never overwrites), see :mod:`bubblekit.course.workspace`.
 
 A bad option ends with a one-line message naming the option and exit status 2.
 Matplotlib is imported only by ``plot``.
@@ -66,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Pipeline bubbles: the article's demo, pipeline diagrams, the schedule registry.",
     )
     parser.add_argument("--version", action="version", version=f"bubblekit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,plot,schedules,classroom,lab}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,plot,schedules,workspace,classroom,lab}")
     sub.required = True
 
     demo = sub.add_parser("demo", help="the source article's Python demo, reproduced and checked by simulation")
@@ -97,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schedules", help="list the registered schedules with a summary")
     # listed for --help only: main() hands their arguments to their own parsers
+    sub.add_parser("workspace", help="make your workspace/ from exercises/ (never overwrites; see 'bubblekit workspace --help')")
     sub.add_parser("classroom", help="serve the explorer as a web app for a room (see 'bubblekit classroom --help')")
     sub.add_parser("lab", help="run a real pipeline with torch.distributed.pipelining (see 'bubblekit lab --help')")
     return parser
@@ -212,15 +215,20 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (argparse exits with 2 on bad options).
 
-    ``bubblekit classroom ...`` and ``bubblekit lab ...`` hand their arguments to the
-    classroom server (:mod:`bubblekit.presentation.classroom`) and the torch lab
-    (:mod:`bubblekit.lab`), which have parsers of their own.
+    ``bubblekit classroom ...``, ``bubblekit lab ...`` and ``bubblekit workspace ...`` hand
+    their arguments to the classroom server (:mod:`bubblekit.presentation.classroom`), the
+    torch lab (:mod:`bubblekit.lab`) and the workspace maker (:mod:`bubblekit.course.workspace`),
+    which have parsers of their own.
     """
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "classroom":
         from bubblekit.presentation import classroom
 
         return classroom.main(args_list[1:])
+    if args_list and args_list[0] == "workspace":
+        from bubblekit.course import workspace
+
+        return workspace.main(args_list[1:])
     if args_list and args_list[0] == "lab":
         from bubblekit.lab import cli as lab_cli
 

@@ -1,0 +1,321 @@
+"""The learner's workspace, and which notebooks are the course's (layer 4: course tooling).
+
+The course keeps a learner's work apart from the files it ships:
+
+* ``exercises/`` holds the course's **pristine** exercise notebooks, generated from
+  ``solutions/`` by ``scripts/make_exercises.py`` and checked by CI;
+* ``workspace/`` (git-ignored) holds the **learner's** copies. :func:`sync_workspace` copies
+  each exercise that is not there yet and never overwrites or deletes anything, so a
+  course update (``git pull``) followed by ``bash course.sh lab`` or ``bubblekit workspace``
+  adds new exercises and leaves the learner's files byte for byte as they were.
+
+The lessons' "Exercises:" links point into ``workspace/``.
+
+:func:`course_notebooks` answers "which notebooks does the course ship, with which content":
+in a git checkout, the tracked notebooks with their committed content (a lesson the
+learner ran and saved is checked as shipped, a scratch notebook is not checked at all);
+without git, every notebook in the course folders. ``bash course.sh test``, the unit tests
+and ``scripts/execute_notebooks.py`` use it.
+
+Used by ``bash course.sh lab`` / ``setup`` and ``bubblekit workspace`` (lesson 00 tells the
+learner about the workspace). Imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "WORKSPACE_DIR",
+    "EXERCISES_DIR",
+    "COURSE_FOLDERS",
+    "WorkspaceReport",
+    "CourseNotebook",
+    "find_root",
+    "sync_workspace",
+    "git_toplevel",
+    "committed_text",
+    "course_notebooks",
+    "main",
+]
+
+#: The learner's folder (git-ignored), relative to the course root.
+WORKSPACE_DIR = "workspace"
+#: The course's generated exercise notebooks, relative to the course root.
+EXERCISES_DIR = "exercises"
+#: Folders whose notebooks the course ships.
+COURSE_FOLDERS = ("notebooks", "solutions", "exercises", "apps")
+#: Set to 1 to treat every notebook in the course folders, as it is on disk, as the course's
+#: (for contributors checking uncommitted changes with ``bash course.sh test``).
+WORKTREE_ENV = "BUBBLEKIT_CHECK_WORKTREE"
+
+
+@dataclass(frozen=True)
+class WorkspaceReport:
+    """What :func:`sync_workspace` did: paths it ``created``, and learner files it ``kept`` untouched."""
+
+    workspace: Path
+    created: tuple[Path, ...]
+    kept: tuple[Path, ...]
+
+    def summary(self) -> str:
+        """One line for the terminal, e.g. ``workspace/: 2 new exercise notebook(s) copied ...``."""
+        where = _display(self.workspace)
+        if not self.created:
+            return f"{where}: all {len(self.kept)} exercise notebooks already there (left as they are)"
+        names = ", ".join(p.name for p in self.created[:3]) + (" ..." if len(self.created) > 3 else "")
+        kept = f"; {len(self.kept)} of yours kept as they are" if self.kept else ""
+        return f"{where}: {len(self.created)} new exercise notebook(s) copied from exercises/ ({names}){kept}"
+
+
+@dataclass(frozen=True)
+class CourseNotebook:
+    """A notebook the course ships.
+
+    Attributes:
+        path: where it is in the checkout.
+        text: its shipped content (the committed version when the file has local changes).
+        changed: True when the file on disk differs from ``text`` (a lesson the learner ran
+            and saved, or an uncommitted edit); the file on disk is then not the course's.
+    """
+
+    path: Path
+    text: str
+    changed: bool
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) + "/"
+    except ValueError:
+        return str(path) + "/"
+
+
+def _is_root(folder: Path) -> bool:
+    return (folder / EXERCISES_DIR).is_dir() and (folder / "solutions").is_dir()
+
+
+def find_root(start: Path | str | None = None) -> Path:
+    """The course folder: ``start`` (default the current folder) or the nearest folder above it
+    holding ``exercises/`` and ``solutions/``; else the checkout bubblekit was installed from.
+
+    Raises:
+        ValueError: when no course folder is found (the message says to pass ``--root``).
+    """
+    here = Path.cwd() if start is None else Path(start)
+    here = here.resolve()
+    for folder in (here, *here.parents):
+        if _is_root(folder):
+            return folder
+    if start is None:  # an editable install (pip install -e .): bubblekit/ sits in the checkout
+        package_checkout = Path(__file__).resolve().parents[2]
+        if _is_root(package_checkout):
+            return package_checkout
+    raise ValueError(
+        f"no course folder (one holding exercises/ and solutions/) at or above {str(here)!r}; "
+        "run this inside the course folder or pass --root PATH"
+    )
+
+
+def _exercise_files(exercises: Path) -> list[Path]:
+    return sorted(p for p in exercises.glob("*.ipynb") if p.is_file() and not p.name.startswith("."))
+
+
+def sync_workspace(root: Path | str, workspace: Path | str | None = None) -> WorkspaceReport:
+    """Copy each ``exercises/*.ipynb`` that ``workspace/`` does not have yet; never overwrite.
+
+    Args:
+        root: the course folder (holding ``exercises/``).
+        workspace: the learner's folder (default ``root/workspace``); created if missing.
+
+    A file already in the workspace is the learner's and is never opened for writing, even
+    when the course's exercise changed since (the new version stays in ``exercises/``).
+    Files are created with exclusive creation, so not even a file appearing meanwhile is
+    overwritten. Returns what was created and what was kept.
+
+    Raises:
+        ValueError: ``root`` has no ``exercises/`` folder, or ``workspace`` exists and is
+            not a folder.
+    """
+    root = Path(root)
+    exercises = root / EXERCISES_DIR
+    if not exercises.is_dir():
+        raise ValueError(f"root={str(root)!r} has no {EXERCISES_DIR}/ folder: pass the course folder")
+    target = root / WORKSPACE_DIR if workspace is None else Path(workspace)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"workspace={str(target)!r} exists and is not a folder; move it away or pass another")
+    target.mkdir(parents=True, exist_ok=True)
+    created: list[Path] = []
+    kept: list[Path] = []
+    for source in _exercise_files(exercises):
+        dest = target / source.name
+        if dest.exists() or dest.is_symlink():
+            kept.append(dest)
+            continue
+        try:
+            with open(source, "rb") as src, open(dest, "xb") as out:
+                shutil.copyfileobj(src, out)
+        except FileExistsError:  # appeared meanwhile: it is the learner's
+            kept.append(dest)
+            continue
+        created.append(dest)
+    return WorkspaceReport(target, tuple(created), tuple(kept))
+
+
+# ------------------------------------------------------------------------------------ git
+
+
+def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+    """Run ``git -C folder args``; None when git is missing or fails to start."""
+    try:
+        return subprocess.run(
+            ["git", "-C", str(folder), *args], capture_output=True, timeout=60, check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def git_toplevel(folder: Path | str) -> Path | None:
+    """The top folder of the git checkout holding ``folder``, or None (no git, not a checkout)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return None
+    run = _git(folder, "rev-parse", "--show-toplevel")
+    if run is None or run.returncode != 0:
+        return None
+    return Path(run.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+
+
+def committed_text(path: Path | str) -> str | None:
+    """The content of ``path`` in the last commit (``HEAD``), or None when it is not committed
+    (no git, not a checkout, a new file). Newlines are as git stores them."""
+    path = Path(path)
+    top = git_toplevel(path.parent)
+    if top is None:
+        return None
+    rel = path.resolve().relative_to(top).as_posix()
+    run = _git(top, "show", f"HEAD:{rel}")
+    if run is None or run.returncode != 0:
+        return None
+    return run.stdout.decode("utf-8", "replace")
+
+
+def _read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", "replace")
+
+
+def _same(a: str, b: str) -> bool:
+    return a.replace("\r\n", "\n") == b.replace("\r\n", "\n")
+
+
+def course_notebooks(root: Path | str, folders: Iterable[str] = COURSE_FOLDERS) -> list[CourseNotebook]:
+    """The notebooks the course ships in ``folders`` of ``root``, sorted by path.
+
+    In a git checkout whose top folder is ``root``: the tracked ``*.ipynb`` files (a learner's
+    scratch notebooks, ``...-Copy1.ipynb`` files and the workspace are not tracked), each with
+    its committed content; ``changed`` marks files whose disk content differs (a lesson the
+    learner ran and saved). Without git, or with ``BUBBLEKIT_CHECK_WORKTREE=1``: every
+    ``*.ipynb`` in ``folders`` as it is on disk (``.ipynb_checkpoints`` excluded).
+    """
+    root = Path(root).resolve()
+    folders = list(folders)
+    top = None if os.environ.get(WORKTREE_ENV, "") not in ("", "0") else git_toplevel(root)
+    if top is None or top != root:
+        found = [
+            p for f in folders for p in sorted((root / f).rglob("*.ipynb"))
+            if ".ipynb_checkpoints" not in p.parts and p.is_file()
+        ]
+        return [CourseNotebook(p, _read(p), False) for p in found]
+    patterns = [f"{f}/*.ipynb" for f in folders]
+    listed = _git(root, "ls-files", "-z", "--", *patterns)
+    differ = _git(root, "diff", "--name-only", "--no-renames", "-z", "HEAD", "--", *patterns)
+    if listed is None or listed.returncode != 0:
+        raise RuntimeError(f"git ls-files failed in {root}: {listed.stderr.decode() if listed else 'git missing'}")
+    # no commit yet (HEAD unknown): every tracked file counts as the course's, as it is
+    ok = differ is not None and differ.returncode == 0
+    changed = set(differ.stdout.decode("utf-8", "surrogateescape").split("\0")) if ok and differ else set()
+    result: list[CourseNotebook] = []
+    for rel in sorted(filter(None, listed.stdout.decode("utf-8", "surrogateescape").split("\0"))):
+        path = root / rel
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        on_disk = _read(path) if path.is_file() else None
+        if rel not in changed and on_disk is not None:
+            result.append(CourseNotebook(path, on_disk, False))
+            continue
+        shipped = committed_text(path)
+        if shipped is None:  # added but not committed yet: the contributor's new notebook
+            if on_disk is None:
+                continue
+            shipped = on_disk
+        result.append(CourseNotebook(path, shipped, on_disk is None or not _same(on_disk, shipped)))
+    return result
+
+
+# ------------------------------------------------------------------------------- command line
+
+
+def build_parser(prog: str = "bubblekit workspace") -> argparse.ArgumentParser:
+    """The parser of ``bubblekit workspace``."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=(
+            "Make your workspace: copy each exercise notebook from exercises/ into workspace/ unless "
+            "workspace/ already has it. Never overwrites or deletes a file: run it again after "
+            "updating the course (git pull) to get new exercises."
+        ),
+    )
+    parser.add_argument("--root", type=Path, default=None,
+                        help="the course folder (default: the one holding the current folder)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print nothing when nothing was copied")
+    parser.add_argument("--course-notebooks", action="store_true",
+                        help="instead, list the notebooks the course ships (for course.sh), one per line")
+    parser.add_argument("--export-changed", type=Path, metavar="DIR", default=None,
+                        help="with --course-notebooks: write the shipped version of each notebook that has "
+                             "local changes under DIR (same relative path) and list that copy instead")
+    return parser
+
+
+def _list_course_notebooks(root: Path, export: Path | None) -> int:
+    for nb in course_notebooks(root, ("notebooks", "solutions", "apps")):
+        rel = nb.path.relative_to(root)
+        if nb.changed and export is not None:
+            copy = export / rel
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_text(nb.text, encoding="utf-8")
+            print(f"note: {rel} has local changes (a lesson you ran and saved?): checking the course's "
+                  f"version of it; your file is not read", file=sys.stderr)
+            print(copy)
+        elif nb.changed:
+            print(f"note: {rel} has local changes: not checked", file=sys.stderr)
+        else:
+            print(nb.path)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "bubblekit workspace") -> int:
+    """``bubblekit workspace``: make or complete the learner's workspace; exit status 0, or 2 on a bad option."""
+    args = build_parser(prog).parse_args(argv)
+    try:
+        root = find_root(args.root)
+        if args.course_notebooks:
+            return _list_course_notebooks(root, args.export_changed)
+        report = sync_workspace(root)
+    except (ValueError, OSError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    if report.created or not args.quiet:
+        print(report.summary())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main(prog="python -m bubblekit.course.workspace"))
