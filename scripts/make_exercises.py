@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generate the student notebooks ``exercises/*.ipynb`` from ``solutions/*.ipynb``.
+"""Generate the course's exercise notebooks ``exercises/*.ipynb`` from ``solutions/*.ipynb``.
 
-Rules:
+Rules of the transformation:
 
 * In code cells, each region between a ``### BEGIN SOLUTION`` line and a
   ``### END SOLUTION`` line (markers included) becomes, at the marker's indentation::
@@ -10,31 +10,57 @@ Rules:
       raise NotImplementedError()
 
   and the cell gets the tag ``raises-exception`` (nbval then expects the error).
-* In markdown cells the region becomes ``_Your answer here._``.
+* In markdown cells the region becomes ``_Your answer here._``, and a link to
+  ``../exercises/NAME`` becomes ``../workspace/NAME`` (the learner's copy).
 * Cells tagged ``solution`` are dropped.
 * Outputs, execution counts, execution timing metadata and saved widget state are cleared.
 * A nested, unmatched or unterminated marker (or a marker in a raw cell) is an error that
   names the notebook and the cell.
-* A banner cell at the top says the notebook is generated.
+* A banner cell at the top tells the learner how to work in the notebook.
+
+Rules of writing (a learner's work is never lost):
+
+* ``exercises/.manifest.json`` records the SHA-256 of every notebook the generator wrote.
+  It rewrites or removes a file only while the file still has that hash (nobody changed it).
+* A changed file is never overwritten: when its solution has a new version the generator
+  says so and exits 1; ``--keep-changed`` first renames the changed file to
+  ``NAME.mine.ipynb`` (never over an existing file), then writes the new version.
+* A file the generator did not write (``my_scratch.ipynb``, ``...-Copy1.ipynb``) is never
+  deleted or overwritten.
+* ``--solutions`` must be a folder of solution notebooks (with solution regions) and
+  ``--exercises`` the course's ``exercises/``, a new or empty folder, or one the generator
+  made; anything else (a typo, ``notebooks/``, ``solutions/``, ``workspace/``) is an error
+  naming the argument, and nothing is written.
+
+Learners work in ``workspace/``, not here (see ``bubblekit workspace``).
 
 Usage::
 
-    python scripts/make_exercises.py            # (re)write exercises/
-    python scripts/make_exercises.py --check    # exit 1 if exercises/ is stale or leaks a solution
+    python scripts/make_exercises.py            # bring exercises/ up to date (safe to run any time)
+    python scripts/make_exercises.py --check    # exit 1 if the course's exercises are stale or leak a solution
 
-The output is deterministic: ``nbformat.writes`` (indent 1, sorted keys) plus a final newline.
+``--check`` checks the course's copies: a file with uncommitted local changes (a learner's
+edits) is left out and its committed version is checked instead; CI, on a clean checkout,
+checks every file. The output is deterministic: ``nbformat.writes`` (indent 1, sorted keys)
+plus a final newline.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
+import json
+import os
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import nbformat
+
+from bubblekit.course.workspace import WORKSPACE_DIR, committed_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "### BEGIN SOLUTION"
@@ -46,8 +72,18 @@ MARKDOWN_STUB = "_Your answer here._"
 SOLUTION_TAG = "solution"
 STUB_TAG = "raises-exception"
 BANNER_ID = "exercise-banner"
+MANIFEST = ".manifest.json"
+MINE_SUFFIX = ".mine"
+_EXERCISE_LINK_RE = re.compile(r"\]\(\.\./exercises/([^)\s/]+\.ipynb)((?:#[^)]*)?)\)")
+#: Folders of the course the generator never writes into.
+_NOT_EXERCISES = ("notebooks", "solutions", "apps", WORKSPACE_DIR, "bubblekit", "tests", "scripts", "docs",
+                  "benchmarks", ".ci", ".git", ".venv")
+FIX = "python scripts/make_exercises.py"
 
-__all__ = ["MarkerError", "strip_source", "make_exercise", "generate", "render", "check", "main"]
+__all__ = [
+    "MarkerError", "UsageError", "strip_source", "make_exercise", "generate", "render", "digest",
+    "read_manifest", "course_copy", "course_copies", "CheckReport", "check", "WriteReport", "write", "main",
+]
 
 
 class MarkerError(ValueError):
@@ -114,6 +150,8 @@ def make_exercise(nb: Any, name: str) -> Any:
             cells.append(cell)
             continue
         source, found = strip_source(cell.source, kind=cell.cell_type, where=where)
+        if cell.cell_type == "markdown":
+            source = _EXERCISE_LINK_RE.sub(rf"](../{WORKSPACE_DIR}/\1\2)", source)
         cell.source = source
         metadata = cell.setdefault("metadata", {})
         for key in ("execution", "collapsed", "scrolled", "ExecuteTime"):
@@ -129,9 +167,11 @@ def make_exercise(nb: Any, name: str) -> Any:
             cell.pop("attachments")
         cells.append(cell)
     banner = nbformat.v4.new_markdown_cell(
-        f"> **Exercise notebook.** Replace each `# YOUR CODE HERE` / `raise NotImplementedError()` with your code, "
-        f"then run the `check(...)` cell below it.\n"
-        f"> *Generated from `solutions/{name}` by `scripts/make_exercises.py`: edit the solution, not this file.*"
+        "> **Exercise notebook: yours to edit.** Replace each `# YOUR CODE HERE` / `raise NotImplementedError()` "
+        "with your code and run that cell: the `check(...)` at its end (where there is one) says ✅ or gives a hint.\n"
+        "> *Work in your copy in `workspace/` (the lessons' Exercises links open it; `bash course.sh lab` and "
+        "`bubblekit workspace` make it and never overwrite it). The course's own copy is in `exercises/`, "
+        f"generated from `solutions/{name}` by `scripts/make_exercises.py`.*"
     )
     banner["id"] = BANNER_ID
     nb.cells = [banner] + cells
@@ -146,6 +186,8 @@ def render(nb: Any) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+
+
 def generate(solutions: Path) -> dict[str, str]:
     """Exercise file name -> rendered text, for every ``solutions/*.ipynb``."""
     result: dict[str, str] = {}
@@ -155,54 +197,353 @@ def generate(solutions: Path) -> dict[str, str]:
     return result
 
 
-def check(solutions: Path, exercises: Path) -> list[str]:
-    """Problems that make ``exercises/`` differ from what ``solutions/`` generates (empty if in sync)."""
+def digest(text: str) -> str:
+    """SHA-256 (hex) of a notebook's text, with Windows line ends counted as ``\\n``."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+# ------------------------------------------------------------------------------ the manifest
+
+
+def read_manifest(exercises: Path) -> dict[str, str] | None:
+    """``{file name: sha256}`` of what the generator wrote into ``exercises``; None when it has no manifest.
+
+    Raises:
+        UsageError: the manifest exists but is not the generator's format.
+    """
+    path = exercises / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        files = data["files"]
+        if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+            raise TypeError("'files' must map names to hashes")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{_show(path)} is not a manifest written by this script ({exc}); move it away") from None
+    return dict(files)
+
+
+def _write_manifest(exercises: Path, files: dict[str, str]) -> None:
+    data = {
+        "about": (
+            "Written by scripts/make_exercises.py: each exercise notebook it generated and the SHA-256 of "
+            "what it wrote. It rewrites or removes only these files, and only while they are unchanged."
+        ),
+        "files": dict(sorted(files.items())),
+    }
+    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    path = exercises / MANIFEST
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
+    tmp = exercises / (MANIFEST + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ------------------------------------------------------------------------------ the arguments
+
+
+class UsageError(ValueError):
+    """A bad ``--solutions`` / ``--exercises`` argument (the message names it); nothing was written."""
+
+
+def _show(path: Path) -> str:
+    """``path`` relative to the current folder when inside it (for messages)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _has_markers(folder: Path) -> bool:
+    return any(BEGIN in p.read_text(encoding="utf-8", errors="replace") for p in folder.glob("*.ipynb"))
+
+
+def validate(solutions: Path, exercises: Path, *, writing: bool, root: Path = ROOT) -> None:
+    """Check the two folder arguments before anything is read or written.
+
+    Raises:
+        UsageError: naming ``--solutions`` or ``--exercises``, the value and what is allowed.
+    """
+    sol, ex, root = solutions.resolve(), exercises.resolve(), root.resolve()
+    if not sol.exists():
+        raise UsageError(f"argument --solutions: folder {str(solutions)!r} does not exist "
+                         f"(the course's solution notebooks are in {_show(root / 'solutions')})")
+    if not sol.is_dir():
+        raise UsageError(f"argument --solutions: {str(solutions)!r} is not a folder")
+    if sol in {root / name for name in _NOT_EXERCISES if name != "solutions"} | {root, root / "exercises"}:
+        raise UsageError(f"argument --solutions: {str(solutions)!r} is not a solutions folder "
+                         f"(the course's solution notebooks are in {_show(root / 'solutions')})")
+    if not any(sol.glob("*.ipynb")):
+        raise UsageError(f"argument --solutions: folder {str(solutions)!r} has no notebooks")
+    if not _has_markers(sol):
+        raise UsageError(f"argument --solutions: no notebook in {str(solutions)!r} has a '{BEGIN}' region, "
+                         "so it is not a folder of solutions")
+    if ex == sol:
+        raise UsageError(f"argument --exercises: {str(exercises)!r} is the --solutions folder")
+    if ex == root or ex in root.parents or ex in {root / name for name in _NOT_EXERCISES}:
+        raise UsageError(f"argument --exercises: {str(exercises)!r} is not an exercises folder: the generator "
+                         f"writes only into {_show(root / 'exercises')}, a new or empty folder, or one it made before")
+    if ex.exists() and not ex.is_dir():
+        raise UsageError(f"argument --exercises: {str(exercises)!r} exists and is not a folder")
+    if writing and ex.is_dir() and ex != root / "exercises" and not (ex / MANIFEST).exists() and any(ex.iterdir()):
+        raise UsageError(f"argument --exercises: folder {str(exercises)!r} is not empty and was not made by this "
+                         f"script (it has no {MANIFEST}); choose a new or empty folder")
+    read_manifest(ex) if ex.is_dir() else None  # a foreign manifest is an error too
+
+
+# ------------------------------------------------------------------------------ --check
+
+
+@dataclass
+class CheckReport:
+    """What ``--check`` found: ``problems`` fail it (CI); ``notes`` are for information only."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    fixable: bool = False  # running the generator fixes every problem
+
+
+def course_copy(path: Path, recorded: str | None) -> tuple[str | None, bool]:
+    """The course's version of exercise ``path``, and whether the file on disk has local changes.
+
+    ``recorded`` is the hash the manifest holds for it. The course's version is the file when
+    it still has that hash; else, in a git checkout where the file has uncommitted changes (a
+    learner's edits), its committed version (``True``: the file on disk is the learner's);
+    else ``(None, False)``: the file was changed after it was generated and that change is
+    all there is (committed, or no git).
+    """
+    text = path.read_text(encoding="utf-8")
+    if recorded is not None and digest(text) == recorded:
+        return text, False
+    committed = committed_text(path)
+    if committed is not None and committed.replace("\r\n", "\n") != text.replace("\r\n", "\n"):
+        return committed, True
+    return None, False
+
+
+def course_copies(exercises: Path) -> dict[str, str]:
+    """``{name: the course's text}`` of every exercise the manifest lists (see :func:`course_copy`);
+    a file changed by hand with no committed version to fall back on is left out."""
+    manifest = read_manifest(exercises) or {}
+    result: dict[str, str] = {}
+    for name, recorded in sorted(manifest.items()):
+        if (exercises / name).is_file():
+            text, _ = course_copy(exercises / name, recorded)
+            if text is not None:
+                result[name] = text
+    return result
+
+
+def check(solutions: Path, exercises: Path) -> CheckReport:
+    """Compare the course's exercise notebooks (see :func:`course_copy`) with what ``solutions`` generates.
+
+    Problems (they fail CI): a stale or missing exercise, a leaked solution marker, a file
+    changed after it was generated (with no committed version to check instead), a committed
+    notebook the generator did not write, a missing or stale manifest. Notes: a learner's
+    local changes (left out), files the generator did not write and git does not track.
+    """
     wanted = generate(solutions)
+    report = CheckReport()
+    manifest = read_manifest(exercises) if exercises.is_dir() else None
+    ex = _show(exercises)
+    if manifest is None:
+        report.problems.append(f"{ex}/{MANIFEST}: missing (it records what the generator wrote)")
+        manifest = {}
     have = {p.name: p for p in sorted(exercises.glob("*.ipynb"))} if exercises.is_dir() else {}
-    problems: list[str] = []
-    for name in sorted(set(wanted) | set(have)):
-        if name not in have:
-            problems.append(f"exercises/{name}: missing (run python scripts/make_exercises.py)")
+    fixable = True
+    for name in sorted(set(wanted) | set(manifest) | set(have)):
+        where = f"{ex}/{name}"
+        path = exercises / name
+        if name not in wanted and name not in manifest:
+            if committed_text(path) is not None:
+                report.problems.append(f"{where}: committed, but not generated from any notebook in {_show(solutions)}")
+                fixable = False
+            else:
+                report.notes.append(f"{where}: not the course's (not written by the generator); left alone")
             continue
-        text = have[name].read_text(encoding="utf-8")
-        if BEGIN in text or END in text:
-            problems.append(f"exercises/{name}: contains a solution marker (leaks a solution)")
+        if name not in have:
+            report.problems.append(f"{where}: missing" if name in wanted else f"{ex}/{MANIFEST}: lists {name}, which is gone")
+            continue
+        course, local = course_copy(path, manifest.get(name))
+        if course is None:
+            report.problems.append(
+                f"{where}: changed after the generator wrote it (edited by hand?); exercises are generated: "
+                f"put the change into {_show(solutions)}/{name}, then run `{FIX} --keep-changed` "
+                f"(it keeps the edited file as {name[:-6]}{MINE_SUFFIX}.ipynb)"
+            )
+            fixable = False
+            continue
+        if local:
+            report.notes.append(f"{where}: has local changes (yours?): left as it is; its committed version is checked")
+        if BEGIN in course or END in course:
+            report.problems.append(f"{where}: contains a solution marker (leaks a solution)")
         if name not in wanted:
-            problems.append(f"exercises/{name}: extra file, no solutions/{name}")
-        elif text != wanted[name]:
-            problems.append(f"exercises/{name}: differs from what solutions/{name} generates")
-    return problems
+            report.problems.append(f"{where}: its solution {_show(solutions)}/{name} is gone")
+        elif course != wanted[name]:
+            report.problems.append(f"{where}: differs from what {_show(solutions)}/{name} generates")
+        elif manifest.get(name) != digest(wanted[name]):
+            report.problems.append(f"{ex}/{MANIFEST}: out of date for {name}")
+    report.fixable = fixable and bool(report.problems)
+    return report
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+@dataclass
+class WriteReport:
+    """What :func:`write` did, file names relative to the exercises folder."""
+
+    wrote: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)   # (changed file, its new name)
+    refused: list[str] = field(default_factory=list)               # changed, and a new version is waiting
+    kept: list[str] = field(default_factory=list)                  # changed, nothing new to write
+    unknown: list[str] = field(default_factory=list)               # not written by the generator
+
+
+def _free_name(folder: Path, name: str) -> Path:
+    stem = name[: -len(".ipynb")] if name.endswith(".ipynb") else name
+    for i in range(1, 10_000):
+        candidate = folder / f"{stem}{MINE_SUFFIX}{'' if i == 1 else f'-{i}'}.ipynb"
+        if not candidate.exists() and not candidate.is_symlink():
+            return candidate
+    raise UsageError(f"too many {stem}{MINE_SUFFIX}-N.ipynb files in {_show(folder)}")
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename ``path`` to a free ``NAME.mine[-N].ipynb`` beside it, never over an existing file."""
+    target = _free_name(path.parent, path.name)
+    try:
+        os.link(path, target)  # fails if target exists
+    except OSError:
+        with open(path, "rb") as src, open(target, "xb") as dst:
+            dst.write(src.read())
+    os.unlink(path)
+    return target
+
+
+def _write_new(path: Path, text: str) -> None:
+    with open(path, "x", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def _replace(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp-make-exercises")
+    tmp.write_text(text, encoding="utf-8", newline="")
+    os.replace(tmp, path)
+
+
+def write(wanted: dict[str, str], exercises: Path, *, keep_changed: bool = False) -> WriteReport:
+    """Bring ``exercises`` up to ``wanted`` without losing anyone's work (see the module's rules)."""
+    exercises.mkdir(parents=True, exist_ok=True)
+    manifest = read_manifest(exercises) or {}
+    new_manifest: dict[str, str] = {}
+    report = WriteReport()
+    for name, text in wanted.items():
+        path = exercises / name
+        if not path.exists() and not path.is_symlink():
+            _write_new(path, text)
+            report.wrote.append(name)
+            new_manifest[name] = digest(text)
+            continue
+        current = path.read_text(encoding="utf-8")
+        if current == text:  # already what we would write (also adopts identical files)
+            new_manifest[name] = digest(text)
+            continue
+        if manifest.get(name) == digest(current):  # ours, unchanged: safe to replace
+            _replace(path, text)
+            report.wrote.append(name)
+            new_manifest[name] = digest(text)
+            continue
+        # changed by someone (or not ours at all)
+        if name in manifest and manifest[name] == digest(text):
+            report.kept.append(name)  # the course's version did not move: nothing to write
+            new_manifest[name] = manifest[name]
+            continue
+        if keep_changed:
+            moved = _move_aside(path)
+            report.renamed.append((name, moved.name))
+            _write_new(path, text)
+            report.wrote.append(name)
+            new_manifest[name] = digest(text)
+            continue
+        report.refused.append(name)
+        if name in manifest:
+            new_manifest[name] = manifest[name]
+    for name in sorted(set(manifest) - set(wanted)):
+        path = exercises / name
+        if path.is_file() and digest(path.read_text(encoding="utf-8")) == manifest[name]:
+            path.unlink()
+            report.removed.append(name)
+        elif path.exists():
+            report.kept.append(name)  # the learner changed it: theirs now, kept
+    listed = set(new_manifest) | set(manifest) | set(report.refused)
+    report.unknown = sorted(p.name for p in exercises.glob("*.ipynb") if p.name not in listed)
+    _write_manifest(exercises, new_manifest)
+    return report
+
+
+# ------------------------------------------------------------------------------ command line
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the generator; exit status 0 (done / in sync), 1 (stale, or a changed file kept), 2 (bad input)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if exercises/ is out of date")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if the course's exercises are stale or leak a solution")
     parser.add_argument("--solutions", type=Path, default=ROOT / "solutions", help="source folder (default solutions/)")
     parser.add_argument("--exercises", type=Path, default=ROOT / "exercises", help="output folder (default exercises/)")
+    parser.add_argument("--keep-changed", action="store_true",
+                        help="rename each changed exercise that has a new version to NAME.mine.ipynb, then write it")
     args = parser.parse_args(argv)
     try:
+        validate(args.solutions, args.exercises, writing=not args.check)
         if args.check:
-            problems = check(args.solutions, args.exercises)
-            if problems:
-                print("exercises/ is out of date:", *problems, sep="\n  ", file=sys.stderr)
-                print("fix: python scripts/make_exercises.py", file=sys.stderr)
-                return 1
-            print(f"exercises/ in sync with solutions/ ({len(generate(args.solutions))} notebooks)")
-            return 0
+            return _report_check(check(args.solutions, args.exercises))
         wanted = generate(args.solutions)
-    except MarkerError as err:
+        return _report_write(write(wanted, args.exercises, keep_changed=args.keep_changed), args.exercises)
+    except (MarkerError, UsageError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    args.exercises.mkdir(parents=True, exist_ok=True)
-    for path in sorted(args.exercises.glob("*.ipynb")):
-        if path.name not in wanted:
-            path.unlink()
-            print(f"removed {path}")
-    for name, text in wanted.items():
-        target = args.exercises / name
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            print(f"wrote {target}")
+
+
+def _report_check(report: CheckReport) -> int:
+    for note in report.notes:
+        print(f"note: {note}")
+    if report.problems:
+        print("the course's exercises are out of date:", *report.problems, sep="\n  ", file=sys.stderr)
+        if report.fixable:
+            print(f"fix: {FIX}   (safe: it rewrites only files it wrote that nobody changed, never deletes "
+                  "or overwrites anyone's work)", file=sys.stderr)
+        return 1
+    print("the course's exercises are in sync with solutions/")
+    return 0
+
+
+def _report_write(report: WriteReport, exercises: Path) -> int:
+    ex = _show(exercises)
+    for old, new in report.renamed:
+        print(f"kept your changed {ex}/{old} as {ex}/{new}")
+    for name in report.wrote:
+        print(f"wrote {ex}/{name}")
+    for name in report.removed:
+        print(f"removed {ex}/{name} (its solution is gone; the generator wrote it and nobody changed it)")
+    for name in report.kept:
+        print(f"kept {ex}/{name}: it has changes made after it was generated (yours?)")
+    if report.unknown:
+        print(f"left alone (not written by the generator): {', '.join(f'{ex}/{n}' for n in report.unknown)}")
+    if report.refused:
+        print("NOT overwritten, because they differ from what the generator wrote there (your changes?), while "
+              "their solution has a new version:", *[f"{ex}/{n}" for n in report.refused], sep="\n  ", file=sys.stderr)
+        print(f"To keep your version and get the new one: {FIX} --keep-changed   (renames yours to "
+              f"NAME{MINE_SUFFIX}.ipynb first). Your own exercise work belongs in {WORKSPACE_DIR}/ "
+              "(see `bubblekit workspace`).", file=sys.stderr)
+        return 1
+    if not (report.wrote or report.removed or report.renamed):
+        print(f"{ex}/ is up to date")
     return 0
 
 

@@ -1,12 +1,16 @@
 """exercises/ is generated from solutions/ by scripts/make_exercises.py, and stays in sync.
 
-Also tests the generator on small synthetic notebooks, and runs each generated exercise
-notebook up to its first stub: the only error allowed is the stub's NotImplementedError.
+Also tests the generator on small synthetic notebooks (the transformation, and the rules that
+keep a learner's work: no overwrite of a changed file, no deletion of a file it did not
+write, validated arguments, ``--check`` that never advises a command that loses work), and
+runs each of the course's exercise notebooks up to its first stub: the only error allowed
+is the stub's NotImplementedError.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +23,6 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "make_exercises.py"
-EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
 
 
 def _load() -> ModuleType:
@@ -32,6 +35,12 @@ def _load() -> ModuleType:
 
 
 mx = _load()
+#: The course's exercises (names the manifest lists, with their shipped text): a learner's
+#: edits or scratch notebooks in exercises/ are not the course's and are not tested here.
+COURSE = mx.course_copies(ROOT / "exercises")
+EXERCISES = sorted(COURSE)
+#: Phrases of commands that would lose a learner's work; no message of the generator may advise them.
+DESTRUCTIVE = ("git checkout", "git reset", "git clean", "git stash", "git restore", "rm ", "--force", "del ")
 
 
 def notebook(*cells: Any) -> Any:
@@ -50,13 +59,26 @@ def test_exercises_folder_is_in_sync_with_solutions() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_manifest_lists_every_solution() -> None:
+    solutions = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
+    assert EXERCISES == solutions
+
+
 def test_no_exercise_leaks_a_solution() -> None:
-    for path in EXERCISES:
-        text = path.read_text(encoding="utf-8")
-        assert mx.BEGIN not in text and mx.END not in text, path.name
-        nb = nbformat.read(path, as_version=4)
-        assert not any("solution" in c.get("metadata", {}).get("tags", []) for c in nb.cells), path.name
-        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path.name
+    for name, text in COURSE.items():
+        assert mx.BEGIN not in text and mx.END not in text, name
+        nb = nbformat.reads(text, as_version=4)
+        assert not any("solution" in c.get("metadata", {}).get("tags", []) for c in nb.cells), name
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), name
+
+
+def test_banner_matches_the_workspace_design() -> None:
+    """Issue 11 item 5: no "do not edit", and no "cell below it" where the check is in the same cell."""
+    for name, text in COURSE.items():
+        banner = nbformat.reads(text, as_version=4).cells[0]
+        assert banner["id"] == mx.BANNER_ID, name
+        assert "not this file" not in banner.source and "below it" not in banner.source, name
+        assert "workspace/" in banner.source and f"solutions/{name}" in banner.source, name
 
 
 # ----------------------------------------------------------------------------- the generator
@@ -69,7 +91,7 @@ def test_code_region_becomes_indented_stub_and_tagged() -> None:
     cell = out.cells[1]
     assert cell.source == "def f(p, m):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n\ncheck('03.1', f)"
     assert "raises-exception" in cell.metadata["tags"]
-    assert out.cells[0]["id"] == mx.BANNER_ID and "Generated from `solutions/t.ipynb`" in out.cells[0].source
+    assert out.cells[0]["id"] == mx.BANNER_ID and "generated from `solutions/t.ipynb`" in out.cells[0].source
 
 
 def test_two_regions_in_one_cell_and_untouched_cells() -> None:
@@ -108,6 +130,12 @@ def test_solution_cells_dropped_outputs_and_counts_cleared() -> None:
     assert nb.cells[0].outputs and len(nb.cells) == 3
 
 
+def test_markdown_links_to_exercises_open_the_workspace_copy() -> None:
+    md = new_markdown_cell("See [the bank](../exercises/10_bank.ipynb#q1) and [02](../notebooks/02_x.ipynb).")
+    out = mx.make_exercise(notebook(md), "t.ipynb")
+    assert out.cells[1].source == "See [the bank](../workspace/10_bank.ipynb#q1) and [02](../notebooks/02_x.ipynb)."
+
+
 @pytest.mark.parametrize(
     ("cell", "pattern"),
     [
@@ -144,25 +172,187 @@ def test_output_is_deterministic_and_nbformat_style(tmp_path: Path) -> None:
     assert (ex / "01_x.ipynb").read_text(encoding="utf-8") == text
 
 
-def test_check_mode_reports_stale_extra_missing_and_leaks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _two_solutions(tmp_path: Path) -> tuple[Path, Path, list[str]]:
     sol, ex = tmp_path / "solutions", tmp_path / "exercises"
     sol.mkdir()
     nbformat.write(notebook(new_code_cell("### BEGIN SOLUTION\nx = 1\n### END SOLUTION")), sol / "01_a.ipynb")
     nbformat.write(notebook(new_code_cell("y = 2")), sol / "02_b.ipynb")
-    args = ["--solutions", str(sol), "--exercises", str(ex)]
+    return sol, ex, ["--solutions", str(sol), "--exercises", str(ex)]
+
+
+def _no_destructive_advice(text: str) -> None:
+    for phrase in DESTRUCTIVE:
+        assert phrase not in text, f"advises {phrase!r}:\n{text}"
+
+
+def test_check_mode_reports_stale_extra_missing_and_leaks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sol, ex, args = _two_solutions(tmp_path)
     assert mx.main(["--check", *args]) == 1  # both missing
     assert "01_a.ipynb: missing" in capsys.readouterr().err
     assert mx.main(args) == 0
     assert mx.main(["--check", *args]) == 0
-    (ex / "02_b.ipynb").write_text((ex / "02_b.ipynb").read_text().replace("y = 2", "y = 3"))
-    (ex / "03_c.ipynb").write_text((ex / "01_a.ipynb").read_text())
+    manifest = mx.read_manifest(ex)
+    assert manifest is not None and sorted(manifest) == ["01_a.ipynb", "02_b.ipynb"]
+    # the solution changes: the generated files are stale; the generator (safe) is the fix
+    nbformat.write(notebook(new_code_cell("y = 3")), sol / "02_b.ipynb")
+    assert mx.main(["--check", *args]) == 1
+    err = capsys.readouterr().err
+    assert "02_b.ipynb: differs" in err and "fix: python scripts/make_exercises.py" in err
+    _no_destructive_advice(err)
+    assert mx.main(args) == 0 and "y = 3" in (ex / "02_b.ipynb").read_text()
+    # hand edits with no git to fall back on: a problem, and the advice keeps the edit
     leak = (ex / "01_a.ipynb").read_text().replace("# YOUR CODE HERE", "### BEGIN SOLUTION")
     (ex / "01_a.ipynb").write_text(leak)
     assert mx.main(["--check", *args]) == 1
     err = capsys.readouterr().err
-    assert "02_b.ipynb: differs" in err and "03_c.ipynb: extra" in err and "01_a.ipynb: contains a solution marker" in err
-    assert mx.main(args) == 0 and not (ex / "03_c.ipynb").exists()
+    assert "01_a.ipynb: changed after the generator wrote it" in err and "--keep-changed" in err
+    assert "fix:" not in err
+    _no_destructive_advice(err)
+    # a file the generator did not write: a note, never a failure, never touched
+    (ex / "01_a.ipynb").write_text(leak.replace("### BEGIN SOLUTION", "# YOUR CODE HERE"))
+    (ex / "my_scratch.ipynb").write_text("{}")
     assert mx.main(["--check", *args]) == 0
+    assert "my_scratch.ipynb: not the course's" in capsys.readouterr().out
+    assert mx.main(args) == 0 and (ex / "my_scratch.ipynb").read_text() == "{}"
+
+
+def test_check_leak_in_the_generators_own_file_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sol, ex, args = _two_solutions(tmp_path)
+    assert mx.main(args) == 0
+    path = ex / "01_a.ipynb"
+    leak = path.read_text().replace("# YOUR CODE HERE", "### BEGIN SOLUTION")
+    path.write_text(leak)
+    manifest = mx.read_manifest(ex)
+    assert manifest is not None
+    manifest["01_a.ipynb"] = mx.digest(leak)  # as if the generator had written the leak
+    mx._write_manifest(ex, manifest)
+    assert mx.main(["--check", *args]) == 1
+    assert "01_a.ipynb: contains a solution marker" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- a learner's work is kept
+
+
+def test_generator_never_deletes_files_it_did_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sol, ex, args = _two_solutions(tmp_path)
+    assert mx.main(args) == 0
+    mine = {"01_a-Copy1.ipynb": b'{"mine": 1}', "my_scratch.ipynb": b"notes \xe6\xb0\x94\xe6\xb3\xa1", "notes.txt": b"x"}
+    for name, data in mine.items():
+        (ex / name).write_bytes(data)
+    (sol / "02_b.ipynb").unlink()  # a solution goes away: only the generator's unchanged file goes with it
+    assert mx.main(args) == 0
+    out = capsys.readouterr().out
+    assert "removed" in out and "02_b.ipynb" in out and not (ex / "02_b.ipynb").exists()
+    assert "left alone" in out and "my_scratch.ipynb" in out
+    for name, data in mine.items():
+        assert (ex / name).read_bytes() == data
+
+
+def test_changed_exercise_is_never_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sol, ex, args = _two_solutions(tmp_path)
+    assert mx.main(args) == 0
+    path = ex / "01_a.ipynb"
+    edited = path.read_bytes().replace(b"# YOUR CODE HERE", b"x = 1  # my answer")
+    path.write_bytes(edited)
+    # nothing new in the course: the learner's file is kept, exit 0
+    assert mx.main(args) == 0
+    assert path.read_bytes() == edited and "kept" in capsys.readouterr().out
+    # a new version of the solution: refused, exit 1, says which file and how to keep it
+    nbformat.write(notebook(new_code_cell("### BEGIN SOLUTION\nx = 2\n### END SOLUTION\nprint(x)")), sol / "01_a.ipynb")
+    assert mx.main(args) == 1
+    err = capsys.readouterr().err
+    assert "NOT overwritten" in err and "01_a.ipynb" in err and "--keep-changed" in err
+    _no_destructive_advice(err)
+    assert path.read_bytes() == edited
+    assert mx.main(["--check", *args]) == 1  # without git the edit cannot be told from a stale file
+    capsys.readouterr()
+    # --keep-changed: the learner's version is renamed (bytes kept), the new version written
+    assert mx.main([*args, "--keep-changed"]) == 0
+    assert (ex / "01_a.mine.ipynb").read_bytes() == edited
+    assert "print(x)" in path.read_text()
+    assert mx.main(["--check", *args]) == 0
+    # a second --keep-changed never overwrites the first .mine file
+    path.write_bytes(edited)
+    nbformat.write(notebook(new_code_cell("### BEGIN SOLUTION\nx = 3\n### END SOLUTION")), sol / "01_a.ipynb")
+    assert mx.main([*args, "--keep-changed"]) == 0
+    assert (ex / "01_a.mine.ipynb").read_bytes() == edited and (ex / "01_a.mine-2.ipynb").read_bytes() == edited
+
+
+def test_changed_exercise_whose_solution_is_gone_is_kept(tmp_path: Path) -> None:
+    sol, ex, args = _two_solutions(tmp_path)
+    assert mx.main(args) == 0
+    (ex / "02_b.ipynb").write_text("my version")
+    (sol / "02_b.ipynb").unlink()
+    assert mx.main(args) == 0
+    assert (ex / "02_b.ipynb").read_text() == "my version"
+    manifest = mx.read_manifest(ex)
+    assert manifest is not None and "02_b.ipynb" not in manifest  # it is the learner's now
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "pattern"),
+    [
+        ("--solutions", "solution", r"argument --solutions: folder 'solution' does not exist"),
+        ("--solutions", "notebooks", r"argument --solutions: .* is not a solutions folder"),
+        ("--solutions", "exercises", r"argument --solutions: .* is not a solutions folder"),
+        ("--exercises", "notebooks", r"argument --exercises: .* is not an exercises folder"),
+        ("--exercises", "solutions", r"argument --exercises: .*(is the --solutions folder|not an exercises folder)"),
+        ("--exercises", "workspace", r"argument --exercises: .* is not an exercises folder"),
+        ("--exercises", ".", r"argument --exercises: .* is not an exercises folder"),
+    ],
+)
+def test_bad_folder_arguments_are_errors_and_touch_nothing(
+    flag: str, value: str, pattern: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+
+    monkeypatch.chdir(ROOT)
+    before = {p: p.stat().st_mtime_ns for f in ("exercises", "notebooks", "solutions") for p in (ROOT / f).glob("*")}
+    assert mx.main([flag, value]) == 2
+    assert re.search(pattern, capsys.readouterr().err)
+    after = {p: p.stat().st_mtime_ns for f in ("exercises", "notebooks", "solutions") for p in (ROOT / f).glob("*")}
+    assert after == before
+
+
+def test_foreign_folders_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sol, ex, args = _two_solutions(tmp_path)
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "thesis.ipynb").write_text("{}")
+    assert mx.main(["--solutions", str(sol), "--exercises", str(other)]) == 2
+    assert "argument --exercises" in capsys.readouterr().err and (other / "thesis.ipynb").read_text() == "{}"
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    nbformat.write(notebook(new_code_cell("import bubblekit")), lessons / "01.ipynb")
+    assert mx.main(["--solutions", str(lessons), "--exercises", str(ex)]) == 2
+    assert "not a folder of solutions" in capsys.readouterr().err and not ex.exists()
+
+
+def _git(cwd: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def test_check_in_git_ignores_a_learners_local_changes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """CI checks the committed files; a learner's uncommitted edit is a note, and its committed version is checked."""
+    sol, ex, args = _two_solutions(tmp_path)
+    assert mx.main(args) == 0
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-q", "-m", "course")
+    path = ex / "01_a.ipynb"
+    edited = path.read_bytes().replace(b"# YOUR CODE HERE", b"x = 1  # my answer ### BEGIN SOLUTION")
+    path.write_bytes(edited)
+    assert mx.main(["--check", *args]) == 0
+    out = capsys.readouterr().out
+    assert "01_a.ipynb: has local changes" in out
+    _no_destructive_advice(out)
+    assert path.read_bytes() == edited
+    # the same edit committed (a hand edit in the course): CI fails
+    _git(tmp_path, "commit", "-q", "-am", "hand edit")
+    assert mx.main(["--check", *args]) == 1
+    assert "changed after the generator wrote it" in capsys.readouterr().err
 
 
 def test_marker_error_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -177,12 +367,13 @@ def test_marker_error_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", EXERCISES, ids=[p.name for p in EXERCISES])
-def test_exercise_runs_up_to_its_first_stub(path: Path) -> None:
+@pytest.mark.parametrize("name", EXERCISES)
+def test_exercise_runs_up_to_its_first_stub(name: str) -> None:
     """Cells before the first stub run cleanly; the stub itself may only raise NotImplementedError."""
     from nbclient import NotebookClient
 
-    nb = nbformat.read(path, as_version=4)
+    path = ROOT / "exercises" / name
+    nb = nbformat.reads(COURSE[name], as_version=4)
     stubs = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "raises-exception" in c.metadata.get("tags", [])]
     if not stubs:
         pytest.skip(f"{path.name} has no stub")
