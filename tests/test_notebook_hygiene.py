@@ -1,6 +1,8 @@
 """Every course notebook is well-formed and self-contained.
 
-For each notebook in notebooks/, solutions/, exercises/ and apps/:
+For each notebook the course ships in notebooks/, solutions/, exercises/ and apps/ (in a git
+checkout the tracked ones, as committed: a learner's scratch notebooks and saved runs are
+not the course's, see bubblekit.course.workspace.course_notebooks):
 
 * it is valid nbformat 4 and its kernel is ``python3`` (the kernel inside .venv);
 * it imports bubblekit;
@@ -22,6 +24,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from bubblekit.course.workspace import WORKSPACE_DIR, course_notebooks
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -30,7 +34,13 @@ else:  # pragma: no cover - Python 3.10
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("notebooks", "solutions", "exercises", "apps")
 EXECUTED_FOLDERS = ("notebooks", "solutions")
-NOTEBOOKS = sorted(p for folder in FOLDERS for p in (ROOT / folder).rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+SHIPPED = {nb.path: nb.text for nb in course_notebooks(ROOT, FOLDERS)}
+NOTEBOOKS = sorted(SHIPPED)
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    """The notebook as the course ships it."""
+    return nbformat.reads(SHIPPED[path], as_version=4)
 
 #: Import name -> the declared pyproject package that provides it.
 PROVIDED_BY: dict[str, str] = {
@@ -95,14 +105,14 @@ def rel(path: Path) -> str:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[rel(p) for p in NOTEBOOKS])
 def test_valid_and_python3_kernel(path: Path) -> None:
-    nb = nbformat.read(path, as_version=4)
+    nb = read(path)
     nbformat.validate(nb)
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"{rel(path)}: kernelspec name must be 'python3'"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[rel(p) for p in NOTEBOOKS])
 def test_imports_bubblekit_and_only_declared_packages(path: Path) -> None:
-    nb = nbformat.read(path, as_version=4)
+    nb = read(path)
     modules = imported_modules(nb, rel(path))
     assert "bubblekit" in modules, f"{rel(path)} does not import bubblekit"
     declared = declared_packages()
@@ -120,7 +130,7 @@ EXECUTED = [p for p in NOTEBOOKS if p.relative_to(ROOT).parts[0] in EXECUTED_FOL
 
 @pytest.mark.parametrize("path", EXECUTED, ids=[rel(p) for p in EXECUTED])
 def test_committed_executed_without_errors(path: Path) -> None:
-    nb = nbformat.read(path, as_version=4)
+    nb = read(path)
     last = 0
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or not cell.source.strip():
@@ -147,16 +157,25 @@ def _links(text: str) -> list[str]:
     return [t for t in _LINK.findall(text) if "://" not in t]
 
 
+def _target(base: Path, link: str) -> Path:
+    """Where a link leads; a link into the learner's workspace/ resolves to the exercise it is copied from."""
+    target = (base / link).resolve()
+    workspace = (ROOT / WORKSPACE_DIR).resolve()
+    if target.parent == workspace:
+        return ROOT / "exercises" / target.name
+    return target
+
+
 def test_relative_links_resolve() -> None:
     """Links like ``[01](01_what_is_a_bubble.ipynb)`` in notebooks' markdown and README point to files."""
     broken: list[str] = []
     for path in NOTEBOOKS:
-        nb = nbformat.read(path, as_version=4)
+        nb = read(path)
         for cell in nb.cells:
             if cell.cell_type == "markdown":
-                broken += [f"{rel(path)} -> {t}" for t in _links(cell.source) if not (path.parent / t).exists()]
+                broken += [f"{rel(path)} -> {t}" for t in _links(cell.source) if not _target(path.parent, t).exists()]
     for doc in ("README.md", "CONTRIBUTING.md"):
         if (ROOT / doc).exists():
             text = (ROOT / doc).read_text(encoding="utf-8")
-            broken += [f"{doc} -> {t}" for t in _links(text) if not (ROOT / t).exists()]
+            broken += [f"{doc} -> {t}" for t in _links(text) if not _target(ROOT, t).exists()]
     assert not broken, "broken links:\n" + "\n".join(broken)
