@@ -1,5 +1,8 @@
 # Thin wrapper over course.sh (which does the work and needs no make).
-.PHONY: help setup lab test exercises figures
+# No target overwrites or deletes a learner's file: `exercises` runs the generator, which
+# rewrites only the exercise notebooks it wrote and nobody changed (see scripts/make_exercises.py),
+# and `workspace` only copies exercises that workspace/ does not have yet.
+.PHONY: help setup lab test workspace exercises figures
 
 help:
 	@bash course.sh help
@@ -8,10 +11,12 @@ setup:
 	bash course.sh setup
 
 lab:
-	bash course.sh lab
+	bash course.sh lab $(LAB_ARGS)
 
 test:
 	bash course.sh test
+
+workspace: setup
 
 exercises: setup
 	.venv/bin/python scripts/make_exercises.py

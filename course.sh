@@ -2,18 +2,28 @@
 # Pipeline Bubbles: set up and open the course, or run every check.
 #
 #   bash course.sh lab             set up (first time only), then open JupyterLab at lesson 00
+#   bash course.sh lab --port=9000 --no-browser    ... with extra JupyterLab options
 #   bash course.sh test            set up (first time only), then run every check
 #   bash course.sh test unit lint  run only some checks: lint types exercises unit browser notebooks
-#   bash course.sh setup           only set up
+#   bash course.sh setup           only set up (and make your workspace/)
 #
 # Set-up makes a virtual environment in .venv (python3 -m venv) and installs
 # `pip install -e ".[course,test,lab]"` into it (torch==2.13.0 comes with the lab extra).
-# Nothing is installed or registered outside .venv: the Jupyter kernel is the one inside
-# .venv, found first through JUPYTER_PATH. A stamp keyed on pyproject.toml makes a
-# second run skip the installation.
+# Nothing is installed, registered or written outside .venv: the Jupyter kernel is the one
+# inside .venv, found first through JUPYTER_PATH, and the notebook-trust database is kept
+# in .venv too (.venv/etc/jupyter/jupyter_config.json says where). A stamp keyed on
+# pyproject.toml makes a second run skip the installation.
+#
+# `setup` and `lab` also make your workspace: workspace/ gets a copy of each exercise
+# notebook it does not have yet (never overwriting one); you work there. `lab` serves the
+# whole course folder and opens notebooks/00_start_here.ipynb; it trusts the course's
+# notebooks (so their saved pictures and animations show) and keeps Jupyter's messages to
+# the ones that help. `test` checks only what the course ships: your workspace, scratch
+# notebooks and the lessons you ran and saved are never checked and never touched.
 #
 # Environment: PYTHON (default python3) picks the interpreter for a new .venv;
-# BUBBLEKIT_VENV (default .venv) its folder.
+# BUBBLEKIT_VENV (default .venv) its folder; BUBBLEKIT_CHECK_WORKTREE=1 makes `test` check
+# notebooks as they are on disk (for contributors, before committing).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -62,6 +72,43 @@ setup() {
     say "set-up done in $((SECONDS - started)) s"
 }
 
+jupyter_config() {  # keep the notebook-trust database inside the venv (read by every Jupyter app of the venv)
+    mkdir -p "$VENV/etc/jupyter" "$VENV/share/jupyter"
+    "$VENV/bin/python" - "$VENV" <<'PY'
+import json, pathlib, sys
+venv = pathlib.Path(sys.argv[1]).resolve()
+path = venv / "etc" / "jupyter" / "jupyter_config.json"
+config = json.loads(path.read_text()) if path.is_file() else {}
+data = venv / "share" / "jupyter"
+config["NotebookNotary"] = {"db_file": str(data / "nbsignatures.db"), "secret_file": str(data / "notebook_secret")}
+text = json.dumps(config, indent=1, sort_keys=True) + "\n"
+if not path.is_file() or path.read_text() != text:
+    path.write_text(text)
+PY
+}
+
+make_workspace() {  # copy new exercises into workspace/; never overwrites (bubblekit/course/workspace.py)
+    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT" "$@"
+}
+
+trust_course() {  # trust the notebooks the course ships, unchanged, so their saved JavaScript outputs show
+    local nbs=() nb
+    while IFS= read -r nb; do nbs+=("$nb"); done < <(
+        "$VENV/bin/python" - "$ROOT" <<'PY'
+import sys
+from pathlib import Path
+from bubblekit.course.workspace import course_notebooks
+for nb in course_notebooks(Path(sys.argv[1])):
+    if not nb.changed:
+        print(nb.path)
+PY
+    )
+    [ ${#nbs[@]} -eq 0 ] && return 0
+    local out
+    out=$("$VENV/bin/jupyter" trust "${nbs[@]}" 2>&1) \
+        || printf 'course.sh: could not mark the course notebooks as trusted (lesson 01 shows its animation once you run it):\n%s\n' "$out" >&2
+}
+
 # ---------------------------------------------------------------------------- test
 
 RESULTS=()   # "step status seconds"
@@ -94,12 +141,8 @@ existing() {  # print the arguments that exist
     return 0
 }
 
-notebooks() {
-    local d
-    for d in notebooks solutions apps; do
-        [ -d "$d" ] && find "$d" -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort
-    done
-    return 0
+notebooks() {  # the course's notebooks for nbval: shipped ones only; a changed one as shipped, from a copy in $1
+    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT" --course-notebooks --export-changed "$1"
 }
 
 totals() {  # sum the JUnit files and the tool checks: "N passed, N failed, N skipped"
@@ -140,11 +183,12 @@ test_all() {
                     -m browser tests ;;
             notebooks)
                 nbs=()
-                while IFS= read -r nb; do nbs+=("$nb"); done < <(notebooks)
+                mkdir -p "$JUNIT_DIR/shipped"
+                while IFS= read -r nb; do nbs+=("$nb"); done < <(notebooks "$JUNIT_DIR/shipped")
                 if [ ${#nbs[@]} -eq 0 ]; then
                     RESULTS+=("$(printf '%-10s %-18s %5d s' notebooks "ok (none)" 0)")
                 else
-                    run_step notebooks "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
+                    run_step notebooks "$VENV/bin/python" -m pytest -p no:cacheprovider -q --rootdir="$ROOT" \
                         --junitxml="$JUNIT_DIR/notebooks.xml" --nbval --nbval-current-env \
                         --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=900 "${nbs[@]}"
                 fi ;;
@@ -165,14 +209,24 @@ usage() {
 cmd=${1:-help}
 [ $# -gt 0 ] && shift
 case $cmd in
-    setup) setup ;;
+    setup)
+        setup
+        jupyter_config
+        make_workspace
+        trust_course ;;
     lab)
         setup
-        say "opening JupyterLab at notebooks/00_start_here.ipynb (Ctrl-C to stop)"
-        if [ "$(id -u)" = 0 ]; then  # containers often run as root
-            exec "$VENV/bin/jupyter" lab --allow-root notebooks/00_start_here.ipynb "$@"
-        fi
-        exec "$VENV/bin/jupyter" lab notebooks/00_start_here.ipynb "$@" ;;
+        jupyter_config
+        make_workspace
+        trust_course
+        say "opening JupyterLab on this folder at notebooks/00_start_here.ipynb; your exercises are in workspace/ (Ctrl-C to stop)"
+        # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00.
+        # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal;
+        # notebook_shim (classic-notebook compatibility, unused here) only printed a deprecation warning.
+        lab_args=(--ServerApp.root_dir="$ROOT" --ServerApp.log_level=WARN --LabApp.log_level=WARN
+                  --KernelManager.transport=ipc --ServerApp.jpserver_extensions=notebook_shim=False)
+        [ "$(id -u)" = 0 ] && lab_args+=(--allow-root)  # containers often run as root
+        exec "$VENV/bin/jupyter" lab "${lab_args[@]}" "$@" notebooks/00_start_here.ipynb ;;
     test)
         setup
         test_all "$@" ;;
