@@ -60,7 +60,7 @@ from typing import Any
 
 import nbformat
 
-from bubblekit.course.workspace import WORKSPACE_DIR, committed_text
+from bubblekit.course.workspace import MANIFEST, WORKSPACE_DIR, committed_text, git_tracked
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "### BEGIN SOLUTION"
@@ -72,7 +72,6 @@ MARKDOWN_STUB = "_Your answer here._"
 SOLUTION_TAG = "solution"
 STUB_TAG = "raises-exception"
 BANNER_ID = "exercise-banner"
-MANIFEST = ".manifest.json"
 MINE_SUFFIX = ".mine"
 _EXERCISE_LINK_RE = re.compile(r"\]\(\.\./exercises/([^)\s/]+\.ipynb)((?:#[^)]*)?)\)")
 #: Folders of the course the generator never writes into.
@@ -188,10 +187,23 @@ def render(nb: Any) -> str:
 
 
 
+def solution_files(solutions: Path) -> tuple[list[Path], list[Path]]:
+    """The course's solution notebooks in ``solutions``, and the ones left out.
+
+    In a git checkout only tracked notebooks are the course's (a learner's ``my_try.ipynb``
+    beside them is left out: ``git add`` a new solution first); without git, all of them.
+    """
+    paths = sorted(solutions.glob("*.ipynb"))
+    tracked = git_tracked(solutions)
+    if tracked is None:
+        return paths, []
+    return [p for p in paths if p.name in tracked], [p for p in paths if p.name not in tracked]
+
+
 def generate(solutions: Path) -> dict[str, str]:
-    """Exercise file name -> rendered text, for every ``solutions/*.ipynb``."""
+    """Exercise file name -> rendered text, for every course solution notebook (see :func:`solution_files`)."""
     result: dict[str, str] = {}
-    for path in sorted(solutions.glob("*.ipynb")):
+    for path in solution_files(solutions)[0]:
         nb = nbformat.read(path, as_version=4)
         result[path.name] = render(make_exercise(nb, path.name))
     return result
@@ -346,6 +358,8 @@ def check(solutions: Path, exercises: Path) -> CheckReport:
     """
     wanted = generate(solutions)
     report = CheckReport()
+    report.notes += [f"{_show(p)}: not in git (yours?): not a course solution, left out"
+                     for p in solution_files(solutions)[1]]
     manifest = read_manifest(exercises) if exercises.is_dir() else None
     ex = _show(exercises)
     if manifest is None:
@@ -504,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             return _report_check(check(args.solutions, args.exercises))
         wanted = generate(args.solutions)
+        for path in solution_files(args.solutions)[1]:
+            print(f"note: {_show(path)} is not in git: not a course solution, left out (git add it if it is a new one)")
         return _report_write(write(wanted, args.exercises, keep_changed=args.keep_changed), args.exercises)
     except (MarkerError, UsageError) as err:
         print(f"error: {err}", file=sys.stderr)

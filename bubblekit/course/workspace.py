@@ -24,6 +24,7 @@ learner about the workspace). Imports only the standard library.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -35,6 +36,7 @@ from pathlib import Path
 __all__ = [
     "WORKSPACE_DIR",
     "EXERCISES_DIR",
+    "MANIFEST",
     "COURSE_FOLDERS",
     "WorkspaceReport",
     "CourseNotebook",
@@ -42,6 +44,7 @@ __all__ = [
     "sync_workspace",
     "git_toplevel",
     "committed_text",
+    "git_tracked",
     "course_notebooks",
     "main",
 ]
@@ -50,6 +53,8 @@ __all__ = [
 WORKSPACE_DIR = "workspace"
 #: The course's generated exercise notebooks, relative to the course root.
 EXERCISES_DIR = "exercises"
+#: The generator's record of the exercise notebooks it wrote (in ``exercises/``).
+MANIFEST = ".manifest.json"
 #: Folders whose notebooks the course ships.
 COURSE_FOLDERS = ("notebooks", "solutions", "exercises", "apps")
 #: Set to 1 to treat every notebook in the course folders, as it is on disk, as the course's
@@ -125,11 +130,22 @@ def find_root(start: Path | str | None = None) -> Path:
 
 
 def _exercise_files(exercises: Path) -> list[Path]:
-    return sorted(p for p in exercises.glob("*.ipynb") if p.is_file() and not p.name.startswith("."))
+    """The course's exercise notebooks: those the generator's manifest lists (a learner's
+    scratch notebook in ``exercises/`` is not one); without a manifest, every notebook."""
+    try:
+        listed = json.loads((exercises / MANIFEST).read_text(encoding="utf-8"))["files"]
+        names = set(listed) if isinstance(listed, dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        names = None
+    return sorted(
+        p for p in exercises.glob("*.ipynb")
+        if p.is_file() and not p.name.startswith(".") and (names is None or p.name in names)
+    )
 
 
 def sync_workspace(root: Path | str, workspace: Path | str | None = None) -> WorkspaceReport:
-    """Copy each ``exercises/*.ipynb`` that ``workspace/`` does not have yet; never overwrite.
+    """Copy each course exercise (``exercises/*.ipynb`` listed in its manifest) that ``workspace/``
+    does not have yet; never overwrite.
 
     Args:
         root: the course folder (holding ``exercises/``).
@@ -206,6 +222,19 @@ def committed_text(path: Path | str) -> str | None:
     if run is None or run.returncode != 0:
         return None
     return run.stdout.decode("utf-8", "replace")
+
+
+def git_tracked(folder: Path | str) -> set[str] | None:
+    """Names of the files git tracks directly in ``folder``; None when there is no git checkout
+    (or ``BUBBLEKIT_CHECK_WORKTREE=1``: then every file counts as the course's)."""
+    folder = Path(folder)
+    if os.environ.get(WORKTREE_ENV, "") not in ("", "0") or git_toplevel(folder) is None:
+        return None
+    run = _git(folder, "ls-files", "-z", "--", ".")
+    if run is None or run.returncode != 0:
+        return None
+    names = run.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {n for n in names if n and "/" not in n}
 
 
 def _read(path: Path) -> str:
