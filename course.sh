@@ -223,10 +223,12 @@ case $cmd in
         # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00.
         # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal;
         # notebook_shim (classic-notebook compatibility, unused here) only printed a deprecation warning.
-        lab_args=(--ServerApp.root_dir="$ROOT" --ServerApp.log_level=WARN --LabApp.log_level=WARN
+        # The address it prints (and http://host:port/) opens lesson 00 too.
+        lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb
+                  --ServerApp.log_level=WARN --LabApp.log_level=WARN
                   --KernelManager.transport=ipc --ServerApp.jpserver_extensions=notebook_shim=False)
         [ "$(id -u)" = 0 ] && lab_args+=(--allow-root)  # containers often run as root
-        exec "$VENV/bin/jupyter" lab "${lab_args[@]}" "$@" notebooks/00_start_here.ipynb ;;
+        exec "$VENV/bin/jupyter" lab "${lab_args[@]}" "$@" ;;
     test)
         setup
         test_all "$@" ;;

@@ -13,7 +13,9 @@ skipped with a note; ``--include-changed`` runs those too (their code is kept, t
 are replaced). A notebook named on the command line is always run.
 
 Each notebook runs top to bottom in its own folder with the ``python3`` kernel and the
-Agg backend, and is written back only when the whole run succeeded (atomically). Saved
+Agg backend, and is written back only when the whole run succeeded (atomically), with that
+kernel's kernelspec (``Python 3 (ipykernel)``: with another display name JupyterLab marks
+the notebook changed as soon as its kernel starts, and autosaves it). Saved
 ipywidgets state (``metadata.widgets``) is dropped: it holds hundreds of KB of model state
 with fresh ids on every run, which would make every re-run a large diff; JupyterLab
 re-creates the widgets when the learner runs the cells. Run
@@ -46,10 +48,22 @@ def execute(path: Path, timeout: int = 600) -> float:
     )
     client.execute()
     nb.metadata.pop("widgets", None)
+    nb.metadata["kernelspec"] = _kernelspec()
     tmp = path.with_name(f".{path.name}.executing")
     nbformat.write(nb, tmp)
     os.replace(tmp, path)
     return time.perf_counter() - start
+
+
+def _kernelspec() -> dict[str, str]:
+    """The python3 kernel's kernelspec as JupyterLab will write it into the notebook."""
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        spec = KernelSpecManager().get_kernel_spec("python3")
+        return {"display_name": spec.display_name, "language": spec.language, "name": "python3"}
+    except Exception:  # no kernelspec machinery: ipykernel's default
+        return {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 def default_targets(include_changed: bool = False) -> tuple[list[Path], list[Path]]:

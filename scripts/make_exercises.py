@@ -13,7 +13,9 @@ Rules of the transformation:
 * In markdown cells the region becomes ``_Your answer here._``, and a link to
   ``../exercises/NAME`` becomes ``../workspace/NAME`` (the learner's copy).
 * Cells tagged ``solution`` are dropped.
-* Outputs, execution counts, execution timing metadata and saved widget state are cleared.
+* Outputs, execution counts, execution timing metadata and saved widget state are cleared;
+  the kernelspec is ipykernel's own (``Python 3 (ipykernel)``), so that JupyterLab does not
+  mark the notebook changed (and autosave it) the moment its kernel starts.
 * A nested, unmatched or unterminated marker (or a marker in a raw cell) is an error that
   names the notebook and the cell.
 * A banner cell at the top tells the learner how to work in the notebook.
@@ -78,6 +80,9 @@ _EXERCISE_LINK_RE = re.compile(r"\]\(\.\./exercises/([^)\s/]+\.ipynb)((?:#[^)]*)
 _NOT_EXERCISES = ("notebooks", "solutions", "apps", WORKSPACE_DIR, "bubblekit", "tests", "scripts", "docs",
                   "benchmarks", ".ci", ".git", ".venv")
 FIX = "python scripts/make_exercises.py"
+#: The kernelspec the python3 kernel of ipykernel reports; JupyterLab writes it into a notebook
+#: whose stored kernelspec differs, which makes an untouched notebook "changed".
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 __all__ = [
     "MarkerError", "UsageError", "strip_source", "make_exercise", "generate", "render", "digest",
@@ -176,6 +181,7 @@ def make_exercise(nb: Any, name: str) -> Any:
     nb.cells = [banner] + cells
     nb.metadata.pop("widgets", None)
     nb.metadata.pop("toc-autonumbering", None)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     return nb
 
 

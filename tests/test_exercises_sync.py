@@ -130,6 +130,15 @@ def test_solution_cells_dropped_outputs_and_counts_cleared() -> None:
     assert nb.cells[0].outputs and len(nb.cells) == 3
 
 
+def test_kernelspec_is_ipykernels_own() -> None:
+    """With another display name JupyterLab marks the notebook changed when its kernel starts (then autosaves)."""
+    nb = notebook(new_code_cell("x = 1"))
+    assert nb.metadata["kernelspec"]["display_name"] == "Python 3"
+    assert mx.make_exercise(nb, "t.ipynb").metadata["kernelspec"] == mx.KERNELSPEC
+    for name, text in COURSE.items():
+        assert nbformat.reads(text, as_version=4).metadata["kernelspec"] == mx.KERNELSPEC, name
+
+
 def test_markdown_links_to_exercises_open_the_workspace_copy() -> None:
     md = new_markdown_cell("See [the bank](../exercises/10_bank.ipynb#q1) and [02](../notebooks/02_x.ipynb).")
     out = mx.make_exercise(notebook(md), "t.ipynb")

@@ -267,8 +267,8 @@ def test_course_sh_lab_serves_the_course_root_and_trusts_only_the_course(course:
     assert "notebooks/01_what_is_a_bubble.ipynb" in trusted and "exercises/03_the_bubble_formula.ipynb" in trusted
     assert not any(p.startswith("workspace/") or "Untitled" in p for p in trusted)
     assert f"--ServerApp.root_dir={course.dir}" in lab
-    assert lab[-1] == "notebooks/00_start_here.ipynb"  # opened inside the served root
-    assert lab.index("--port=8999") < len(lab) - 1 and "--no-browser" in lab and "--IdentityProvider.token=t" in lab
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in lab  # lesson 00, inside the served root
+    assert lab[-3:] == ["--port=8999", "--no-browser", "--IdentityProvider.token=t"]  # the learner's options, last
     assert "--KernelManager.transport=ipc" in lab  # no "Kernel is running over TCP without encryption"
     config = json.loads((fake / "etc" / "jupyter" / "jupyter_config.json").read_text())
     assert config["NotebookNotary"]["db_file"].startswith(str(fake.resolve()))  # trust stays inside the venv
