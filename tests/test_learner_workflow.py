@@ -172,6 +172,10 @@ def test_learners_files_survive_every_documented_command_and_an_update(course: C
     assert "skipped notebooks/01_what_is_a_bubble.ipynb" in listing
     assert "would run notebooks/02_why_bubbles_appear.ipynb" in listing
     assert "Untitled" not in listing and "Copy1" not in listing and "my_try" not in listing
+    # re-execution with no argument (its kernel runs replaced by a recorder): the course's notebooks only
+    executed = _run_execute_notebooks(c.dir)
+    assert "notebooks/02_why_bubbles_appear.ipynb" in executed and "solutions/03_the_bubble_formula.ipynb" in executed
+    assert not set(executed) & set(mine)
     # what `course.sh test notebooks` hands to nbval: shipped notebooks only, a saved lesson as committed
     export = tmp_path / "shipped"
     shipped = c.run(str(VENV / "bin" / "python"), "-m", "bubblekit.course.workspace", "--course-notebooks",
@@ -225,6 +229,26 @@ def test_learners_files_survive_every_documented_command_and_an_update(course: C
     text = "\n".join(c.outputs)
     for phrase in DESTRUCTIVE:
         assert phrase not in text, f"an output advises {phrase!r}:\n{text}"
+
+
+def _run_execute_notebooks(course: Path) -> list[str]:
+    """Run ``scripts/execute_notebooks.py``'s main() of ``course`` with no argument; the paths it
+    would execute (its ``execute`` replaced by a recorder: no kernels)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("execute_notebooks_under_test", course / "scripts" / "execute_notebooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ran: list[str] = []
+
+    def record(path: Path, timeout: int = 600) -> float:
+        ran.append(path.resolve().relative_to(course.resolve()).as_posix())
+        return 0.0
+
+    module.execute = record
+    assert module.main([]) == 0
+    return ran
 
 
 # ----------------------------------------------------------------------------- course.sh lab (no browser)
