@@ -17,8 +17,9 @@ learner ran and saved is checked as shipped, a scratch notebook is not checked a
 without git, every notebook in the course folders. ``bash course.sh test``, the unit tests
 and ``scripts/execute_notebooks.py`` use it.
 
-Used by ``bash course.sh lab`` / ``setup`` and ``bubblekit workspace`` (lesson 00 tells the
-learner about the workspace). Imports only the standard library.
+Used by ``bash course.sh lab`` / ``setup`` / ``test`` and ``bubblekit workspace`` (the
+lessons' Exercises links open the workspace copies), and by ``scripts/make_exercises.py`` and
+``scripts/execute_notebooks.py``. Imports only the standard library.
 """
 
 from __future__ import annotations
