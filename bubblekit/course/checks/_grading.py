@@ -291,7 +291,11 @@ def _rounds_to(reading: Reading, e: Fraction, digits: int) -> bool:
 
 
 def _match(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float) -> Grade:
-    """``right`` within the tolerance or rounded right to >= MIN_DIGITS digits; ``close``; or ``wrong``."""
+    """``right`` within the tolerance or rounded right to >= MIN_DIGITS digits; ``close``; or ``wrong``.
+
+    ``close``: fewer than MIN_DIGITS significant digits that round right, but differ from the
+    value rounded to MIN_DIGITS (0.27 for 3/11 = 0.2727...).
+    """
     assert isinstance(reading.value, Fraction)
     if _close(reading.value, e, rel_tol, abs_tol):
         return "right"
@@ -299,8 +303,9 @@ def _match(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float) -> Gra
     if digits is None:
         return "wrong"
     fewest, most = digits
-    least = max(MIN_DIGITS, fewest)
-    if least <= most and _rounds_to(reading, e, least):
+    # Right when it is e rounded to the digits given, at least MIN_DIGITS of them: a float
+    # cannot keep trailing zeros (0.190 arrives as 0.19), so 0.19 is right for 0.18987.
+    if _rounds_to(reading, e, max(MIN_DIGITS, fewest)):
         return "right"
     if fewest < MIN_DIGITS and _rounds_to(reading, e, min(most, MIN_DIGITS - 1)):
         return "close"

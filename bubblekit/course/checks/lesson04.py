@@ -86,7 +86,7 @@ def _compare_repair(answer: Any, expected: Any) -> tuple[bool, str, str]:
     try:
         r = bk.simulate(sched, COSTS)
     except bk.DeadlockError as err:
-        return False, f"it still deadlocks: {err}", "deadlock"
+        return False, "it still deadlocks: " + str(err).removeprefix("deadlock: "), "deadlock"
     except bk.ScheduleError as err:
         return False, f"the schedule is not complete: {err}", "incomplete"
     worst = max(range(r.p), key=lambda q: r.peak_activations[q])

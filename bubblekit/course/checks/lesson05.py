@@ -74,7 +74,7 @@ def _compare_hidden(answer: Any, expected: Any) -> tuple[bool, str, str]:
     try:
         r = bk.simulate(sched, bk.Costs(f=1, b=2, comm=HIDE_COMM))
     except bk.DeadlockError as err:
-        return False, f"it deadlocks: {err}", "deadlock"
+        return False, "it deadlocks: " + str(err).removeprefix("deadlock: "), "deadlock"
     except bk.ScheduleError as err:
         return False, f"the schedule is not complete: {err}", "incomplete"
     if r.max_peak_activations > HIDE_CAP:
