@@ -27,10 +27,12 @@ from typing import Any
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given
+from hypothesis import strategies as st
 
 import bubblekit as bk
 from bubblekit.course.checks import _display, _registry, check, exercise, ids, progress, reset_progress
-from bubblekit.course.checks._grading import AnyOf, read_number
+from bubblekit.course.checks._grading import PERCENT_BARE, AnyOf, grade, read_number
 from bubblekit.course.checks._registry import KIND_HINTS, Mistake
 
 REGISTRY = _registry.REGISTRY
@@ -602,3 +604,31 @@ def test_progress_of_every_lesson() -> None:
     check("00.1", 0.273)
     prog = progress()
     assert prog.lesson is None and "00.1" in prog.done and len(prog.rows) == len(ids())
+
+
+# ----------------------------------------------------------------------------- properties
+
+_values = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False).filter(lambda x: not float(x).is_integer())
+
+
+@given(_values, st.integers(min_value=3, max_value=12))
+def test_any_value_rounded_to_3_or_more_digits_is_right(x: float, digits: int) -> None:
+    text = f"{x:.{digits}g}"
+    assert grade(float(text), x).ok, text
+    assert grade(text, x).ok, text
+    assert grade(f"{100 * x:.{digits}g}%", x, fraction_of="the step").ok
+
+
+@given(_values, st.floats(min_value=0.01, max_value=0.9))
+def test_values_off_by_a_percent_or_more_say_which_way(x: float, off: float) -> None:
+    high, low = grade(x * (1 + off), x), grade(x * (1 - off), x)
+    assert high.status == "wrong" and high.detail in ("too high", PERCENT_BARE)
+    assert low.status == "wrong" and low.detail == "too low"
+
+
+@given(st.text(max_size=40))
+def test_any_text_is_read_or_refused_in_words(text: str) -> None:
+    reading = read_number(text)
+    assert isinstance(reading, str) or reading.value is not None
+    verdict = grade(text, 0.25, fraction_of="the step")
+    assert verdict.status in ("right", "close", "wrong")

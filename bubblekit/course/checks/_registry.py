@@ -410,7 +410,8 @@ def check(id: str, answer: Any) -> CheckResult:
     unless the exercise has its own ``compare``. The first "not yet" gives the first hint, each
     further one a more specific hint; :func:`progress` shows what this session has done.
 
-    Raises ``ValueError`` (listing close ids) for an unknown ``id``.
+    Raises ``ValueError`` (listing close ids) for an unknown ``id``. Used in lessons 00-03 ("check
+    yourself") and in every notebook of ``exercises/`` and ``solutions/``.
     """
     if not isinstance(id, str):
         raise TypeError(f"id must be an exercise id string like '03.2', got {id!r} of type {type(id).__name__}")
