@@ -25,7 +25,9 @@ Numbers
       precision (what Python computes) is right within the exercise's tolerance (relative
       1e-9 unless it says otherwise).
     * Two significant digits that round right (``0.27``) get **"close: give at least 3
-      significant digits"**, never "too high" or "too low".
+      significant digits"**, never "too high" or "too low". A float forgets trailing zeros
+      (``0.190`` arrives as ``0.19``), so fewer digits are right when they equal the value
+      rounded to 3 (``0.19`` for 0.18987...).
     * "too high" / "too low" are said only when the answer is outside that rounding (or
       the tolerance), and no message ever shows the expected value.
     * A **whole-number** expected value (a count: microbatches, ranks, messages, a makespan
