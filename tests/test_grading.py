@@ -498,6 +498,17 @@ def test_a_schedule_over_the_memory_cap_is_not_told_about_deadlocks() -> None:
     assert not over and over.hint == KIND_HINTS["memory"][0]
 
 
+def test_graded_unpacks_as_a_pair_and_carries_its_kind(temp_ids: list[str]) -> None:
+    from bubblekit.course.checks import Graded
+
+    g = Graded(False, "over the cap", "memory")
+    ok, message = g
+    assert (ok, message) == (False, "over the cap") and g == (False, "over the cap") and g.kind == "memory"
+    register(temp_ids, "98.8", 1, compare=lambda a, e: Graded(a == e, "" if a == e else "too many", "memory"))
+    res = check("98.8", 2)
+    assert not res and res.detail == "too many" and res.hint == KIND_HINTS["memory"][0]
+
+
 def test_mistakes_must_be_mistake_objects(temp_ids: list[str]) -> None:
     with pytest.raises(TypeError, match="Mistake"):
         exercise("98.4", hint="h", mistakes=[lambda e: e])(lambda: 1)  # type: ignore[list-item]

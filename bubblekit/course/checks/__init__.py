@@ -83,7 +83,7 @@ Progress
 
 from __future__ import annotations
 
-from bubblekit.course.checks._grading import AnyOf, Verdict, grade
+from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, grade
 from bubblekit.course.checks._registry import (
     CheckResult,
     Exercise,
@@ -105,6 +105,7 @@ __all__ = [
     "exercise",
     "Mistake",
     "AnyOf",
+    "Graded",
     "CheckResult",
     "Progress",
     "Exercise",

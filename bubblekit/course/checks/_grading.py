@@ -25,6 +25,7 @@ from typing import Any, Literal
 __all__ = [
     "MIN_DIGITS",
     "AnyOf",
+    "Graded",
     "Reading",
     "Verdict",
     "grade",
@@ -85,6 +86,22 @@ class AnyOf(tuple):  # type: ignore[type-arg]
         if not items:
             raise ValueError("AnyOf needs at least one right answer, got none")
         return super().__new__(cls, items)
+
+
+class Graded(tuple):  # type: ignore[type-arg]
+    """What a custom ``compare`` returns: the pair ``(ok, message)``, plus the kind of mistake.
+
+    It unpacks and compares as the 2-tuple ``(ok, message)``; ``kind`` (``"deadlock"``,
+    ``"memory"``, ``"slow"``, ... or ``""``) selects the hint
+    (:data:`bubblekit.course.checks._registry.KIND_HINTS`).
+    """
+
+    kind: str
+
+    def __new__(cls, ok: bool, message: str = "", kind: str = "") -> Graded:
+        self = super().__new__(cls, (bool(ok), str(message)))
+        self.kind = str(kind)
+        return self
 
 
 # ----------------------------------------------------------------------------- reading numbers

@@ -17,8 +17,8 @@ learner checks an answer, so importing the lesson modules is cheap.
 
 Answers are graded by the policy in :mod:`bubblekit.course.checks` (implemented in
 :mod:`bubblekit.course.checks._grading`), or by the exercise's own
-``compare(answer, expected) -> (ok, message)`` or ``(ok, message, kind)``, where ``kind``
-names the kind of mistake (:data:`KIND_HINTS`) so the hint fits it.
+``compare(answer, expected) -> (ok, message)``; returning a :class:`~bubblekit.course.checks._grading.Graded`
+(the same pair, plus a ``kind`` of mistake from :data:`KIND_HINTS`) makes the hint fit the mistake.
 
 No text produced here (messages, reprs, HTML, exceptions) contains the expected value,
 and :class:`CheckResult` does not store it.
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bubblekit.course.checks import _display
-from bubblekit.course.checks._grading import AnyOf, Verdict, grade
+from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, grade
 
 __all__ = [
     "Exercise",
@@ -51,6 +51,7 @@ __all__ = [
     "REGISTRY",
     "KIND_HINTS",
     "AnyOf",
+    "Graded",
     "exercise",
     "check",
     "ids",
@@ -491,7 +492,7 @@ def _is_answer_function(answer: Any) -> bool:
 
 def _normalise_verdict(verdict: Any, id: str) -> tuple[bool, str, str]:
     if isinstance(verdict, tuple) and len(verdict) in (2, 3):
-        kind = str(verdict[2]) if len(verdict) == 3 and verdict[2] else ""
+        kind = str(verdict[2]) if len(verdict) == 3 and verdict[2] else str(getattr(verdict, "kind", ""))
         return bool(verdict[0]), str(verdict[1]), kind
     if isinstance(verdict, bool):
         return verdict, "", ""

@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
+from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import megatron_overhead, swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
@@ -71,31 +72,31 @@ def _name_the_schedule() -> str:
     return mystery().schedule.name
 
 
-def _compare_repair(answer: Any, expected: Any) -> tuple[bool, str, str]:
+def _compare_repair(answer: Any, expected: Any) -> Graded:
     """Legal p=2, m=4 schedule, at most 2 activations per rank, makespan no longer than 1F1B's.
 
-    Returns ``(ok, message, kind)``; the kinds (``deadlock``, ``memory``, ``slow``, ...) select the
+    Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``); the kinds (``deadlock``, ``memory``, ``slow``, ...) select the
     hint, so a legal schedule over the memory cap is never told to read a DeadlockError.
     """
     sched, why = as_schedule(answer)
     if sched is None:
-        return False, why, "unreadable"
+        return Graded(False, why, "unreadable")
     if sched.p != 2 or sched.m != 4 or sched.v != 1:
-        return False, (f"the schedule must have p=2 ranks, m=4 microbatches and one stage per rank "
-                       f"(got p={sched.p}, m={sched.m}, v={sched.v})"), "shape"
+        return Graded(False, (f"the schedule must have p=2 ranks, m=4 microbatches and one stage per rank "
+                              f"(got p={sched.p}, m={sched.m}, v={sched.v})"), "shape")
     try:
         r = bk.simulate(sched, COSTS)
     except bk.DeadlockError as err:
-        return False, "it still deadlocks: " + str(err).removeprefix("deadlock: "), "deadlock"
+        return Graded(False, "it still deadlocks: " + str(err).removeprefix("deadlock: "), "deadlock")
     except bk.ScheduleError as err:
-        return False, f"the schedule is not complete: {err}", "incomplete"
+        return Graded(False, f"the schedule is not complete: {err}", "incomplete")
     worst = max(range(r.p), key=lambda q: r.peak_activations[q])
     if r.max_peak_activations > 2:
-        return False, (f"legal (no deadlock), but rank {worst} holds {r.max_peak_activations:g} microbatch "
-                       f"activations at its peak (at most 2 allowed)"), "memory"
+        return Graded(False, (f"legal (no deadlock), but rank {worst} holds {r.max_peak_activations:g} microbatch "
+                              f"activations at its peak (at most 2 allowed)"), "memory")
     if r.makespan > expected:
-        return False, f"legal and within memory, but its makespan is {r.makespan} slots: 1F1B finishes sooner", "slow"
-    return True, "", ""
+        return Graded(False, f"legal and within memory, but its makespan is {r.makespan} slots: 1F1B finishes sooner", "slow")
+    return Graded(True, "", "")
 
 
 #: Hints of 04.5 for the deadlock it is about (and for anything not recognised).

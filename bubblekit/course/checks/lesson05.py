@@ -10,6 +10,7 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import balance, planner
+from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
@@ -60,32 +61,32 @@ def hide_floor(p: int = 3, m: int = 6) -> Any:
     return (m + p - 1) * 3 + 2 * (p - 1) * HIDE_COMM
 
 
-def _compare_hidden(answer: Any, expected: Any) -> tuple[bool, str, str]:
+def _compare_hidden(answer: Any, expected: Any) -> Graded:
     """A legal p=3, m=6 schedule that reaches the latency floor with at most HIDE_CAP activations per rank.
 
-    Returns ``(ok, message, kind)`` (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
+    Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``) (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
     """
     sched, why = as_schedule(answer)
     if sched is None:
-        return False, why, "unreadable"
+        return Graded(False, why, "unreadable")
     if sched.p != 3 or sched.m != 6 or sched.v != 1:
-        return False, (f"the schedule must have p=3 ranks, m=6 microbatches, one stage per rank "
-                       f"(got p={sched.p}, m={sched.m}, v={sched.v})"), "shape"
+        return Graded(False, (f"the schedule must have p=3 ranks, m=6 microbatches, one stage per rank "
+                              f"(got p={sched.p}, m={sched.m}, v={sched.v})"), "shape")
     try:
         r = bk.simulate(sched, bk.Costs(f=1, b=2, comm=HIDE_COMM))
     except bk.DeadlockError as err:
-        return False, "it deadlocks: " + str(err).removeprefix("deadlock: "), "deadlock"
+        return Graded(False, "it deadlocks: " + str(err).removeprefix("deadlock: "), "deadlock")
     except bk.ScheduleError as err:
-        return False, f"the schedule is not complete: {err}", "incomplete"
+        return Graded(False, f"the schedule is not complete: {err}", "incomplete")
     if r.max_peak_activations > HIDE_CAP:
         worst = max(range(r.p), key=lambda q: r.peak_activations[q])
-        return False, (f"legal (no deadlock), but rank {worst} holds {r.max_peak_activations:g} microbatch "
-                       f"activations at its peak (at most {HIDE_CAP})"), "memory"
+        return Graded(False, (f"legal (no deadlock), but rank {worst} holds {r.max_peak_activations:g} microbatch "
+                              f"activations at its peak (at most {HIDE_CAP})"), "memory")
     if r.makespan > expected:
         blocked = max(r.idle_intervals(), key=lambda g: g.duration)
-        return False, (f"legal and within memory, but the makespan is {r.makespan} slots: latency is still on the "
-                       f"critical path (the longest wait is on rank {blocked.rank}, before {blocked.before})"), "slow"
-    return True, "", ""
+        return Graded(False, (f"legal and within memory, but the makespan is {r.makespan} slots: latency is still on the "
+                              f"critical path (the longest wait is on rank {blocked.rank}, before {blocked.before})"), "slow")
+    return Graded(True, "", "")
 
 
 #: Hints of 05.4 (also for a legal schedule that is still too slow: the latency is not hidden yet).

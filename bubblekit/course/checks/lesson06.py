@@ -16,6 +16,7 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
+from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
@@ -110,27 +111,27 @@ def _m_for_20() -> int | None:
     return None
 
 
-def _compare_orders(answer: Any, expected: Any) -> tuple[bool, str, str]:
+def _compare_orders(answer: Any, expected: Any) -> Graded:
     """The learner's text must be a legal schedule with exactly the executed per-rank orders.
 
-    Returns ``(ok, message, kind)`` (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
+    Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``) (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
     """
     sched, why = as_schedule(answer)
     if sched is None:
-        return False, why, "unreadable"
+        return Graded(False, why, "unreadable")
     try:
         bk.simulate(sched, bk.Costs(f=1, b=2))
     except bk.DeadlockError as err:
-        return False, f"these orders deadlock, so they cannot be what ran: {err}", "deadlock"
+        return Graded(False, f"these orders deadlock, so they cannot be what ran: {err}", "deadlock")
     except bk.ScheduleError as err:
-        return False, f"these orders are not a complete schedule: {err}", "incomplete"
+        return Graded(False, f"these orders are not a complete schedule: {err}", "incomplete")
     if sched.p != len(expected):
-        return False, f"the profile has {len(expected)} ranks, your text has {sched.p}", "shape"
+        return Graded(False, f"the profile has {len(expected)} ranks, your text has {sched.p}", "shape")
     for r, (got, want) in enumerate(zip(sched.orders, expected)):
         if tuple(got) != tuple(want):
             k = next((k for k, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
-            return False, f"rank {r} differs from the profile at position {k} (counting from 0): sort its spans by start time", ""
-    return True, "", ""
+            return Graded(False, f"rank {r} differs from the profile at position {k} (counting from 0): sort its spans by start time", "")
+    return Graded(True, "", "")
 
 
 @exercise(

@@ -15,6 +15,7 @@ import bubblekit as bk
 from bubblekit.analysis import search
 from bubblekit.costs import format_number
 from bubblekit.course import published
+from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import upside_down
 from bubblekit.course.checks._registry import exercise
 
@@ -34,10 +35,10 @@ class WhiteboardTarget(dict):  # type: ignore[type-arg]
 _fmt = format_number
 
 
-def whiteboard(answer: Any, expected: Any) -> tuple[bool, str, str]:
+def whiteboard(answer: Any, expected: Any) -> Graded:
     """Grade a schedule written as text (``"rank 0: 0F0 0I0 0W0"``) against a target.
 
-    Returns ``(ok, message, kind)``. The message names the first problem: text that does not
+    Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``). The message names the first problem: text that does not
     parse (kind ``"unreadable"``), a missing or misplaced action (``"incomplete"``), the wrong
     shape (``"shape"``), a deadlock with the blocked rank and what it waits for
     (``"deadlock"``), a memory peak above the cap with the rank (``"memory"``: legal, not a
@@ -51,35 +52,35 @@ def whiteboard(answer: Any, expected: Any) -> tuple[bool, str, str]:
     elif isinstance(answer, str):
         text = answer
     else:
-        return False, f"expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type(answer).__name__}", "unreadable"
+        return Graded(False, f"expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type(answer).__name__}", "unreadable")
     p, m = expected["p"], expected["m"]
     try:
         sched = bk.Schedule.from_text(text, m=m)
     except bk.ScheduleError as err:
-        return False, f"the text is not a legal schedule yet: {err}", "incomplete"
+        return Graded(False, f"the text is not a legal schedule yet: {err}", "incomplete")
     if sched.p != p or sched.n_stages != p:
-        return False, f"the schedule has {sched.p} rank line(s) and {sched.n_stages} stage(s); this question has p={p}", "shape"
+        return Graded(False, f"the schedule has {sched.p} rank line(s) and {sched.n_stages} stage(s); this question has p={p}", "shape")
     if expected.get("split") and not sched.split_backward:
-        return False, "this question wants the backward split into I (input gradient) and W (weight gradient)", "shape"
+        return Graded(False, "this question wants the backward split into I (input gradient) and W (weight gradient)", "shape")
     try:
         res = bk.simulate(sched, expected["costs"])
     except bk.DeadlockError as err:
         first = str(err).splitlines()[1].strip() if len(str(err).splitlines()) > 1 else str(err)
-        return False, f"deadlock: {first}", "deadlock"
+        return Graded(False, f"deadlock: {first}", "deadlock")
     cap = expected.get("cap")
     if cap is not None:
         for r, peak in enumerate(res.peak_activations):
             if peak > cap + 1e-9:
-                return False, (f"legal (no deadlock), but rank {r} holds {_fmt(peak)} microbatch activations at its "
-                               f"peak, over the cap of {_fmt(cap)}: run a W (or B) before the next F there"), "memory"
+                return Graded(False, (f"legal (no deadlock), but rank {r} holds {_fmt(peak)} microbatch activations at its "
+                                      f"peak, over the cap of {_fmt(cap)}: run a W (or B) before the next F there"), "memory")
     measure = expected.get("measure", "makespan")
     got = res.makespan if measure == "makespan" else _span(res)
     bound = expected["makespan"]
     if got > bound:
-        return False, (f"legal and within memory, but its {measure.replace('_', ' ')} is {_fmt(got - bound)} "
-                       f"{res.unit}(s) longer than the target: look at the largest idle gap, "
-                       f"{_largest_gap(res)}"), "slow"
-    return True, "", ""
+        return Graded(False, (f"legal and within memory, but its {measure.replace('_', ' ')} is {_fmt(got - bound)} "
+                              f"{res.unit}(s) longer than the target: look at the largest idle gap, "
+                              f"{_largest_gap(res)}"), "slow")
+    return Graded(True, "", "")
 
 
 def _span(res: bk.SimResult) -> Any:
