@@ -2,19 +2,116 @@
 
 Learners::
 
-    from bubblekit.course.checks import check
-    check("03.2", my_answer)        # displays "✅ 03.2 correct" or "❌ 03.2 not yet — hint: ..."
+    from bubblekit.course.checks import check, progress
+    check("03.2", my_answer)   # "✓ 03.2 correct" or "✗ 03.2 not yet — too high; hint: ..."
+    progress("03")             # which exercises of lesson 03 are done this session
 
-Lesson authors register exercises in ``bubblekit/checks/lessonNN.py`` with
-:func:`exercise` (see :mod:`bubblekit.course.checks._registry` for the comparison rules). Every
-``lesson*.py`` module in this package is imported on the first :func:`check`.
+Lesson authors register exercises in ``bubblekit/course/checks/lessonNN.py`` with
+:func:`exercise` (see :mod:`bubblekit.course.checks._registry`). Every ``lesson*.py`` module in
+this package is imported on the first :func:`check`. Expected values are computed by
+bubblekit when checked, never stored; no message shows them. This package is part of the
+pure core: it imports no matplotlib, widgets or torch.
 
-Expected values are computed by bubblekit when checked; no message shows them.
-This package is part of the pure core: it imports no matplotlib, widgets or torch.
+Grading policy
+--------------
+Every exercise follows these rules unless its registration says why not (``exact=True``
+where its text asks for an exact value, or its own ``compare`` for schedules, letters and
+expressions, with the reason in its docstring).
+
+Numbers
+    * A number is right when it equals the expected value **rounded to the significant
+      digits you gave**, and you gave at least 3. For 3/11 = 0.272727...: ``0.273``,
+      ``0.2727`` and ``0.27273`` are right; ``0.274`` is too high. A value given at full
+      precision (what Python computes) is right within the exercise's tolerance (relative
+      1e-9 unless it says otherwise).
+    * Two significant digits that round right (``0.27``) get **"close: give at least 3
+      significant digits"**, never "too high" or "too low". A float forgets trailing zeros
+      (``0.190`` arrives as ``0.19``), so fewer digits are right when they equal the value
+      rounded to 3 (``0.19`` for 0.18987...).
+    * "too high" / "too low" are said only when the answer is outside that rounding (or
+      the tolerance), and no message ever shows the expected value.
+    * A **whole-number** expected value (a count: microbatches, ranks, messages, a makespan
+      in whole slots) must be given exactly: rounding a count makes it another count.
+    * Trailing zeros of a whole number (``5800``) may or may not be significant: both
+      readings are tried.
+    * A float type that carries fewer digits (numpy float32: 6) is read to its precision.
+
+Percentages
+    Where the answer is a fraction of something (a bubble ratio, Megatron's overhead, a
+    utilisation; registered with ``fraction_of``), a percentage **written with its sign**
+    as text (``"27.3%"``) is read as the fraction 0.273 and accepted, with a note. A bare
+    number that is 100 times the fraction (``27.3``) is not: the check answers "that looks
+    like a percentage". Where the answer is not a fraction, ``"27.3%"`` is refused with
+    "give a plain number".
+
+Exact answers
+    Only where the exercise text says **exact** must the answer be exact
+    (``fractions.Fraction``, an int, a sympy Rational, or text like ``"3/11"``); a float or
+    decimal equal to it after rounding is then "close, but ... exact". Everywhere else a
+    Fraction, a float and a decimal are all just numbers.
+
+Types that mean the same value
+    int, float, ``Fraction``, ``Decimal``, numpy scalars and arrays, sympy numbers, and text
+    holding a number (``"0.273"``, ``"27.3%"``, ``"5,843"``, ``"1e-3"``, ``"3/11"``) are
+    numbers; a tuple and a list (or an array) are the same sequence; a set may be given as a
+    list; dict keys and text answers ignore case, spaces, ``-`` and ``_`` (``"ZB-H1"`` =
+    ``"zb h1"``); sympy expressions are compared by simplification, with symbols matched by
+    name. ``True``/``False`` are not numbers.
+
+Several right answers
+    Where a question has several right answers, each is accepted (registered as ``AnyOf``).
+
+Hints
+    The first "not yet" gives a nudge; a repeated wrong answer gets a more specific hint
+    (attempts are counted per exercise in this session, the Python kernel). Recognised
+    mistakes are named: a percentage, Megatron's overhead (p-1)/m given for the fraction of
+    the step, p and m swapped, a schedule over its memory cap (which is not a deadlock), a
+    count off by one hop. Hints in the interview bank (10.x) point to the idea and never
+    state the formula that is the answer.
+
+Marks
+    ``✓`` correct, ``≈`` close, ``✗`` not yet, ``○`` no answer yet: text symbols, never emoji.
+    Notebooks show them as styled HTML in fonts that have them (DejaVu Sans, Segoe UI
+    Symbol, Apple Symbols, Noto Sans Symbols), beside a word that says the same; a terminal
+    that cannot show them gets ``[ok]``, ``[~]``, ``[x]``, ``[ ]`` (or set
+    ``BUBBLEKIT_ASCII=1``).
+
+Progress
+    :func:`progress` lists the exercises of a lesson and which are done this session;
+    :func:`reset_progress` forgets the session's attempts.
 """
 
 from __future__ import annotations
 
-from bubblekit.course.checks._registry import CheckResult, Exercise, check, compare_values, exercise, ids, load_lessons
+from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, grade
+from bubblekit.course.checks._registry import (
+    CheckResult,
+    Exercise,
+    Mistake,
+    Progress,
+    check,
+    compare_values,
+    exercise,
+    ids,
+    load_lessons,
+    progress,
+    reset_progress,
+)
 
-__all__ = ["check", "exercise", "CheckResult", "Exercise", "ids", "load_lessons", "compare_values"]
+__all__ = [
+    "check",
+    "progress",
+    "reset_progress",
+    "exercise",
+    "Mistake",
+    "AnyOf",
+    "Graded",
+    "CheckResult",
+    "Progress",
+    "Exercise",
+    "ids",
+    "load_lessons",
+    "compare_values",
+    "grade",
+    "Verdict",
+]

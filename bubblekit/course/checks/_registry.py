@@ -1,28 +1,24 @@
-"""The exercise registry behind :func:`bubblekit.course.checks.check`.
+"""The exercise registry behind :func:`bubblekit.course.checks.check`, with session progress.
 
-Lesson authors register one function per exercise in ``bubblekit/checks/lessonNN.py``::
+Lesson authors register one function per exercise in ``bubblekit/course/checks/lessonNN.py``::
 
     import bubblekit as bk
-    from bubblekit.course.checks._registry import exercise
+    from bubblekit.course.checks._registry import Mistake, exercise
 
-    @exercise("03.2", hint="Count the idle slots of rank 0 first.")
+    @exercise("03.7", hint=("Count the idle slots of rank 0 first.",            # the first "not yet"
+                            "Rank 0 idles p - 1 slots each way: add the ranks."),  # a repeated one
+              fraction_of="the step",
+              mistakes=(Mistake(lambda e: bk.bubble_overhead(8, 16), "that is Megatron's overhead ..."),))
     def _():
         return bk.bubble_ratio(8, 16)     # computed by bubblekit, never a typed literal
 
-The function takes no arguments and returns the *expected* value; it is only called
-when a learner checks an answer, so importing the lesson modules is cheap.
+The function takes no arguments and returns the *expected* value; it is only called when a
+learner checks an answer, so importing the lesson modules is cheap.
 
-Comparison rules (see :func:`compare_values`):
-
-* numbers: ``math.isclose(answer, expected, rel_tol, abs_tol)``;
-* :class:`~fractions.Fraction`: exactly (a float answer is "close but not exact");
-* ``bool``: exactly;
-* strings: ignoring case and all whitespace;
-* sequences (list, tuple, range, arrays with ``tolist``): same length, element by element;
-* sets: same elements; dicts: same keys, values compared by these rules;
-* sympy expressions: ``simplify(answer - expected) == 0``;
-* anything else: ``==``;
-* or the exercise's own ``compare(answer, expected) -> (ok, message)``.
+Answers are graded by the policy in :mod:`bubblekit.course.checks` (implemented in
+:mod:`bubblekit.course.checks._grading`), or by the exercise's own
+``compare(answer, expected) -> (ok, message)``; returning a :class:`~bubblekit.course.checks._grading.Graded`
+(the same pair, plus a ``kind`` of mistake from :data:`KIND_HINTS`) makes the hint fit the mistake.
 
 No text produced here (messages, reprs, HTML, exceptions) contains the expected value,
 and :class:`CheckResult` does not store it.
@@ -32,33 +28,91 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import html
 import importlib
 import inspect
+import itertools
 import math
 import numbers
 import re
-from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass
-from fractions import Fraction
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from bubblekit.course.checks import _display
+from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, grade
 
 __all__ = [
     "Exercise",
+    "Mistake",
     "CheckResult",
+    "Progress",
     "REGISTRY",
+    "KIND_HINTS",
+    "AnyOf",
+    "Graded",
     "exercise",
     "check",
     "ids",
     "unregister",
     "compare_values",
+    "progress",
+    "reset_progress",
 ]
 
 #: Exercise ids: two-digit lesson, a dot, the exercise number, an optional letter (``"03.2"``, ``"07.4b"``).
 ID_PATTERN = re.compile(r"^\d{2}\.\d+[a-z]?$")
 
 Compare = Callable[[Any, Any], Any]
-Status = Literal["correct", "wrong", "missing"]
+Status = Literal["correct", "close", "wrong", "missing"]
+
+#: Hints for kinds of mistake that custom compares report (schedules written as text), used
+#: unless the exercise gives its own for that kind. Each is a tuple of tiers (nudge first).
+KIND_HINTS: dict[str, tuple[str, ...]] = {
+    "unreadable": (
+        "Write one line per rank, like 'rank 0: 0F0 0F1 0B0 0B1', each action as {stage}{kind}{microbatch}.",
+    ),
+    "shape": ("Use the numbers of ranks and microbatches the exercise gives: one 'rank r:' line per rank.",),
+    "incomplete": (
+        "Every rank runs each of its actions exactly once: a forward and a backward (or I and W) "
+        "for every microbatch of each stage it holds.",
+    ),
+    "deadlock": (
+        "Read the message: it names the blocked rank and the action it waits for. That action comes "
+        "later on another rank's list; move one of the two.",
+        "Walk through the schedule one slot at a time: which rank can run its next action? "
+        "The first time none can, the waits you see form the cycle to break.",
+    ),
+    "memory": (
+        "Your schedule finishes, so it is not a deadlock: one rank keeps too many microbatches' "
+        "activations alive at once. Run a backward there before its next forward.",
+        "A rank frees a microbatch's activations when it runs that microbatch's backward (its W, when "
+        "the backward is split): count how many forwards it starts before the first one.",
+    ),
+    "slow": (
+        "It is legal; now find the rank that waits longest (result.largest_gaps()) and give it "
+        "work to do during that wait.",
+        "Draw your schedule (plot_pipeline) next to the fastest one you know and compare where the idle boxes sit.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A recognisable wrong answer and what to say about it.
+
+    Attributes:
+        value: ``value(expected)`` computes the answer this mistake produces (with bubblekit,
+            like the expected value), e.g. Megatron's overhead where the fraction of the step
+            is asked.
+        message: what the mistake is, in words; never the expected value.
+        kind: optional key into the exercise's ``kind_hints`` for the hint to show with it.
+    """
+
+    value: Callable[[Any], Any]
+    message: str
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,19 +122,49 @@ class Exercise:
     Attributes:
         id: ``"NN.k"`` (lesson ``NN``, exercise ``k``).
         expected: zero-argument function computing the expected value with bubblekit.
-        hint: one sentence shown with every "not yet" (never the answer).
-        rel_tol: relative tolerance for numbers (default ``1e-9``).
+        hints: tiers of hints: the first "not yet" shows the first (a nudge), each further
+            wrong answer the next, more specific one; never the answer.
+        rel_tol: relative tolerance for numbers given at full precision (default ``1e-9``);
+            rounded answers are graded by their significant digits.
         abs_tol: absolute tolerance for numbers (default ``0``).
-        compare: optional ``compare(answer, expected)`` returning ``(ok, message)`` or a bool;
-            ``message`` must not contain the expected value.
+        compare: optional ``compare(answer, expected)`` returning ``(ok, message)``,
+            ``(ok, message, kind)`` or a bool; ``message`` must not contain the expected value.
+        exact: True only where the exercise text asks for the exact value (a Fraction).
+        fraction_of: what the answer is a fraction of (``"the step"``), where it is one: then a
+            percentage written with its sign (``"27.3%"``) is accepted.
+        mistakes: recognisable wrong answers, each with its message.
+        kind_hints: hint tiers by kind of mistake (see :data:`KIND_HINTS`), as ``(kind, tiers)`` pairs.
     """
 
     id: str
     expected: Callable[[], Any]
-    hint: str
+    hints: tuple[str, ...]
     rel_tol: float = 1e-9
     abs_tol: float = 0.0
     compare: Compare | None = None
+    exact: bool = False
+    fraction_of: str | None = None
+    mistakes: tuple[Mistake, ...] = ()
+    kind_hints: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def hint(self) -> str:
+        """The first hint (the nudge)."""
+        return self.hints[0]
+
+    @property
+    def lesson(self) -> str:
+        """The two-digit lesson number (``"03"``)."""
+        return self.id[:2]
+
+    def hints_for(self, kind: str = "") -> tuple[str, ...]:
+        """The hint tiers for a kind of mistake: the exercise's own, :data:`KIND_HINTS`, or the general ones."""
+        own = dict(self.kind_hints)
+        if kind and kind in own:
+            return own[kind]
+        if kind and kind in KIND_HINTS:
+            return KIND_HINTS[kind]
+        return self.hints
 
     @property
     def origin(self) -> str:
@@ -94,41 +178,63 @@ class Exercise:
 REGISTRY: dict[str, Exercise] = {}
 
 
+def _tiers(id: str, name: str, hint: str | Sequence[str]) -> tuple[str, ...]:
+    tiers = (hint,) if isinstance(hint, str) else tuple(hint)
+    if not tiers or not all(isinstance(t, str) and t.strip() for t in tiers):
+        raise ValueError(f"exercise {id}: {name} must be a non-empty string or a sequence of them, got {hint!r}")
+    return tuple(t.strip() for t in tiers)
+
+
 def exercise(
     id: str,
     *,
-    hint: str,
+    hint: str | Sequence[str],
     rel_tol: float = 1e-9,
     abs_tol: float = 0,
     compare: Compare | None = None,
+    exact: bool = False,
+    fraction_of: str | None = None,
+    mistakes: Sequence[Mistake] = (),
+    kind_hints: Mapping[str, str | Sequence[str]] | None = None,
 ) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
     """Register the decorated zero-argument function as the expected value of exercise ``id``.
 
     Args:
         id: ``"NN.k"``: two-digit lesson number, dot, exercise number, optional letter.
-        hint: a nudge shown whenever the answer is not yet right. Never the answer itself.
-        rel_tol: relative tolerance for numeric answers (``math.isclose``), >= 0.
+        hint: a nudge shown with a "not yet", or a sequence of tiers (nudge first, then more
+            specific ones for repeated wrong answers). Never the answer itself.
+        rel_tol: relative tolerance for numeric answers given at full precision, >= 0.
         abs_tol: absolute tolerance for numeric answers, >= 0 (in the answer's unit).
-        compare: optional ``compare(answer, expected) -> (ok, message)`` for answers the
+        compare: optional ``compare(answer, expected) -> (ok, message[, kind])`` for answers the
             default rules do not cover (schedules, free text, sets of actions, ...).
+        exact: the exercise text asks for the exact value (then a float is only "close").
+        fraction_of: what the answer is a fraction of (``"the step"``), if it is one; a
+            percentage with its sign is then accepted.
+        mistakes: :class:`Mistake` s to recognise, each with its message.
+        kind_hints: hint tiers by kind of mistake (overrides :data:`KIND_HINTS`).
 
     Returns the function unchanged. Registering an id twice from a different place raises
     ``ValueError``; re-registering from the same module and line (a module reload) replaces.
     """
     if not isinstance(id, str) or not ID_PATTERN.match(id):
         raise ValueError(f"exercise id must look like 'NN.k' (e.g. '03.2' or '07.4b'), got {id!r}")
-    if not isinstance(hint, str) or not hint.strip():
-        raise ValueError(f"exercise {id}: hint must be a non-empty string, got {hint!r}")
+    tiers = _tiers(id, "hint", hint)
     for name, tol in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (0 <= float(tol) < math.inf):
             raise ValueError(f"exercise {id}: {name} must be a finite number >= 0, got {tol!r}")
     if compare is not None and not callable(compare):
         raise TypeError(f"exercise {id}: compare must be a callable (answer, expected) -> (ok, message), got {compare!r}")
+    if fraction_of is not None and (not isinstance(fraction_of, str) or not fraction_of.strip()):
+        raise ValueError(f"exercise {id}: fraction_of must be a non-empty string like 'the step', got {fraction_of!r}")
+    if not all(isinstance(m, Mistake) for m in mistakes):
+        raise TypeError(f"exercise {id}: mistakes must be Mistake objects, got {list(mistakes)!r}")
+    kinds = tuple((str(k), _tiers(id, f"kind_hints[{k!r}]", v)) for k, v in (kind_hints or {}).items())
 
     def register(fn: Callable[[], Any]) -> Callable[[], Any]:
         if not callable(fn):
             raise TypeError(f"exercise {id}: @exercise must decorate a function, got {fn!r}")
-        entry = Exercise(id, fn, hint.strip(), float(rel_tol), float(abs_tol), compare)
+        entry = Exercise(id, fn, tiers, float(rel_tol), float(abs_tol), compare, bool(exact), fraction_of,
+                         tuple(mistakes), kinds)
         old = REGISTRY.get(id)
         if old is not None and old.origin != entry.origin:
             raise ValueError(f"exercise id {id!r} registered twice: at {old.origin} and at {entry.origin}")
@@ -139,15 +245,16 @@ def exercise(
 
 
 def unregister(id: str) -> None:
-    """Remove exercise ``id`` from the registry (for tests); unknown ids are ignored."""
+    """Remove exercise ``id`` from the registry and the session (for tests); unknown ids are ignored."""
     REGISTRY.pop(id, None)
+    _SESSION.pop(id, None)
 
 
 _loaded = False
 
 
 def load_lessons() -> None:
-    """Import every ``bubblekit/checks/lesson*.py`` module once (they register exercises)."""
+    """Import every ``bubblekit/course/checks/lesson*.py`` module once (they register exercises)."""
     global _loaded
     if _loaded:
         return
@@ -160,10 +267,14 @@ def load_lessons() -> None:
     _loaded = True
 
 
-def ids() -> list[str]:
-    """All registered exercise ids, sorted (lesson modules are imported first)."""
+def ids(lesson: str | int | None = None) -> list[str]:
+    """Registered exercise ids, sorted (lesson modules are imported first); only lesson ``NN`` if given."""
     load_lessons()
-    return sorted(REGISTRY, key=_id_key)
+    out = sorted(REGISTRY, key=_id_key)
+    if lesson is not None:
+        nn = _lesson_key(lesson)
+        out = [i for i in out if i.startswith(nn + ".")]
+    return out
 
 
 def _id_key(id: str) -> tuple[int, int, str]:
@@ -171,6 +282,52 @@ def _id_key(id: str) -> tuple[int, int, str]:
     if match is None:
         return (10**9, 0, id)
     return (int(match.group(1)), int(match.group(2)), match.group(3))
+
+
+def _lesson_key(lesson: str | int) -> str:
+    """``3``, ``"3"``, ``"03"``, ``"03.2"``, ``"03_the_bubble_formula.ipynb"`` -> ``"03"``."""
+    if isinstance(lesson, bool) or not isinstance(lesson, (int, str)):
+        raise TypeError(f"lesson must be a lesson number like '03' or 3, got {lesson!r} of type {type(lesson).__name__}")
+    text = str(lesson).strip().rsplit("/", 1)[-1]
+    match = re.match(r"^(\d{1,2})(?:$|[._ ])", text)
+    if match is None:
+        raise ValueError(f"lesson must be a lesson number like '03' or 3 (or a notebook name '03_...'), got {lesson!r}")
+    return f"{int(match.group(1)):02d}"
+
+
+# ----------------------------------------------------------------------------- session
+
+
+@dataclass
+class _Record:
+    """What this session did with one exercise."""
+
+    tries: int = 0          # answers checked (not counting "no answer yet")
+    wrong: int = 0          # of which "not yet"
+    solved: bool = False    # right at least once
+    last_wrong: str = ""    # a fingerprint of the last wrong answer
+
+
+#: Exercise id -> this session's record (the Python process: a notebook kernel).
+_SESSION: dict[str, _Record] = {}
+
+
+def reset_progress(lesson: str | int | None = None) -> None:
+    """Forget this session's attempts (of one lesson, or all): hints start again from the first."""
+    if lesson is None:
+        _SESSION.clear()
+        return
+    nn = _lesson_key(lesson)
+    for id in [i for i in _SESSION if i.startswith(nn + ".")]:
+        del _SESSION[id]
+
+
+def _fingerprint(answer: Any) -> str:
+    try:
+        text = repr(answer)
+    except Exception:
+        text = f"<{type(answer).__name__}>"
+    return hashlib.sha1(f"{type(answer).__name__}:{text}".encode("utf-8", "replace")).hexdigest()
 
 
 # ----------------------------------------------------------------------------- result
@@ -182,17 +339,23 @@ class CheckResult:
 
     Attributes:
         id: the exercise id.
-        status: ``"correct"``, ``"wrong"`` or ``"missing"`` (no answer yet).
-        detail: what is wrong, in words (empty when correct); never the expected value.
-        hint: the exercise's hint (shown unless correct).
+        status: ``"correct"``, ``"close"`` (the right value, but give more digits / the exact
+            value), ``"wrong"`` or ``"missing"`` (no answer yet).
+        detail: what is not right yet, in words (empty when correct); never the expected value.
+        hint: the hint for this attempt (empty when correct or close).
+        note: a remark on a correct answer (how it was read), else empty.
+        tier: which hint tier ``hint`` is (1 = the first nudge; 0 when there is no hint).
 
-    Displays as ``✅ 03.2 correct`` or ``❌ 03.2 not yet — hint: ...`` in a notebook.
+    Displays as ``✓ 03.2 correct`` or ``✗ 03.2 not yet — too high; hint: ...``: in a
+    notebook as styled HTML, in a terminal as text (ASCII marks where the symbols cannot be shown).
     """
 
     id: str
     status: Status
     detail: str = ""
     hint: str = ""
+    note: str = ""
+    tier: int = 0
 
     def __bool__(self) -> bool:
         return self.status == "correct"
@@ -203,25 +366,36 @@ class CheckResult:
         return self.status == "correct"
 
     @property
+    def text(self) -> str:
+        """The line without its mark: id, verdict, and what is wrong and the hint."""
+        if self.status == "correct":
+            return f"{self.id} correct" + (f" ({self.note})" if self.note else "")
+        if self.status == "close":
+            return f"{self.id} close \u2014 {self.detail}"
+        verdict = "no answer yet" if self.status == "missing" else "not yet"
+        detail = f"{self.detail}; " if self.detail else ""
+        label = "hint" if self.tier <= 1 else f"hint {self.tier}"
+        return f"{self.id} {verdict} \u2014 {detail}{label}: {self.hint}"
+
+    @property
+    def mark(self) -> str:
+        """The status mark (a text symbol, never an emoji)."""
+        return _display.MARKS[self.status]
+
+    @property
     def message(self) -> str:
         """One line: mark, id, verdict, and (unless correct) what is wrong and the hint."""
-        if self.status == "correct":
-            return f"✅ {self.id} correct"
-        mark, verdict = ("✏️", "no answer yet") if self.status == "missing" else ("❌", "not yet")
-        detail = f"{self.detail}; " if self.detail else ""
-        return f"{mark} {self.id} {verdict} — {detail}hint: {self.hint}"
+        return f"{self.mark} {self.text}"
 
     def __repr__(self) -> str:
-        return self.message
+        return _display.plain(self.status, self.text)
 
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        colour = {"correct": "#009E73", "wrong": "#D55E00", "missing": "#0072B2"}[self.status]
-        return (
-            f'<div class="bubblekit-check bubblekit-check-{self.status}" '
-            f'style="border-left:4px solid {colour};padding:2px 8px">{html.escape(self.message)}</div>'
-        )
+        body = html.escape(self.text)
+        body = body.replace(html.escape(self.id), f"<b>{html.escape(self.id)}</b>", 1)
+        return _display.box_html(self.status, body)
 
 
 # ----------------------------------------------------------------------------- check
@@ -230,12 +404,15 @@ class CheckResult:
 def check(id: str, answer: Any) -> CheckResult:
     """Check ``answer`` for exercise ``id`` and return a :class:`CheckResult` (truthy when right).
 
-    The result displays itself in a notebook (``✅``/``❌`` with a hint); ``print(result)``
-    shows the same line. ``None``, ``...``, ``NotImplemented`` or an answer function that still raises
-    ``NotImplementedError`` give "no answer yet". A zero-argument function is called and
-    its return value checked, unless the exercise has its own ``compare``.
+    Grading follows the policy in :mod:`bubblekit.course.checks`. The result displays itself in
+    a notebook (``✓``/``✗`` with a hint); ``print(result)`` shows the same line. ``None``,
+    ``...``, ``NotImplemented`` or an answer function that still raises ``NotImplementedError``
+    give "no answer yet". A zero-argument function is called and its return value checked,
+    unless the exercise has its own ``compare``. The first "not yet" gives the first hint, each
+    further one a more specific hint; :func:`progress` shows what this session has done.
 
-    Raises ``ValueError`` (listing close ids) for an unknown ``id``.
+    Raises ``ValueError`` (listing close ids) for an unknown ``id``. Used in lessons 00-03 ("check
+    yourself") and in every notebook of ``exercises/`` and ``solutions/``.
     """
     if not isinstance(id, str):
         raise TypeError(f"id must be an exercise id string like '03.2', got {id!r} of type {type(id).__name__}")
@@ -244,25 +421,68 @@ def check(id: str, answer: Any) -> CheckResult:
     if key not in REGISTRY:
         raise ValueError(_unknown_id_message(id))
     ex = REGISTRY[key]
+    record = _SESSION.setdefault(ex.id, _Record())
     try:
         if ex.compare is None and _is_answer_function(answer):
             answer = answer()
         if answer is None or answer is Ellipsis or answer is NotImplemented:
-            return CheckResult(ex.id, "missing", "", ex.hint)
-        try:
-            expected = ex.expected()
-        except Exception as err:  # an authoring bug: say where, never show the value
-            raise RuntimeError(
-                f"exercise {ex.id}: computing its expected value failed ({type(err).__name__}); "
-                f"this is a bug in {ex.origin}, not in your answer"
-            ) from None
-        if ex.compare is not None:
-            ok, detail = _normalise_verdict(ex.compare(answer, expected), ex.id)
-        else:
-            ok, detail = compare_values(answer, expected, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol)
+            return _missing(ex, record)
+        expected = _expected(ex)
+        verdict, kind = _grade(ex, answer, expected)
     except NotImplementedError:
-        return CheckResult(ex.id, "missing", "", ex.hint)
-    return CheckResult(ex.id, "correct" if ok else "wrong", "" if ok else detail, "" if ok else ex.hint)
+        return _missing(ex, record)
+
+    record.tries += 1
+    if verdict.status == "right":
+        record.solved = True
+        return CheckResult(ex.id, "correct", note=verdict.note)
+    if verdict.status == "close":
+        return CheckResult(ex.id, "close", verdict.detail)
+    fingerprint = _fingerprint(answer)
+    detail = verdict.detail
+    if fingerprint == record.last_wrong:
+        detail = f"the same answer as last time: {detail}" if detail else "the same answer as last time"
+    record.wrong += 1
+    record.last_wrong = fingerprint
+    tiers = ex.hints_for(kind)
+    tier = min(record.wrong, len(tiers))
+    return CheckResult(ex.id, "wrong", detail, tiers[tier - 1], tier=tier)
+
+
+def _missing(ex: Exercise, record: _Record) -> CheckResult:
+    tier = max(1, min(record.wrong, len(ex.hints)))
+    return CheckResult(ex.id, "missing", "", ex.hints[tier - 1], tier=tier)
+
+
+def _expected(ex: Exercise) -> Any:
+    try:
+        return ex.expected()
+    except Exception as err:  # an authoring bug: say where, never show the value
+        raise RuntimeError(
+            f"exercise {ex.id}: computing its expected value failed ({type(err).__name__}); "
+            f"this is a bug in {ex.origin}, not in your answer"
+        ) from None
+
+
+def _grade(ex: Exercise, answer: Any, expected: Any) -> tuple[Verdict, str]:
+    """The verdict and the kind of mistake (``""`` when not recognised)."""
+    if ex.compare is not None:
+        ok, detail, kind = _normalise_verdict(ex.compare(answer, expected), ex.id)
+        return (Verdict("right") if ok else Verdict("wrong", detail)), kind
+    verdict = grade(answer, expected, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol, exact=ex.exact,
+                    fraction_of=ex.fraction_of)
+    if verdict.status != "wrong":
+        return verdict, ""
+    for mistake in ex.mistakes:
+        try:
+            seen = grade(answer, mistake.value(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol,
+                         fraction_of=ex.fraction_of)
+        except Exception as err:
+            raise RuntimeError(f"exercise {ex.id}: a mistake's value failed ({type(err).__name__}); "
+                               f"this is a bug in {ex.origin}, not in your answer") from None
+        if seen.status != "wrong":
+            return Verdict("wrong", mistake.message), mistake.kind
+    return verdict, ""
 
 
 def _is_answer_function(answer: Any) -> bool:
@@ -270,12 +490,14 @@ def _is_answer_function(answer: Any) -> bool:
     return inspect.isfunction(answer) or inspect.ismethod(answer) or isinstance(answer, functools.partial)
 
 
-def _normalise_verdict(verdict: Any, id: str) -> tuple[bool, str]:
-    if isinstance(verdict, tuple) and len(verdict) == 2:
-        return bool(verdict[0]), str(verdict[1])
+def _normalise_verdict(verdict: Any, id: str) -> tuple[bool, str, str]:
+    if isinstance(verdict, tuple) and len(verdict) in (2, 3):
+        kind = str(verdict[2]) if len(verdict) == 3 and verdict[2] else str(getattr(verdict, "kind", ""))
+        return bool(verdict[0]), str(verdict[1]), kind
     if isinstance(verdict, bool):
-        return verdict, ""
-    raise TypeError(f"exercise {id}: compare must return (ok, message) or a bool, got {type(verdict).__name__}")
+        return verdict, "", ""
+    raise TypeError(f"exercise {id}: compare must return (ok, message), (ok, message, kind) or a bool, "
+                    f"got {type(verdict).__name__}")
 
 
 def _unknown_id_message(id: str) -> str:
@@ -294,135 +516,101 @@ def _unknown_id_message(id: str) -> str:
     return text
 
 
-# ----------------------------------------------------------------------------- comparison
+def compare_values(answer: Any, expected: Any, *, rel_tol: float = 1e-9, abs_tol: float = 0.0,
+                   exact: bool = False, fraction_of: str | None = None) -> tuple[bool, str]:
+    """Compare ``answer`` with ``expected`` by the grading policy; return ``(ok, message)``.
 
-
-def _is_number(x: Any) -> bool:
-    if isinstance(x, bool) or type(x).__name__ == "bool_":
-        return False
-    if isinstance(x, numbers.Number):
-        return isinstance(x, numbers.Real)
-    return bool(getattr(x, "is_number", False)) and bool(getattr(x, "is_real", False))  # sympy numbers
-
-
-def _as_fraction(x: Any) -> Fraction | None:
-    """Exact value of ``x`` if it is an int, Fraction or sympy Rational; else None."""
-    if isinstance(x, bool):
-        return None
-    if isinstance(x, numbers.Rational):
-        return Fraction(int(x.numerator), int(x.denominator))
-    if getattr(x, "is_Rational", False):
-        return Fraction(int(x.p), int(x.q))
-    if isinstance(x, numbers.Integral):
-        return Fraction(int(x))
-    return None
-
-
-def _is_sympy_expr(x: Any) -> bool:
-    return hasattr(x, "free_symbols") and hasattr(x, "subs") and not _is_number(x)
-
-
-def compare_values(answer: Any, expected: Any, *, rel_tol: float = 1e-9, abs_tol: float = 0.0) -> tuple[bool, str]:
-    """Compare ``answer`` with ``expected`` by the module's rules; return ``(ok, message)``.
-
-    ``message`` says what is wrong (type, length, which item, too high/low) and never
-    contains the expected value.
+    ``message`` says what is wrong (type, length, which item, too high/low, close) and never
+    contains the expected value. For custom ``compare`` functions that grade a part by the policy.
     """
-    if hasattr(answer, "tolist") and not isinstance(answer, (str, bytes)) and not _is_number(answer):
-        answer = answer.tolist()
-    if hasattr(expected, "tolist") and not isinstance(expected, (str, bytes)) and not _is_number(expected):
-        expected = expected.tolist()
-
-    if isinstance(expected, bool) or type(expected).__name__ == "bool_":
-        if isinstance(answer, bool) or type(answer).__name__ == "bool_":
-            return bool(answer) == bool(expected), "not the right truth value"
-        return False, f"expected True or False, got {type(answer).__name__}"
-
-    if isinstance(expected, Fraction):
-        if not _is_number(answer):
-            return False, f"expected a number (an exact fractions.Fraction), got {type(answer).__name__}"
-        exact = _as_fraction(answer)
-        if exact is None:
-            close = math.isclose(float(answer), float(expected), rel_tol=1e-9)
-            return False, ("close, but this exercise wants the exact value: use fractions.Fraction" if close
-                           else _direction(float(answer), float(expected)))
-        return exact == expected, _direction(float(exact), float(expected))
-
-    if _is_number(expected):
-        if isinstance(answer, str):
-            return False, "expected a number, got a string (drop the quotes)"
-        if not _is_number(answer):
-            return False, f"expected a number, got {type(answer).__name__}"
-        a, e = float(answer), float(expected)
-        if math.isnan(a):
-            return False, "your answer is NaN (not a number)"
-        if math.isclose(a, e, rel_tol=rel_tol, abs_tol=abs_tol):
-            return True, ""
-        if 0 < abs(e) <= 1 and math.isclose(a / 100, e, rel_tol=max(rel_tol, 1e-6), abs_tol=abs_tol / 100):
-            return False, "this looks like a percentage: give a fraction (0.25, not 25)"
-        return False, _direction(a, e)
-
-    if isinstance(expected, str):
-        if not isinstance(answer, str):
-            return False, f"expected text (a str), got {type(answer).__name__}"
-        return _norm_text(answer) == _norm_text(expected), "not the expected text"
-
-    if _is_sympy_expr(expected):
-        try:
-            import sympy
-
-            diff = sympy.simplify(sympy.sympify(answer) - expected)
-        except Exception:
-            return False, f"could not read your answer as a sympy expression (got {type(answer).__name__})"
-        return diff == 0, "not equal to the expected expression"
-
-    if isinstance(expected, Mapping):
-        if not isinstance(answer, Mapping):
-            return False, f"expected a dict, got {type(answer).__name__}"
-        if set(answer) != set(expected):
-            missing = len(set(expected) - set(answer))
-            extra = len(set(answer) - set(expected))
-            return False, f"the keys are not right ({missing} missing, {extra} unexpected)"
-        for key in expected:
-            ok, why = compare_values(answer[key], expected[key], rel_tol=rel_tol, abs_tol=abs_tol)
-            if not ok:
-                return False, f"the value for key {key!r} is not right ({why})"
-        return True, ""
-
-    if isinstance(expected, Set):
-        if not isinstance(answer, (Set, list, tuple)):
-            return False, f"expected a set, got {type(answer).__name__}"
-        got = set(answer)
-        if got == set(expected):
-            return True, ""
-        missing, extra = len(set(expected) - got), len(got - set(expected))
-        return False, f"{missing} element(s) missing, {extra} that should not be there"
-
-    if isinstance(expected, (list, tuple, range)):
-        if isinstance(answer, (str, bytes)) or not isinstance(answer, (Sequence, range)):
-            return False, f"expected a sequence (list or tuple), got {type(answer).__name__}"
-        if len(answer) != len(expected):
-            return False, f"expected {len(expected)} items, got {len(answer)}"
-        for i, (a, e) in enumerate(zip(answer, expected)):
-            ok, why = compare_values(a, e, rel_tol=rel_tol, abs_tol=abs_tol)
-            if not ok:
-                return False, f"item {i} is not right ({why})"
-        return True, ""
-
-    try:
-        ok = bool(answer == expected)
-    except Exception:
-        ok = False
-    return ok, "" if ok else f"not the expected {type(expected).__name__}"
+    verdict = grade(answer, expected, rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of)
+    if verdict.status == "close":
+        return False, f"close: {verdict.detail}"
+    return verdict.ok, verdict.detail
 
 
-def _direction(answer: float, expected: float) -> str:
-    if answer > expected:
-        return "too high"
-    if answer < expected:
-        return "too low"
-    return "not exact"
+# ----------------------------------------------------------------------------- progress
 
 
-def _norm_text(text: str) -> str:
-    return "".join(text.split()).casefold()
+@dataclass(frozen=True)
+class Progress:
+    """Which exercises this session has done: from :func:`progress`.
+
+    Attributes:
+        lesson: the two-digit lesson (``"03"``), or ``None`` for every lesson.
+        rows: ``(id, state, tries)`` per exercise, state ``"done"``, ``"tried"`` or ``"todo"``.
+    """
+
+    lesson: str | None
+    rows: tuple[tuple[str, str, int], ...] = field(default_factory=tuple)
+
+    @property
+    def done(self) -> list[str]:
+        """Ids answered right at least once this session."""
+        return [i for i, s, _ in self.rows if s == "done"]
+
+    @property
+    def tried(self) -> list[str]:
+        """Ids checked but not right yet."""
+        return [i for i, s, _ in self.rows if s == "tried"]
+
+    @property
+    def todo(self) -> list[str]:
+        """Ids not checked yet this session."""
+        return [i for i, s, _ in self.rows if s == "todo"]
+
+    _STATUS = {"done": "correct", "tried": "wrong", "todo": "missing"}
+
+    def _title(self) -> str:
+        where = f"lesson {self.lesson}" if self.lesson is not None else "all lessons"
+        return f"{where}: {len(self.done)} of {len(self.rows)} exercises done this session"
+
+    @staticmethod
+    def _label(id: str, state: str, tries: int) -> str:
+        if state == "tried":
+            return f"{id} ({tries} {'try' if tries == 1 else 'tries'})"
+        return id
+
+    def __repr__(self) -> str:
+        ascii_only = _display.use_ascii()
+        items = [_display.plain(self._STATUS[s], self._label(i, s, t), ascii_only=ascii_only) for i, s, t in self.rows]
+        lines = [self._title()]
+        for _, group in itertools.groupby(zip(self.rows, items), key=lambda pair: pair[0][0][:2]):
+            lines.append("   ".join(item for _, item in group))
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        cells = []
+        for id, state, tries in self.rows:
+            status = self._STATUS[state]
+            cells.append(
+                f'<span class="bubblekit-progress-item bubblekit-progress-{state}" '
+                f'style="display:inline-block;margin:0 12px 2px 0">{_display.mark_html(status)} '
+                f"{html.escape(self._label(id, state, tries))}</span>"
+            )
+        return (f'<div class="bubblekit-progress"><div><b>{html.escape(self._title())}</b></div>'
+                f"<div>{''.join(cells)}</div></div>")
+
+
+def progress(lesson: str | int | None = None) -> Progress:
+    """Which exercises of ``lesson`` (``"03"``, ``3`` or a notebook name; all when None) are done this session.
+
+    Done = answered right at least once since the kernel started (or :func:`reset_progress`);
+    tried = checked, not right yet; todo = not checked. Used in every lesson's exercises
+    (``bk.checks.progress("03")``) and summarised in lesson 00.
+    """
+    wanted = ids(lesson)
+    if lesson is not None and not wanted:
+        raise ValueError(f"lesson {_lesson_key(lesson)} has no exercises; lessons with exercises: "
+                         f"{', '.join(sorted({i[:2] for i in ids()}))}")
+    rows = []
+    for id in wanted:
+        record = _SESSION.get(id)
+        if record is None or record.tries == 0:
+            rows.append((id, "todo", 0))
+        else:
+            rows.append((id, "done" if record.solved else "tried", record.tries))
+    return Progress(_lesson_key(lesson) if lesson is not None else None, tuple(rows))
+

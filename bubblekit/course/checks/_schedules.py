@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import bubblekit as bk
+from bubblekit.course.checks._grading import Graded
 
 __all__ = ["as_schedule", "ScheduleGoal", "compare_schedule"]
 
@@ -62,41 +63,44 @@ def _time(x: Any, unit: str) -> str:
     return f"{text} {unit}" + ("s" if unit == "slot" and text != "1" else "")
 
 
-def compare_schedule(answer: Any, goal: ScheduleGoal) -> tuple[bool, str]:
-    """Simulate the learner's schedule; ``(ok, message)`` naming what is wrong, never the answer.
+def compare_schedule(answer: Any, goal: ScheduleGoal) -> Graded:
+    """Simulate the learner's schedule; ``Graded(ok, message, kind)`` naming what is wrong, never the answer.
 
-    Checks, in order: readable text, ``p`` ranks and ``m`` microbatches, every action exactly
-    once on its rank, no deadlock (the message names each blocked rank and what it waits
-    for), the makespan (the message gives the gap to the goal), and the memory cap.
+    Checks, in order: readable text (kind ``"unreadable"``), ``p`` ranks and ``m``
+    microbatches (``"shape"``), every action exactly once on its rank (``"incomplete"``), no
+    deadlock (``"deadlock"``: the message names each blocked rank and what it waits for), the
+    memory cap (``"memory"``: a legal schedule over the cap is not a deadlock) and the makespan
+    (``"slow"``: the message gives the gap to the goal). The kinds select the hint
+    (:data:`bubblekit.course.checks._registry.KIND_HINTS`).
     """
     sched, why = as_schedule(answer)
     if sched is None:
-        return False, why
+        return Graded(False, why, "unreadable")
     if sched.p != goal.p:
-        return False, f"your schedule has {sched.p} rank line(s); this exercise has p = {goal.p} ranks"
+        return Graded(False, f"your schedule has {sched.p} rank line(s); this exercise has p = {goal.p} ranks", "shape")
     if sched.m != goal.m:
-        return False, f"your schedule uses {sched.m} microbatch(es); this exercise has m = {goal.m}"
+        return Graded(False, f"your schedule uses {sched.m} microbatch(es); this exercise has m = {goal.m}", "shape")
     try:
         result = bk.simulate(sched, goal.costs)
     except bk.DeadlockError as exc:
         blocked = [line.strip() for line in str(exc).splitlines()[1:]]
-        return False, "deadlock: " + "; ".join(blocked)
+        return Graded(False, "deadlock: " + "; ".join(blocked), "deadlock")
     except bk.ScheduleError as exc:
         lines = [line.strip() for line in str(exc).splitlines()]
-        return False, lines[0] + " " + "; ".join(lines[1:])
-    gap = result.makespan - goal.makespan
-    if gap > 0:
-        return False, (
-            f"legal, but the step takes {_time(result.makespan, result.unit)}, "
-            f"{_time(gap, result.unit)} longer than it can be: "
-            f"look for the rank that waits longest (result.largest_gaps())"
-        )
+        return Graded(False, lines[0] + " " + "; ".join(lines[1:]), "incomplete")
     if goal.max_peak is not None:
         over = [(r, pk) for r, pk in enumerate(result.peak_activations) if pk > goal.max_peak]
         if over:
             r, pk = over[0]
-            return False, (
-                f"legal and fast enough, but rank {r} holds {pk:g} microbatches' activations at its peak; "
+            return Graded(False, (
+                f"legal (no deadlock), but rank {r} holds {pk:g} microbatches' activations at its peak; "
                 f"the cap is {goal.max_peak:g}"
-            )
-    return True, ""
+            ), "memory")
+    gap = result.makespan - goal.makespan
+    if gap > 0:
+        return Graded(False, (
+            f"legal, but the step takes {_time(result.makespan, result.unit)}, "
+            f"{_time(gap, result.unit)} longer than it can be: "
+            f"look for the rank that waits longest (result.largest_gaps())"
+        ), "slow")
+    return Graded(True, "", "")

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import bubblekit as bk
+from bubblekit.course.checks._mistakes import megatron_overhead, swapped_pm, utilisation
 from bubblekit.course.checks._registry import exercise
 
 
-@exercise("00.1", hint="Simulate bk.schedule('1f1b', p=4, m=8) with bk.simulate and read .bubble_ratio "
-                      "(a fraction of device-time between 0 and 1, not a percentage).")
+@exercise(
+    "00.1",
+    hint=(
+        "Simulate bk.schedule('1f1b', p=4, m=8) with bk.simulate and read .bubble_ratio "
+        "(a fraction of device-time between 0 and 1).",
+        "The cell above prints it: r = bk.simulate(s) and then r.bubble_ratio; pass the number itself "
+        "(or r.bubble_ratio) to check.",
+    ),
+    fraction_of="the step",
+    mistakes=(megatron_overhead(4, 8), swapped_pm(bk.bubble_ratio, 4, 8), utilisation()),
+)
 def _() -> float:
     """Bubble ratio (idle / (p x makespan)) of 1F1B, p=4 ranks, m=8 microbatches, default costs."""
     return bk.simulate(bk.schedule("1f1b", p=4, m=8)).bubble_ratio

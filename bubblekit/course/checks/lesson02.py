@@ -10,7 +10,8 @@ from collections import Counter
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._mistakes import hop_off, swapped_items
+from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks.lesson01 import gap_before
 
@@ -24,14 +25,24 @@ def uneven_result() -> bk.SimResult:
     return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=UNEVEN_F, b=UNEVEN_B))
 
 
-@exercise("02.0", hint="The gradient of microbatch 0 must travel down and back: count the stages it crosses.")
+def _gap_0b0(p: int, m: int) -> Any:
+    """Rank 0's wait before ``0B0`` in GPipe with ``p`` ranks, ``m`` microbatches, F = 1, B = 2 (slots)."""
+    return gap_before(bk.simulate(bk.schedule("gpipe", p, m), bk.preset("b=2f")), 0, "0B0")
+
+
+@exercise("02.0", hint=("The gradient of microbatch 0 must travel down and back: count the stages it crosses.",
+                        "Microbatch 0's forward goes from rank 0 to the last rank, its backward comes back: "
+                        "each crossing of a rank costs that rank's F or B."),
+          mistakes=hop_off(lambda p: _gap_0b0(p, 8), 4))
 def _check_yourself() -> Any:
-    result = bk.simulate(bk.schedule("gpipe", 4, 8), bk.preset("b=2f"))
-    return gap_before(result, 0, "0B0")
+    return _gap_0b0(4, 8)
 
 
-@exercise("02.1", hint="Give two lists of 5 numbers: each rank's wait before its first action (fill), "
-          "and its idle time after its last action (drain).")
+@exercise("02.1", hint=("Give two lists of 5 numbers: each rank's wait before its first action (fill), "
+                        "and its idle time after its last action (drain).",
+                        "Rank r waits for r forwards before it starts, and finishes r backwards before the "
+                        "step ends: read them with result.spans(r)."),
+          mistakes=(swapped_items(),))
 def _fill_and_drain() -> Any:
     result = bk.simulate(bk.schedule("gpipe", 5, 3), bk.preset("b=2f"))
     fill = [list(result.spans(r))[0].start for r in range(result.p)]
@@ -39,15 +50,19 @@ def _fill_and_drain() -> Any:
     return (fill, drain)
 
 
-@exercise("02.2", hint="Between its last forward and its first backward, rank 0 waits for the forward to reach "
-          "the last stage and the gradient to come back.")
+@exercise("02.2", hint=("Between its last forward and its first backward, rank 0 waits for the forward to reach "
+                        "the last stage and the gradient to come back.",
+                        "Measure it: the gap in result.idle_intervals(0) whose .before is '0B0'."),
+          mistakes=hop_off(lambda p: _gap_0b0(p, 4), 6))
 def _middle_gap() -> Any:
-    result = bk.simulate(bk.schedule("gpipe", 6, 4), bk.preset("b=2f"))
-    return gap_before(result, 0, "0B0")
+    return _gap_0b0(6, 4)
 
 
-@exercise("02.3", hint="Answer (extra time for GPipe, extra time for 1F1B), in slots; simulate both with and "
-          "without comm and subtract.")
+@exercise("02.3", hint=("Answer (extra time for GPipe, extra time for 1F1B), in slots; simulate both with and "
+                        "without comm and subtract.",
+                        "GPipe pays the latency only on the first forward's way down and the last backward's way "
+                        "up; 1F1B's alternation puts more hops on its critical path."),
+          mistakes=(swapped_items(),))
 def _comm_extra() -> Any:
     extra = []
     for name in ("gpipe", "1f1b"):
@@ -57,13 +72,26 @@ def _comm_extra() -> Any:
     return tuple(extra)
 
 
-@exercise("02.4", hint="The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
-          "the backward wave the same with backward times.")
+def _mean_stage_makespan() -> Any:
+    """GPipe's makespan if every stage cost the mean of ``UNEVEN_F`` (the mistake in 02.4)."""
+    mean_f = sum(UNEVEN_F) / len(UNEVEN_F)
+    return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=mean_f, b=2 * mean_f)).makespan
+
+
+@exercise("02.4", hint=("The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
+                        "the backward wave the same with backward times.",
+                        "Simulate it: bk.simulate(bk.schedule('gpipe', 4, m), bk.Costs(f=uneven_f, b=uneven_b)) "
+                        "and compare with your prediction."),
+          mistakes=(Mistake(lambda _e: _mean_stage_makespan(),
+                            "that is what equal stages of the average cost would take; the slowest stage "
+                            "sets the pace of the steady part"),))
 def _uneven_makespan() -> Any:
     return uneven_result().makespan
 
 
-@exercise("02.5", hint="Count how many actions of each rank lie on result.critical_path.")
+@exercise("02.5", hint=("Count how many actions of each rank lie on result.critical_path.",
+                        "Counter(rank for rank, _ in result.critical_path) counts them; give the rank with "
+                        "the most, as an int."))
 def _critical_rank() -> Any:
     counts = Counter(rank for rank, _ in uneven_result().critical_path)
     return counts.most_common(1)[0][0]
@@ -71,8 +99,9 @@ def _critical_rank() -> Any:
 
 @exercise(
     "02.6",
-    hint="A rank cannot run the backward of a microbatch before its own forward of it, and the last rank "
-    "should start each backward as soon as it has finished that microbatch's forward.",
+    hint=("A rank cannot run the backward of a microbatch before its own forward of it, and the last rank "
+          "should start each backward as soon as it has finished that microbatch's forward.",
+          "Rank r of 1F1B runs p - r forwards, then alternates one backward and one forward, then drains."),
     compare=compare_schedule,
 )
 def _repair_1f1b() -> Any:

@@ -16,7 +16,9 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
-from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._mistakes import utilisation
+from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
 
 #: Ranks and microbatches of the example step.
@@ -53,8 +55,16 @@ def example_step() -> traces.MeasuredTimeline:
 
 @exercise(
     "06.1",
-    hint="Sum every rank's idle time inside the step window, then divide by (ranks x makespan); step.idle gives the per-rank idle times.",
+    hint=("Sum every rank's idle time inside the step window, then divide by (ranks x makespan); step.idle gives "
+          "the per-rank idle times.",
+          "Idle time of a rank = step.makespan - its busy time (step.busy[r]); add them over the ranks and divide "
+          "by step.p x step.makespan."),
     rel_tol=1e-6,
+    fraction_of="the step",
+    mistakes=(Mistake(lambda _e: sum(example_step().idle) / sum(example_step().busy),
+                      "that divides the idle time by the busy time (Megatron's overhead); the article divides by "
+                      "all device-time, ranks x makespan"),
+              utilisation()),
 )
 def _bubble() -> float:
     """Measured bubble ratio of the example step."""
@@ -63,7 +73,9 @@ def _bubble() -> float:
 
 @exercise(
     "06.2",
-    hint="step.utilization_per_rank lists each rank's busy share: collect the ranks below 0.8 in a set, and take the index of the largest share.",
+    hint=("step.utilization_per_rank lists each rank's busy share: collect the ranks below 0.8 in a set, and take "
+          "the index of the largest share.",
+          "Answer (set_of_ranks, rank): a set of ints, then one int, the rank with the largest busy share."),
 )
 def _below_80() -> tuple[set[int], int]:
     """(ranks of the example step busy less than 80% of the step, the busiest rank)."""
@@ -71,7 +83,8 @@ def _below_80() -> tuple[set[int], int]:
     return ({r for r, u in enumerate(util) if u < 0.8}, max(range(len(util)), key=lambda r: util[r]))
 
 
-@exercise("06.3", hint="traces.explain_gaps(step, n=None) lists gaps longest first; find rank 0's first one and read from_rank.")
+@exercise("06.3", hint=("traces.explain_gaps(step, n=None) lists gaps longest first; find rank 0's first one and read from_rank.",
+                        "Rank 0's longest gap ends with a backward: whose gradient does that backward need?"))
 def _waits_for() -> int | None:
     """The rank that rank 0 waits for in its longest gap."""
     gap = next(g for g in traces.explain_gaps(example_step(), n=None) if g.rank == 0)
@@ -80,7 +93,12 @@ def _waits_for() -> int | None:
 
 @exercise(
     "06.4",
-    hint="calibrate.calibrate(step) returns per-stage costs; simulate bk.schedule('1f1b', 3, m) with them for m = 2, 4, 8, ... and stop at the first bubble_ratio <= 0.2.",
+    hint=("calibrate.calibrate(step) returns per-stage costs; simulate bk.schedule('1f1b', 3, m) with them for "
+          "m = 2, 4, 8, ... and stop at the first bubble_ratio <= 0.2.",
+          "The formula's answer ignores the unequal stages, overhead and latency the calibration measured: "
+          "simulate with the calibrated costs, doubling m from 2."),
+    mistakes=(Mistake(lambda _e: bk.min_micro_batch(P, 0.2),
+                      "that is the formula's m for equal stages; the calibrated simulation needs more"),),
 )
 def _m_for_20() -> int | None:
     """Smallest m in 2, 4, 8, ..., 256 whose calibrated 1F1B simulation has bubble_ratio <= 20%."""
@@ -93,37 +111,46 @@ def _m_for_20() -> int | None:
     return None
 
 
-def _compare_orders(answer: Any, expected: Any) -> tuple[bool, str]:
-    """The learner's text must be a legal schedule with exactly the executed per-rank orders."""
+def _compare_orders(answer: Any, expected: Any) -> Graded:
+    """The learner's text must be a legal schedule with exactly the executed per-rank orders.
+
+    Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``) (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
+    """
     sched, why = as_schedule(answer)
     if sched is None:
-        return False, why
+        return Graded(False, why, "unreadable")
     try:
         bk.simulate(sched, bk.Costs(f=1, b=2))
     except bk.DeadlockError as err:
-        return False, f"these orders deadlock, so they cannot be what ran: {err}"
+        return Graded(False, f"these orders deadlock, so they cannot be what ran: {err}", "deadlock")
     except bk.ScheduleError as err:
-        return False, f"these orders are not a complete schedule: {err}"
+        return Graded(False, f"these orders are not a complete schedule: {err}", "incomplete")
     if sched.p != len(expected):
-        return False, f"the profile has {len(expected)} ranks, your text has {sched.p}"
+        return Graded(False, f"the profile has {len(expected)} ranks, your text has {sched.p}", "shape")
     for r, (got, want) in enumerate(zip(sched.orders, expected)):
         if tuple(got) != tuple(want):
             k = next((k for k, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
-            return False, f"rank {r} differs from the profile at position {k} (counting from 0): sort its spans by start time"
-    return True, ""
+            return Graded(False, f"rank {r} differs from the profile at position {k} (counting from 0): sort its spans by start time", "")
+    return Graded(True, "", "")
 
 
 @exercise(
     "06.5",
-    hint="Read each rank's spans in order of their start time (sorted(step.spans(r), key=...)) and write 'rank r: ...' lines.",
+    hint=("Read each rank's spans in order of their start time (sorted(step.spans(r), key=...)) and write "
+          "'rank r: ...' lines.",
+          "sorted(step.spans(r), key=lambda sp: sp.start) gives rank r's spans in time order; join their .label "
+          "with spaces after 'rank r: '."),
     compare=_compare_orders,
+    kind_hints={"deadlock": ("What ran cannot have deadlocked: compare your order with the picture, span by span.",)},
 )
 def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
     """The per-rank orders the example step executed."""
     return example_step().orders
 
 
-@exercise("06.6", hint="bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).")
+@exercise("06.6", hint=("bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).",
+                        "The smallest whole m with (p - 1)/(m + p - 1) <= 0.2 for p = 12: check m and m - 1."),
+          mistakes=(Mistake(lambda e: e - 1, "that m misses the target by a hair: round the solution up, not down"),))
 def _min_m_p12() -> int | None:
     """Smallest m for a 20% bubble ratio with p = 12 (plain 1F1B)."""
     return bk.min_micro_batch(12, 0.2)

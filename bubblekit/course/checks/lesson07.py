@@ -15,6 +15,8 @@ import bubblekit as bk
 from bubblekit.analysis import search
 from bubblekit.costs import format_number
 from bubblekit.course import published
+from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._mistakes import upside_down
 from bubblekit.course.checks._registry import exercise
 
 __all__ = ["whiteboard", "WhiteboardTarget"]
@@ -33,13 +35,15 @@ class WhiteboardTarget(dict):  # type: ignore[type-arg]
 _fmt = format_number
 
 
-def whiteboard(answer: Any, expected: Any) -> tuple[bool, str]:
+def whiteboard(answer: Any, expected: Any) -> Graded:
     """Grade a schedule written as text (``"rank 0: 0F0 0I0 0W0"``) against a target.
 
-    Returns ``(ok, message)``. The message names the first problem: text that does not
-    parse, a missing or misplaced action, a deadlock (with the blocked rank and what it
-    waits for), a memory peak above the cap (with the rank), or the gap between the
-    answer's makespan and the target bound. It never shows a correct schedule.
+    Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``). The message names the first problem: text that does not
+    parse (kind ``"unreadable"``), a missing or misplaced action (``"incomplete"``), the wrong
+    shape (``"shape"``), a deadlock with the blocked rank and what it waits for
+    (``"deadlock"``), a memory peak above the cap with the rank (``"memory"``: legal, not a
+    deadlock), or the gap between the answer's makespan and the target bound (``"slow"``). It
+    never shows a correct schedule.
     """
     if not isinstance(expected, dict):
         raise TypeError("whiteboard expects a WhiteboardTarget as the expected value")
@@ -48,35 +52,35 @@ def whiteboard(answer: Any, expected: Any) -> tuple[bool, str]:
     elif isinstance(answer, str):
         text = answer
     else:
-        return False, f"expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type(answer).__name__}"
+        return Graded(False, f"expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type(answer).__name__}", "unreadable")
     p, m = expected["p"], expected["m"]
     try:
         sched = bk.Schedule.from_text(text, m=m)
     except bk.ScheduleError as err:
-        return False, f"the text is not a legal schedule yet: {err}"
+        return Graded(False, f"the text is not a legal schedule yet: {err}", "incomplete")
     if sched.p != p or sched.n_stages != p:
-        return False, f"the schedule has {sched.p} rank line(s) and {sched.n_stages} stage(s); this question has p={p}"
+        return Graded(False, f"the schedule has {sched.p} rank line(s) and {sched.n_stages} stage(s); this question has p={p}", "shape")
     if expected.get("split") and not sched.split_backward:
-        return False, "this question wants the backward split into I (input gradient) and W (weight gradient)"
+        return Graded(False, "this question wants the backward split into I (input gradient) and W (weight gradient)", "shape")
     try:
         res = bk.simulate(sched, expected["costs"])
     except bk.DeadlockError as err:
         first = str(err).splitlines()[1].strip() if len(str(err).splitlines()) > 1 else str(err)
-        return False, f"deadlock: {first}"
+        return Graded(False, f"deadlock: {first}", "deadlock")
     cap = expected.get("cap")
     if cap is not None:
         for r, peak in enumerate(res.peak_activations):
             if peak > cap + 1e-9:
-                return False, (f"rank {r} holds {_fmt(peak)} microbatch activations at its peak, over the cap of "
-                               f"{_fmt(cap)}: run a W (or B) before the next F there")
+                return Graded(False, (f"legal (no deadlock), but rank {r} holds {_fmt(peak)} microbatch activations at its "
+                                      f"peak, over the cap of {_fmt(cap)}: run a W (or B) before the next F there"), "memory")
     measure = expected.get("measure", "makespan")
     got = res.makespan if measure == "makespan" else _span(res)
     bound = expected["makespan"]
     if got > bound:
-        return False, (f"legal and within memory, but its {measure.replace('_', ' ')} is {_fmt(got - bound)} "
-                       f"{res.unit}(s) longer than the target: look at the largest idle gap, "
-                       f"{_largest_gap(res)}")
-    return True, ""
+        return Graded(False, (f"legal and within memory, but its {measure.replace('_', ' ')} is {_fmt(got - bound)} "
+                              f"{res.unit}(s) longer than the target: look at the largest idle gap, "
+                              f"{_largest_gap(res)}"), "slow")
+    return Graded(True, "", "")
 
 
 def _span(res: bk.SimResult) -> Any:
@@ -111,12 +115,17 @@ def _ratio_1f1b_over_zbh1() -> float:
     return one / zb
 
 
-@exercise("07.1", hint="Compare the per-rank bubble time of 1F1B, (p-1)(F+I+W), with ZB-H1's; p cancels.")
+@exercise("07.1", hint=("Compare the per-rank bubble time of 1F1B, (p-1)(F+I+W), with ZB-H1's; p cancels.",
+                        "ZB-H1's delayed W passes fill part of each idle stretch: write its bubble per rank, divide "
+                        "1F1B's by it, and check with published.max_rank_bubble_time on p = 8, m = 16."),
+          mistakes=(upside_down(),))
 def _e071() -> float:
     return _ratio_1f1b_over_zbh1()
 
 
-@exercise("07.2", hint="Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.")
+@exercise("07.2", hint=("Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.",
+                        "bk.simulate(bk.schedule('zb-h2', 6, 12), uniform).max_peak_activations, in microbatch "
+                        "activations."))
 def _e072() -> float:
     return bk.simulate(bk.schedule("zb-h2", 6, 12), UNIFORM).max_peak_activations
 
@@ -136,14 +145,18 @@ def _best_within_1f1b_memory() -> str:
     return best[1]
 
 
-@exercise("07.3", hint="Drop the schedules whose peak exceeds 1F1B's, then compare stage_span_bubble_rate.")
+@exercise("07.3", hint=("Drop the schedules whose peak exceeds 1F1B's, then compare stage_span_bubble_rate.",
+                        "Use the measured costs bk.h200_costs() for every simulation, 1F1B's cap included; answer "
+                        "with the registry name, like 'zb-h1'."))
 def _e073() -> str:
     return _best_within_1f1b_memory()
 
 
 @exercise(
     "07.4",
-    hint="Start from 1F1B with B split into I and W, then move a W into a gap where its rank would wait.",
+    hint=("Start from 1F1B with B split into I and W, then move a W into a gap where its rank would wait.",
+          "Rank 0 waits for 1I0 after its warm-up: run its I passes as soon as the gradient arrives and keep "
+          "a W back for the moment it would otherwise wait."),
     compare=whiteboard,
 )
 def _e074() -> WhiteboardTarget:
@@ -160,7 +173,9 @@ def _min_cap_for_zero_span_bubble() -> int:
     raise AssertionError("no cap up to 16 reached zero")
 
 
-@exercise("07.5", hint="Loop over mem_cap = 1, 2, ... with objective='stage_span' and stop at the first zero rate.")
+@exercise("07.5", hint=("Loop over mem_cap = 1, 2, ... with objective='stage_span' and stop at the first zero rate.",
+                        "search.search_schedule(4, 12, uniform, mem_cap=cap, objective='stage_span', method='greedy') "
+                        "for cap = 1, 2, ...; simulate each and test published.stage_span_bubble_rate(...) == 0."))
 def _e075() -> int:
     return _min_cap_for_zero_span_bubble()
 

@@ -7,10 +7,18 @@ from fractions import Fraction
 import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
-from bubblekit.course.checks._registry import exercise
+from bubblekit.course import published
+from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
+from bubblekit.course.checks._registry import Mistake, exercise
 
 
-@exercise("09.1", hint="The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.")
+@exercise("09.1", hint=("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
+                        "Fraction(p - 1, m + p - 1) with p = 8, m = 4; a float is not exact."),
+          exact=True,
+          fraction_of="the step",
+          mistakes=(Mistake(lambda _e: Fraction(8 - 1, 4),
+                            "that is (p - 1)/m, the misconception itself (Megatron's overhead, idle over busy time)"),
+                    swapped_pm(bk.bubble_ratio_exact, 8, 4), utilisation()))
 def _e091() -> Fraction:
     return bk.bubble_ratio_exact(8, 4)
 
@@ -32,18 +40,36 @@ def fixed_gpu_step_times(gpus: int = 16, batch: int = 32, f_model: int = 16, b_m
     return out
 
 
-@exercise("09.2", hint="Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.")
+@exercise("09.2", hint=("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
+                        "Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
+                        "shortest step."))
 def _e092() -> int:
     times = fixed_gpu_step_times()
     return min(times, key=lambda p: (times[p], p))
 
 
-@exercise("09.3", hint="Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.")
+@exercise("09.3", hint=("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
+                        "bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio counts the "
+                        "idle corners before each rank's first and after its last action."),
+          fraction_of="the step",
+          mistakes=(Mistake(lambda _e: published.stage_span_bubble_rate(_zb_h2()),
+                            "that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "
+                            "ranks x makespan, the corners included"),))
 def _e093() -> float:
-    return bk.simulate(bk.schedule("zb-h2", 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio
+    return _zb_h2().bubble_ratio
 
 
-@exercise("09.4", hint="Every stage boundary between two ranks carries one activation and one gradient per microbatch.")
+def _zb_h2() -> bk.SimResult:
+    return bk.simulate(bk.schedule("zb-h2", 4, 8), bk.Costs(f=1, i=1, w=1))
+
+
+@exercise("09.4", hint=("Every stage boundary between two ranks carries one activation and one gradient per microbatch.",
+                        "With v = 2 there are p v = 8 stages: count the boundaries between consecutive stages that "
+                        "sit on different ranks, then the messages over them."),
+          mistakes=(Mistake(lambda e: e // 2, "that counts one direction only: gradients travel back over every "
+                                              "boundary too"),
+                    Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 4, 8)),
+                            "that is plain 1F1B's count (p - 1 boundaries); interleaving adds boundaries")))
 def _e094() -> int:
     return planner.hops_per_step(bk.schedule("interleaved", 4, 8, 2))
 
@@ -56,7 +82,10 @@ def _measured_ratio(hidden: int, seq: int) -> float:
     raise KeyError((hidden, seq))
 
 
-@exercise("09.5", hint="Read the 'layer' entry of the h=4096, seq=8192 configuration: full_backward_ms / F_ms.",
-          rel_tol=1e-9)
+@exercise("09.5", hint=("Read the 'layer' entry of the h=4096, seq=8192 configuration: full_backward_ms / F_ms.",
+                        "Pick the configuration with c['hidden'] == 4096 and c['seq'] == 8192, then divide its "
+                        "layer's full_backward_ms by its F_ms."),
+          rel_tol=1e-9,
+          mistakes=(upside_down(),))
 def _e095() -> float:
     return _measured_ratio(4096, 8192)

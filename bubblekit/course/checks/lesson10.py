@@ -6,6 +6,10 @@ whether ``check`` grades it). :func:`profile` returns the anonymised timelines t
 costs that produced them stay hidden. Derivation answers are sympy expressions in the
 symbols of :mod:`bubblekit.symbolic` (plus ``t_i``, ``t_w`` below); each expected
 expression is checked against the simulator before it is compared.
+
+Hints here follow the interview rule of the grading policy: they point to the idea (what to
+count, what to compare, which picture to draw) and never state the formula or the value that
+answers the question; ``tests/test_grading.py`` checks that no hint evaluates to its answer.
 """
 
 from __future__ import annotations
@@ -17,7 +21,14 @@ from typing import Any
 import bubblekit as bk
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._grading import AnyOf
+from bubblekit.course.checks._mistakes import (
+    fraction_of_step,
+    megatron_overhead,
+    swapped_pm,
+    utilisation,
+)
+from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 
 __all__ = ["CATEGORIES", "BankItem", "BANK", "profile", "t_i", "t_w", "by_category"]
@@ -170,14 +181,18 @@ def profile(k: int) -> bk.Timeline:
 # ----------------------------------------------------------------------------- concepts
 
 
-@exercise("10.1", hint="Megatron divides the bubble by the ideal (busy) time; the article divides by the whole step.",
+@exercise("10.1", hint=("Take p = 8, m = 4: the number is then larger than 1. Which of the four can exceed 1?",
+                        "Simulate 1F1B for p = 8, m = 4 and compare the number with r.bubble_ratio and "
+                        "r.bubble_overhead: which definition does each follow?"),
           compare=_letter)
 def _q1() -> str:
     r = bk.simulate(bk.schedule("1f1b", 8, 4), bk.Costs(f=1, b=2))
     return "B" if abs(r.bubble_overhead - 7 / 4) < 1e-12 else "A"
 
 
-@exercise("10.3", hint="Simulate both for p=4, m=8 and compare makespan, peak_activations and hops_per_step.",
+@exercise("10.3", hint=("Simulate both for p=4, m=8 and compare makespan, peak_activations and hops_per_step.",
+                        "Only one of the three differs between GPipe and 1F1B with equal stages: which one, and "
+                        "why does the order of F and B change it?"),
           compare=_letter)
 def _q3() -> str:
     g = bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2))
@@ -186,12 +201,18 @@ def _q3() -> str:
     return "B" if o.max_peak_activations < g.max_peak_activations else "A"
 
 
-@exercise("10.5", hint="Which of I and W produces the gradient the previous stage waits for?", compare=_letter)
+@exercise("10.5", hint=("Follow one microbatch's backward from the last stage to the first: what does stage s - 1 "
+                        "need from stage s before it can continue?",
+                        "One of the two products is sent to the previous stage; the other is only used by the "
+                        "optimizer step at the end."),
+          compare=_letter)
 def _q5() -> str:
     return "A"  # I (dX) feeds stage s-1; W (dW) feeds only the optimizer step
 
 
-@exercise("10.6", hint="Compare interleaved v=2 with 1F1B (v=1): hops_per_step, peak_activations[0], total busy time.",
+@exercise("10.6", hint=("Compare interleaved v=2 with 1F1B (v=1): hops_per_step, peak_activations[0], total busy time.",
+                        "Simulate both for p = 4, m = 8 with F = 1, B = 2 and look at each quantity in turn; more "
+                        "than one letter may apply."),
           compare=_letter)
 def _q6() -> frozenset[str]:
     costs = bk.Costs(f=1, b=2)
@@ -209,15 +230,38 @@ def _q6() -> frozenset[str]:
     return frozenset(grows)
 
 
-@exercise("10.8", hint="DualPipe keeps two copies (one per direction); DualPipeV folds the V onto half the devices.",
+def _dualpipev_parameters() -> Fraction:
+    """DualPipeV's parameters per device relative to 1F1B with the same number of stages PP.
+
+    1F1B with PP stages holds one stage (1/PP of the model) per device; DualPipeV holds the
+    stages that ``stages_of(0)`` lists, each 1/PP of the model, on PP/2 devices.
+    """
+    s = bk.schedule("dualpipev", 4, 8)
+    return Fraction(len(s.stages_of(0)), 1)
+
+
+def _dualpipe_parameters() -> Fraction:
+    """DualPipe's parameters per device relative to 1F1B on PP stages, from the DualPipe README's table."""
+    row = next(r for r in published.DUALPIPE_README if r[0] == "DualPipe")
+    return Fraction(row[2]["parameter"].strip().rstrip("x\u00d7"))
+
+
+@exercise("10.8", hint=("Count the stages (model chunks) one device holds, and compare with 1F1B on the same "
+                        "number of stages, where each device holds one.",
+                        "bk.schedule('dualpipev', 4, 8).stages_of(0) shows what one DualPipeV device holds; DualPipe "
+                        "runs a second direction over the same devices, with its own copy of each stage."),
           compare=_letter)
 def _q8() -> str:
-    s = bk.schedule("dualpipev", 4, 8)
-    per_rank = len(s.stages_of(0)) / s.n_stages  # share of the model on one rank
-    return "C" if abs(per_rank - 1 / s.p) < 1e-12 else "D"
+    letters = {(1, 2): "A", (2, 2): "B", (2, 1): "C", (1, 1): "D"}
+    return letters[(int(_dualpipe_parameters()), int(_dualpipev_parameters()))]
 
 
 # ----------------------------------------------------------------------------- derivations
+
+
+def _b_symbol() -> Any:
+    """The article's bubble fraction b as a sympy symbol (questions 10.12)."""
+    return _sp.Symbol("b", positive=True)
 
 
 def _value(expr: Any, vals: dict[str, Any]) -> Fraction:
@@ -239,22 +283,36 @@ def _assert_matches(expr: Any, fn: Any, samples: list[dict[str, Any]]) -> Any:
     return expr
 
 
-@exercise("10.11", hint="Makespan (m+p-1)(t_f+t_b), busy m(t_f+t_b) per rank: idle over p x makespan.")
+@exercise("10.11", hint=("Write GPipe's makespan (the fill, the steady part, the drain) and each rank's busy time, "
+                         "then take idle over p x makespan.",
+                         "How many slots of width t_f + t_b does the step last, and for how many of them is one "
+                         "rank busy?"),
+          mistakes=(Mistake(lambda _e: _sym.MEGATRON_OVERHEAD,
+                            "that is Megatron's overhead (bubble over busy time); this asks for the fraction of "
+                            "the whole step"),))
 def _q11() -> Any:
     expr = _sym.bubble_fraction(_sym.makespan_gpipe(), _sym.busy_per_rank())
     return _assert_matches(expr, lambda d: bk.simulate(bk.schedule("gpipe", d["p"], d["m"]), bk.Costs(
         f=d["t_f"], b=d["t_b"])).bubble_ratio_exact, [{"p": 4, "m": 8, "t_f": 1, "t_b": 2}, {"p": 3, "m": 5, "t_f": 2, "t_b": 3}])
 
 
-@exercise("10.12", hint="Idle/busy = idle/(total - idle); divide top and bottom by the total.")
+@exercise("10.12", hint=("Write the busy time as the total time minus the idle time.",
+                         "Then divide the numerator and the denominator by the total time: what is idle over total "
+                         "called?"),
+          mistakes=(Mistake(lambda _e: _b_symbol() / (1 + _b_symbol()),
+                            "that converts the other way, from the overhead to the fraction"),))
 def _q12() -> Any:
-    b = _sp.Symbol("b", positive=True)
+    b = _b_symbol()
     expr = _sym.overhead_of(b)
     assert bk.overhead_from_ratio(0.25) == float(expr.subs(b, Fraction(1, 4)))
     return expr
 
 
-@exercise("10.13", hint="With v chunks every action is 1/v as long, so the ramps shrink by v but the work does not.")
+@exercise("10.13", hint=("With v chunks every action is 1/v as long, so the ramps shrink by v but the work does not.",
+                         "Write the makespan as the steady work plus the fill and drain, with the ramp actions 1/v "
+                         "as long, then take the idle share of the step."),
+          mistakes=(Mistake(lambda _e: _sym.BUBBLE_RATIO,
+                            "that is plain 1F1B's fraction: where do the v chunks enter?"),))
 def _q13() -> Any:
     expr = _sym.bubble_fraction(_sym.makespan_interleaved(), _sym.busy_per_rank())
     return _assert_matches(expr, lambda d: bk.simulate(bk.schedule("interleaved", d["p"], d["m"], d["v"]), bk.Costs(
@@ -262,7 +320,10 @@ def _q13() -> Any:
                                                      {"p": 2, "m": 4, "v": 3, "t_f": 3, "t_b": 3}])
 
 
-@exercise("10.14", hint="1F1B idles (p-1)(t_f+t_i+t_w) per rank; ZB-H1's delayed W passes fill 2(p-1)t_w of it.")
+@exercise("10.14", hint=("Start from 1F1B's bubble per rank with B split into I and W; then ask which idle slots a "
+                         "delayed W can fill.",
+                         "Draw ZB-H1 for p = 3 with W much shorter than F and I: count the W passes that sit in "
+                         "rank 0's warm-up and cool-down gaps."))
 def _q14() -> Any:
     expr = (_sym.p - 1) * (_sym.t_f + t_i - t_w)
 
@@ -274,14 +335,20 @@ def _q14() -> Any:
                                        {"p": 3, "m": 6, "t_f": 1, "t_i": 1, "t_w": 1}])
 
 
-@exercise("10.15", hint="Solve (p-1)/(m+p-1) = b* for m.")
+@exercise("10.15", hint=("Set the bubble fraction equal to the target and solve for m.",
+                         "Cross-multiply and collect the terms in m; sp.solve does the algebra."))
 def _q15() -> Any:
     expr = _sym.solve_min_m()
     assert _sym.min_micro_batch(8, Fraction(1, 5)) == bk.min_micro_batch(8, 0.2)
     return expr
 
 
-@exercise("10.16", hint="The first forward crosses p-1 links, the last backward crosses them again on the way back.")
+@exercise("10.16", hint=("Start from GPipe's makespan without latency; then ask which waits on the critical path "
+                         "now include a hop.",
+                         "Follow the critical path: how many links does the first forward cross on its way down, and "
+                         "the last backward on its way up?"),
+          mistakes=(Mistake(lambda _e: _sym.makespan_gpipe() + (_sym.p - 1) * _sym.comm,
+                            "that pays the latency on one way only; the gradients cross the links back too"),))
 def _q16() -> Any:
     expr = _sym.makespan_gpipe(comm=_sym.comm)
     samples: list[tuple[int, int, int, int, Fraction]] = [(4, 8, 1, 2, Fraction(1, 2)), (3, 5, 2, 3, Fraction(1))]
@@ -291,7 +358,8 @@ def _q16() -> Any:
     return expr
 
 
-@exercise("10.17", hint="Count the warm-up forwards rank r runs before its first backward (m >= p).")
+@exercise("10.17", hint=("Count the warm-up forwards rank r runs before its first backward (m >= p).",
+                         "Write 1F1B for p = 4 and read each rank's warm-up: how does its length depend on r?"))
 def _q17() -> Any:
     r = _sp.Symbol("r", integer=True, nonnegative=True)
     expr = _sym.p - r
@@ -303,54 +371,87 @@ def _q17() -> Any:
 # ----------------------------------------------------------------------------- calculations
 
 
-@exercise("10.18", hint="(p-1)/(m+p-1).")
+@exercise("10.18", hint=("This is the fraction of the whole step (idle over p x makespan), not Megatron's ratio: "
+                         "compare the fill and drain with the steady part.",
+                         "Use the closed form you derived for GPipe and 1F1B at these p and m, or simulate 1F1B "
+                         "and read bubble_ratio."),
+          fraction_of="the step",
+          mistakes=(megatron_overhead(8, 32), swapped_pm(bk.bubble_ratio, 8, 32), utilisation()))
 def _q18() -> float:
     return bk.bubble_ratio(8, 32)
 
 
-@exercise("10.19", hint="(p-1)/m: bubble time over ideal time.")
+@exercise("10.19", hint=("Megatron divides the same bubble time by something other than the whole step: by what?",
+                         "Bubble time over ideal (busy) time: simulate 1F1B for p = 8, m = 32 and read "
+                         "bubble_overhead, or use the paper's closed form."),
+          fraction_of="the busy time",
+          mistakes=(fraction_of_step(8, 32), swapped_pm(bk.bubble_overhead, 8, 32)))
 def _q19() -> float:
     return bk.bubble_overhead(8, 32)
 
 
-@exercise("10.20", hint="Smallest whole m with (p-1)/(m+p-1) <= 0.1.")
+@exercise("10.20", hint=("Write the bubble fraction for p = 16 as a function of m and find where it falls to 10 %.",
+                         "Solve the inequality for m, then round up: m must be whole, and one fewer must miss the "
+                         "target."),
+          mistakes=(Mistake(lambda e: e - 1, "that m misses the target by a hair: round up, not down"),))
 def _q20() -> int:
     m = bk.min_micro_batch(16, 0.1)
     assert m is not None
     return m
 
 
-@exercise("10.21", hint="(p-1)/(m v + p - 1).")
+@exercise("10.21", hint=("With v chunks per rank the ramp actions are 1/v as long while the steady part is not: "
+                         "how does that change the fill and drain?",
+                         "Start from the plain 1F1B fraction for p = 8, m = 16 and ask which term the v divides."),
+          fraction_of="the step",
+          mistakes=(Mistake(lambda _e: bk.bubble_ratio(8, 16),
+                            "that is plain 1F1B's fraction (v = 1); interleaving shrinks it"),
+                    megatron_overhead(8, 16, 4)))
 def _q21() -> float:
     return bk.simulate(bk.schedule("interleaved", 8, 16, 4), bk.Costs(f=1, b=2)).bubble_ratio
 
 
-@exercise("10.22", hint="GPUs x hours x price x bubble fraction.", rel_tol=1e-9)
+@exercise("10.22", hint=("First the cost of the whole run, then the share of it that is bubble.",
+                         "The run's cost counts every GPU for every hour of the 30 days at the price; the bubble is "
+                         "a fraction of it (not a percentage)."),
+          rel_tol=1e-9)
 def _q22() -> float:
     return 1024 * 30 * 24 * 2.0 * 0.12
 
 
-@exercise("10.23", hint="m(F+I+W) + (p-1)(F+I-W) slots.")
+@exercise("10.23", hint=("The makespan is one rank's busy time plus its bubble; 10.14 asks for ZB-H1's bubble per rank.",
+                         "Add the work one rank does for all m microbatches to the ZB-H1 bubble you derived, or "
+                         "simulate it with F = I = W = 1."))
 def _q23() -> Any:
     return bk.simulate(bk.schedule("zb-h1", 4, 8), UNIFORM).makespan
 
 
-@exercise("10.24", hint="bk.simulate(bk.schedule('1f1b', 4, 8), bk.h200_costs()).makespan, in ms.", rel_tol=1e-9)
+@exercise("10.24", hint=("Equal stages and no latency: a 1F1B step lasts a whole number of (F + B) slots. How many?",
+                         "Read F and B of the measured layer from bk.h200_costs() (in ms) and count the slots of "
+                         "the step."),
+          rel_tol=1e-9)
 def _q24() -> float:
     return float(bk.simulate(bk.schedule("1f1b", 4, 8), bk.h200_costs()).makespan)
 
 
-@exercise("10.25", hint="Data-parallel replicas = GPUs / (TP x PP); microbatches = batch / replicas (micro-batch 1).")
+@exercise("10.25", hint=("First: how many copies of the pipeline (data-parallel replicas) fit on the GPUs?",
+                         "Each GPU belongs to one tensor-parallel group of one stage of one replica; the replicas "
+                         "share the global batch."))
 def _q25() -> int:
     return published.MEGATRON_TABLE1[-1].microbatches(1)
 
 
-@exercise("10.26", hint="ZB-H2's warm-up keeps 2p-1 microbatches alive on every rank.")
+@exercise("10.26", hint=("ZB-H2 fills the warm-up bubble with extra forwards: how many forwards does rank 0 run before "
+                         "its first backward?",
+                         "Simulate ZB-H2 for a small p (3 or 4), read max_peak_activations, and find the pattern in p."))
 def _q26() -> float:
     return bk.simulate(bk.schedule("zb-h2", 8, 16), UNIFORM).max_peak_activations
 
 
-@exercise("10.27", hint="2 m (p - 1): an activation forward and a gradient back across each of the p-1 links.")
+@exercise("10.27", hint=("Count the links between neighbouring ranks, then how often one microbatch crosses each.",
+                         "A microbatch's activation goes down every link and its gradient comes back up."),
+          mistakes=(Mistake(lambda e: e // 2, "that counts one direction only: gradients travel back over every "
+                                              "link too"),))
 def _q27() -> int:
     return planner.hops_per_step(bk.schedule("1f1b", 8, 32))
 
@@ -361,28 +462,36 @@ _T1_CANDIDATES = (("gpipe", None), ("1f1b", None), ("interleaved", 2), ("zb-h1",
                   ("zbv", None), ("dualpipev", None))
 
 
-def _fastest_within(budget: float, p: int, m: int) -> str:
-    best: tuple[Any, str] | None = None
+def _fastest_within(budget: float, p: int, m: int) -> AnyOf:
+    """Every candidate within ``budget`` whose makespan is the shortest (ties: each is right)."""
+    fits: dict[str, float] = {}
     for name, v in _T1_CANDIDATES:
         res = bk.simulate(bk.schedule(name, p, m, v), UNIFORM)
-        if res.max_peak_activations <= budget and (best is None or res.makespan < best[0]):
-            best = (res.makespan, name)
-    assert best is not None
-    return best[1]
+        if res.max_peak_activations <= budget:
+            fits[name] = float(res.makespan)
+    assert fits
+    best = min(fits.values())
+    return AnyOf(name for name, t in fits.items() if abs(t - best) <= 1e-9 * abs(best))
 
 
-@exercise("10.28", hint="Simulate each candidate with F = I = W = 1; drop those whose largest peak exceeds 5.")
-def _q28() -> str:
+@exercise("10.28", hint=("Simulate each candidate with F = I = W = 1; drop those whose largest peak exceeds 5.",
+                         "Among those that fit, compare makespans; if two tie, either is right."))
+def _q28() -> AnyOf:
     return _fastest_within(5, 4, 16)
 
 
-@exercise("10.29", hint="Compare (p-1)/(2m+p-1) with (p-1)/(m*2+p-1).", compare=_letter)
+@exercise("10.29", hint=("Write both bubble fractions side by side: the plain one with m doubled, the interleaved one "
+                         "with v = 2.",
+                         "Where does v enter the interleaved fraction, and where does the doubled m enter the plain one?"),
+          compare=_letter)
 def _q29() -> str:
     a, b = bk.bubble_ratio(8, 16), bk.bubble_ratio(8, 8, 2)
     return "C" if a == b else ("A" if a < b else "B")
 
 
-@exercise("10.30", hint="Simulate both with bk.Costs(f=1, b=2, comm=1) and compare makespans.")
+@exercise("10.30", hint=("Simulate both with bk.Costs(f=1, b=2, comm=1) and compare makespans.",
+                         "Interleaving shortens the ramps but sends more messages: with a slow link, which effect "
+                         "is bigger here? Answer with the registry name."))
 def _q30() -> str:
     costs = bk.Costs(f=1, b=2, comm=1)
     one = bk.simulate(bk.schedule("1f1b", 4, 8), costs).makespan
@@ -390,8 +499,11 @@ def _q30() -> str:
     return "1f1b" if one < two else "interleaved"
 
 
-@exercise("10.31", hint="planner.h200_recompute_costs() returns (plain, recomputed); compare their activation.",
-          rel_tol=1e-9)
+@exercise("10.31", hint=("planner.h200_recompute_costs() returns (plain, recomputed); compare their activation.",
+                         "The factor is how many times larger the plain activation is than the recomputed one."),
+          rel_tol=1e-9,
+          mistakes=(Mistake(lambda e: 1 / e, "that ratio is upside down: the factor by which the activations shrink "
+                                             "is plain over recomputed"),))
 def _q31() -> float:
     plain, rec = planner.h200_recompute_costs()
     return float(plain.activation) / float(rec.activation)  # type: ignore[arg-type]
@@ -400,12 +512,17 @@ def _q31() -> float:
 _LAYERS = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8)
 
 
-@exercise("10.32", hint="bubblekit.analysis.balance.partition(layers, 4).bottleneck, or try every contiguous split.")
+@exercise("10.32", hint=("No stage can be faster than the heaviest layer, nor than the total divided by 4: try "
+                         "boundaries between those bounds.",
+                         "For a guess T of the slowest stage, cut greedily whenever a stage would exceed T: does it "
+                         "need more than 4 stages? Lower T until it does."))
 def _q32() -> Any:
     return balance.bottleneck(list(_LAYERS), 4)
 
 
-@exercise("10.33", hint="Same bubble at F = I = W; compare max_peak_activations for p = 8, m = 24.", compare=_letter)
+@exercise("10.33", hint=("Same bubble at F = I = W; compare max_peak_activations for p = 8, m = 24.",
+                         "Which placement lets rank 0 start its backwards without a round trip through the other ranks?"),
+          compare=_letter)
 def _q33() -> str:
     h2 = bk.simulate(bk.schedule("zb-h2", 8, 24), UNIFORM)
     zv = bk.simulate(bk.schedule("zbv", 8, 24), UNIFORM)
@@ -422,7 +539,9 @@ def _dualpipev_min_m(p: int) -> int:
     raise AssertionError("no m accepted")
 
 
-@exercise("10.34", hint="Try bk.schedule('dualpipev', 4, m) for m = 1, 2, ...; read the error message.")
+@exercise("10.34", hint=("Try bk.schedule('dualpipev', 4, m) for m = 1, 2, ...; read the error message.",
+                         "The error names the rule: at least one microbatch per stage, and DualPipeV has two stages "
+                         "per rank."))
 def _q34() -> int:
     return _dualpipev_min_m(4)
 
@@ -430,18 +549,28 @@ def _q34() -> int:
 # ----------------------------------------------------------------------------- profiles
 
 
-@exercise("10.35", hint="The straggler is the rank with the most busy time: look at profile(1).busy.")
+@exercise("10.35", hint=("A straggler does the same work more slowly than its neighbours: compare the ranks' busy times.",
+                         "lesson10.profile(1).busy lists them; the others wait for the one with the most."))
 def _q35() -> int:
     busy = profile(1).busy
     return max(range(len(busy)), key=lambda r: busy[r])
 
 
-@exercise("10.36", hint="idle / (ranks x makespan): the timeline computes it as bubble_ratio.", rel_tol=1e-9)
+@exercise("10.36", hint=("Add the idle time of every rank inside the step and compare it with all the device-time of "
+                         "the step.",
+                         "tl.idle lists each rank's idle time and tl.makespan the step; tl.p is the number of ranks."),
+          rel_tol=1e-9,
+          fraction_of="the step",
+          mistakes=(Mistake(lambda _e: sum(profile(2).idle) / sum(profile(2).busy),
+                            "that divides the idle time by the busy time (Megatron's overhead); the bubble_ratio "
+                            "divides by all device-time"),
+                    utilisation()))
 def _q36() -> float:
     return profile(2).bubble_ratio
 
 
-@exercise("10.37", hint="Rank 1's first forward can start only when rank 0's first forward has ended plus one hop.",
+@exercise("10.37", hint=("Rank 1's first forward can start only when rank 0's first forward has ended plus one hop.",
+                         "Subtract the end of rank 0's first span from the start of rank 1's first span (in ms)."),
           rel_tol=1e-6)
 def _q37() -> float:
     tl = profile(3)
@@ -450,12 +579,15 @@ def _q37() -> float:
     return float(first1.start - first0.end)
 
 
-@exercise("10.38", hint="largest_gaps(1) gives the longest idle interval and the rank it is on.")
+@exercise("10.38", hint=("largest_gaps(1) gives the longest idle interval and the rank it is on.",
+                         "In GPipe, which rank waits longest between its last forward and its first backward?"))
 def _q38() -> int:
     return profile(4).largest_gaps(1)[0].rank
 
 
-@exercise("10.39", hint="Compare the ranks' busy times in profile(5): are they equal?", compare=_letter)
+@exercise("10.39", hint=("Compare the ranks' busy times in profile(5): are they equal?",
+                         "More microbatches or chunks shrink the ramps, not a stage that is slower than the others."),
+          compare=_letter)
 def _q39() -> str:
     busy = profile(5).busy
     return "C" if max(busy) > 1.2 * min(busy) else "A"
@@ -466,20 +598,28 @@ def _q39() -> str:
 _B2F = bk.Costs(f=1, b=2)
 
 
-@exercise("10.40", hint="Rank r runs p - r forwards, then alternates one backward and one forward.", compare=whiteboard)
+@exercise("10.40", hint=("Each rank warms up with some forwards, then alternates one backward and one forward, then "
+                         "drains its backwards.",
+                         "The last rank runs each backward right after its forward; each earlier rank warms up with "
+                         "one more forward than the rank after it."),
+          compare=whiteboard)
 def _q40() -> WhiteboardTarget:
     ref = bk.simulate(bk.schedule("1f1b", 3, 3), _B2F)
     return target(3, 3, _B2F, ref.makespan, cap=ref.max_peak_activations, split=False)
 
 
-@exercise("10.41", hint="Keep 1F1B's order with B split into I then W, then delay some W into the gaps.",
+@exercise("10.41", hint=("Keep 1F1B's order with B split into I then W, then delay some W into the gaps.",
+                         "Run each I as soon as its gradient arrives (it is on the critical path) and keep a W back "
+                         "for the moments a rank would otherwise wait."),
           compare=whiteboard)
 def _q41() -> WhiteboardTarget:
     ref = bk.simulate(bk.schedule("zb-h1", 2, 4), UNIFORM)
     return target(2, 4, UNIFORM, ref.makespan, cap=2)
 
 
-@exercise("10.42", hint="Let rank 0 run extra forwards in its warm-up, then keep every rank busy with F, I, W.",
+@exercise("10.42", hint=("Let rank 0 run extra forwards in its warm-up, then keep every rank busy with F, I, W.",
+                         "A rank is idle inside its span only when its next action waits for another rank: give "
+                         "each rank's early part forwards and its late part W passes."),
           compare=whiteboard)
 def _q42() -> WhiteboardTarget:
     ref = bk.simulate(bk.schedule("zb-h2", 3, 5), UNIFORM)

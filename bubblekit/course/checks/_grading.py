@@ -1,0 +1,580 @@
+"""Reading and grading a learner's answer: the rules of the grading policy.
+
+The policy itself is written once, in the docstring of :mod:`bubblekit.course.checks`;
+this module implements it. :func:`read_number` reads whatever a learner may type as a
+number (``0.273``, ``"27.3%"``, ``np.float32(0.273)``, ``Decimal("0.2730")``,
+``sympy.Rational(3, 11)``, ``10**400``) together with the significant digits they wrote;
+:func:`grade` compares an answer with an expected value and returns a :class:`Verdict`
+(``right``, ``close`` or ``wrong``, with a message that never contains the expected value).
+
+Pure: imports the standard library only (numpy and sympy objects are recognised by duck
+typing), so the checks stay part of the core.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any, Literal
+
+__all__ = [
+    "MIN_DIGITS",
+    "AnyOf",
+    "Graded",
+    "Reading",
+    "Verdict",
+    "grade",
+    "read_number",
+    "norm_text",
+]
+
+#: Fewest significant digits a rounded answer must give to count as right (grading policy).
+MIN_DIGITS = 3
+
+#: Significant decimal digits a float type carries (numpy's ``finfo(dtype).precision``).
+_FLOAT64_DIGITS = 15
+
+Grade = Literal["right", "close", "wrong"]
+
+CLOSE_DIGITS = f"give at least {MIN_DIGITS} significant digits"
+CLOSE_EXACT = "this exercise asks for the exact value: use fractions.Fraction (or an int)"
+PERCENT_BARE = ("that looks like a percentage: this exercise wants a fraction of 1, so divide by 100 "
+                "(or write it as text with its % sign, like '12.5%')")
+PERCENT_NOT_ASKED = "this exercise does not ask for a percentage: give a plain number (without the % sign)"
+PERCENT_NOTE = "your percentage was read as a fraction"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of comparing one answer with one expected value.
+
+    Attributes:
+        status: ``"right"``, ``"close"`` (the right value, not precise or not exact enough)
+            or ``"wrong"``.
+        detail: what is not right yet, in words; never the expected value.
+        note: a remark on a right answer (how it was read), or ``""``.
+    """
+
+    status: Grade
+    detail: str = ""
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the answer is right."""
+        return self.status == "right"
+
+
+RIGHT = Verdict("right")
+
+
+class AnyOf(tuple):  # type: ignore[type-arg]
+    """An expected value with several right answers: any one of them is right.
+
+    ``AnyOf(["zbv", "dualpipev"])``: "zbv" and "dualpipev" are each right, and so is a
+    collection naming all of them. Its repr never reaches a learner (results do not
+    store the expected value).
+    """
+
+    def __new__(cls, options: Any) -> AnyOf:
+        items = tuple(options)
+        if not items:
+            raise ValueError("AnyOf needs at least one right answer, got none")
+        return super().__new__(cls, items)
+
+
+class Graded(tuple):  # type: ignore[type-arg]
+    """What a custom ``compare`` returns: the pair ``(ok, message)``, plus the kind of mistake.
+
+    It unpacks and compares as the 2-tuple ``(ok, message)``; ``kind`` (``"deadlock"``,
+    ``"memory"``, ``"slow"``, ... or ``""``) selects the hint
+    (:data:`bubblekit.course.checks._registry.KIND_HINTS`).
+    """
+
+    kind: str
+
+    def __new__(cls, ok: bool, message: str = "", kind: str = "") -> Graded:
+        self = super().__new__(cls, (bool(ok), str(message)))
+        self.kind = str(kind)
+        return self
+
+
+# ----------------------------------------------------------------------------- reading numbers
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A number as the learner wrote it.
+
+    Attributes:
+        value: the value (a ``Fraction``; ``float`` only for NaN and infinities). A
+            percentage (``"27.3%"``) is already divided by 100.
+        written: the digits as written (a ``Decimal``, before dividing a percentage by 100),
+            or ``None`` for exact values (int, Fraction, sympy Rational, ``"3/11"``) and
+            for values with no decimal form (``sympy.pi``): those count as fully precise.
+        cap: the most significant digits the number's type can carry (float32: 6), or None.
+        exact: True for int, Fraction, sympy Integer/Rational and ``"a/b"`` text.
+        percent: True when written with a % sign.
+    """
+
+    value: Fraction | float
+    written: Decimal | None = None
+    cap: int | None = None
+    exact: bool = False
+    percent: bool = False
+
+    @property
+    def finite(self) -> bool:
+        """False for NaN and infinities."""
+        return isinstance(self.value, Fraction)
+
+    def digits(self) -> tuple[int, int] | None:
+        """``(fewest, most)`` significant digits written, or None when fully precise.
+
+        Trailing zeros are ambiguous (``5800``, ``0.2730``): *most* counts them, *fewest*
+        does not. Both are capped at what the type can carry.
+        """
+        if self.written is None or self.written == 0:
+            return None
+        digits = "".join(map(str, self.written.as_tuple().digits)).lstrip("0")
+        most = len(digits)
+        fewest = max(1, len(digits.rstrip("0")))
+        if self.cap is not None:
+            most, fewest = min(most, self.cap), min(fewest, self.cap)
+        return fewest, most
+
+    def half_unit(self, digits: int) -> Fraction:
+        """Half a unit in the last place when ``digits`` significant digits are kept (value scale)."""
+        assert self.written is not None
+        exponent = self.written.adjusted() - digits + 1
+        unit = Fraction(10) ** exponent
+        return unit / (200 if self.percent else 2)
+
+
+_PERCENT_SIGNS = ("%", "\uff05")  # '%' and the full-width '％' of Chinese input methods
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?$")
+_RATIO = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, bool) or type(x).__name__ in ("bool_", "bool")
+
+
+def _is_sympy(x: Any) -> bool:
+    return type(x).__module__.startswith("sympy")
+
+
+def _from_decimal(d: Decimal, *, cap: int | None = None, percent: bool = False) -> Reading:
+    if d.is_nan():
+        return Reading(math.nan, cap=cap, percent=percent)
+    if d.is_infinite():
+        return Reading(math.inf if d > 0 else -math.inf, cap=cap, percent=percent)
+    value = Fraction(d) / (100 if percent else 1)
+    return Reading(value, d, cap, exact=False, percent=percent)
+
+
+def _from_float(x: float, cap: int | None = _FLOAT64_DIGITS) -> Reading:
+    if math.isnan(x) or math.isinf(x):
+        return Reading(x)
+    return _from_decimal(Decimal(repr(x)), cap=cap)
+
+
+def read_number(x: Any) -> Reading | str:
+    """Read ``x`` as a number; return a :class:`Reading`, or a sentence saying why not.
+
+    Accepted: int, float, Fraction, Decimal, numpy scalars and 0-d arrays, sympy numbers,
+    and text holding a number: ``"0.273"``, ``"27.3%"``, ``"5,843"``, ``"1e-3"``, ``"3/11"``.
+    ``True``/``False`` are not numbers here.
+    """
+    if _is_bool(x):
+        return "expected a number, got a truth value (True/False)"
+    if type(x).__module__ == "numpy":
+        dtype = getattr(x, "dtype", None)
+        if getattr(x, "ndim", 0) == 0 and hasattr(x, "item"):
+            kind = getattr(dtype, "kind", "")
+            if kind == "b":
+                return "expected a number, got a truth value (True/False)"
+            if kind in "iu":
+                return read_number(int(x.item()))
+            if kind == "f":
+                import numpy as np
+
+                cap = int(np.finfo(dtype).precision)
+                text = str(x)
+                try:
+                    return _from_decimal(Decimal(text), cap=cap)
+                except InvalidOperation:
+                    return _from_float(float(x), cap)
+        return f"expected a number, got {type(x).__name__}"
+    if isinstance(x, str):
+        return _read_text(x)
+    if isinstance(x, Decimal):
+        return _from_decimal(x)
+    if isinstance(x, numbers.Integral):
+        n = int(x)
+        return Reading(Fraction(n), Decimal(n), exact=True)
+    if isinstance(x, numbers.Rational):
+        return Reading(Fraction(int(x.numerator), int(x.denominator)), exact=True)
+    if isinstance(x, float):
+        return _from_float(x)
+    if _is_sympy(x):
+        return _read_sympy(x)
+    if isinstance(x, numbers.Real):
+        return _from_float(float(x))
+    if isinstance(x, numbers.Number):
+        return f"expected a real number, got {type(x).__name__}"
+    return f"expected a number, got {type(x).__name__}"
+
+
+def _read_text(text: str) -> Reading | str:
+    t = text.strip().replace("\u2212", "-")  # a typographic minus sign
+    percent = t.endswith(_PERCENT_SIGNS)
+    if percent:
+        t = t[:-1].strip()
+    t = t.replace("_", "") if re.fullmatch(r"[+-]?\d[\d_]*(\.\d*)?", t) else t
+    if _THOUSANDS.match(t):
+        t = t.replace(",", "")
+    ratio = _RATIO.match(t)
+    if ratio and not percent:
+        num, den = int(ratio.group(1)), int(ratio.group(2))
+        if den == 0:
+            return "your answer divides by zero"
+        return Reading(Fraction(num, den), exact=True)
+    try:
+        d = Decimal(t)
+    except (InvalidOperation, ValueError):
+        return f"expected a number, got the text {text!r}, which is not one"
+    return _from_decimal(d, percent=percent)
+
+
+def _read_sympy(x: Any) -> Reading | str:
+    if getattr(x, "is_Integer", False):
+        return read_number(int(x))
+    if getattr(x, "is_Rational", False):
+        return Reading(Fraction(int(x.p), int(x.q)), exact=True)
+    if getattr(x, "is_Float", False):
+        prec = int(getattr(x, "_prec", 53))
+        if prec >= 53:
+            return _from_float(float(x))
+        dps = max(1, int(prec * math.log10(2)))
+        try:
+            return _from_decimal(Decimal(str(x)), cap=dps)
+        except InvalidOperation:
+            return _from_float(float(x))
+    if getattr(x, "is_number", False):
+        if not getattr(x, "is_real", False):
+            return "expected a real number, got a complex or undefined sympy value"
+        value = float(x)
+        if math.isnan(value) or math.isinf(value):
+            return Reading(value)
+        return Reading(Fraction(value))  # pi, sqrt(2): no decimal form, fully precise
+    return f"expected a number, got a sympy expression with symbols ({type(x).__name__})"
+
+
+# ----------------------------------------------------------------------------- numbers
+
+
+def _as_fraction(x: Any) -> Fraction | None:
+    """The exact value of an expected number, or None when it is not one."""
+    reading = read_number(x)
+    if isinstance(reading, str) or not reading.finite:
+        return None
+    assert isinstance(reading.value, Fraction)
+    return reading.value
+
+
+def _direction(a: Fraction | float, e: Fraction) -> str:
+    return "too high" if a > e else "too low"
+
+
+def _close(a: Fraction, e: Fraction, rel_tol: float, abs_tol: float) -> bool:
+    """``math.isclose`` in exact arithmetic (no overflow for 10**400)."""
+    if a == e:
+        return True
+    bound = max(Fraction(rel_tol) * max(abs(a), abs(e)), Fraction(abs_tol))
+    return abs(a - e) <= bound
+
+
+def _rounds_to(reading: Reading, e: Fraction, digits: int) -> bool:
+    """True when ``e`` rounded to ``digits`` significant digits is what the learner wrote."""
+    assert isinstance(reading.value, Fraction)
+    slack = Fraction(1, 10**9)  # an exact tie rounds either way; the expected float may sit a hair off
+    return abs(reading.value - e) <= reading.half_unit(digits) * (1 + slack)
+
+
+def _match(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float) -> Grade:
+    """``right`` within the tolerance or rounded right to >= MIN_DIGITS digits; ``close``; or ``wrong``.
+
+    ``close``: fewer than MIN_DIGITS significant digits that round right, but differ from the
+    value rounded to MIN_DIGITS (0.27 for 3/11 = 0.2727...).
+    """
+    assert isinstance(reading.value, Fraction)
+    if _close(reading.value, e, rel_tol, abs_tol):
+        return "right"
+    digits = reading.digits()
+    if digits is None:
+        return "wrong"
+    fewest, most = digits
+    # Right when it is e rounded to the digits given, at least MIN_DIGITS of them: a float
+    # cannot keep trailing zeros (0.190 arrives as 0.19), so 0.19 is right for 0.18987.
+    if _rounds_to(reading, e, max(MIN_DIGITS, fewest)):
+        return "right"
+    if fewest < MIN_DIGITS and _rounds_to(reading, e, min(most, MIN_DIGITS - 1)):
+        return "close"
+    return "wrong"
+
+
+def _as_percentage(reading: Reading) -> Reading:
+    """The same digits read as a percentage (``27.3`` as ``27.3 %``)."""
+    assert isinstance(reading.value, Fraction)
+    return Reading(reading.value / 100, reading.written, reading.cap, reading.exact, percent=True)
+
+
+def grade_number(
+    answer: Any,
+    expected: Any,
+    *,
+    rel_tol: float = 1e-9,
+    abs_tol: float = 0.0,
+    exact: bool = False,
+    fraction_of: str | None = None,
+) -> Verdict:
+    """Grade a number by the policy (significant digits, percentages, exactness, counts)."""
+    reading = read_number(answer)
+    if isinstance(reading, str):
+        return Verdict("wrong", reading)
+    e = _as_fraction(expected)
+    if e is None:
+        raise TypeError(f"expected value must be a finite real number, got {type(expected).__name__}")
+    if not reading.finite:
+        if isinstance(reading.value, float) and math.isnan(reading.value):
+            return Verdict("wrong", "your answer is NaN (not a number)")
+        return Verdict("wrong", _direction(reading.value, e))
+    assert isinstance(reading.value, Fraction)
+    a = reading.value
+    if reading.percent and fraction_of is None:
+        return Verdict("wrong", PERCENT_NOT_ASKED)
+    note = PERCENT_NOTE + (f" of {fraction_of}" if fraction_of else "") if reading.percent else ""
+
+    if exact:
+        if reading.exact:
+            return RIGHT if a == e else Verdict("wrong", _direction(a, e))
+        if _match(reading, e, 1e-9, 0.0) != "wrong":
+            return Verdict("close", CLOSE_EXACT)
+        return Verdict("wrong", _percent_or_direction(reading, e, rel_tol, abs_tol, fraction_of))
+
+    if e.denominator == 1:  # a whole number (a count, a makespan in whole slots): exact
+        if _close(a, e, rel_tol, abs_tol):
+            return Verdict("right", note=note)
+        return Verdict("wrong", _direction(a, e))
+
+    status = _match(reading, e, rel_tol, abs_tol)
+    if status == "right":
+        return Verdict("right", note=note)
+    if status == "close":
+        return Verdict("close", CLOSE_DIGITS)
+    return Verdict("wrong", _percent_or_direction(reading, e, rel_tol, abs_tol, fraction_of))
+
+
+def _percent_or_direction(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float,
+                          fraction_of: str | None) -> str:
+    """"looks like a percentage" when the bare number is 100 times the expected fraction."""
+    assert isinstance(reading.value, Fraction)
+    if not reading.percent and e != 0 and (fraction_of is not None or abs(e) <= 1):
+        if _match(_as_percentage(reading), e, rel_tol, abs_tol) != "wrong":
+            return PERCENT_BARE
+    return _direction(reading.value, e)
+
+
+# ----------------------------------------------------------------------------- everything else
+
+
+def norm_text(text: str) -> str:
+    """Text as compared: case, whitespace, hyphens and underscores ignored (``"ZB-H1"`` = ``"zb h1"``)."""
+    return "".join(ch for ch in text.casefold() if not ch.isspace() and ch not in "-_")
+
+
+def _is_number(x: Any) -> bool:
+    if _is_bool(x):
+        return False
+    if isinstance(x, numbers.Number):
+        return isinstance(x, numbers.Real)
+    return bool(getattr(x, "is_number", False)) and bool(getattr(x, "is_real", False))  # sympy numbers
+
+
+def _is_sympy_expr(x: Any) -> bool:
+    return hasattr(x, "free_symbols") and hasattr(x, "subs") and not _is_number(x)
+
+
+def _tolist(x: Any) -> Any:
+    if hasattr(x, "tolist") and not isinstance(x, (str, bytes)) and not _is_number(x) and not _is_bool(x):
+        return x.tolist()
+    return x
+
+
+Grader = Callable[..., Verdict]
+
+
+def grade(
+    answer: Any,
+    expected: Any,
+    *,
+    rel_tol: float = 1e-9,
+    abs_tol: float = 0.0,
+    exact: bool = False,
+    fraction_of: str | None = None,
+) -> Verdict:
+    """Compare ``answer`` with ``expected`` by the grading policy; return a :class:`Verdict`.
+
+    Numbers by :func:`grade_number`; ``AnyOf``: any option; bools exactly; text ignoring
+    case, spaces, ``-`` and ``_``; sympy expressions by ``simplify(answer - expected)``
+    (symbols matched by name); dicts by key; sets as sets (a list or tuple is fine);
+    lists, tuples, ranges and arrays element by element (a list for a tuple is fine);
+    anything else with ``==``. ``detail`` never contains the expected value.
+    """
+    kw: dict[str, Any] = dict(rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of)
+    answer, expected = _tolist(answer), _tolist(expected)
+
+    if isinstance(expected, AnyOf):
+        return _grade_any(answer, expected, kw)
+
+    if _is_bool(expected):
+        if _is_bool(answer):
+            return RIGHT if bool(answer) == bool(expected) else Verdict("wrong", "not the right truth value")
+        return Verdict("wrong", f"expected True or False, got {type(answer).__name__}")
+
+    if _is_number(expected):
+        if isinstance(answer, (list, tuple, set, frozenset, dict)):
+            return Verdict("wrong", f"expected one number, got a {type(answer).__name__}")
+        return grade_number(answer, expected, **kw)
+
+    if isinstance(expected, str):
+        if not isinstance(answer, str):
+            return Verdict("wrong", f"expected text (a str), got {type(answer).__name__}")
+        return RIGHT if norm_text(answer) == norm_text(expected) else Verdict("wrong", "not the expected text")
+
+    if _is_sympy_expr(expected):
+        return _grade_sympy(answer, expected)
+
+    if isinstance(expected, Mapping):
+        return _grade_mapping(answer, expected, kw)
+
+    if isinstance(expected, Set):
+        return _grade_set(answer, expected, kw)
+
+    if isinstance(expected, (list, tuple, range)):
+        return _grade_sequence(answer, expected, kw)
+
+    try:
+        ok = bool(answer == expected)
+    except Exception:
+        ok = False
+    return RIGHT if ok else Verdict("wrong", f"not the expected {type(expected).__name__}")
+
+
+def _grade_any(answer: Any, options: AnyOf, kw: dict[str, Any]) -> Verdict:
+    first: Verdict | None = None
+    for option in options:
+        verdict = grade(answer, option, **kw)
+        if verdict.status != "wrong":
+            return verdict
+        first = first or verdict
+    if isinstance(answer, (list, tuple, set, frozenset)) and len(answer) == len(options):
+        remaining = list(options)
+        for item in answer:
+            hit = next((o for o in remaining if grade(item, o, **kw).ok), None)
+            if hit is None:
+                break
+            remaining.remove(hit)
+        else:
+            return Verdict("right", note="each of these is right; naming one is enough")
+    if first is not None and first.detail.startswith("expected"):
+        return first
+    return Verdict("wrong", "not one of the right answers")
+
+
+def _grade_sympy(answer: Any, expected: Any) -> Verdict:
+    try:
+        import sympy
+
+        expr = sympy.sympify(answer)
+        by_name = {s.name: s for s in expected.free_symbols}
+        expr = expr.subs({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name and s != by_name[s.name]})
+        diff = sympy.simplify(expr - expected)
+    except Exception:
+        return Verdict("wrong", f"could not read your answer as a sympy expression (got {type(answer).__name__})")
+    if diff == 0:
+        return RIGHT
+    unknown = sorted(s.name for s in getattr(expr, "free_symbols", ()) if s.name not in {x.name for x in expected.free_symbols})
+    if unknown:
+        return Verdict("wrong", f"not equal to the expected expression; it uses symbol(s) {unknown} that the answer does not need")
+    return Verdict("wrong", "not equal to the expected expression (try a few numbers against the simulator)")
+
+
+def _grade_mapping(answer: Any, expected: Mapping[Any, Any], kw: dict[str, Any]) -> Verdict:
+    if not isinstance(answer, Mapping):
+        return Verdict("wrong", f"expected a dict, got {type(answer).__name__}")
+
+    def key(k: Any) -> Any:
+        return norm_text(k) if isinstance(k, str) else k
+
+    given = {key(k): v for k, v in answer.items()}
+    wanted = {key(k): k for k in expected}
+    if set(given) != set(wanted):
+        missing = len(set(wanted) - set(given))
+        extra = len(set(given) - set(wanted))
+        return Verdict("wrong", f"the keys are not right ({missing} missing, {extra} unexpected)")
+    close: Verdict | None = None
+    notes = []
+    for k, original in wanted.items():
+        verdict = grade(given[k], expected[original], **kw)
+        if verdict.status == "wrong":
+            return Verdict("wrong", f"the value for key {original!r} is not right ({verdict.detail})")
+        if verdict.status == "close" and close is None:
+            close = Verdict("close", f"the value for key {original!r}: {verdict.detail}")
+        if verdict.note:
+            notes.append(verdict.note)
+    return close or Verdict("right", note=notes[0] if notes else "")
+
+
+def _grade_set(answer: Any, expected: Set[Any], kw: dict[str, Any]) -> Verdict:
+    if not isinstance(answer, (Set, list, tuple)):
+        return Verdict("wrong", f"expected a set, got {type(answer).__name__}")
+    try:
+        got = set(answer)
+    except TypeError:
+        return Verdict("wrong", "the elements of your answer cannot be put in a set")
+    want = set(expected)
+    if got == want:
+        return RIGHT
+    if all(isinstance(x, str) for x in got | want):
+        got_n, want_n = {norm_text(x) for x in got}, {norm_text(x) for x in want}
+        if got_n == want_n:
+            return RIGHT
+        got, want = got_n, want_n
+    missing, extra = len(want - got), len(got - want)
+    return Verdict("wrong", f"{missing} element(s) missing, {extra} that should not be there")
+
+
+def _grade_sequence(answer: Any, expected: Sequence[Any] | range, kw: dict[str, Any]) -> Verdict:
+    answer = _tolist(answer)
+    if isinstance(answer, (str, bytes)) or not isinstance(answer, (Sequence, range)):
+        return Verdict("wrong", f"expected a sequence (list or tuple), got {type(answer).__name__}")
+    if len(answer) != len(expected):
+        return Verdict("wrong", f"expected {len(expected)} items, got {len(answer)}")
+    close: Verdict | None = None
+    notes = []
+    for i, (a, e) in enumerate(zip(answer, expected)):
+        verdict = grade(a, e, **kw)
+        if verdict.status == "wrong":
+            return Verdict("wrong", f"item {i} is not right ({verdict.detail})")
+        if verdict.status == "close" and close is None:
+            close = Verdict("close", f"item {i}: {verdict.detail}")
+        if verdict.note:
+            notes.append(verdict.note)
+    return close or Verdict("right", note=notes[0] if notes else "")

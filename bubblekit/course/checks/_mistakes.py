@@ -1,0 +1,74 @@
+"""Common mistakes, recognised the same way in every lesson (grading policy, "Hints").
+
+Each factory returns a :class:`~bubblekit.course.checks._registry.Mistake`: a function that
+computes, with bubblekit, the answer the mistake produces, and a sentence naming the
+mistake. No message contains the expected value (or the mistaken one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import bubblekit as bk
+from bubblekit.course.checks._registry import Mistake
+
+__all__ = [
+    "megatron_overhead",
+    "fraction_of_step",
+    "utilisation",
+    "swapped_pm",
+    "swapped_items",
+    "upside_down",
+    "hop_off",
+]
+
+
+def megatron_overhead(p: int, m: int, v: int = 1) -> Mistake:
+    """Megatron's overhead (p-1)/(m v) given where the fraction of the step is asked."""
+    return Mistake(
+        lambda _e: bk.bubble_overhead(p, m, v),
+        "that is Megatron's overhead (bubble time over busy time); this asks for the bubble as a "
+        "fraction of the whole step (idle device-time over p x makespan)",
+    )
+
+
+def fraction_of_step(p: int, m: int, v: int = 1) -> Mistake:
+    """The fraction of the step given where Megatron's overhead is asked."""
+    return Mistake(
+        lambda _e: bk.bubble_ratio(p, m, v),
+        "that is the bubble as a fraction of the whole step; Megatron's overhead divides the same "
+        "bubble time by the busy (ideal) time instead",
+    )
+
+
+def utilisation() -> Mistake:
+    """1 - the answer: the busy share given for the idle share."""
+    return Mistake(lambda e: 1 - e, "that is the busy share (the utilisation); the question asks for the idle share")
+
+
+def swapped_pm(fn: Callable[[int, int], Any], p: int, m: int) -> Mistake:
+    """``fn(m, p)`` given for ``fn(p, m)``: ranks and microbatches swapped."""
+    return Mistake(
+        lambda _e: fn(m, p),
+        "that is what you get with p and m swapped: p counts the pipeline stages (ranks), m the microbatches",
+    )
+
+
+def swapped_items() -> Mistake:
+    """The right pair in the wrong order."""
+    return Mistake(lambda e: tuple(reversed(tuple(e))),
+                   "the right numbers, in the wrong order: check the order the exercise asks for")
+
+
+def upside_down() -> Mistake:
+    """1 / the answer: a ratio taken the wrong way round."""
+    return Mistake(lambda e: 1 / e, "that ratio is upside down: which of the two goes on top?")
+
+
+def hop_off(fn: Callable[[int], Any], p: int) -> tuple[Mistake, Mistake]:
+    """``fn(p + 1)`` and ``fn(p - 1)``: counting p links (or p - 2) where there are p - 1."""
+    return (
+        Mistake(lambda _e: fn(p + 1), "one hop too many: between p ranks there are p - 1 links, one fewer than ranks"),
+        Mistake(lambda _e: fn(p - 1), "one hop too few: between p ranks there are p - 1 links; count both ends"),
+    )
