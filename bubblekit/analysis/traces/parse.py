@@ -141,6 +141,15 @@ def classify(name: str, user: Pattern | None) -> tuple[str, int | None, str, int
     return None
 
 
+def thread_of(ev: dict[str, Any]) -> Thread:
+    """The event's ``(pid, tid)``, made hashable (a corrupted id such as a list becomes its text)."""
+    return (_hashable(ev.get("pid")), _hashable(ev.get("tid")))
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, type(None))) else repr(value)
+
+
 # ----------------------------------------------------------------------- event times
 def _finite(value: Any) -> float | None:
     """``value`` as a finite float (numbers and numeric text), or ``None``."""
@@ -243,7 +252,7 @@ class _JsonScanner:
         if isinstance(times, str):
             self._bad_time(role, name, self.entries.where(index), times)
             return
-        self._keep(role, got, name, times[0], times[1], (ev.get("pid"), ev.get("tid")), index)
+        self._keep(role, got, name, times[0], times[1], thread_of(ev), index)
 
     def _begin(self, ev: dict[str, Any], index: int) -> None:
         name, cat = str(ev.get("name", "")), str(ev.get("cat", ""))
@@ -252,10 +261,10 @@ class _JsonScanner:
         if problem:
             self._bad_time(role, name, self.entries.where(index), problem)
         ts = None if problem else float(ev["ts"])
-        self.stacks[(ev.get("pid"), ev.get("tid"))].append((name, cat, ts, self.entries.where(index)))
+        self.stacks[thread_of(ev)].append((name, cat, ts, self.entries.where(index)))
 
     def _end(self, ev: dict[str, Any], index: int) -> None:
-        thread = (ev.get("pid"), ev.get("tid"))
+        thread = thread_of(ev)
         stack = self.stacks.get(thread)
         if not stack:
             self.unmatched_ends.append(self.entries.where(index))
@@ -277,9 +286,9 @@ class _JsonScanner:
         label = str(args.get("name", "")) if isinstance(args, dict) else ""
         rm = RANK_NAME_RE.search(label)
         if rm and ev.get("name") == "thread_name":
-            self.scan.thread_rank[(ev.get("pid"), ev.get("tid"))] = int(rm.group(1))
+            self.scan.thread_rank[thread_of(ev)] = int(rm.group(1))
         elif rm and ev.get("name") == "process_name":
-            self.scan.process_rank[ev.get("pid")] = int(rm.group(1))
+            self.scan.process_rank[thread_of(ev)[0]] = int(rm.group(1))
 
     def _keep(self, role: str, got: tuple[str, int | None, str, int] | None, name: str, start: float, end: float,
               thread: Thread, index: int, where: str | None = None) -> None:

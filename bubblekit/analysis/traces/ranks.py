@@ -118,6 +118,25 @@ def _multi_rank_file(path: Path, scan: FileScan, named: dict[Thread, int]) -> di
     return by_rank
 
 
+def _check_one_thread(path: Path, scan: FileScan) -> None:
+    """A file whose rank is only a guess (its place in a folder) must hold one rank: one thread of actions.
+
+    Actions on several threads with no ``rank N`` name anywhere are most likely several ranks
+    whose names were lost; taking them as one rank would give a wrong bubble.
+    """
+    threads: dict[Thread, RawSpan] = {}
+    for s in scan.spans:
+        threads.setdefault(s.thread, s)
+    if len(threads) > 1:
+        listed = [f"{t} ({s.where})" for t, s in threads.items()]
+        raise TraceError(
+            f"{path}: pipeline events on {len(threads)} threads (pid, tid) = {shown(listed)}, but no thread or "
+            f"process is named 'rank N', the trace has no 'distributedInfo' and the file name no 'rank<N>': "
+            f"cannot tell which rank each thread is. Name the threads 'rank N' (thread_name metadata), or give "
+            f"one file per rank"
+        )
+
+
 def split_ranks(scans: list[tuple[Path, FileScan]]) -> list[RankData]:
     """Assign every span to a rank; check for duplicate, missing and absurdly numbered ranks."""
     out: dict[int, RankData] = {}
@@ -151,6 +170,7 @@ def split_ranks(scans: list[tuple[Path, FileScan]]) -> list[RankData]:
                 f"the file name, while other files name theirs; rename them rank<N>.json"
             )
         for i, (path, scan) in enumerate(positional):
+            _check_one_thread(path, scan)
             out[i] = RankData(i, str(path), scan.spans, scan)
     if not out:
         raise TraceError("no ranks found in the trace files")

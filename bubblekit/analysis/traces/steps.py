@@ -318,8 +318,10 @@ def _needed_kinds(per_rank: list[list[Occ]]) -> dict[tuple[int, int], frozenset[
         for mb in range(mbs):
             have = union.get((s, mb), set())
             want = {"F"} & kinds
-            if kinds & {"B", "I", "W"}:
-                want |= {"I", "W"} if have & {"I", "W"} else {"B"}
+            if have & {"I", "W"} or (kinds & {"I", "W"} and not have & {"B"} and "B" not in kinds):
+                want |= {"I", "W"}  # a split backward: a W needs its I, an I its W
+            elif kinds & {"B", "I", "W"}:
+                want.add("B")
             need[(s, mb)] = frozenset(want)
     return need
 
@@ -343,14 +345,15 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
     incomplete = [st for st in steps if counts[st] != n_needed]
     lacks = [_lacking(st, data, per_rank, need) for st in incomplete[:MAX_SHOWN]]
     if not complete:
+        files = ", ".join(sorted({d.file for d in data})[:MAX_SHOWN])
         raise TraceError(
-            f"no complete step in the trace: {'; '.join(lacks)}. Every step must hold F and B (or I and W) of every "
+            f"no complete step in {files}: {'; '.join(lacks)}. Every step must hold F and B (or I and W) of every "
             f"stage and microbatch ({len(need) and 1 + max(s for s, _ in need)} stages x "
             f"{len(need) and 1 + max(mb for _, mb in need)} microbatches): was an event lost, renamed or corrupted?"
         )
     notes = []
     if incomplete:
-        notes.append(f"incomplete steps {shown(incomplete, 10)} skipped (profiling started or stopped inside them, "
+        notes.append(f"incomplete steps [{shown(incomplete, 10)}] skipped (profiling started or stopped inside them, "
                      f"or events are missing): {'; '.join(lacks)}")
     return complete, notes
 
