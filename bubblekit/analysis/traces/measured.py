@@ -19,6 +19,8 @@ __all__ = ["MeasuredTimeline"]
 class MeasuredTimeline(Timeline):
     """A :class:`Timeline` read from a measured trace (times in ms, 0 = step start).
 
+    Used in lesson 06 (the recorded run's orders, ``m`` and ``notes``).
+
     Extra attributes:
         files: per rank, the file it came from.
         family: which event names were mapped (``compute``, ``pp``, ``gpipe``, ``action``,
@@ -26,7 +28,8 @@ class MeasuredTimeline(Timeline):
         step, n_steps: this step's index among the complete steps found, and how many.
         offsets_ms: per rank, the clock shift applied (0 when clocks agreed).
         includes_wait: True when the spans still contain receive waits (not trimmed).
-        notes: human-readable remarks on what the reader did.
+        notes: human-readable remarks on what the reader did: trimmed ranges, shifted clocks,
+            skipped steps, ignored copies of events or operators without a usable time.
         origin: the step's start on the original clock (trace units converted to ms).
     """
 

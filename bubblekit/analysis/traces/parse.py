@@ -36,7 +36,7 @@ from typing import Any
 
 from bubblekit.actions import Action
 
-from .records import FileScan, Pattern, RawSpan, Thread, TraceError, shown
+from .records import FileScan, Pattern, RawSpan, Thread, TraceError
 from .stream import TraceEntries
 
 __all__ = ["FAMILIES", "Family", "resolve_pattern", "classify", "scan_json"]
@@ -171,8 +171,22 @@ def _time_problem(ev: dict[str, Any], key: str) -> str | None:
     return None
 
 
+_PLAIN_NUMBERS = (float, int)  # exact types: a bool is not a time
+
+
 def _complete_times(ev: dict[str, Any]) -> tuple[float, float] | str:
     """Start and end (us) of an ``X`` event, or why they cannot be read."""
+    ts: Any = ev.get("ts")
+    dur: Any = ev.get("dur")
+    if type(ts) in _PLAIN_NUMBERS and type(dur) in _PLAIN_NUMBERS:  # the usual case, checked quickly
+        try:
+            start = float(ts)
+            end = start + float(dur)
+        except OverflowError:
+            pass
+        else:
+            if dur >= 0 and math.isfinite(end):  # NaN or an infinity anywhere makes end not finite
+                return start, end
     problem = _time_problem(ev, "ts") or _time_problem(ev, "dur")
     if problem:
         return problem
@@ -188,6 +202,26 @@ def _complete_times(ev: dict[str, Any]) -> tuple[float, float] | str:
 _ACTION, _STEP, _OVERLAP, _OP, _OTHER = "action", "step", "overlap", "op", "other"
 
 
+class _Tally:
+    """How many events had one problem, and the first few of them (memory stays bounded)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.examples: list[str] = []
+
+    def add(self, text: str) -> None:
+        self.count += 1
+        if len(self.examples) < _NOTE_LIMIT:
+            self.examples.append(text)
+
+    def note(self, path: str, what: str) -> str | None:
+        """``"path: N <what>: ex1, ex2 and K more"``, or ``None`` when nothing was tallied."""
+        if not self.count:
+            return None
+        more = f" and {self.count - len(self.examples)} more" if self.count > len(self.examples) else ""
+        return f"{path}: {self.count} {what}: {', '.join(self.examples)}{more}"
+
+
 class _JsonScanner:
     """One pass over one file's events (see :func:`scan_json`)."""
 
@@ -198,14 +232,14 @@ class _JsonScanner:
         self.keep_ops = keep_ops
         self.stacks: dict[Thread, list[tuple[str, str, float | None, str]]] = defaultdict(list)
         self.ops_lists: dict[Thread, tuple[array, array]] = {}
-        self.ignored_ops: list[str] = []
-        self.unmatched_ends: list[str] = []
-        self.not_objects: list[str] = []
+        self.ignored_ops = _Tally()
+        self.unmatched_ends = _Tally()
+        self.not_objects = _Tally()
 
     def run(self) -> FileScan:
         for index, ev in self.entries:
             if not isinstance(ev, dict):
-                self.not_objects.append(f"{self.entries.where(index)} ({type(ev).__name__})")
+                self.not_objects.add(f"{self.entries.where(index)} ({type(ev).__name__})")
                 continue
             self.scan.n_events += 1
             ph = ev.get("ph")
@@ -225,9 +259,9 @@ class _JsonScanner:
         got = classify(name, self.user)
         if got is not None:
             return _ACTION, got
-        if STEP_RE.match(name):
+        if name.startswith("ProfilerStep#") and STEP_RE.match(name):
             return _STEP, None
-        if OVERLAP_RE.match(name):
+        if name.startswith("PP:(") and OVERLAP_RE.match(name):
             return _OVERLAP, None
         if self.keep_ops and cat != "user_annotation" and not name.startswith(("PP:", "ProfilerStep")) \
                 and _COMM_RE.search(name) is None:
@@ -236,7 +270,7 @@ class _JsonScanner:
 
     def _bad_time(self, role: str, name: str, where: str, problem: str) -> None:
         if role == _OP:
-            self.ignored_ops.append(f"{where} {name!r} {problem}")
+            self.ignored_ops.add(f"{where} {name!r} {problem}")
         elif role != _OTHER:
             raise TraceError(
                 f"{self.scan.path}: {where} {name!r} {problem}; a pipeline event's 'ts' and 'dur' must be finite "
@@ -267,7 +301,7 @@ class _JsonScanner:
         thread = thread_of(ev)
         stack = self.stacks.get(thread)
         if not stack:
-            self.unmatched_ends.append(self.entries.where(index))
+            self.unmatched_ends.add(self.entries.where(index))
             return
         name, cat, start, where = stack.pop()
         if start is None:
@@ -292,6 +326,13 @@ class _JsonScanner:
 
     def _keep(self, role: str, got: tuple[str, int | None, str, int] | None, name: str, start: float, end: float,
               thread: Thread, index: int, where: str | None = None) -> None:
+        if role == _OP:  # most events: no message text is made for them
+            arrs = self.ops_lists.get(thread)
+            if arrs is None:
+                arrs = self.ops_lists[thread] = (array("d"), array("d"))
+            arrs[0].append(start)
+            arrs[1].append(end)
+            return
         where = where or self.entries.where(index)
         if role == _ACTION:
             assert got is not None
@@ -302,12 +343,6 @@ class _JsonScanner:
         elif role == _OVERLAP:
             subs = OVERLAP_RE.match(name).group("subs")  # type: ignore[union-attr]
             self.scan.overlaps.append((subs, start, end, thread, where))
-        elif role == _OP:
-            arrs = self.ops_lists.get(thread)
-            if arrs is None:
-                arrs = self.ops_lists[thread] = (array("d"), array("d"))
-            arrs[0].append(start)
-            arrs[1].append(end)
 
     # ---- after the last event
     def _finish(self) -> None:
@@ -316,16 +351,14 @@ class _JsonScanner:
                 role, _ = self._role(name, cat)
                 if start is not None:
                     self._bad_time(role, name, where, "begins ('B') but no 'E' event ends it")
-        notes = self.scan.notes
-        if self.ignored_ops:
-            notes.append(f"{self.scan.path}: {len(self.ignored_ops)} operator event(s) with unusable times ignored "
-                         f"(trimmed ranges may be shorter): {shown(self.ignored_ops, _NOTE_LIMIT)}")
-        if self.unmatched_ends:
-            notes.append(f"{self.scan.path}: {len(self.unmatched_ends)} 'E' event(s) without a 'B' ignored: "
-                         f"{shown(self.unmatched_ends, _NOTE_LIMIT)}")
-        if self.not_objects:
-            notes.append(f"{self.scan.path}: {len(self.not_objects)} event(s) that are not JSON objects ignored: "
-                         f"{shown(self.not_objects, _NOTE_LIMIT)}")
+        path = self.scan.path
+        for note in (
+            self.ignored_ops.note(path, "operator event(s) with unusable times ignored (trimmed ranges may be shorter)"),
+            self.unmatched_ends.note(path, "'E' event(s) without a 'B' ignored"),
+            self.not_objects.note(path, "event(s) that are not JSON objects ignored"),
+        ):
+            if note:
+                self.scan.notes.append(note)
         for thread, (s, e) in self.ops_lists.items():
             if all(s[k] <= s[k + 1] for k in range(len(s) - 1)):
                 self.scan.ops[thread] = (s, e)  # Kineto writes events in time order: no copy needed

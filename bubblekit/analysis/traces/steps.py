@@ -303,14 +303,16 @@ def place_stages(data: list[RankData], per_rank: list[list[Occ]]) -> dict[int, i
 def _needed_kinds(per_rank: list[list[Occ]]) -> dict[tuple[int, int], frozenset[str]]:
     """For every (stage, microbatch) the kinds each step must hold, from all steps together.
 
-    F wherever the trace has forwards; for the backward, B, or I and W when the trace has that
-    (stage, microbatch)'s backward split (a W needs its I, the I its W).
+    Stages and microbatches run from 0 to the largest seen (:func:`check_numbering` made sure
+    that is not absurd). Each needs an F when the trace has forwards, and a backward when it
+    has backwards: I and W where that (stage, microbatch) shows a split backward anywhere in
+    the trace (a W needs its I, an I its W), or where the whole trace splits them; B otherwise.
     """
     union: dict[tuple[int, int], set[str]] = defaultdict(set)
     for occs in per_rank:
         for o in occs:
             union[(o.action.stage, o.action.microbatch)].add(o.action.kind)
-    kinds = set().union(*union.values()) if union else set()
+    kinds: set[str] = set().union(*union.values())
     stages = 1 + max(s for s, _ in union)
     mbs = 1 + max(mb for _, mb in union)
     need: dict[tuple[int, int], frozenset[str]] = {}
@@ -343,13 +345,14 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
     steps = sorted(counts)
     complete = [st for st in steps if counts[st] == n_needed]
     incomplete = [st for st in steps if counts[st] != n_needed]
-    lacks = [_lacking(st, data, per_rank, need) for st in incomplete[:MAX_SHOWN]]
+    lacks = [_lacking(st, per_rank, need) for st in incomplete[:MAX_SHOWN]]
     if not complete:
         files = ", ".join(sorted({d.file for d in data})[:MAX_SHOWN])
+        n_stages, n_mbs = 1 + max(s for s, _ in need), 1 + max(mb for _, mb in need)
         raise TraceError(
             f"no complete step in {files}: {'; '.join(lacks)}. Every step must hold F and B (or I and W) of every "
-            f"stage and microbatch ({len(need) and 1 + max(s for s, _ in need)} stages x "
-            f"{len(need) and 1 + max(mb for _, mb in need)} microbatches): was an event lost, renamed or corrupted?"
+            f"stage and microbatch ({n_stages} stages x {n_mbs} microbatches): was an event lost, renamed or "
+            f"corrupted?"
         )
     notes = []
     if incomplete:
@@ -358,8 +361,7 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
     return complete, notes
 
 
-def _lacking(step: int, data: list[RankData], per_rank: list[list[Occ]],
-             need: dict[tuple[int, int], frozenset[str]]) -> str:
+def _lacking(step: int, per_rank: list[list[Occ]], need: dict[tuple[int, int], frozenset[str]]) -> str:
     """``"step 3 lacks 1B2 (rank 1), ..."``."""
     have = {o.action for occs in per_rank for o in occs if o.step == step}
     rank_of = {o.action.stage: r for r, occs in enumerate(per_rank) for o in occs}

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from bubblekit._validate import check_int
+
 from .records import PathLike, TraceError
 
 __all__ = ["iter_trace_events", "TraceEntries", "open_text"]
@@ -140,7 +142,7 @@ class TraceEntries:
     def __init__(self, path: PathLike, header: dict[str, Any] | None = None, *, chunk_chars: int = 1 << 20) -> None:
         self.path = Path(path)
         self.header = header
-        self.chunk_chars = max(1, int(chunk_chars))
+        self.chunk_chars = check_int("chunk_chars", chunk_chars, minimum=1)
         self.array_name = "traceEvents"
 
     def where(self, index: int) -> str:
