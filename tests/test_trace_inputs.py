@@ -289,6 +289,28 @@ def test_bom_prefixed_json_reads(tmp_path: Path, gz: bool) -> None:
     same_timeline(tl, read_trace(path))
 
 
+@pytest.mark.parametrize("kind", ["json", "csv"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped"])
+def test_damaged_gzip_is_a_trace_error(tmp_path: Path, kind: str, damage: str) -> None:
+    tl = step_1f1b(4, 16)
+    if kind == "json":
+        data = json.dumps(chrome_doc(tl)).encode()
+    else:
+        data = write_csv(tl, tmp_path / "plain.csv").read_bytes()
+    packed = bytearray(gzip.compress(data))
+    if damage == "truncated":
+        packed = packed[: len(packed) // 2]
+    else:
+        for k in range(len(packed) // 2, len(packed) // 2 + 8):
+            packed[k] ^= 0xFF
+    path = tmp_path / f"t.{kind}.gz"
+    path.write_bytes(bytes(packed))
+    # a flipped byte may be caught by the CRC at the end or first garble a row: a TraceError either way
+    expected = "cannot read the (trace|CSV).*damaged or truncated" if damage == "truncated" else ""
+    with pytest.raises(TraceError, match=rf"t\.{kind}\.gz: .*{expected}"):
+        read_trace(path)
+
+
 # -------------------------------------------------------------------- arguments
 @pytest.mark.parametrize("value,error,text", [
     (float("nan"), ValueError, "tolerance_ms must be a finite number, got nan"),

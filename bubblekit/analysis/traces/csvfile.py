@@ -22,7 +22,7 @@ from pathlib import Path
 from bubblekit.timeline import Timeline
 
 from .records import FileScan, PathLike, RawSpan, TraceError
-from .stream import open_text
+from .stream import READ_ERRORS, open_text
 
 __all__ = ["CSV_COLUMNS", "TIME_UNITS_PER_MS", "scan_csv", "write_csv"]
 
@@ -80,27 +80,35 @@ def scan_csv(path: Path, time_unit: str) -> FileScan:
     except OSError as exc:
         raise TraceError(f"{path}: cannot open the CSV ({exc.strerror or exc})") from None
     with fh:
-        rows = _numbered_rows(fh)
-        first = next(rows, None)
-        if first is None:
-            raise TraceError(f"{path}: the CSV is empty: expected a header {','.join(CSV_COLUMNS)}")
-        fields = [f.strip().lower() for f in first[1]]
-        missing = [c for c in CSV_COLUMNS if c not in fields]
-        if missing:
-            raise TraceError(
-                f"{path}: the CSV header {first[1]} (line {first[0]}) lacks column(s) {missing}; expected "
-                f"{','.join(CSV_COLUMNS)} (and optionally step)"
-            )
-        has_step = "step" in fields
-        for number, cells in rows:
-            if len(cells) < len(fields):
-                raise TraceError(f"{path}: line {number} has {len(cells)} values but the header names "
-                                 f"{len(fields)} columns ({','.join(fields)})")
-            row = _Row(path, number, dict(zip(fields, cells)), time_unit)
-            scan.spans.append(_row_span(row, has_step))
-            scan.thread_rank[scan.spans[-1].thread] = row.index("rank")
-            scan.n_events += 1
+        try:
+            _read_rows(scan, path, fh, time_unit)
+        except (*READ_ERRORS, csv.Error) as exc:
+            raise TraceError(f"{path}: cannot read the CSV ({exc}): a damaged or truncated file?") from None
     return scan
+
+
+def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str) -> None:
+    """The header, then one span per row, into ``scan``."""
+    rows = _numbered_rows(lines)
+    first = next(rows, None)
+    if first is None:
+        raise TraceError(f"{path}: the CSV is empty: expected a header {','.join(CSV_COLUMNS)}")
+    fields = [f.strip().lower() for f in first[1]]
+    missing = [c for c in CSV_COLUMNS if c not in fields]
+    if missing:
+        raise TraceError(
+            f"{path}: the CSV header {first[1]} (line {first[0]}) lacks column(s) {missing}; expected "
+            f"{','.join(CSV_COLUMNS)} (and optionally step)"
+        )
+    has_step = "step" in fields
+    for number, cells in rows:
+        if len(cells) < len(fields):
+            raise TraceError(f"{path}: line {number} has {len(cells)} values but the header names "
+                             f"{len(fields)} columns ({','.join(fields)})")
+        row = _Row(path, number, dict(zip(fields, cells)), time_unit)
+        scan.spans.append(_row_span(row, has_step))
+        scan.thread_rank[scan.spans[-1].thread] = row.index("rank")
+        scan.n_events += 1
 
 
 def _row_span(row: _Row, has_step: bool) -> RawSpan:

@@ -14,6 +14,7 @@ import io
 import json
 import re
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -22,9 +23,11 @@ from bubblekit._validate import check_int
 
 from .records import PathLike, TraceError
 
-__all__ = ["iter_trace_events", "TraceEntries", "open_text"]
+__all__ = ["iter_trace_events", "TraceEntries", "open_text", "READ_ERRORS"]
 
 _WS = re.compile(r"[ \t\r\n]*")
+#: What reading a damaged file raises: a truncated or corrupted ``.gz`` (EOFError, zlib.error), a disk error.
+READ_ERRORS = (OSError, EOFError, UnicodeDecodeError, zlib.error)
 
 
 class JsonStream:
@@ -48,7 +51,12 @@ class JsonStream:
     def _fill(self) -> bool:
         if self.eof:
             return False
-        data = self.fh.read(self.chunk)
+        try:
+            data = self.fh.read(self.chunk)
+        except READ_ERRORS as exc:
+            done = self.consumed + len(self.buf)
+            after = f" after {done} characters" if done else ""
+            raise TraceError(f"{self.path}: cannot read the trace{after} ({exc}): a damaged or truncated file?") from None
         if not data:
             self.eof = True
             return False
@@ -157,10 +165,7 @@ class TraceEntries:
             raise TraceError(f"{name}: cannot open the trace ({exc.strerror or exc})") from None
         with fh:
             js = JsonStream(fh, name, chunk=self.chunk_chars)
-            try:
-                first = js.peek()
-            except (OSError, EOFError, UnicodeDecodeError) as exc:
-                raise TraceError(f"{name}: cannot read the trace ({exc})") from None
+            first = js.peek()
             if first is None:
                 raise TraceError(f"{name}: the trace file is empty")
             if first == "[":
