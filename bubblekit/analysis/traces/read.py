@@ -156,6 +156,10 @@ def read_trace(
         tolerance_ms: clock differences below this many ms are profiler jitter, not clock
             offsets (a finite number >= 0).
 
+    Returns:
+        The step as a :class:`MeasuredTimeline` (ms, 0 at the step's first action); its
+        ``notes`` say what the reader trimmed, shifted, skipped or ignored on the way.
+
     Raises:
         TraceError: not JSON, truncated, empty, nested too deeply, no pipeline events, an
             action without a usable time, missing or duplicate ranks, absurd stage,
