@@ -143,11 +143,20 @@ def classify(name: str, user: Pattern | None) -> tuple[str, int | None, str, int
 
 def thread_of(ev: dict[str, Any]) -> Thread:
     """The event's ``(pid, tid)``, made hashable (a corrupted id such as a list becomes its text)."""
-    return (_hashable(ev.get("pid")), _hashable(ev.get("tid")))
+    thread = (ev.get("pid"), ev.get("tid"))
+    try:
+        hash(thread)
+    except TypeError:
+        return (_hashable(thread[0]), _hashable(thread[1]))
+    return thread
 
 
 def _hashable(value: Any) -> Any:
-    return value if isinstance(value, (str, int, float, type(None))) else repr(value)
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
 
 
 # ----------------------------------------------------------------------- event times
