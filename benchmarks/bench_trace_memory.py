@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import subprocess
 import sys
@@ -101,6 +100,14 @@ def write_rank(path: Path, rank: int, p: int, m: int, steps: int, ops_per_action
         fh.write('\n], "traceName": "synthetic", "displayTimeUnit": "ms"}\n')
 
 
+def simulated_bubble(args: argparse.Namespace) -> float:
+    """The bubble_ratio of the simulated step the synthetic trace was written from."""
+    import bubblekit as bk
+
+    sim = bk.simulate(bk.schedule("1f1b", args.ranks, args.microbatches), bk.Costs(f=0.9, b=1.8, comm=0.06, unit="ms"))
+    return sim.bubble_ratio
+
+
 def run_child(mode: str, target: Path) -> dict[str, object]:
     """Read ``target`` twice in fresh processes: once for RSS and time, once under tracemalloc."""
     outs = []
@@ -137,7 +144,8 @@ def main() -> None:
               f"{steps} steps of 1F1B p={args.ranks} m={args.microbatches}, {args.ops_per_action} operators per action")
         res = run_child("bubblekit", folder)
         print(f"bubblekit.analysis.traces.read_trace_steps: {res['seconds']:.1f} s wall ({res['cpu_seconds']:.1f} s CPU), {res['steps']} steps, "
-              f"last step bubble_ratio {res['bubble_ratio_last']:.4f}")
+              f"last step bubble_ratio {res['bubble_ratio_last']:.4f} (the simulated step's: {simulated_bubble(args):.4f}); "
+              f"notes: {res['notes'] or 'none'}")
         print(f"  peak RSS {res['rss_peak_mb']:.1f} MB (baseline after imports {res['rss_baseline_mb']:.1f} MB, "
               f"so +{float(res['rss_peak_mb']) - float(res['rss_baseline_mb']):.1f} MB); "  # type: ignore[arg-type]
               f"tracemalloc peak {res['tracemalloc_peak_mb']:.1f} MB")
@@ -147,7 +155,6 @@ def main() -> None:
             res2 = run_child("json", folder / "rank0.json")
             print(f"json.load of rank0.json ({biggest:.1f} MB): {res2['seconds']:.1f} s wall ({res2['cpu_seconds']:.1f} s CPU), peak RSS "
                   f"{res2['rss_peak_mb']:.1f} MB, tracemalloc peak {res2['tracemalloc_peak_mb']:.1f} MB")
-    _ = os
 
 
 if __name__ == "__main__":

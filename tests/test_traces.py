@@ -297,13 +297,13 @@ def test_csv_errors(tmp_path: Path) -> None:
     with pytest.raises(TraceError, match=r"bad\.csv.*lacks column.*microbatch"):
         read_trace(p)
     p.write_text("rank,stage,kind,microbatch,start,end\n0,0,X,0,0,1\n")
-    with pytest.raises(TraceError, match=r"row 2 has kind 'X'"):
+    with pytest.raises(TraceError, match=r"line 2, column 'kind': 'X' is not one of F, B, I, W"):
         read_trace(p)
     p.write_text("rank,stage,kind,microbatch,start,end\n0,0,F,0,zero,1\n")
-    with pytest.raises(TraceError, match="row 2 cannot be read"):
+    with pytest.raises(TraceError, match="line 2, column 'start': 'zero' is not a finite number"):
         read_trace(p)
     p.write_text("rank,stage,kind,microbatch,start,end\n0,0,F,0,2,1\n")
-    with pytest.raises(TraceError, match="end before start"):
+    with pytest.raises(TraceError, match="line 2, end 1.0 is before start 2.0"):
         read_trace(p)
 
 

@@ -1,0 +1,150 @@
+"""Step 2, parsing (CSV): bubblekit's own table of actions, read and written.
+
+The format, one row per action::
+
+    # comments start with '#'
+    rank,stage,kind,microbatch,start,end,step
+    0,0,F,0,0.000000,1.000000,0
+
+``kind`` is F, B, I or W; ``start`` and ``end`` are in the reader's ``time_unit`` (ms by
+default); ``step`` is optional (without it, an action's repeats are the steps). A UTF-8
+byte-order mark (as Excel writes) is accepted. Every unreadable cell raises
+:class:`TraceError` naming the file, the line, the column and the value.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from bubblekit.timeline import Timeline
+
+from .records import FileScan, PathLike, RawSpan, TraceError
+from .stream import READ_ERRORS, open_text
+
+__all__ = ["CSV_COLUMNS", "TIME_UNITS_PER_MS", "scan_csv", "write_csv"]
+
+CSV_COLUMNS = ("rank", "stage", "kind", "microbatch", "start", "end")
+#: CSV time units and how many of them make one millisecond.
+TIME_UNITS_PER_MS = {"ms": 1.0, "us": 1000.0, "ns": 1e6, "s": 1e-3}
+
+
+def check_time_unit(time_unit: str) -> float:
+    """Units per ms of ``time_unit``; ``ValueError`` naming it when it is not a known unit."""
+    if not isinstance(time_unit, str) or time_unit not in TIME_UNITS_PER_MS:
+        raise ValueError(f"time_unit must be one of {sorted(TIME_UNITS_PER_MS)}, got {time_unit!r}")
+    return TIME_UNITS_PER_MS[time_unit]
+
+
+def _numbered_rows(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    """``(line number from 1, cells)`` for each line that is neither blank nor a comment."""
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if text and not text.startswith("#"):
+            yield number, next(csv.reader([line]))
+
+
+class _Row:
+    """One CSV row with the helpers that read its cells and name them in messages."""
+
+    def __init__(self, path: Path, number: int, cells: dict[str, str], unit: str) -> None:
+        self.path, self.number, self.cells, self.unit = path, number, cells, unit
+
+    def fail(self, problem: str) -> TraceError:
+        return TraceError(f"{self.path}: line {self.number}, {problem}")
+
+    def index(self, column: str) -> int:
+        raw = self.cells[column].strip()
+        if not (raw.isascii() and raw.isdigit()):
+            raise self.fail(f"column {column!r}: {raw!r} is not a whole number >= 0")
+        return int(raw)
+
+    def time(self, column: str) -> float:
+        raw = self.cells[column].strip()
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise self.fail(f"column {column!r}: {raw!r} is not a finite number of {self.unit}")
+        return value
+
+
+def scan_csv(path: Path, time_unit: str) -> FileScan:
+    """Read one CSV file into a :class:`FileScan` (times in ``time_unit``; see the module doc)."""
+    scan = FileScan(str(path), units_per_ms=check_time_unit(time_unit))
+    try:
+        fh = open_text(path)
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot open the CSV ({exc.strerror or exc})") from None
+    with fh:
+        try:
+            _read_rows(scan, path, fh, time_unit)
+        except (*READ_ERRORS, csv.Error) as exc:
+            raise TraceError(f"{path}: cannot read the CSV ({exc}): a damaged or truncated file?") from None
+    return scan
+
+
+def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str) -> None:
+    """The header, then one span per row, into ``scan``."""
+    rows = _numbered_rows(lines)
+    first = next(rows, None)
+    if first is None:
+        raise TraceError(f"{path}: the CSV is empty: expected a header {','.join(CSV_COLUMNS)}")
+    fields = [f.strip().lower() for f in first[1]]
+    missing = [c for c in CSV_COLUMNS if c not in fields]
+    if missing:
+        raise TraceError(
+            f"{path}: the CSV header {first[1]} (line {first[0]}) lacks column(s) {missing}; expected "
+            f"{','.join(CSV_COLUMNS)} (and optionally step)"
+        )
+    has_step = "step" in fields
+    for number, cells in rows:
+        if len(cells) < len(fields):
+            raise TraceError(f"{path}: line {number} has {len(cells)} values but the header names "
+                             f"{len(fields)} columns ({','.join(fields)})")
+        row = _Row(path, number, dict(zip(fields, cells)), time_unit)
+        scan.spans.append(_row_span(row, has_step))
+        scan.thread_rank[scan.spans[-1].thread] = row.index("rank")
+        scan.n_events += 1
+
+
+def _row_span(row: _Row, has_step: bool) -> RawSpan:
+    rank, stage, mb = row.index("rank"), row.index("stage"), row.index("microbatch")
+    kind = row.cells["kind"].strip().upper()
+    if kind not in ("F", "B", "I", "W"):
+        raise row.fail(f"column 'kind': {kind!r} is not one of F, B, I, W")
+    start, end = row.time("start"), row.time("end")
+    if end < start:
+        raise row.fail(f"end {end!r} is before start {start!r} (a negative duration)")
+    step = row.index("step") if has_step else None
+    return RawSpan("csv", stage, kind, mb, start, end, ("rank", rank), step, f"line {row.number}")
+
+
+def write_csv(timelines: Timeline | Iterable[Timeline], path: PathLike) -> Path:
+    """Write one or more timelines (steps) as the documented CSV, times in the timeline's unit.
+
+    Only spans labelled with an :class:`~bubblekit.Action` are written; the ``step`` column
+    numbers the timelines from 0. Returns the path. Used in lesson 06 (the exercise's profiled
+    step is written with it, then read back with :func:`~bubblekit.analysis.traces.read_csv`).
+    """
+    tls = [timelines] if isinstance(timelines, Timeline) else list(timelines)
+    if not tls:
+        raise ValueError("timelines is empty: nothing to write")
+    bad = [t for t in tls if not isinstance(t, Timeline)]
+    if bad:
+        raise TypeError(f"timelines must be Timeline objects (or one Timeline), got {type(bad[0]).__name__}")
+    out = Path(path)
+    with open(out, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        fh.write(f"# bubblekit pipeline timeline; times in {tls[0].unit}\n")
+        w.writerow([*CSV_COLUMNS, "step"])
+        for k, tl in enumerate(tls):
+            for sp in tl.spans():
+                if sp.action is None:
+                    continue
+                w.writerow([sp.rank, sp.action.stage, sp.action.kind, sp.action.microbatch,
+                            f"{float(sp.start):.6f}", f"{float(sp.end):.6f}", k])
+    return out

@@ -1,0 +1,185 @@
+"""Reading a trace, step by step: the functions lesson 06 calls.
+
+:func:`read_trace_steps` is the whole reader in order: check the options, find the files,
+scan them (:mod:`.stream`, :mod:`.parse`, :mod:`.csvfile`), split the spans by rank
+(:mod:`.ranks`), pick the actions of each step (:mod:`.steps`), align the clocks
+(:mod:`.align`) and build one :class:`~.measured.MeasuredTimeline` (ms) per complete step.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bubblekit._validate import check_number
+from bubblekit.actions import Action
+
+from .align import ALIGN_MODES, align_clocks
+from .csvfile import check_time_unit
+from .measured import MeasuredTimeline
+from .parse import resolve_pattern
+from .ranks import RankData, resolve_files, scan_files, split_ranks
+from .records import PathLike, Pattern, TraceError
+from .steps import Occ, assign_steps, check_numbering, choose_family, complete_steps, place_stages, prepare_spans
+
+__all__ = ["read_trace", "read_trace_steps", "read_csv"]
+
+
+def _check_options(align: Any, trim: Any, time_unit: Any, tolerance_ms: Any) -> float:
+    """Refuse bad options before any file is read; returns ``tolerance_ms`` as a number."""
+    if align not in ALIGN_MODES:
+        raise ValueError(f"align must be 'auto', 'none' or 'causal', got {align!r}")
+    if trim not in (None, True, False):
+        raise TypeError(f"trim must be None (automatic), True or False, got {trim!r}")
+    check_time_unit(time_unit)
+    return float(check_number("tolerance_ms", tolerance_ms, minimum=0.0))
+
+
+def _check_step(step: Any) -> int:
+    if not isinstance(step, int) or isinstance(step, bool):
+        raise TypeError(f"step must be an int (0 is the first complete step, -1 the last), got {step!r}")
+    return step
+
+
+def _per_rank_steps(data: list[RankData], family: str) -> tuple[list[list[Occ]], list[str]]:
+    """Every rank's occurrences with their steps (ProfilerStep ranges when every rank has them)."""
+    use_markers = family != "csv" and all(d.scan.steps for d in data)
+    per_rank: list[list[Occ]] = []
+    notes: list[str] = []
+    for d in data:
+        occs, more = assign_steps(d, family, use_markers)
+        if not occs:
+            raise TraceError(f"{d.file}: rank {d.rank} has no '{family}' events inside any profiler step")
+        per_rank.append(occs)
+        notes.extend(more)
+    return per_rank, notes
+
+
+def _common_name(files: Sequence[Path]) -> str:
+    """``1f1b-p2-m4`` for ``1f1b-p2-m4-rank0.json.gz`` and ``...-rank1...``; a folder's name otherwise."""
+    if len(files) == 1:
+        return files[0].name
+    prefix = os.path.commonprefix([f.name for f in files])
+    prefix = re.sub(r"[-_.]*(rank|r)?[-_.]*$", "", prefix, flags=re.IGNORECASE)
+    return prefix or files[0].parent.name
+
+
+def _build_timelines(data: list[RankData], per_rank: list[list[Occ]], complete: list[int], offsets: list[float],
+                     *, scale: float, family: str, wait_inclusive: bool, notes: list[str],
+                     name: str) -> list[MeasuredTimeline]:
+    """One timeline per complete step: shift each rank's clock, put 0 at the step's first action, convert to ms."""
+    out: list[MeasuredTimeline] = []
+    for k, st in enumerate(complete):
+        rows: list[list[tuple[float, float, Action]]] = []
+        for r, occs in enumerate(per_rank):
+            rows.append(sorted((o.start + offsets[r], o.end + offsets[r], o.action) for o in occs if o.step == st))
+        origin = min(row[0][0] for row in rows if row)
+        starts = [[(s - origin) / scale for s, _, _ in row] for row in rows]
+        ends = [[(e - origin) / scale for _, e, _ in row] for row in rows]
+        labels: list[list[Action | str]] = [[a for _, _, a in row] for row in rows]
+        out.append(MeasuredTimeline(
+            starts, ends, labels, files=[d.file for d in data], family=family, step=k, n_steps=len(complete),
+            offsets_ms=[o / scale for o in offsets], includes_wait=wait_inclusive, notes=notes,
+            origin=origin / scale, source=f"measured: {name} step {k}",
+        ))
+    return out
+
+
+def read_trace_steps(
+    source: PathLike | Sequence[PathLike],
+    *,
+    pattern: Pattern | None = "auto",
+    align: str = "auto",
+    trim: bool | None = None,
+    time_unit: str = "ms",
+    tolerance_ms: float = 0.005,
+) -> list[MeasuredTimeline]:
+    """Read every complete step of a trace (timelines in ms); see :func:`read_trace` for the arguments.
+
+    Used in lesson 06 (the bubble of every measured step of a recorded run).
+    """
+    tol_ms = _check_options(align, trim, time_unit, tolerance_ms)
+    forced, user = resolve_pattern(pattern)
+    files = resolve_files(source)
+    scans = scan_files(files, user, keep_ops=trim is not False, time_unit=time_unit)
+    notes = [n for _, scan in scans for n in scan.notes]
+    data = split_ranks(scans)
+    family = choose_family(data, forced, user)
+    data, wait_inclusive, more = prepare_spans(data, family, trim)
+    notes.extend(more)
+    per_rank, more = _per_rank_steps(data, family)
+    notes.extend(more)
+    check_numbering(data, per_rank)
+    placement = place_stages(data, per_rank)
+    occ = {d.rank: {(o.step, o.action): o for o in occs} for d, occs in zip(data, per_rank)}
+    scale = data[0].scan.units_per_ms
+    offsets, more = align_clocks(occ, placement, [d.file for d in data], align, wait_inclusive, tol_ms * scale, scale)
+    notes.extend(more)
+    complete, more = complete_steps(data, per_rank)
+    notes.extend(more)
+    return _build_timelines(data, per_rank, complete, offsets, scale=scale, family=family,
+                            wait_inclusive=wait_inclusive, notes=notes, name=_common_name(files))
+
+
+def read_trace(
+    source: PathLike | Sequence[PathLike],
+    *,
+    step: int = -1,
+    pattern: Pattern | None = "auto",
+    align: str = "auto",
+    trim: bool | None = None,
+    time_unit: str = "ms",
+    tolerance_ms: float = 0.005,
+) -> MeasuredTimeline:
+    """Read a pipeline trace into a :class:`MeasuredTimeline` (ms; every metric and plot works on it).
+
+    Used in lesson 06 (the recorded 1F1B run, its bubble and its gaps).
+
+    Args:
+        source: a trace file (Chrome / Kineto JSON, ``.json.gz``, or CSV), a folder of them
+            (one per rank), or a list of files. A file's rank comes from its
+            ``distributedInfo`` (Kineto), thread or process names ``rank N``, or ``rank<N>``
+            in its name; a folder of unnamed files is taken in name order.
+        step: which complete training step (``-1``: the last one); steps are found from
+            ``ProfilerStep#N`` ranges, a CSV ``step`` column, or repeated actions.
+        pattern: ``"auto"`` (the families in :mod:`bubblekit.analysis.traces.parse`), a family
+            name, a regular expression with named groups ``kind`` and ``mb`` (and optionally
+            ``stage``; without it the stage is the rank), or a callable ``name -> Action | None``.
+        align: ``"auto"`` (shift clocks only when they violate a dependency), ``"none"``
+            (never; a note reports violations) or ``"causal"`` (always the midpoint shift).
+        trim: cut ranges that include the receive wait down to their operator events
+            (default: yes for ``pp`` and ``gpipe``).
+        time_unit: the unit of CSV times (``ms``, ``us``, ``ns`` or ``s``); JSON is always us.
+        tolerance_ms: clock differences below this many ms are profiler jitter, not clock
+            offsets (a finite number >= 0).
+
+    Returns:
+        The step as a :class:`MeasuredTimeline` (ms, 0 at the step's first action); its
+        ``notes`` say what the reader trimmed, shifted, skipped or ignored on the way.
+
+    Raises:
+        TraceError: not JSON, truncated, empty, nested too deeply, no pipeline events, an
+            action without a usable time, missing or duplicate ranks, absurd stage,
+            microbatch or rank numbers, no complete step, clocks that cannot be reconciled:
+            the message names the file and problem (and the event or line where it can).
+        TypeError, ValueError: a bad argument, named with its value.
+    """
+    _check_step(step)
+    steps = read_trace_steps(source, pattern=pattern, align=align, trim=trim, time_unit=time_unit,
+                             tolerance_ms=tolerance_ms)
+    if not -len(steps) <= step < len(steps):
+        raise ValueError(f"step={step} is out of range: the trace has {len(steps)} complete step(s)")
+    return steps[step]
+
+
+def read_csv(path: PathLike, *, step: int = -1, time_unit: str = "ms") -> MeasuredTimeline:
+    """Read the documented CSV (``rank,stage,kind,microbatch,start,end[,step]``) into a timeline (ms).
+
+    ``time_unit`` is the unit of the file's times; see :func:`read_trace` for the rest and
+    :mod:`bubblekit.analysis.traces.csvfile` for the format. Used in lesson 06 (the exercise's
+    profiled step).
+    """
+    return read_trace(path, step=step, time_unit=time_unit)

@@ -1,0 +1,371 @@
+"""Step 3, from candidate spans to the actions of each training step.
+
+In order (each a function below):
+
+1. :func:`choose_family`: which event names are the pipeline's actions;
+2. :func:`prepare_spans`: split ``OVERLAP_F_B`` ranges, and trim ranges that include the
+   receive wait down to their operator events;
+3. :func:`assign_steps`: give every action a step (``ProfilerStep#N`` ranges, the CSV's
+   ``step`` column, or repeats), dropping exact copies of an event with a note;
+4. :func:`check_numbering`: stages and microbatches are numbered 0..n-1 without gaps;
+5. :func:`place_stages`: which rank runs each stage (a stage lives on one rank);
+6. :func:`complete_steps`: keep the steps that hold every action of the pipeline.
+
+Times stay in the file's unit (us for JSON).
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from collections.abc import Callable
+from typing import NamedTuple
+
+from bubblekit.actions import Action
+
+from .parse import FAMILIES
+from .ranks import RankData
+from .records import MAX_SHOWN, Pattern, RawSpan, TraceError, first_missing, shown
+
+__all__ = ["Occ", "choose_family", "prepare_spans", "assign_steps", "check_numbering", "place_stages",
+           "complete_steps"]
+
+_NOTE_LIMIT = 20  # events listed by name in one note
+
+
+class Occ(NamedTuple):
+    """One occurrence of an action: its step, times (file units) and where it is in the file."""
+
+    step: int
+    action: Action
+    start: float
+    end: float
+    where: str
+
+
+# ----------------------------------------------------------------------- 1. family
+def choose_family(data: list[RankData], forced: str | None, user: Pattern | None) -> str:
+    """The family of event names to read: ``forced``, the user's pattern, or the first every rank has."""
+    if forced is not None:
+        if not any(s.family == forced for d in data for s in d.spans):
+            raise TraceError(
+                f"no '{forced}' events (names like {FAMILIES[forced].example!r}) in "
+                f"{', '.join(d.file for d in data[:MAX_SHOWN])}"
+            )
+        return forced
+    if user is not None:
+        if not any(d.spans for d in data):
+            shown_files = ", ".join(d.file for d in data[:MAX_SHOWN])
+            raise TraceError(f"no event in {shown_files} matches the pattern {user!r}")
+        return "user"
+    present = [{s.family for s in d.spans} for d in data]
+    if all(not p for p in present):
+        shown_files = ", ".join(sorted({d.file for d in data})[:MAX_SHOWN])
+        examples = ", ".join(repr(f.example) for f in FAMILIES.values())
+        raise TraceError(
+            f"no pipeline events in {shown_files}: expected event names like {examples} "
+            f"(PyTorch's Schedule1F1B records none: use bubblekit.lab, or pass pattern= for your own names)"
+        )
+    for fam in (*FAMILIES, "csv"):
+        if all(fam in p for p in present):
+            return fam
+    lacking = [d for d, p in zip(data, present) if not p]
+    if lacking:
+        d = lacking[0]
+        raise TraceError(f"{d.file}: rank {d.rank} has no pipeline events (other ranks do)")
+    raise TraceError(
+        "the ranks' traces use different event names: "
+        + "; ".join(f"{d.file}: {sorted(p)}" for d, p in zip(data, present))
+    )
+
+
+# ------------------------------------------------------------------ 2. trim ranges
+def trim(span: RawSpan, ops: tuple[array, array] | None) -> tuple[float, float] | None:
+    """Start of the first and end of the last operator nested in ``span`` (same thread), or ``None``."""
+    if ops is None:
+        return None
+    starts, ends = ops
+    lo = bisect_left(starts, span.start)
+    hi = bisect_right(starts, span.end)
+    if lo >= hi:
+        return None
+    first = starts[lo]
+    last = max(min(e, span.end) for e in ends[lo:hi])
+    if last <= first:
+        return None
+    return first, last
+
+
+def split_overlaps(data: list[RankData], do_trim: bool) -> tuple[list[RankData], int]:
+    """Turn each ``PP:(0F3;3B1)OVERLAP_F_B`` range into one ``pp`` span per sub-action.
+
+    The range (trimmed to its operators when ``do_trim``) is divided evenly in sub-action
+    order: the trace does not say where one sub-action ends. Returns the data and how many
+    ranges were split.
+    """
+    n = 0
+    out = []
+    for d in data:
+        extra: list[RawSpan] = []
+        for subs, start, end, thread, where in d.scan.overlaps:
+            acts = []
+            for tok in subs.split(";"):
+                m = FAMILIES["action"].regex.match(tok.strip())
+                if m:
+                    acts.append(Action(int(m.group("stage")), m.group("kind"), int(m.group("mb"))))
+            if not acts:
+                continue
+            if do_trim:
+                t = trim(RawSpan("pp", None, "F", 0, start, end, thread, None, where), d.scan.ops.get(thread))
+                if t is not None:
+                    start, end = t
+            width = (end - start) / len(acts)
+            for k, a in enumerate(acts):
+                extra.append(RawSpan("pp", a.stage, a.kind, a.microbatch, start + k * width,
+                                     start + (k + 1) * width, thread, None, where, pretrimmed=True))
+            n += 1
+        out.append(d._replace(spans=d.spans + extra) if extra else d)
+    return out, n
+
+
+def _trim_ranges(data: list[RankData], family: str) -> tuple[list[RankData], int, int]:
+    """Cut the family's ranges to their operators: (data, ranges without operators, empty ranges)."""
+    untrimmed = empty = 0
+    out = []
+    for d in data:
+        new: list[RawSpan] = []
+        for s in d.spans:
+            if s.family == family and not s.pretrimmed:
+                ops = d.scan.ops.get(s.thread)
+                t = trim(s, ops)
+                if t is not None:
+                    s = s._replace(start=t[0], end=t[1])
+                elif ops is not None and len(ops[0]):
+                    empty += 1
+                    s = s._replace(start=s.end)
+                else:
+                    untrimmed += 1
+            new.append(s)
+        out.append(d._replace(spans=new))
+    return out, untrimmed, empty
+
+
+def prepare_spans(data: list[RankData], family: str, trim_mode: bool | None) -> tuple[list[RankData], bool, list[str]]:
+    """Split overlap ranges and trim wait-inclusive ranges: (data, spans still include waits, notes).
+
+    ``trim_mode`` is :func:`~bubblekit.analysis.traces.read_trace`'s ``trim``: ``None`` trims
+    the families whose ranges include the receive wait (``pp``, ``gpipe``), ``True`` also a
+    user pattern's ranges, ``False`` nothing.
+    """
+    fam = FAMILIES.get(family)
+    wait_inclusive = bool(fam and fam.includes_wait) or (family == "user" and trim_mode is True)
+    notes: list[str] = []
+    if family == "pp":
+        data, n_split = split_overlaps(data, trim_mode is not False)
+        if n_split:
+            notes.append(f"{n_split} OVERLAP_F_B ranges split evenly between their sub-actions (durations approximate)")
+    if not (wait_inclusive and trim_mode is not False):
+        if wait_inclusive:
+            notes.append(f"'{family}' ranges include the receive wait: the bubble is underestimated (trim=False)")
+        return data, wait_inclusive, notes
+    data, untrimmed, empty = _trim_ranges(data, family)
+    if untrimmed:
+        notes.append(
+            f"{untrimmed} '{family}' ranges come from threads without operator events; they keep their full "
+            f"length, which includes the receive wait (the bubble is underestimated)"
+        )
+    else:
+        wait_inclusive = False
+        notes.append(f"'{family}' ranges trimmed to their operator events (receive waits removed)")
+    if empty:
+        notes.append(f"{empty} '{family}' ranges hold no operator at all (nothing to compute, e.g. the input "
+                     f"gradient of stage 0): kept as zero-length spans at their end")
+    return data, wait_inclusive, notes
+
+
+# --------------------------------------------------------------------- 3. steps
+def _drop_exact_copies(d: RankData, spans: list[RawSpan]) -> tuple[list[RawSpan], list[str]]:
+    """Remove events that repeat another one exactly (same action, times and step), with a note."""
+    first: dict[tuple[int | None, str, int, float, float, int | None], RawSpan] = {}
+    kept: list[RawSpan] = []
+    copies: list[str] = []
+    for s in spans:
+        key = (s.stage, s.kind, s.mb, s.start, s.end, s.step)
+        orig = first.get(key)
+        if orig is None:
+            first.setdefault(key, s)
+            kept.append(s)
+        else:
+            stage = s.stage if s.stage is not None else d.rank
+            copies.append(f"{Action(stage, s.kind, s.mb)} ({s.where}, a copy of {orig.where})")
+    notes = []
+    if copies:
+        notes.append(f"{d.file}: rank {d.rank}: {len(copies)} exact copies of events ignored (same action and "
+                     f"times): {shown(copies, _NOTE_LIMIT)}")
+    return kept, notes
+
+
+def _marker_step(markers: list[tuple[float, float, int]], s: RawSpan) -> int | None:
+    """The ``ProfilerStep#N`` whose range holds the span's middle, or ``None``."""
+    mid = (s.start + s.end) / 2
+    i = bisect_right(markers, (mid, float("inf"), 1 << 62)) - 1
+    while i >= 0 and markers[i][1] < mid:
+        i -= 1
+    return markers[i][2] if i >= 0 and markers[i][0] <= mid <= markers[i][1] else None
+
+
+def assign_steps(d: RankData, family: str, use_markers: bool) -> tuple[list[Occ], list[str]]:
+    """Give every span of one rank a step: the CSV column, the ``ProfilerStep#N`` range, or repeats.
+
+    Without steps in the file, the k-th occurrence of an action is in step k. An action twice in
+    one step (other than an exact copy) is a :class:`TraceError`; spans outside every
+    ``ProfilerStep`` range are left out with a note. Returns (occurrences in time order, notes).
+    """
+    spans = sorted((s for s in d.spans if s.family == family), key=lambda s: (s.start, s.end))
+    spans, notes = _drop_exact_copies(d, spans)
+    markers = sorted(m for ms in d.scan.steps.values() for m in ms) if use_markers else []
+    counts: dict[Action, int] = defaultdict(int)
+    seen: dict[tuple[int, Action], Occ] = {}
+    outside: list[str] = []
+    out: list[Occ] = []
+    for s in spans:
+        a = Action(s.stage if s.stage is not None else d.rank, s.kind, s.mb)
+        if s.step is not None:
+            step = s.step
+        elif markers:
+            got = _marker_step(markers, s)
+            if got is None:
+                outside.append(f"{a} ({s.where})")
+                continue
+            step = got
+        else:
+            step = counts[a]
+            counts[a] += 1
+        prev = seen.get((step, a))
+        if prev is not None:
+            raise TraceError(
+                f"{d.file}: rank {d.rank} runs {a} twice in step {step} ({prev.where} and {s.where}, at different "
+                f"times); an action runs once per step: were two profiles merged, or an event duplicated and changed?"
+            )
+        seen[(step, a)] = occ = Occ(step, a, s.start, s.end, s.where)
+        out.append(occ)
+    if outside:
+        notes.append(f"{d.file}: rank {d.rank}: {len(outside)} '{family}' event(s) outside every ProfilerStep range "
+                     f"left out: {shown(outside, _NOTE_LIMIT)}")
+    return out, notes
+
+
+# ------------------------------------------------------------ 4. numbering, 5. placement
+def check_numbering(data: list[RankData], per_rank: list[list[Occ]]) -> None:
+    """Stages and microbatches must be numbered 0..n-1 without gaps (before anything is sized by them).
+
+    An absurd number (``0F999999999``, stage ``99999999``) is refused here with the event that
+    carries it, instead of building a pipeline of a billion microbatches.
+    """
+    fields: dict[str, Callable[[Action], int]] = {"stage": lambda a: a.stage, "microbatch": lambda a: a.microbatch}
+    plurals = {"stage": "stages", "microbatch": "microbatches"}
+    for label, get in fields.items():
+        first: dict[int, tuple[int, Occ]] = {}
+        for r, occs in enumerate(per_rank):
+            for o in occs:
+                first.setdefault(get(o.action), (r, o))
+        if not first:
+            continue
+        top = max(first)
+        if top + 1 == len(first):
+            continue
+        r, o = first[top]
+        gaps = first_missing(first, top)
+        raise TraceError(
+            f"{label} numbers must run from 0 without gaps, but the trace has {len(first)} {plurals[label]} numbered up to "
+            f"{top} ({o.action} on rank {r}, {data[r].file} {o.where}); no action has {label} "
+            f"{', '.join(map(str, gaps))}{', ...' if top + 1 - len(first) > len(gaps) else ''}: a mistyped or "
+            f"corrupted event name, or a whole {label} missing from the trace"
+        )
+
+
+def place_stages(data: list[RankData], per_rank: list[list[Occ]]) -> dict[int, int]:
+    """``placement[stage] = rank`` from the data; a stage seen on two ranks is a :class:`TraceError`."""
+    placement: dict[int, int] = {}
+    for d, occs in zip(data, per_rank):
+        for o in occs:
+            prev = placement.setdefault(o.action.stage, d.rank)
+            if prev != d.rank:
+                raise TraceError(
+                    f"stage {o.action.stage} runs on rank {prev} ({data[prev].file}) and on rank {d.rank} "
+                    f"({d.file}, {o.where}): a stage lives on one rank; are two files from the same rank?"
+                )
+    return placement
+
+
+# ------------------------------------------------------------------- 6. completeness
+def _needed_kinds(per_rank: list[list[Occ]]) -> dict[tuple[int, int], frozenset[str]]:
+    """For every (stage, microbatch) the kinds each step must hold, from all steps together.
+
+    Stages and microbatches run from 0 to the largest seen (:func:`check_numbering` made sure
+    that is not absurd). Each needs an F when the trace has forwards, and a backward when it
+    has backwards: I and W where that (stage, microbatch) shows a split backward anywhere in
+    the trace (a W needs its I, an I its W), or where the whole trace splits them; B otherwise.
+    """
+    union: dict[tuple[int, int], set[str]] = defaultdict(set)
+    for occs in per_rank:
+        for o in occs:
+            union[(o.action.stage, o.action.microbatch)].add(o.action.kind)
+    kinds: set[str] = set().union(*union.values())
+    stages = 1 + max(s for s, _ in union)
+    mbs = 1 + max(mb for _, mb in union)
+    need: dict[tuple[int, int], frozenset[str]] = {}
+    for s in range(stages):
+        for mb in range(mbs):
+            have = union.get((s, mb), set())
+            want = {"F"} & kinds
+            if have & {"I", "W"} or (kinds & {"I", "W"} and not have & {"B"} and "B" not in kinds):
+                want |= {"I", "W"}  # a split backward: a W needs its I, an I its W
+            elif kinds & {"B", "I", "W"}:
+                want.add("B")
+            need[(s, mb)] = frozenset(want)
+    return need
+
+
+def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[list[int], list[str]]:
+    """The steps that hold every action of the pipeline, and a note on the others.
+
+    A step lacks an action when profiling started or stopped inside it, or when an event was
+    lost: such steps are skipped with a note naming what they lack. No complete step at all
+    is a :class:`TraceError` naming the missing actions and their ranks.
+    """
+    need = _needed_kinds(per_rank)
+    n_needed = sum(len(k) for k in need.values())
+    counts: dict[int, int] = defaultdict(int)
+    for occs in per_rank:
+        for o in occs:
+            if o.action.kind in need.get((o.action.stage, o.action.microbatch), ()):
+                counts[o.step] += 1
+    steps = sorted(counts)
+    complete = [st for st in steps if counts[st] == n_needed]
+    incomplete = [st for st in steps if counts[st] != n_needed]
+    lacks = [_lacking(st, per_rank, need) for st in incomplete[:MAX_SHOWN]]
+    if not complete:
+        files = ", ".join(sorted({d.file for d in data})[:MAX_SHOWN])
+        n_stages, n_mbs = 1 + max(s for s, _ in need), 1 + max(mb for _, mb in need)
+        raise TraceError(
+            f"no complete step in {files}: {'; '.join(lacks)}. Every step must hold F and B (or I and W) of every "
+            f"stage and microbatch ({n_stages} stages x {n_mbs} microbatches): was an event lost, renamed or "
+            f"corrupted?"
+        )
+    notes = []
+    if incomplete:
+        notes.append(f"incomplete steps [{shown(incomplete, 10)}] skipped (profiling started or stopped inside them, "
+                     f"or events are missing): {'; '.join(lacks)}")
+    return complete, notes
+
+
+def _lacking(step: int, per_rank: list[list[Occ]], need: dict[tuple[int, int], frozenset[str]]) -> str:
+    """``"step 3 lacks 1B2 (rank 1), ..."``."""
+    have = {o.action for occs in per_rank for o in occs if o.step == step}
+    rank_of = {o.action.stage: r for r, occs in enumerate(per_rank) for o in occs}
+    missing = [Action(s, k, mb) for (s, mb), kinds in sorted(need.items()) for k in sorted(kinds)
+               if Action(s, k, mb) not in have]
+    listed = [f"{a} (rank {rank_of.get(a.stage, '?')})" for a in missing]
+    return f"step {step} lacks {shown(listed, 8)}"
