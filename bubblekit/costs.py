@@ -214,6 +214,10 @@ class ResolvedCosts:
     comm: Number
     w_held: Number
 
+    def duration(self, stage: int, kind: str) -> Number:
+        """How long ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) takes on ``stage``."""
+        return {"F": self.f, "B": self.b, "I": self.i, "W": self.w}[kind][stage]
+
     def scaled_to_integers(self) -> tuple[ResolvedCosts, int]:
         """If every time is an int or Fraction, scale all times to ints; return (costs, scale).
 

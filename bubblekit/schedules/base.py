@@ -10,7 +10,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from functools import partial
+from itertools import chain, repeat
 from operator import itemgetter
 
 from bubblekit.actions import Action, parse_action
@@ -98,6 +99,31 @@ class Schedule:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
         if not self._looks_legal():
             self._explain_problems()
+
+    def check_ranges(self) -> None:
+        """Raise :class:`ScheduleError` unless every action's stage, rank and microbatch exist.
+
+        The part of :meth:`validate` that even a partial schedule (``simulate(...,
+        validate=False)``, e.g. a forward-only factory line) must pass: each action's
+        stage is in ``0..n_stages-1`` and held by the rank that runs it, and its
+        microbatch is in ``0..m-1``. Missing or repeated actions are allowed.
+        """
+        if len(self.orders) != self.p:
+            raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
+        get_stage, get_mb = itemgetter(0), itemgetter(2)
+        for rank, order in enumerate(self.orders):
+            if not order:
+                continue
+            stages, mbs = set(map(get_stage, order)), set(map(get_mb, order))
+            bad_stage = [s for s in stages if not (type(s) is int and 0 <= s < self.n_stages and self.placement[s] == rank)]
+            bad_mb = [i for i in mbs if not (type(i) is int and 0 <= i < self.m)]
+            if bad_stage or bad_mb:
+                a = next(a for a in order if a.stage in bad_stage or a.microbatch in bad_mb)
+                if a.stage in bad_stage and 0 <= a.stage < self.n_stages:
+                    raise ScheduleError(f"rank {rank} has {a}, but stage {a.stage} is on rank {self.placement[a.stage]}")
+                if a.stage in bad_stage:
+                    raise ScheduleError(f"rank {rank} has {a}, but stages are 0..{self.n_stages - 1}")
+                raise ScheduleError(f"rank {rank} has {a}, but microbatches are 0..{self.m - 1}")
 
     def _looks_legal(self) -> bool:
         """Fast check (C-level set and counter passes): True only if the schedule is legal.
@@ -268,6 +294,14 @@ class Schedule:
             f"rank {r}: " + " ".join(str(a) for a in orders[r] if a is not None) for r in sorted(orders)
         )
         return cls.from_text(text, m=m, name=name)
+
+
+_new_action = partial(tuple.__new__, Action)
+
+
+def actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]:
+    """``[Action(stage, kind, i) for i in microbatches]``, built in bulk (generators call it for speed)."""
+    return list(map(_new_action, zip(repeat(stage), repeat(kind), microbatches)))
 
 
 def flatten(orders: Iterable[Iterable[Action]]) -> list[Action]:

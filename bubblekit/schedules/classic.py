@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from bubblekit.actions import Action
-from bubblekit.schedules.base import Schedule, looped_placement
+from bubblekit.schedules.base import Schedule, actions, looped_placement
 
 __all__ = ["gpipe", "one_f_one_b", "interleaved_1f1b", "looped_bfs"]
 
@@ -23,10 +23,7 @@ def gpipe(p: int, m: int) -> Schedule:
     ``rB0 .. rB(m-1)`` (PyTorch's ``ScheduleGPipe`` order), so it holds the activations of
     all ``m`` microbatches at its peak.
     """
-    orders = tuple(
-        tuple(Action(r, "F", i) for i in range(m)) + tuple(Action(r, "B", i) for i in range(m))
-        for r in range(p)
-    )
+    orders = tuple(tuple(actions(r, "F", range(m)) + actions(r, "B", range(m))) for r in range(p))
     return Schedule("gpipe", p, m, tuple(range(p)), orders, source="Huang et al., GPipe (2019)")
 
 
@@ -41,15 +38,9 @@ def one_f_one_b(p: int, m: int) -> Schedule:
     orders = []
     for r in range(p):
         warm = min(p - r, m)
-        order = [Action(r, "F", i) for i in range(warm)]
-        nf, nb = warm, 0
-        while nb < m:
-            order.append(Action(r, "B", nb))
-            nb += 1
-            if nf < m:
-                order.append(Action(r, "F", nf))
-                nf += 1
-        orders.append(tuple(order))
+        forwards, backwards = actions(r, "F", range(m)), actions(r, "B", range(m))
+        steady = [a for pair in zip(backwards, forwards[warm:]) for a in pair]  # B k, F warm+k
+        orders.append(tuple(forwards[:warm] + steady + backwards[m - warm:]))
     return Schedule(
         "1f1b", p, m, tuple(range(p)), tuple(orders),
         source="Narayanan et al., PipeDream-Flush / 1F1B (2021)",
