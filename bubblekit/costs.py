@@ -22,22 +22,35 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
 
-from bubblekit._validate import check_number
+from bubblekit._validate import Number, check_number
+from bubblekit.text import format_number
 
-__all__ = ["Costs", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs"]
+__all__ = ["Costs", "MAX_COST", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs", "format_number"]
 
-Number = Union[int, float, Fraction]
 CostValue = Union[Number, Sequence[Number]]
+
+
+#: The largest time (in its unit) or activation a cost may have. A simulation adds up to
+#: millions of them; far larger floats (1e308) would overflow to inf and the bubble to nan.
+MAX_COST = 1e15
+
+
+def _check_one(name: str, value: Any, positive: bool) -> Number:
+    x = check_number(name, value, minimum=0, allow_equal=not positive)
+    if x > MAX_COST:
+        raise ValueError(
+            f"{name} must be at most {MAX_COST:g} (in its unit), got {value!r}: a simulation adds up many "
+            "such numbers and larger ones overflow (makespan inf, bubble nan); use a larger unit"
+        )
+    return x
 
 
 def _check_cost(name: str, value: Any, *, positive: bool) -> CostValue:
     if isinstance(value, (list, tuple)):
         if not value:
             raise ValueError(f"{name} must be a number or a non-empty sequence of per-stage numbers, got []")
-        return tuple(
-            check_number(f"{name}[{i}]", x, minimum=0, allow_equal=not positive) for i, x in enumerate(value)
-        )
-    return check_number(name, value, minimum=0, allow_equal=not positive)
+        return tuple(_check_one(f"{name}[{i}]", x, positive) for i, x in enumerate(value))
+    return _check_one(name, value, positive)
 
 
 def _combine(x: CostValue, y: CostValue, op: Callable[[Number, Number], Number]) -> CostValue:
@@ -133,7 +146,7 @@ class Costs:
         set_(self, "b", b)
         set_(self, "i", i)
         set_(self, "w", w)
-        set_(self, "comm", check_number("comm", self.comm, minimum=0))
+        set_(self, "comm", _check_one("comm", self.comm, positive=False))
         set_(self, "activation", _check_cost("activation", self.activation, positive=False))
         wh = check_number("w_held", self.w_held, minimum=0)
         if wh > 1:
@@ -182,15 +195,6 @@ class Costs:
             comm=self.comm,
             w_held=self.w_held,
         )
-
-
-def format_number(x: Number) -> str:
-    """``3/2`` for a Fraction, ``2`` for a whole one, 4 significant digits for a float."""
-    if isinstance(x, Fraction):
-        return str(x) if x.denominator != 1 else str(x.numerator)
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return str(x)
 
 
 def _div(x: Number, v: int) -> Number:

@@ -16,9 +16,10 @@ those assumptions.
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 
-from bubblekit._validate import check_fraction_open, check_int
+from bubblekit._validate import check_fraction_open, check_int, check_number
 
 __all__ = [
     "bubble_ratio",
@@ -78,17 +79,37 @@ def bubble_overhead(p: int, m: int, v: int = 1) -> float:
 
 
 def overhead_from_ratio(ratio: float) -> float:
-    """Convert a fraction-of-total ``b`` into Megatron's overhead ``b / (1 - b)``."""
-    if not 0.0 <= ratio < 1.0:
-        raise ValueError(f"ratio must be in [0, 1), got {ratio!r}")
-    return ratio / (1.0 - ratio)
+    """Convert a fraction-of-total ``b`` into Megatron's overhead ``b / (1 - b)``.
+
+    ``ratio`` must be a number in ``[0, 1)``. Used in lesson 03.
+    """
+    r = check_number("ratio", ratio, minimum=0)
+    if not r < 1:
+        raise ValueError(f"ratio must be in [0, 1) (a fraction of the step), got {ratio!r}")
+    return float(r) / (1.0 - float(r))
 
 
 def ratio_from_overhead(overhead: float) -> float:
-    """Convert Megatron's overhead ``o`` into a fraction of total time ``o / (1 + o)``."""
-    if overhead < 0:
-        raise ValueError(f"overhead must be >= 0, got {overhead!r}")
-    return overhead / (1.0 + overhead)
+    """Convert Megatron's overhead ``o`` into a fraction of total time ``o / (1 + o)``.
+
+    ``overhead`` must be a finite number >= 0. Used in lesson 03.
+    """
+    o = float(check_number("overhead", overhead, minimum=0))
+    return o / (1.0 + o)
+
+
+def _exact_target(target: object) -> Fraction:
+    """The target as the number a person wrote: a Fraction exactly, a float as its shortest decimal.
+
+    ``0.3`` means 3/10 (not the nearest binary float), ``Fraction(1, 3)`` means 1/3, and
+    ``numpy.float32(0.7)`` means 0.7 (its own shortest decimal, not 0.699999988...).
+    """
+    if isinstance(target, numbers.Rational):
+        return Fraction(int(target.numerator), int(target.denominator))
+    try:
+        return Fraction(str(target))
+    except ValueError:
+        return Fraction(float(target))  # type: ignore[arg-type]
 
 
 def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAULT_MAX_M) -> int | None:
@@ -106,12 +127,12 @@ def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAUL
         max_m: the search limit; ``None`` is returned when the answer is larger.
     """
     p = check_int("p", p)
-    t = check_fraction_open("target", target)
+    check_fraction_open("target", target)
     v = check_int("v", v)
     max_m = check_int("max_m", max_m)
-    # Read the target as the decimal a person typed (0.3 means 3/10, not the nearest
-    # binary float), so an exact hit such as p = 4, m = 7, b = 3/10 counts as meeting 0.3.
-    tf = Fraction(str(t))
+    # Read the target as the number a person typed (0.3 means 3/10, not the nearest binary
+    # float), so an exact hit such as p = 4, m = 7, b = 3/10 counts as meeting 0.3.
+    tf = _exact_target(target)
     # Smallest integer m with (p-1)/(m v + p - 1) <= t.
     need = (p - 1) * (1 - tf) / (tf * v)
     m = max(1, -(-need.numerator // need.denominator))  # ceil
