@@ -112,14 +112,16 @@ def needs(action: Action, n_stages: int) -> tuple[Event, ...]:
     """
     s, kind, i = action
     if kind == "F":
-        wanted = [Event("activation", s - 1, i)]
+        wanted: tuple[Event, ...] = (Event("activation", s - 1, i),)
     elif kind in ("B", "I"):
-        wanted = [Event("activation", s, i), Event("gradient", s + 1, i)]
+        wanted = (Event("activation", s, i), Event("gradient", s + 1, i))
     elif kind == "W":
-        wanted = [Event("i-done", s, i)]
+        wanted = (Event("i-done", s, i),)
     else:
         raise ValueError(f"unknown action kind {kind!r} in {action}: kinds are {', '.join(KINDS)}")
-    return tuple(e for e in wanted if 0 <= e.stage < n_stages)
+    if 0 < s < n_stages - 1:
+        return wanted
+    return tuple(e for e in wanted if 0 <= e.stage < n_stages)  # the first or the last stage
 
 
 def produces(action: Action) -> tuple[Event, ...]:

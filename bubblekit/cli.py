@@ -142,12 +142,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_schedules(_: argparse.Namespace) -> int:
+    from bubblekit.schedules.registry import describe_chunks
+
     width = max(len(n) for n in REGISTRY)
-    chunks = {"one": "v=1", "many": "v>=2", "two": "v=2 (V)"}
     for spec in REGISTRY.values():
         split = ", split backward (I/W)" if spec.split_backward else ""
         torch = f"; torch: {spec.torch_class}" if spec.torch_class else ""
-        print(f"{spec.name:<{width}}  [{chunks.get(spec.chunks, spec.chunks)}{split}]  {spec.summary}")
+        print(f"{spec.name:<{width}}  [{describe_chunks(spec)}{split}]  {spec.summary}")
+        print(f"{'':<{width}}  {spec.display_name}: {spec.m_rule}; peak {spec.peak_text or '-'} microbatch activations")
         print(f"{'':<{width}}  {spec.paper}{torch}")
     return 0
 

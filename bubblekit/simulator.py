@@ -244,11 +244,10 @@ class SimResult(Timeline):
         latency_ticks: Number,
         engine: str = "fast",
     ) -> None:
-        super().__init__(
-            starts, ends, schedule.orders,
-            unit=costs.unit, ticks_per_unit=ticks_per_unit, t0=0,
-            source=f"simulated {schedule.name}",
-        )
+        # the engines hand over fresh lists, and each rank's ends grow along its order
+        last = max(e[-1] for e in ends if e) if any(ends) else None
+        self._own(starts, ends, schedule.orders, costs.unit, ticks_per_unit, 0, last, False,
+                  f"simulated {schedule.name}")
         self.schedule = schedule
         self.costs = costs
         self.resolved = resolved

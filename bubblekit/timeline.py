@@ -90,19 +90,24 @@ class Timeline:
             raise ValueError("starts, ends and labels must have one list per rank")
         if not starts:
             raise ValueError("a timeline needs at least one rank")
-        self._starts = [list(s) for s in starts]
-        self._ends = [list(e) for e in ends]
-        self._labels = [list(lb) for lb in labels]
+        self._own([list(s) for s in starts], [list(e) for e in ends], [list(lb) for lb in labels],
+                  unit, ticks_per_unit, t0, t1, may_overlap, source)
+
+    def _own(
+        self, starts: list[list[Number]], ends: list[list[Number]], labels: Sequence[Sequence[Action | str]],
+        unit: str, ticks_per_unit: int, t0: Number | None, t1: Number | None, may_overlap: bool, source: str,
+    ) -> None:
+        """Take the lists as they are (no copy): the constructor's second half, used by the simulator."""
+        self._starts, self._ends, self._labels = starts, ends, labels
         self.unit = unit
         self.ticks_per_unit = ticks_per_unit
         self.may_overlap = may_overlap
         self.source = source
         firsts = [s[0] for s in self._starts if s]
-        lasts = [max(e) for e in self._ends if e]
         if not firsts:
             raise ValueError("a timeline needs at least one interval")
         self._t0 = min(firsts) if t0 is None else t0
-        self._t1 = max(lasts) if t1 is None else t1
+        self._t1 = max(max(e) for e in self._ends if e) if t1 is None else t1
 
     # -------------------------------------------------------------- helpers
     def _real(self, ticks: Number) -> Number:
@@ -147,7 +152,7 @@ class Timeline:
                 act = lb if isinstance(lb, Action) else None
                 yield Span(r, self._real(s), self._real(e), act, str(lb))
 
-    def arrays(self, rank: int) -> tuple[list[float], list[float], list[Action | str]]:
+    def arrays(self, rank: int) -> tuple[list[float], list[float], Sequence[Action | str]]:
         """Float starts, ends (in the unit) and labels of one rank: fast access for plotting."""
         k = float(self.ticks_per_unit)
         return (
