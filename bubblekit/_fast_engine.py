@@ -32,9 +32,9 @@ from bubblekit.schedules.base import Schedule
 __all__ = ["run", "FastRun", "compile_rules"]
 
 #: ``plan[stage][kind]``: (duration, first needed key, its latency, second needed key, its
-#: latency, further (key, latency) needs, first made key, second made key, further made
-#: keys); keys at microbatch 0, -1 where there is none (see :func:`compile_rules`).
-Entry = tuple[Number, int, Number, int, Number, tuple[tuple[int, Number], ...], int, int, tuple[int, ...]]
+#: latency, further (key, latency) needs, first made key, further made keys); keys at
+#: microbatch 0, -1 where there is none (see :func:`compile_rules`).
+Entry = tuple[Number, int, Number, int, Number, tuple[tuple[int, Number], ...], int, tuple[int, ...]]
 Plan = list[dict[str, Entry]]
 
 
@@ -87,8 +87,8 @@ def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> Plan
 
     The needed events keep the order of :func:`~bubblekit.actions.needs`, each with the
     hop's latency when its stage sits on another rank; the first two needs and the first
-    two made events are unrolled for speed (every kind today has at most two needs and two
-    made events; any further ones go through the tuples). Every event of an action has the
+    made event are unrolled for speed (every kind today has at most two needs; any further
+    needs and made events go through the tuples). Every event of an action has the
     action's own microbatch (checked), so ``key + microbatch`` is the event of any
     microbatch.
     """
@@ -107,8 +107,7 @@ def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> Plan
             need = [(keys.key(e), ticks.comm if place[e.stage] != place[s] else 0) for e in wanted]
             make = [keys.key(e) for e in made]
             (k1, l1), (k2, l2) = (need + [(-1, 0), (-1, 0)])[:2]
-            m1, m2 = (make + [-1, -1])[:2]
-            row[k] = (ticks.duration(s, k), k1, l1, k2, l2, tuple(need[2:]), m1, m2, tuple(make[2:]))
+            row[k] = (ticks.duration(s, k), k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]))
         plan.append(row)
     return plan
 
@@ -140,7 +139,7 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
         plan_, done_, made_, first, chain, ptr_, push_ = plan, done, made, first_waiting, next_waiting, ptr, push
         t: Number = 0
         for i, (s, k, mb) in enumerate(order):
-            duration, k1, l1, k2, l2, more_needs, m1, m2, more_makes = plan_[s][k]
+            duration, k1, l1, k2, l2, more_needs, m1, more_makes = plan_[s][k]
             if k1 >= 0:  # wait for each needed event, then start after the latest (+ latency)
                 k1 += mb
                 ready = done_[k1]
@@ -183,26 +182,16 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
                     while woken >= 0:
                         push_(woken)
                         woken = chain[woken]
-                if m2 >= 0:  # (the same for the second made event, then any further ones)
-                    m2 += mb
-                    done_[m2] = t
-                    made_[m2] = base + i
-                    woken = first[m2]
+                for key in more_makes:  # the same for any further made event (I's i-done)
+                    key += mb
+                    done_[key] = t
+                    made_[key] = base + i
+                    woken = first[key]
                     if woken >= 0:
-                        first[m2] = -1
+                        first[key] = -1
                         while woken >= 0:
                             push_(woken)
                             woken = chain[woken]
-                    for key in more_makes:
-                        key += mb
-                        done_[key] = t
-                        made_[key] = base + i
-                        woken = first[key]
-                        if woken >= 0:
-                            first[key] = -1
-                            while woken >= 0:
-                                push_(woken)
-                                woken = chain[woken]
             en[i] = t
         ptr[r] = len(order)
 

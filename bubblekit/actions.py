@@ -49,6 +49,8 @@ class Action(NamedTuple):
     """One unit of work: ``kind`` of ``microbatch`` through ``stage``.
 
     ``str(Action(0, "F", 3)) == "0F3"``, PyTorch's ``_Action`` text form.
+
+    Used in lessons 05 and 07.
     """
 
     stage: int

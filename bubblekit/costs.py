@@ -108,6 +108,8 @@ class Costs:
 
     ``Costs(f=1, b=2)`` is the textbook model; ``Costs(f=1, i=1, w=1, comm=0.1)`` splits the
     backward and adds a latency per hop.
+
+    Used in lessons 01, 02, 03, 04, 05, 07, 08, 09 and 10.
     """
 
     f: CostValue = 1
@@ -159,11 +161,11 @@ class Costs:
                 raise ValueError(f"{k} came out negative ({vals!r}): with b given, {k} must not exceed b")
 
     def with_(self, **changes: Any) -> Costs:
-        """A copy with some fields changed (``costs.with_(comm=0.2)``)."""
+        """A copy with some fields changed (``costs.with_(comm=0.2)``). Used in lesson 06."""
         return replace(self, **changes)
 
     def describe(self) -> str:
-        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``."""
+        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``. Used in lessons 01, 04 and 07."""
         def fmt(x: CostValue | None) -> str:
             if isinstance(x, tuple):
                 return "[" + ", ".join(format_number(e) for e in x) + "]"
@@ -262,6 +264,8 @@ def load_h200_layer_costs() -> dict[str, Any]:
 
     Source: one NVIDIA H200, PyTorch 2.11, CUDA 13, bf16, micro-batch 1; median of 20 runs
     (``bubblekit/data/README.md``).
+
+    Used in lessons 05 and 09.
     """
     for path in _DATA_CANDIDATES:
         if path.exists():
@@ -277,6 +281,8 @@ def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: int = 1, co
         seq: sequence length; one of the measured configurations.
         layers_per_rank: transformer layers each rank holds (costs scale linearly).
         comm_ms: latency of one hop in ms (not measured here; 0 by default).
+
+    Used in lessons 05, 07, 09 and 10.
     """
     data = load_h200_layer_costs()
     configs = data["configs"]
@@ -314,6 +320,8 @@ def preset(name: str, **overrides: Any) -> Costs:
 
     Keyword overrides replace fields (``preset("b=2f", comm=0.1)``); for ``h200`` they are
     passed to :func:`h200_costs`.
+
+    Used in lessons 01, 02, 03 and 04.
     """
     if name == "h200":
         return h200_costs(**overrides)

@@ -40,6 +40,8 @@ def bubble_ratio_exact(p: int, m: int, v: int = 1) -> Fraction:
 
     ``v = 1`` is GPipe / 1F1B; ``v >= 2`` is interleaved 1F1B with ``v`` chunks per rank
     (Narayanan et al., 2021). Fraction of total device-time, not Megatron's overhead.
+
+    Used in lessons 03 and 04.
     """
     p = check_int("p", p)
     m = check_int("m", m)
@@ -57,12 +59,17 @@ def bubble_ratio(p: int, m: int, v: int = 1) -> float:
 
     Unlike the source article's demo, ``v`` must be a whole number >= 1: the article's
     ``if v <= 1`` silently accepted ``v = 0`` or ``v = -3``.
+
+    Used in lessons 00, 03, 05, 06, 08, 09 and 10.
     """
     return float(bubble_ratio_exact(p, m, v))
 
 
 def utilization(p: int, m: int, v: int = 1) -> float:
-    """Fraction of device-time doing useful work: ``1 - bubble_ratio = m*v / (m*v + p - 1)``."""
+    """Fraction of device-time doing useful work: ``1 - bubble_ratio = m*v / (m*v + p - 1)``.
+
+    Used in lesson 03.
+    """
     return float(1 - bubble_ratio_exact(p, m, v))
 
 
@@ -71,6 +78,8 @@ def bubble_overhead(p: int, m: int, v: int = 1) -> float:
 
     This is *not* a fraction of the step: with p = 8, m = 4 it is 1.75 (175 %),
     while :func:`bubble_ratio` is 0.636.
+
+    Used in lessons 00, 03, 05 and 09.
     """
     p = check_int("p", p)
     m = check_int("m", m)
@@ -81,7 +90,9 @@ def bubble_overhead(p: int, m: int, v: int = 1) -> float:
 def overhead_from_ratio(ratio: float) -> float:
     """Convert a fraction-of-total ``b`` into Megatron's overhead ``b / (1 - b)``.
 
-    ``ratio`` must be a number in ``[0, 1)``. Used in lesson 03.
+    ``ratio`` must be a number in ``[0, 1)``.
+
+    Used in lessons 03 and 06.
     """
     r = check_number("ratio", ratio, minimum=0)
     if not r < 1:
@@ -92,7 +103,9 @@ def overhead_from_ratio(ratio: float) -> float:
 def ratio_from_overhead(overhead: float) -> float:
     """Convert Megatron's overhead ``o`` into a fraction of total time ``o / (1 + o)``.
 
-    ``overhead`` must be a finite number >= 0. Used in lesson 03.
+    ``overhead`` must be a finite number >= 0.
+
+    Used in lesson 03.
     """
     o = float(check_number("overhead", overhead, minimum=0))
     return o / (1.0 + o)
@@ -125,6 +138,8 @@ def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAUL
         target: largest acceptable bubble fraction, strictly between 0 and 1.
         v: chunks per rank (interleaved), int >= 1.
         max_m: the search limit; ``None`` is returned when the answer is larger.
+
+    Used in lessons 01, 03, 05, 06 and 10.
     """
     p = check_int("p", p)
     check_fraction_open("target", target)

@@ -49,7 +49,10 @@ ENGINES: tuple[str, ...] = ("fast", "readable")
 
 
 class DeadlockError(ScheduleError):
-    """The schedule's dependencies can never all be met: some ranks wait forever."""
+    """The schedule's dependencies can never all be met: some ranks wait forever.
+
+    Used in lessons 01, 02 and 04.
+    """
 
 
 # ============================================================== the readable engine
@@ -353,8 +356,7 @@ def simulate(
     """Run ``schedule`` under ``costs`` (default ``Costs()``: F = 1, B = 2 slots, no latency).
 
     Returns a :class:`SimResult` with makespan, bubble ratio and overhead, per-rank busy and
-    idle intervals, memory curves, the critical path and Chrome-trace export. Used in
-    every lesson from 01 on.
+    idle intervals, memory curves, the critical path and Chrome-trace export.
 
     Args:
         schedule: what each rank runs, in order (:func:`bubblekit.schedule`, or
@@ -371,6 +373,8 @@ def simulate(
         ScheduleError: a missing, duplicate or misplaced action (when ``validate``), or an
             action outside the schedule's stages and microbatches (always).
         DeadlockError: dependencies that can never be met.
+
+    Used in every lesson.
     """
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a bubblekit Schedule, got {type(schedule).__name__}")

@@ -145,7 +145,10 @@ class Timeline:
         return (check_int("rank", rank, minimum=0, maximum=self.p - 1),)
 
     def spans(self, rank: int | None = None) -> Iterator[Span]:
-        """Busy intervals (of one rank, or all ranks rank by rank), in the timeline's unit."""
+        """Busy intervals (of one rank, or all ranks rank by rank), in the timeline's unit.
+
+        Used in lessons 02, 06, 09 and 10.
+        """
         ranks = self._ranks(rank)
         for r in ranks:
             for s, e, lb in zip(self._starts[r], self._ends[r], self._labels[r]):
@@ -250,8 +253,9 @@ class Timeline:
         """Idle gaps (of one rank, or of all ranks) inside the step window, in the timeline's unit.
 
         Each gap names the interval that ended it (``before``): what the rank was waiting
-        to run. Gaps shorter than ``min_duration`` (in the unit) are dropped. Used in
-        lessons 02 and 06.
+        to run. Gaps shorter than ``min_duration`` (in the unit) are dropped.
+
+        Used in lessons 02, 03, 04 and 06.
         """
         ranks = self._ranks(rank)
         check_number("min_duration", min_duration, minimum=0)
@@ -271,13 +275,16 @@ class Timeline:
         return out
 
     def largest_gaps(self, n: int = 5) -> list[Gap]:
-        """The ``n`` longest idle gaps over all ranks, longest first (``n``: an int >= 0). Used in lesson 06."""
+        """The ``n`` longest idle gaps over all ranks, longest first (``n``: an int >= 0).
+
+        Used in lessons 01 and 10.
+        """
         n = check_int("n", n, minimum=0)
         return sorted(self.idle_intervals(), key=lambda g: g.duration, reverse=True)[:n]
 
     # ------------------------------------------------- phases and partial windows
     def phases(self) -> dict[str, tuple[float, float]]:
-        """Fill, steady and drain windows, in the timeline's unit (floats). Used in lesson 02.
+        """Fill, steady and drain windows, in the timeline's unit (floats); plots mark them.
 
         Definitions (they hold for any timeline, simulated or measured):
 
@@ -337,7 +344,9 @@ class Timeline:
         ``cost`` is the largest *per-rank* span (its last end minus its own first start),
         ``ideal`` the largest per-rank busy time (``m (T_F + T_B + T_W)`` for equal stages);
         Qi et al. 2024, §5.3. Unlike :attr:`bubble_ratio` it ignores the idle time before a
-        rank's first action and after its last one. Used in lessons 07 and 09.
+        rank's first action and after its last one.
+
+        Used in lessons 07, 09 and 10.
         """
         cost = max(e - s for s, e in self.stage_spans)
         ideal = max(float(b) for b in self.busy)
@@ -355,11 +364,17 @@ class Timeline:
 
     @property
     def max_rank_bubble_time(self) -> float:
-        """Largest idle time of one rank between its own first start and last end (time unit)."""
+        """Largest idle time of one rank between its own first start and last end (time unit).
+
+        Used in lessons 07 and 10.
+        """
         return max((e - s) - float(b) for (s, e), b in zip(self.stage_spans, self.busy))
 
     def summary(self) -> dict[str, Any]:
-        """Plain-Python metrics for printing: makespan, bubble ratio and overhead, per-rank numbers."""
+        """Plain-Python metrics for printing: makespan, bubble ratio and overhead, per-rank numbers.
+
+        Used in lesson 06.
+        """
         return {
             "ranks": self.p,
             "makespan": self.makespan,

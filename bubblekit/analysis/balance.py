@@ -366,6 +366,8 @@ class Partition:
             comm: latency of one hop between ranks, in ``unit``.
             unit: the time unit of the layer costs (``"ms"`` for the measured presets).
             name: label for plots; default says how the partition was chosen.
+
+        Used in lesson 05.
         """
         if self.layers is None:
             raise ValueError(
@@ -418,6 +420,8 @@ def partition(layers: Sequence[Any], p: int, *, method: str = "auto") -> Partiti
     Example:
         >>> partition([1, 2, 3, 4], 2).boundaries
         (0, 3, 4)
+
+    Used in lessons 05 and 10.
     """
     weights, objs = _weights(layers)
     k = _check_stages(p, len(weights))
@@ -435,6 +439,8 @@ def even_partition(layers: Sequence[Any], p: int) -> Partition:
 
     The first ``n mod p`` stages get one extra layer (``n = len(layers)``), like
     Megatron-LM's default of equal layers per stage.
+
+    Used in lesson 05.
     """
     weights, objs = _weights(layers)
     k = _check_stages(p, len(weights))
@@ -460,6 +466,8 @@ def measured_layers(
         pieces: ``True`` lists attention and MLP blocks separately
             (``L0.attn, L0.mlp, L1.attn, ...``, ``2 * n_layers`` items) so a stage may end
             between them; ``False`` lists whole layers.
+
+    Used in lesson 05.
     """
     n_layers = check_int("n_layers", n_layers)
     data = load_h200_layer_costs()

@@ -130,7 +130,7 @@ class CalibrationReport:
     pickup_shares: dict[tuple[int, str], float] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """A few lines of text: durations per stage and kind, overhead, latency."""
+        """A few lines of text: durations per stage and kind, overhead, latency. Used in lesson 06."""
         u = self.unit
         lines = [f"calibration ({u}):"]
         for (s, k), st in sorted(self.durations.items()):
@@ -263,6 +263,8 @@ def calibrate(
     ``overhead`` and the ``pickup``. The costs leave the pickup out (they stay usable for
     other schedules and m); :func:`calibrated_simulation` adds the per-stage pickups of
     ``report.pickup_shares`` for the measured run.
+
+    Used in lesson 06.
     """
     if not isinstance(timeline, Timeline):
         raise TypeError(f"timeline must be a bubblekit Timeline, got {type(timeline).__name__}")
@@ -567,13 +569,13 @@ class Comparison:
         raise KeyError(key)  # pragma: no cover
 
     def as_dict(self) -> dict[str, Any]:
-        """``{key: bubble_ratio}`` plus ``order_matches``, for tests and notebooks."""
+        """``{key: bubble_ratio}`` plus ``order_matches``, for tests and notebooks. Used in lesson 06."""
         out: dict[str, Any] = {row.key: row.bubble_ratio for row in self.rows}
         out["order_matches"] = self.order_matches
         return out
 
     def table(self) -> str:
-        """A fixed-width text table, one row per model, bubble ratio as the article's b."""
+        """A fixed-width text table, one row per model, bubble ratio as the article's b. Used in lesson 06."""
         w = max(len(r.label) for r in self.rows)
         lines = [f"{'model':<{w}}  bubble_ratio  makespan ({self.unit})  what it adds"]
         for _, label, value, span, why in self.rows:
@@ -629,6 +631,8 @@ def compare_measured(
     ``1F 3.254`` ms before every forward of stage 1); with durations and gaps drawn from the measured ones
     (jitter, stragglers: a statistical model); a replay with each action's own duration
     (this step's actual stragglers); the measurement.
+
+    Used in lesson 06.
     """
     obs = _Obs(timeline)
     executed = tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)

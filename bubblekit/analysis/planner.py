@@ -69,7 +69,10 @@ _EPS = 1e-9
 # ----------------------------------------------------------------------------- hops
 def hops_per_step(sched: Schedule) -> int:
     """``sched.hops_per_step``: cross-rank messages per step (see
-    :attr:`bubblekit.Schedule.hops_per_step`). Used in lessons 05, 06, 07 and 09."""
+    :attr:`bubblekit.Schedule.hops_per_step`).
+
+    Used in lessons 05, 06, 07, 09 and 10.
+    """
     if not isinstance(sched, Schedule):
         raise TypeError(f"sched must be a bubblekit Schedule, got {type(sched).__name__}")
     return sched.hops_per_step
@@ -88,6 +91,8 @@ def with_recompute(costs: Costs, *, activation: Number, extra_backward: Number |
 
     The split backward (``i``, ``w``) is not kept: recomputation happens before the input
     gradient, so ``i`` grows by the extra time and ``w`` stays.
+
+    Used in lesson 05.
     """
     if not isinstance(costs, Costs):
         raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
@@ -124,6 +129,8 @@ def load_h200_recompute_costs() -> dict[str, Any]:
     Source: one NVIDIA H200, PyTorch 2.11 (CUDA 13), bf16, micro-batch 1, a stage of 4
     GPT layers, ``torch.utils.checkpoint`` (non-reentrant) around every layer
     (``bubblekit/data/README.md``).
+
+    Used in lesson 05.
     """
     if not _RECOMPUTE_DATA.exists():
         raise FileNotFoundError("bubblekit/data/h200_recompute_costs.json is missing from the installation")
@@ -145,6 +152,8 @@ def h200_recompute_costs(hidden: int = 4096, seq: int = 4096, *, comm_ms: Number
     Args:
         hidden, seq: a measured configuration: (2048, 2048), (4096, 4096) or (8192, 4096).
         comm_ms: latency of one hop between ranks, ms (not measured; 0 by default).
+
+    Used in lessons 05, 06, 09 and 10.
     """
     data = load_h200_recompute_costs()
     match = next((c for c in data["configs"] if c["hidden"] == hidden and c["seq"] == seq), None)
@@ -397,6 +406,8 @@ def plan(
     Raises:
         TypeError / ValueError naming the parameter for bad input (unknown schedule, empty
         ``ms``, both budgets, a byte budget without a byte size, ...).
+
+    Used in lesson 05.
     """
     p = check_int("p", p)
     if costs is None:

@@ -557,6 +557,8 @@ def search_schedule(
     Returns the best :class:`Schedule` found (name ``"searched"``); ``notes`` say which
     method and rule produced it. Ties are broken by the lower peak memory, then by the
     order in which candidates are tried, so the result is deterministic.
+
+    Used in lesson 07.
     """
     if method not in ("auto", "greedy", "exhaustive"):
         raise ValueError(f"method must be 'auto', 'greedy' or 'exhaustive', got {method!r}")

@@ -208,7 +208,10 @@ def _timeline(result: Timeline) -> Timeline:
 
 def stage_span_bubble_rate(result: Timeline) -> float:
     """``result.stage_span_bubble_rate``: the zero-bubble paper's bubble rate (see
-    :attr:`bubblekit.Timeline.stage_span_bubble_rate`). Used in lessons 07 and 09."""
+    :attr:`bubblekit.Timeline.stage_span_bubble_rate`).
+
+    Used in lessons 07, 09 and 10.
+    """
     return _timeline(result).stage_span_bubble_rate
 
 
@@ -218,7 +221,10 @@ def stage_span_overhead(result: Timeline) -> float:
 
 
 def max_rank_bubble_time(result: Timeline) -> float:
-    """``result.max_rank_bubble_time`` (see :attr:`bubblekit.Timeline.max_rank_bubble_time`)."""
+    """``result.max_rank_bubble_time`` (see :attr:`bubblekit.Timeline.max_rank_bubble_time`).
+
+    Used in lessons 07 and 10.
+    """
     return _timeline(result).max_rank_bubble_time
 
 

@@ -632,6 +632,8 @@ def pipeline_explorer(
 
     Display the result in a notebook cell; drive it from code with
     ``ex.controls["m"].value = 16`` and read ``ex.result`` / ``ex.readouts``.
+
+    Used in lessons 01, 02, 03, 04, 05 and 07 and the classroom app.
     """
     return PipelineExplorer(schedule, p, m, v, preset, compare)
 
@@ -889,5 +891,7 @@ def schedule_builder(p: int = 2, m: int = 4, text: str | None = None) -> Schedul
         m: microbatches the schedule must cover, 1..16.
         text: initial orders, one line per rank (``rank 0: 0F0 0F1 0B0 0B1``); default the
             GPipe template for ``p``, ``m``.
+
+    Used in the classroom app (apps/explorer.ipynb).
     """
     return ScheduleBuilder(p, m, text)

@@ -104,6 +104,8 @@ def use_course_style(*, font_size: float = 12.0) -> None:
     "Noto Sans CJK SC" or "... JP"), then DejaVu Sans; matplotlib falls back glyph by
     glyph, so Chinese labels and Latin text both render. A missing CJK font is skipped
     silently (no warning).
+
+    Used in lessons 01, 02, 03, 04, 05, 06, 07, 08, 09 and 10.
     """
     installed = {f.name for f in font_manager.fontManager.ttflist}
     family = [name for name in _CJK_FONTS if name in installed][:1] + ["DejaVu Sans"]
@@ -332,6 +334,21 @@ def _new_figure(width: float, heights: Sequence[float]) -> Figure:
     return Figure(figsize=(width, sum(heights)), layout="constrained")
 
 
+def _panels(
+    ax: Axes | Sequence[Axes] | None, width: float, heights: list[float], what: str, **subplots_kw: Any
+) -> tuple[Figure, list[Axes]]:
+    """One panel per height, stacked in a new figure of ``width`` inches, or the Axes given
+    (one per panel; ``what`` names the panels in the error when the counts differ)."""
+    if ax is None:
+        fig = _new_figure(width, heights)
+        got = fig.subplots(len(heights), 1, squeeze=False, **subplots_kw)
+        return fig, list(got[:, 0])
+    axes = [ax] if isinstance(ax, Axes) else list(ax)
+    if len(axes) != len(heights):
+        raise ValueError(f"ax has {len(axes)} Axes but there are {len(heights)} {what}")
+    return cast(Figure, axes[0].get_figure()), axes
+
+
 def _panel_height(p: int) -> float:
     return float(min(max(0.42 * p + 1.3, 2.2), 7.5))
 
@@ -372,6 +389,8 @@ def plot_pipeline(
         unit_label: x-axis label; default from the timeline's unit, e.g. "time (slots)".
 
     Returns the Figure (not registered with pyplot).
+
+    Used in every lesson but 08.
     """
     tls = _as_list(result_or_results)
     _check_choice("color_by", color_by, ("microbatch", "kind"))
@@ -390,17 +409,8 @@ def plot_pipeline(
         if flag and not all(isinstance(t, SimResult) for t in tls):
             raise TypeError(f"{name}=True needs simulated results (bk.simulate(...)), not a measured Timeline")
     same_unit = len({t.unit for t in tls}) == 1
-    axes: list[Axes]
-    if ax is None:
-        heights = [_panel_height(t.p) + (0.25 if phases else 0.0) for t in tls]
-        fig = _new_figure(12.0, heights)
-        got = fig.subplots(len(tls), 1, sharex=same_unit, height_ratios=heights, squeeze=False)
-        axes = list(got[:, 0])
-    else:
-        axes = [ax] if isinstance(ax, Axes) else list(ax)
-        if len(axes) != len(tls):
-            raise ValueError(f"ax has {len(axes)} Axes but there are {len(tls)} timelines")
-        fig = axes[0].get_figure()  # type: ignore[assignment]
+    heights = [_panel_height(t.p) + (0.25 if phases else 0.0) for t in tls]
+    fig, axes = _panels(ax, 12.0, heights, "timelines", sharex=same_unit, height_ratios=heights)
     if suptitle:
         fig.suptitle(suptitle)
     engine = fig.get_layout_engine()
@@ -663,6 +673,8 @@ def plot_memory(
 
     Memory is in microbatch activations (1.0 = what one microbatch leaves on a rank that
     holds its whole share of the model, see :mod:`bubblekit.costs`).
+
+    Used in lesson 04.
     """
     res = _as_list(result_or_results)
     for r in res:
@@ -671,17 +683,7 @@ def plot_memory(
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
         raise ValueError(f"cap must be a positive number of microbatch activations, got {cap!r}")
     same_unit = len({r.unit for r in res}) == 1
-    axes: list[Axes]
-    if ax is None:
-        heights = [3.4] * len(res)
-        fig = _new_figure(11.0, heights)
-        got = fig.subplots(len(res), 1, sharex=same_unit, sharey=True, squeeze=False)
-        axes = list(got[:, 0])
-    else:
-        axes = [ax] if isinstance(ax, Axes) else list(ax)
-        if len(axes) != len(res):
-            raise ValueError(f"ax has {len(axes)} Axes but there are {len(res)} results")
-        fig = axes[0].get_figure()  # type: ignore[assignment]
+    fig, axes = _panels(ax, 11.0, [3.4] * len(res), "results", sharex=same_unit, sharey=True)
     for k, (r, a) in enumerate(zip(res, axes)):
         sel = list(range(r.p)) if ranks is None else list(ranks)
         for q in sel:
@@ -755,8 +757,6 @@ def plot_sweep(
 ) -> Figure:
     """Bubble ratio against the number of microbatches: simulated points over closed forms.
 
-    Used in lessons 03 and 05.
-
     Args:
         schedule_names: registered schedule names (``"gpipe"``, ``"1f1b"``, ``"interleaved"``...).
         p: ranks, int >= 1.
@@ -769,6 +769,8 @@ def plot_sweep(
     Points are ``bk.simulate(...).bubble_ratio`` (idle / (p x makespan)); lines are
     ``bk.bubble_ratio(p, m, v)`` for each v used. An ``m`` a schedule refuses (PyTorch's
     interleaving rule) is skipped and listed under the plot, never silently dropped.
+
+    Used in lessons 03 and 05.
     """
     entries, m_list, vs, costs = _sweep_arguments(schedule_names, p, ms, v, costs)
     if ax is None:
@@ -949,7 +951,10 @@ def animate_pipeline(
 def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
     """The animation as self-contained HTML + JavaScript (``to_jshtml``): plays in a notebook
     (``IPython.display.HTML(...)``) with no kernel round-trip per frame. ``kw`` go to
-    :func:`animate_pipeline`."""
+    :func:`animate_pipeline`.
+
+    Used in lesson 01.
+    """
     # Frames are saved at the figure's own dpi (not the course style's savefig.dpi) and as
     # JPEG, which keeps a 40-frame animation near 1.5 MB instead of 5 MB in a notebook.
     with matplotlib.rc_context({"savefig.dpi": "figure", "animation.frame_format": "jpeg"}):

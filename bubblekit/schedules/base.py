@@ -84,6 +84,8 @@ class Schedule:
             is the number of stages (``p * v``).
         orders: ``orders[r]`` is rank ``r``'s actions in execution order.
         source: where the schedule comes from (paper, repository).
+
+    Used in lessons 01, 02, 03, 04, 05, 07 and 10.
     """
 
     name: str
@@ -122,14 +124,16 @@ class Schedule:
         Every stage boundary whose two stages sit on different ranks carries one activation
         per microbatch forward and one gradient backward: ``2 * m * crossings``. With the
         looped placement of interleaved 1F1B that is ``2 * m * (p * v - 1)`` for ``p >= 2``;
-        with ``v = 1``, ``2 * m * (p - 1)``. Used in lessons 04, 05, 07 and 09.
+        with ``v = 1``, ``2 * m * (p - 1)``.
+
+        Used in lessons 05, 06, 07, 09 and 10.
         """
         pl = self.placement
         crossings = sum(1 for s in range(len(pl) - 1) if pl[s] != pl[s + 1])
         return 2 * self.m * crossings
 
     def stages_of(self, rank: int) -> tuple[int, ...]:
-        """Stages held by ``rank``, in model order."""
+        """Stages held by ``rank``, in model order. Used in lessons 07 and 10."""
         return tuple(s for s, r in enumerate(self.placement) if r == rank)
 
     # ---------------------------------------------------------------- checks
@@ -259,7 +263,10 @@ class Schedule:
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
-        """One line per rank: ``rank 0: 0F0 0F1 0B0 ...``; :meth:`from_text` reads it back."""
+        """One line per rank: ``rank 0: 0F0 0F1 0B0 ...``; :meth:`from_text` reads it back.
+
+        Used in lessons 00, 01, 04, 05 and 07.
+        """
         return "\n".join(
             f"rank {r}: " + " ".join(str(a) for a in order) for r, order in enumerate(self.orders)
         )
@@ -285,7 +292,9 @@ class Schedule:
         from which rank holds each stage unless given (a sequence of rank numbers, one per
         stage); ``m`` is inferred as the largest microbatch + 1 unless given. A step of more
         than ``max_actions`` actions (``2 x stages x m`` at least) is refused before anything
-        is built; pass ``None`` to lift the limit. Used in lessons 01, 02 and 04.
+        is built; pass ``None`` to lift the limit.
+
+        Used in lessons 01, 02, 03, 04, 05, 07 and 10.
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")

@@ -193,8 +193,6 @@ def legal_ms(name: str, p: int, v: int | None = None, *, up_to: int = 64) -> lis
 def schedule(name: str, p: int, m: int, v: int | None = None, *, max_actions: int | None = MAX_ACTIONS) -> Schedule:
     """Build the registered schedule ``name`` for ``p`` ranks and ``m`` microbatches.
 
-    Used in every lesson.
-
     Args:
         name: one of :func:`names` (``"gpipe"``, ``"1f1b"``, ``"interleaved"``, ...); aliases
             and display names are accepted (``"naive"`` for GPipe, the source article's word).
@@ -210,6 +208,8 @@ def schedule(name: str, p: int, m: int, v: int | None = None, *, max_actions: in
     Raises ``ValueError`` with the close names for an unknown ``name``, and a
     ``TypeError``/``ValueError`` naming the parameter and the rule for a bad ``p``, ``m``
     or ``v``, or a schedule larger than ``max_actions``.
+
+    Used in every lesson.
     """
     entry = spec(name)
     vv = entry.check(p, m, v)
