@@ -448,7 +448,7 @@ def plan(
     total = sum(_actions_of(name, p, m, v) for name, v, m, _, _ in configs)
     check_size(f"plan(p={p}, ms={list(ms_t)}) over {len(configs)} configurations", total, max_actions,
                instead="give fewer ms, schedules or vs", at_once=False)
-    step = reporter(progress, "plan", len(configs), total * 1e-6)
+    step = reporter(progress, "plan", len(configs), total * 2e-6)
     out: list[Candidate] = []
     for k, (name, v, m, rc, c) in enumerate(configs, 1):
         out.append(evaluate(name, p, m, v, costs=c, recompute=rc, memory_budget=budget,

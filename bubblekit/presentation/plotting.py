@@ -41,6 +41,7 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.path import Path as MplPath
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from bubblekit._progress import Progress, reporter
 from bubblekit._validate import check_int
 from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
@@ -754,6 +755,7 @@ def plot_sweep(
     v: int | Sequence[int] = 1,
     costs: Costs | None = None,
     ax: Axes | None = None,
+    progress: Progress = None,
 ) -> Figure:
     """Bubble ratio against the number of microbatches: simulated points over closed forms.
 
@@ -765,6 +767,8 @@ def plot_sweep(
             schedules always use v = 1 and V-shape schedules v = 2.
         costs: the cost model for the simulation (default ``Costs()``: F = 1, B = 2 slots).
         ax: an Axes to draw into.
+        progress: ``None`` reports progress on standard error for sweeps estimated to take
+            more than a few seconds; ``True``/``False`` always/never; or a function of one line.
 
     Points are ``bk.simulate(...).bubble_ratio`` (idle / (p x makespan)); lines are
     ``bk.bubble_ratio(p, m, v)`` for each v used. An ``m`` a schedule refuses (PyTorch's
@@ -781,15 +785,16 @@ def plot_sweep(
     assert fig is not None
     skipped: list[str] = []
     used_v: list[int] = []
-    series = 0
-    for entry in entries:
-        v_use = [1] if entry.chunks == "one" else [2] if entry.chunks == "two" else [x for x in vs if x >= 2] or [2]
-        for vv in v_use:
-            xs, ys = _simulated_points(entry, p, m_list, vv, costs, skipped)
-            if vv not in used_v:
-                used_v.append(vv)
-            _draw_points(ax, entry, vv, xs, ys, series)
-            series += 1
+    runs = [(entry, vv) for entry in entries
+            for vv in ([1] if entry.chunks == "one" else [2] if entry.chunks == "two" else [x for x in vs if x >= 2] or [2])]
+    total = sum(e.n_actions(p, m, vv) for e, vv in runs for m in m_list)
+    step = reporter(progress, "plot_sweep", len(runs), total * 2e-6)
+    for series, (entry, vv) in enumerate(runs):
+        xs, ys = _simulated_points(entry, p, m_list, vv, costs, skipped)
+        if vv not in used_v:
+            used_v.append(vv)
+        _draw_points(ax, entry, vv, xs, ys, series)
+        step(series + 1)
     _draw_closed_forms(ax, p, m_list, sorted(used_v))
     _style_sweep_axes(ax, p, m_list, costs)
     if skipped:

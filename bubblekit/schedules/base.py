@@ -20,12 +20,12 @@ from bubblekit.actions import KINDS, Action, parse_action
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
 
 #: The largest schedule bubblekit builds or reads unless asked (``max_actions=None``).
-#: Simulating costs about 1 µs and 250 bytes per action (``benchmarks/bench_core.py``), so
-#: this many take a few seconds and about half a gigabyte.
+#: Building, simulating and measuring costs about 2 µs and 250 bytes per action
+#: (``benchmarks/bench_core.py``), so this many take a few seconds and about half a gigabyte.
 MAX_ACTIONS = 2_000_000
 
 #: Simulation cost per action, for the estimates in size errors.
-_SECONDS_PER_ACTION, _BYTES_PER_ACTION = 1e-6, 250
+_SECONDS_PER_ACTION, _BYTES_PER_ACTION = 2e-6, 250
 
 
 class ScheduleError(ValueError):
@@ -47,7 +47,7 @@ def check_size(what: str, n_actions: int, max_actions: int | None, *, instead: s
     if n_actions <= max_actions:
         return
     if not cost:
-        cost = (f"simulating takes about 1 µs and {_BYTES_PER_ACTION} bytes per action: here "
+        cost = (f"simulating takes about {_SECONDS_PER_ACTION * 1e6:g} µs and {_BYTES_PER_ACTION} bytes per action: here "
                 f"~{n_actions * _SECONDS_PER_ACTION:,.0f} s")
         if at_once:
             cost += f" and ~{n_actions * _BYTES_PER_ACTION / 1e9:,.1f} GB"
