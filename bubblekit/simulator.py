@@ -1,6 +1,6 @@
 """Event simulation of a schedule under a cost model: the engine, written to be read.
 
-The whole semantics (lesson 02 walks through it):
+The whole semantics (lessons 02 and 04 explain it):
 
 1. Each rank runs its actions one at a time, in the order the schedule gives.
 2. An action waits for the events it needs (:func:`bubblekit.actions.needs`: the previous
@@ -120,7 +120,13 @@ def run_orders(
 
     Raises :class:`DeadlockError` when some ranks can never go on.
     """
+    if missing_inputs not in ("wait", "given"):
+        raise ValueError(f"missing_inputs must be 'wait' or 'given', got {missing_inputs!r}")
     made_somewhere = {e for order in orders for a in order for e in produces(a)}
+
+    def waits_for(action: Action) -> list[Event]:
+        return [e for e in needs(action, n_stages) if missing_inputs == "wait" or e in made_somewhere]
+
     done: dict[Event, tuple[int, int]] = {}  # event -> (rank, index) of the action that made it
     nxt = [0] * len(orders)  # next action of each rank
     starts: list[list[Number]] = [[] for _ in orders]
@@ -131,7 +137,7 @@ def run_orders(
         for r, order in enumerate(orders):
             while nxt[r] < len(order):
                 action = order[nxt[r]]
-                wanted = [e for e in needs(action, n_stages) if missing_inputs == "wait" or e in made_somewhere]
+                wanted = waits_for(action)
                 if any(e not in done for e in wanted):
                     break  # rank r waits until another rank makes what it needs
                 arrivals = [Arrival(e, *done[e], ends[done[e][0]][done[e][1]]) for e in wanted]
@@ -146,7 +152,7 @@ def run_orders(
     stuck = {}
     for r, order in enumerate(orders):
         if nxt[r] < len(order):
-            waited = next(e for e in needs(order[nxt[r]], n_stages) if e not in done)
+            waited = next(e for e in waits_for(order[nxt[r]]) if e not in done)
             stuck[r] = (nxt[r], waited)
     if stuck:
         raise DeadlockError(explain_deadlock(orders, stuck, placement))
