@@ -2,7 +2,9 @@
 
 The package has four layers; each imports only the layers above it::
 
-    core            actions, schedules/, costs, simulator, timeline, formulas, symbolic
+    core            actions (the dependency and memory rules), schedules/ (generators and
+                    the registry), costs, simulator (the readable engine; _fast_engine is
+                    the tuned one), timeline, formulas, symbolic, text
                     (pure Python: no matplotlib, widgets or torch)
     analysis/       traces, calibrate, planner, search, balance
     presentation/   plotting, explorers, classroom (matplotlib, ipywidgets, Voila)
@@ -15,6 +17,7 @@ The core is this namespace::
     s = bk.schedule("1f1b", p=4, m=8)
     r = bk.simulate(s, bk.Costs(f=1, b=2))
     r.makespan, r.bubble_ratio, r.bubble_overhead, r.peak_activations
+    bk.needs(bk.Action(1, "B", 0), 4)       # the dependency rule: what 1B0 waits for
 
 The other modules load on first use under short names, so ``import bubblekit`` stays
 light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.checks``, ...
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bubblekit.actions import KINDS, Action, parse_action
+from bubblekit.actions import KINDS, Action, Event, inputs, memory_delta, needs, parse_action, produces
 from bubblekit.costs import PRESETS, Costs, h200_costs, preset
 from bubblekit.formulas import (
     bubble_overhead,
@@ -37,19 +40,32 @@ from bubblekit.formulas import (
     ratio_from_overhead,
     utilization,
 )
-from bubblekit.schedules import REGISTRY, Schedule, ScheduleError, ScheduleSpec, names, register, schedule
-from bubblekit.simulator import DeadlockError, SimResult, simulate
+from bubblekit.schedules import (
+    MAX_ACTIONS,
+    REGISTRY,
+    Schedule,
+    ScheduleError,
+    ScheduleSpec,
+    display_name,
+    legal_ms,
+    names,
+    register,
+    schedule,
+    spec,
+)
+from bubblekit.simulator import DeadlockError, SimResult, simulate, simulate_readable
 from bubblekit.timeline import Gap, Span, Timeline
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "KINDS", "parse_action",
+    "Action", "KINDS", "parse_action", "Event", "needs", "produces", "inputs", "memory_delta",
     "Costs", "PRESETS", "preset", "h200_costs",
     "bubble_ratio", "bubble_ratio_exact", "utilization", "bubble_overhead", "min_micro_batch",
     "overhead_from_ratio", "ratio_from_overhead",
     "Schedule", "ScheduleError", "ScheduleSpec", "schedule", "names", "register", "REGISTRY",
-    "simulate", "SimResult", "DeadlockError",
+    "spec", "display_name", "legal_ms", "MAX_ACTIONS",
+    "simulate", "simulate_readable", "SimResult", "DeadlockError",
     "Timeline", "Span", "Gap",
     "__version__",
 ]

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import numbers
 from fractions import Fraction
-from typing import Any
+from typing import Any, Union
 
-__all__ = ["check_int", "check_number", "check_fraction_open"]
+__all__ = ["Number", "check_int", "check_number", "check_fraction_open"]
+
+#: The numbers bubblekit computes with: ints and Fractions stay exact, floats are measured values.
+Number = Union[int, float, Fraction]
 
 
 def check_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int:

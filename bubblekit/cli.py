@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from bubblekit import __version__
-from bubblekit import schedules as _schedules
 from bubblekit.costs import PRESETS
 from bubblekit.schedules import REGISTRY
+from bubblekit.text import plural
 
-__all__ = ["main", "build_parser", "MAX_CLI_ACTIONS"]
+__all__ = ["main", "build_parser", "MAX_CLI_ACTIONS", "MAX_DPI"]
 
 #: ``plot`` refuses configurations with more actions than this (simulation and drawing
 #: stay within a few seconds).
@@ -51,6 +51,18 @@ def _nonneg_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+#: ``--dpi`` at most: a 12-inch figure at 1200 dpi is already 14,400 pixels wide.
+MAX_DPI = 1200
+
+
+def _dpi(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_DPI:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_DPI} (a 12-inch figure at {MAX_DPI} dpi is "
+                                         f"{12 * MAX_DPI} pixels wide), got {text!r}")
     return value
 
 
@@ -94,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--comm-arrows", action="store_true", help="arrows for cross-rank hops (small runs)")
     plot.add_argument("--no-labels", action="store_true", help="no text in the boxes")
     plot.add_argument("-o", "--output", required=True, help="output file: .png, .svg or .pdf")
-    plot.add_argument("--dpi", type=_positive_int, default=150, help="resolution for .png (default 150)")
+    plot.add_argument("--dpi", type=_dpi, default=150, help=f"resolution for .png, 1..{MAX_DPI} (default 150)")
     plot.set_defaults(plot_parser=plot)  # so that errors found later name `bubblekit plot`
 
     sub.add_parser("schedules", help="list the registered schedules with a summary")
@@ -103,14 +115,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("classroom", help="serve the explorer as a web app for a room (see 'bubblekit classroom --help')")
     sub.add_parser("lab", help="run a real pipeline with torch.distributed.pipelining (see 'bubblekit lab --help')")
     return parser
-
-
-def _spec_of(name: str) -> _schedules.ScheduleSpec | None:
-    """The registry entry for ``name`` (aliases resolved), or None when unknown."""
-    try:
-        return _schedules.spec(name)
-    except ValueError:
-        return None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -141,55 +145,54 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_schedules(_: argparse.Namespace) -> int:
+    from bubblekit.schedules.registry import describe_chunks
+
     width = max(len(n) for n in REGISTRY)
-    chunks = {"one": "v=1", "many": "v>=2", "two": "v=2 (V)"}
     for spec in REGISTRY.values():
         split = ", split backward (I/W)" if spec.split_backward else ""
         torch = f"; torch: {spec.torch_class}" if spec.torch_class else ""
-        print(f"{spec.name:<{width}}  [{chunks.get(spec.chunks, spec.chunks)}{split}]  {spec.summary}")
+        print(f"{spec.name:<{width}}  [{describe_chunks(spec)}{split}]  {spec.summary}")
+        print(f"{'':<{width}}  {spec.display_name}: {spec.m_rule}; peak {spec.peak_text or '-'} microbatch activations")
         print(f"{'':<{width}}  {spec.paper}{torch}")
     return 0
 
 
 def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from bubblekit import costs as bk_costs
-    from bubblekit.schedules import schedule
+    from bubblekit.schedules import schedule, spec
     from bubblekit.simulator import simulate
 
-    out = Path(args.output)
-    if out.suffix.lower() not in _FORMATS:
-        parser.error(f"argument -o/--output: file must end in {', '.join(_FORMATS)}, got {args.output!r}")
-    if not out.parent.exists():
-        parser.error(f"argument -o/--output: folder {str(out.parent)!r} does not exist")
+    out = _output_path(args.output, parser)
     names = [n.strip() for n in args.schedule.split(",") if n.strip()]
     if not names:
         parser.error("argument --schedule: give a schedule name (see `bubblekit schedules`)")
+    try:
+        entries = [spec(n) for n in names]
+    except ValueError as exc:
+        parser.error(f"argument --schedule: {_one_line(exc)}")
     try:
         cost = bk_costs.preset(args.preset)
         if args.comm is not None:
             cost = cost.with_(comm=args.comm)
     except (TypeError, ValueError) as exc:
         parser.error(f"argument {'--comm' if args.comm is not None else '--preset'}: {_one_line(exc)}")
+    # -v applies to the multi-chunk schedules of a comparison
+    vs = [args.v if e.chunks == "many" or len(entries) == 1 else None for e in entries]
     estimate = 0
-    for name in names:
-        spec = _spec_of(name)
-        if spec is not None:
-            v_eff = {"one": 1, "two": 2}.get(spec.chunks, args.v or 2)
-            estimate += (3 if spec.split_backward else 2) * args.p * args.m * v_eff
+    for entry, v in zip(entries, vs):
+        try:
+            estimate += entry.n_actions(args.p, args.m, v)
+        except ValueError:
+            pass  # a bad -v: building the schedule below names it
     if estimate > MAX_CLI_ACTIONS:
         parser.error(
             f"argument -m: p={args.p}, m={args.m} gives about {estimate} actions, more than the command "
             f"line's limit of {MAX_CLI_ACTIONS}; use a smaller -p or -m"
         )
     scheds = []
-    for name in names:
-        v = args.v
-        if len(names) > 1 and v is not None:
-            spec = _spec_of(name)
-            if spec is not None and spec.chunks == "one":
-                v = None  # -v applies to the multi-chunk schedules of a comparison
+    for entry, v in zip(entries, vs):
         try:
-            scheds.append(schedule(name, args.p, args.m, v))
+            scheds.append(schedule(entry.name, args.p, args.m, v))
         except (TypeError, ValueError) as exc:
             msg = _one_line(exc)
             parser.error(f"argument {_option_for(msg)}: {msg}")
@@ -205,11 +208,23 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )
     fig.savefig(out, dpi=args.dpi)
     for r in results:
-        unit = "slots" if r.unit == "slot" else r.unit
-        print(f"{r.schedule.name}: makespan {float(r.makespan):g} {unit}, bubble_ratio {r.bubble_ratio:.1%}, "
+        print(f"{r.schedule.name}: makespan {float(r.makespan):g} {plural(r.unit)}, bubble_ratio {r.bubble_ratio:.1%}, "
               f"bubble_overhead {r.bubble_overhead:.1%}")
     print(f"wrote {out}")
     return 0
+
+
+def _output_path(text: str, parser: argparse.ArgumentParser) -> Path:
+    """``-o``: a new or existing file (not a folder) ending in .png, .svg or .pdf, in a folder that exists."""
+    out = Path(text)
+    if out.is_dir():
+        parser.error(f"argument -o/--output: {text!r} is a folder; give a file name in it, e.g. "
+                     f"{str(out / 'pipeline.svg')!r}")
+    if out.suffix.lower() not in _FORMATS:
+        parser.error(f"argument -o/--output: file must end in {', '.join(_FORMATS)}, got {text!r}")
+    if not out.parent.exists():
+        parser.error(f"argument -o/--output: folder {str(out.parent)!r} does not exist")
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -22,22 +22,35 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
 
-from bubblekit._validate import check_number
+from bubblekit._validate import Number, check_number
+from bubblekit.text import format_number
 
-__all__ = ["Costs", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs"]
+__all__ = ["Costs", "MAX_COST", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs", "format_number"]
 
-Number = Union[int, float, Fraction]
 CostValue = Union[Number, Sequence[Number]]
+
+
+#: The largest time (in its unit) or activation a cost may have. A simulation adds up to
+#: millions of them; far larger floats (1e308) would overflow to inf and the bubble to nan.
+MAX_COST = 1e15
+
+
+def _check_one(name: str, value: Any, positive: bool) -> Number:
+    x = check_number(name, value, minimum=0, allow_equal=not positive)
+    if x > MAX_COST:
+        raise ValueError(
+            f"{name} must be at most {MAX_COST:g} (in its unit), got {value!r}: a simulation adds up many "
+            "such numbers and larger ones overflow (makespan inf, bubble nan); use a larger unit"
+        )
+    return x
 
 
 def _check_cost(name: str, value: Any, *, positive: bool) -> CostValue:
     if isinstance(value, (list, tuple)):
         if not value:
             raise ValueError(f"{name} must be a number or a non-empty sequence of per-stage numbers, got []")
-        return tuple(
-            check_number(f"{name}[{i}]", x, minimum=0, allow_equal=not positive) for i, x in enumerate(value)
-        )
-    return check_number(name, value, minimum=0, allow_equal=not positive)
+        return tuple(_check_one(f"{name}[{i}]", x, positive) for i, x in enumerate(value))
+    return _check_one(name, value, positive)
 
 
 def _combine(x: CostValue, y: CostValue, op: Callable[[Number, Number], Number]) -> CostValue:
@@ -95,6 +108,8 @@ class Costs:
 
     ``Costs(f=1, b=2)`` is the textbook model; ``Costs(f=1, i=1, w=1, comm=0.1)`` splits the
     backward and adds a latency per hop.
+
+    Used in lessons 01, 02, 03, 04, 05, 07, 08, 09 and 10.
     """
 
     f: CostValue = 1
@@ -133,7 +148,7 @@ class Costs:
         set_(self, "b", b)
         set_(self, "i", i)
         set_(self, "w", w)
-        set_(self, "comm", check_number("comm", self.comm, minimum=0))
+        set_(self, "comm", _check_one("comm", self.comm, positive=False))
         set_(self, "activation", _check_cost("activation", self.activation, positive=False))
         wh = check_number("w_held", self.w_held, minimum=0)
         if wh > 1:
@@ -146,11 +161,11 @@ class Costs:
                 raise ValueError(f"{k} came out negative ({vals!r}): with b given, {k} must not exceed b")
 
     def with_(self, **changes: Any) -> Costs:
-        """A copy with some fields changed (``costs.with_(comm=0.2)``)."""
+        """A copy with some fields changed (``costs.with_(comm=0.2)``). Used in lesson 06."""
         return replace(self, **changes)
 
     def describe(self) -> str:
-        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``."""
+        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``. Used in lessons 01, 04 and 07."""
         def fmt(x: CostValue | None) -> str:
             if isinstance(x, tuple):
                 return "[" + ", ".join(format_number(e) for e in x) + "]"
@@ -184,15 +199,6 @@ class Costs:
         )
 
 
-def format_number(x: Number) -> str:
-    """``3/2`` for a Fraction, ``2`` for a whole one, 4 significant digits for a float."""
-    if isinstance(x, Fraction):
-        return str(x) if x.denominator != 1 else str(x.numerator)
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return str(x)
-
-
 def _div(x: Number, v: int) -> Number:
     if v == 1:
         return x
@@ -213,6 +219,10 @@ class ResolvedCosts:
     activation: tuple[Number, ...]
     comm: Number
     w_held: Number
+
+    def duration(self, stage: int, kind: str) -> Number:
+        """How long ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) takes on ``stage``."""
+        return {"F": self.f, "B": self.b, "I": self.i, "W": self.w}[kind][stage]
 
     def scaled_to_integers(self) -> tuple[ResolvedCosts, int]:
         """If every time is an int or Fraction, scale all times to ints; return (costs, scale).
@@ -254,6 +264,8 @@ def load_h200_layer_costs() -> dict[str, Any]:
 
     Source: one NVIDIA H200, PyTorch 2.11, CUDA 13, bf16, micro-batch 1; median of 20 runs
     (``bubblekit/data/README.md``).
+
+    Used in lessons 05 and 09.
     """
     for path in _DATA_CANDIDATES:
         if path.exists():
@@ -269,6 +281,8 @@ def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: int = 1, co
         seq: sequence length; one of the measured configurations.
         layers_per_rank: transformer layers each rank holds (costs scale linearly).
         comm_ms: latency of one hop in ms (not measured here; 0 by default).
+
+    Used in lessons 05, 07, 09 and 10.
     """
     data = load_h200_layer_costs()
     configs = data["configs"]
@@ -306,6 +320,8 @@ def preset(name: str, **overrides: Any) -> Costs:
 
     Keyword overrides replace fields (``preset("b=2f", comm=0.1)``); for ``h200`` they are
     passed to :func:`h200_costs`.
+
+    Used in lessons 01, 02, 03 and 04.
     """
     if name == "h200":
         return h200_costs(**overrides)

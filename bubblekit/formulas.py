@@ -16,9 +16,10 @@ those assumptions.
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 
-from bubblekit._validate import check_fraction_open, check_int
+from bubblekit._validate import check_fraction_open, check_int, check_number
 
 __all__ = [
     "bubble_ratio",
@@ -39,6 +40,8 @@ def bubble_ratio_exact(p: int, m: int, v: int = 1) -> Fraction:
 
     ``v = 1`` is GPipe / 1F1B; ``v >= 2`` is interleaved 1F1B with ``v`` chunks per rank
     (Narayanan et al., 2021). Fraction of total device-time, not Megatron's overhead.
+
+    Used in lessons 03 and 04.
     """
     p = check_int("p", p)
     m = check_int("m", m)
@@ -56,12 +59,17 @@ def bubble_ratio(p: int, m: int, v: int = 1) -> float:
 
     Unlike the source article's demo, ``v`` must be a whole number >= 1: the article's
     ``if v <= 1`` silently accepted ``v = 0`` or ``v = -3``.
+
+    Used in lessons 00, 03, 05, 06, 08, 09 and 10.
     """
     return float(bubble_ratio_exact(p, m, v))
 
 
 def utilization(p: int, m: int, v: int = 1) -> float:
-    """Fraction of device-time doing useful work: ``1 - bubble_ratio = m*v / (m*v + p - 1)``."""
+    """Fraction of device-time doing useful work: ``1 - bubble_ratio = m*v / (m*v + p - 1)``.
+
+    Used in lesson 03.
+    """
     return float(1 - bubble_ratio_exact(p, m, v))
 
 
@@ -70,6 +78,8 @@ def bubble_overhead(p: int, m: int, v: int = 1) -> float:
 
     This is *not* a fraction of the step: with p = 8, m = 4 it is 1.75 (175 %),
     while :func:`bubble_ratio` is 0.636.
+
+    Used in lessons 00, 03, 05 and 09.
     """
     p = check_int("p", p)
     m = check_int("m", m)
@@ -78,17 +88,41 @@ def bubble_overhead(p: int, m: int, v: int = 1) -> float:
 
 
 def overhead_from_ratio(ratio: float) -> float:
-    """Convert a fraction-of-total ``b`` into Megatron's overhead ``b / (1 - b)``."""
-    if not 0.0 <= ratio < 1.0:
-        raise ValueError(f"ratio must be in [0, 1), got {ratio!r}")
-    return ratio / (1.0 - ratio)
+    """Convert a fraction-of-total ``b`` into Megatron's overhead ``b / (1 - b)``.
+
+    ``ratio`` must be a number in ``[0, 1)``.
+
+    Used in lessons 03 and 06.
+    """
+    r = check_number("ratio", ratio, minimum=0)
+    if not r < 1:
+        raise ValueError(f"ratio must be in [0, 1) (a fraction of the step), got {ratio!r}")
+    return float(r) / (1.0 - float(r))
 
 
 def ratio_from_overhead(overhead: float) -> float:
-    """Convert Megatron's overhead ``o`` into a fraction of total time ``o / (1 + o)``."""
-    if overhead < 0:
-        raise ValueError(f"overhead must be >= 0, got {overhead!r}")
-    return overhead / (1.0 + overhead)
+    """Convert Megatron's overhead ``o`` into a fraction of total time ``o / (1 + o)``.
+
+    ``overhead`` must be a finite number >= 0.
+
+    Used in lesson 03.
+    """
+    o = float(check_number("overhead", overhead, minimum=0))
+    return o / (1.0 + o)
+
+
+def _exact_target(target: object) -> Fraction:
+    """The target as the number a person wrote: a Fraction exactly, a float as its shortest decimal.
+
+    ``0.3`` means 3/10 (not the nearest binary float), ``Fraction(1, 3)`` means 1/3, and
+    ``numpy.float32(0.7)`` means 0.7 (its own shortest decimal, not 0.699999988...).
+    """
+    if isinstance(target, numbers.Rational):
+        return Fraction(int(target.numerator), int(target.denominator))
+    try:
+        return Fraction(str(target))
+    except ValueError:
+        return Fraction(float(target))  # type: ignore[arg-type]
 
 
 def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAULT_MAX_M) -> int | None:
@@ -104,14 +138,16 @@ def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAUL
         target: largest acceptable bubble fraction, strictly between 0 and 1.
         v: chunks per rank (interleaved), int >= 1.
         max_m: the search limit; ``None`` is returned when the answer is larger.
+
+    Used in lessons 01, 03, 05, 06 and 10.
     """
     p = check_int("p", p)
-    t = check_fraction_open("target", target)
+    check_fraction_open("target", target)
     v = check_int("v", v)
     max_m = check_int("max_m", max_m)
-    # Read the target as the decimal a person typed (0.3 means 3/10, not the nearest
-    # binary float), so an exact hit such as p = 4, m = 7, b = 3/10 counts as meeting 0.3.
-    tf = Fraction(str(t))
+    # Read the target as the number a person typed (0.3 means 3/10, not the nearest binary
+    # float), so an exact hit such as p = 4, m = 7, b = 3/10 counts as meeting 0.3.
+    tf = _exact_target(target)
     # Smallest integer m with (p-1)/(m v + p - 1) <= t.
     need = (p - 1) * (1 - tf) / (tf * v)
     m = max(1, -(-need.numerator // need.denominator))  # ceil

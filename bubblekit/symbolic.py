@@ -67,6 +67,8 @@ def makespan_gpipe(
 
     Exact for :func:`bubblekit.simulate` with ``Costs(f=t_f, b=t_b, comm=c)``. With ``comm = 0``
     it is also 1F1B's makespan.
+
+    Used in lesson 03.
     """
     return (m + p - 1) * (t_f + t_b) + 2 * (p - 1) * comm
 
@@ -84,6 +86,8 @@ def makespan_1f1b(
 
     Latency model: a hop delays the receiver by ``c`` but does not occupy either rank
     (asynchronous send). Verified against :func:`bubblekit.simulate` in lesson 03.
+
+    Used in lesson 03.
     """
     extra = 2 * sp.floor((m - 1) * (p - 1) / p) * comm
     return (m + p - 1) * (t_f + t_b) + 2 * (p - 1) * comm + extra
@@ -95,12 +99,17 @@ def makespan_interleaved(p: Any = p, m: Any = m, v: Any = v, t_f: Any = t_f, t_b
     A chunk action costs ``t / v`` (each rank's share is split into ``v`` chunks), so filling
     and draining take ``p - 1`` *chunk* slots: ``T = (m + (p - 1)/v)(t_f + t_b)``.
     For ``m < p`` the schedule cannot keep the pipe full and the simulator gives more.
+
+    Used in lesson 03.
     """
     return (m + (p - 1) / v) * (t_f + t_b)
 
 
 def busy_per_rank(m: Any = m, t_f: Any = t_f, t_b: Any = t_b) -> sp.Expr:
-    """Work of one rank in one step: ``m (t_f + t_b)`` (every rank does the same with equal stages)."""
+    """Work of one rank in one step: ``m (t_f + t_b)`` (every rank does the same with equal stages).
+
+    Used in lesson 03.
+    """
     return m * (t_f + t_b)
 
 
@@ -111,13 +120,18 @@ def bubble_fraction(makespan: Any, busy: Any, ranks: Any = p) -> sp.Expr:
         makespan: the step time ``T`` (an expression or a number).
         busy: work of one rank, when every rank does the same (see :func:`busy_per_rank`).
         ranks: number of ranks; it cancels, which is why ``b`` does not depend on it directly.
+
+    Used in lesson 03.
     """
     total = ranks * makespan
     return sp.factor(sp.simplify((total - ranks * busy) / total))
 
 
 def overhead_of(ratio: Any) -> sp.Expr:
-    """Megatron's convention from a fraction-of-total ``b``: ``b / (1 - b)``, simplified."""
+    """Megatron's convention from a fraction-of-total ``b``: ``b / (1 - b)``, simplified.
+
+    Used in lesson 03.
+    """
     return sp.factor(sp.simplify(ratio / (1 - ratio)))
 
 
@@ -153,6 +167,8 @@ def solve_min_m(ratio: Any = BUBBLE_RATIO, bound: Any = target) -> sp.Expr:
     ``ratio`` decreases in ``m``, so every ``m`` at or above the root meets ``ratio <= bound``;
     the smallest whole one is the ceiling. For the default arguments the root is
     ``(p - 1)(1 - b^*) / b^*``.
+
+    Used in lesson 03.
     """
     roots = sp.solve(sp.Eq(ratio, bound), m)
     if len(roots) != 1:
@@ -172,6 +188,8 @@ def min_micro_batch(p_value: int, target_value: Any = Fraction(1, 5), v_value: i
 
     Cross-check: :func:`bubblekit.min_micro_batch` gives the same for targets that are exact
     binary fractions or whose float sits above the decimal (0.1, 0.2, 0.25, 0.5).
+
+    Used in lesson 03.
     """
     pv = check_int("p", p_value)
     vv = check_int("v", v_value)
@@ -188,6 +206,8 @@ def evaluate(expr: Any, **values: Any) -> Fraction | float:
     Returns an exact :class:`~fractions.Fraction` when the result is rational (ints and
     Fractions in, a simulator's exact makespan to compare with), else a float. Raises
     ``ValueError`` naming any unknown name or a symbol left without a value.
+
+    Used in lesson 03.
     """
     table = {"p": p, "m": m, "v": v, "t_f": t_f, "t_b": t_b, "comm": comm, "c": comm, "target": target}
     subs = {}

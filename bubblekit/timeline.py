@@ -19,13 +19,13 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
+from bubblekit._validate import Number, check_int, check_number
 from bubblekit.actions import Action
 
 __all__ = ["Timeline", "Span", "Gap"]
 
-Number = Union[int, float, Fraction]
 
 
 class Span(NamedTuple):
@@ -90,19 +90,24 @@ class Timeline:
             raise ValueError("starts, ends and labels must have one list per rank")
         if not starts:
             raise ValueError("a timeline needs at least one rank")
-        self._starts = [list(s) for s in starts]
-        self._ends = [list(e) for e in ends]
-        self._labels = [list(lb) for lb in labels]
+        self._own([list(s) for s in starts], [list(e) for e in ends], [list(lb) for lb in labels],
+                  unit, ticks_per_unit, t0, t1, may_overlap, source)
+
+    def _own(
+        self, starts: list[list[Number]], ends: list[list[Number]], labels: Sequence[Sequence[Action | str]],
+        unit: str, ticks_per_unit: int, t0: Number | None, t1: Number | None, may_overlap: bool, source: str,
+    ) -> None:
+        """Take the lists as they are (no copy): the constructor's second half, used by the simulator."""
+        self._starts, self._ends, self._labels = starts, ends, labels
         self.unit = unit
         self.ticks_per_unit = ticks_per_unit
         self.may_overlap = may_overlap
         self.source = source
         firsts = [s[0] for s in self._starts if s]
-        lasts = [max(e) for e in self._ends if e]
         if not firsts:
             raise ValueError("a timeline needs at least one interval")
         self._t0 = min(firsts) if t0 is None else t0
-        self._t1 = max(lasts) if t1 is None else t1
+        self._t1 = max(max(e) for e in self._ends if e) if t1 is None else t1
 
     # -------------------------------------------------------------- helpers
     def _real(self, ticks: Number) -> Number:
@@ -133,15 +138,24 @@ class Timeline:
         """End of the step window, in the timeline's unit."""
         return self._real(self._t1)
 
+    def _ranks(self, rank: int | None) -> Sequence[int]:
+        """All ranks, or the one asked for: an int in ``0..p-1`` (``TypeError``/``ValueError`` otherwise)."""
+        if rank is None:
+            return range(self.p)
+        return (check_int("rank", rank, minimum=0, maximum=self.p - 1),)
+
     def spans(self, rank: int | None = None) -> Iterator[Span]:
-        """Busy intervals (of one rank, or all ranks rank by rank), in the timeline's unit."""
-        ranks = range(self.p) if rank is None else (rank,)
+        """Busy intervals (of one rank, or all ranks rank by rank), in the timeline's unit.
+
+        Used in lessons 02, 06, 09 and 10.
+        """
+        ranks = self._ranks(rank)
         for r in ranks:
             for s, e, lb in zip(self._starts[r], self._ends[r], self._labels[r]):
                 act = lb if isinstance(lb, Action) else None
                 yield Span(r, self._real(s), self._real(e), act, str(lb))
 
-    def arrays(self, rank: int) -> tuple[list[float], list[float], list[Action | str]]:
+    def arrays(self, rank: int) -> tuple[list[float], list[float], Sequence[Action | str]]:
         """Float starts, ends (in the unit) and labels of one rank: fast access for plotting."""
         k = float(self.ticks_per_unit)
         return (
@@ -240,8 +254,11 @@ class Timeline:
 
         Each gap names the interval that ended it (``before``): what the rank was waiting
         to run. Gaps shorter than ``min_duration`` (in the unit) are dropped.
+
+        Used in lessons 02, 03, 04 and 06.
         """
-        ranks = range(self.p) if rank is None else (rank,)
+        ranks = self._ranks(rank)
+        check_number("min_duration", min_duration, minimum=0)
         out: list[Gap] = []
         for r in ranks:
             pairs = sorted(zip(self._starts[r], self._ends[r], self._labels[r]), key=lambda x: (x[0], x[1]))
@@ -258,11 +275,106 @@ class Timeline:
         return out
 
     def largest_gaps(self, n: int = 5) -> list[Gap]:
-        """The ``n`` longest idle gaps over all ranks, longest first."""
+        """The ``n`` longest idle gaps over all ranks, longest first (``n``: an int >= 0).
+
+        Used in lessons 01 and 10.
+        """
+        n = check_int("n", n, minimum=0)
         return sorted(self.idle_intervals(), key=lambda g: g.duration, reverse=True)[:n]
 
+    # ------------------------------------------------- phases and partial windows
+    def phases(self) -> dict[str, tuple[float, float]]:
+        """Fill, steady and drain windows, in the timeline's unit (floats); plots mark them.
+
+        Definitions (they hold for any timeline, simulated or measured):
+
+        * **fill** runs from the start of the step until the *last rank starts its first
+          action* (every rank has work from then on);
+        * **drain** runs from the moment the *first rank finishes its last action* to the end;
+        * **steady** is what lies between; it is absent (zero length) when the two overlap.
+
+        For 1F1B and GPipe with uniform costs and no communication, fill lasts ``(p-1) F``
+        and drain ``(p-1) B``: together exactly the per-rank bubble ``(p-1)(F+B)``.
+        """
+        t0, t1 = float(self.t0), float(self.t1)
+        firsts, lasts = [], []
+        for r in range(self.p):
+            st, en, _ = self.arrays(r)
+            if st:
+                firsts.append(min(st))
+                lasts.append(max(en))
+        fill_end = max(firsts) if firsts else t0
+        drain_start = min(lasts) if lasts else t1
+        steady = (fill_end, drain_start) if drain_start > fill_end else (fill_end, fill_end)
+        return {"fill": (t0, fill_end), "steady": steady, "drain": (drain_start, t1)}
+
+    @cached_property
+    def _gap_bounds(self) -> list[tuple[float, float]]:
+        return [(float(g.start), float(g.end)) for g in self.idle_intervals()]
+
+    def bubble_so_far(self, t: Number) -> float:
+        """Bubble ratio of the window ``[t0, t]``: idle device-time there / (p x (t - t0)).
+
+        ``t`` in the timeline's unit; 0 at ``t = t0``, :attr:`bubble_ratio` at ``t = t1``.
+        What the animation's readout shows (lesson 01).
+        """
+        t = float(check_number("t", t, minimum=float("-inf")))
+        t0 = float(self.t0)
+        if t <= t0:
+            return 0.0
+        idle = sum(max(min(end, t) - start, 0.0) for start, end in self._gap_bounds)
+        return idle / (self.p * (t - t0))
+
+    # ------------------------------------------- the zero-bubble paper's measures
+    @property
+    def stage_spans(self) -> tuple[tuple[float, float], ...]:
+        """Per rank, ``(its first start, its last end)`` in the timeline's unit (floats)."""
+        out = []
+        for r in range(self.p):
+            starts, ends, _ = self.arrays(r)
+            if not starts:
+                raise ValueError(f"rank {r} has no actions: a per-stage span is undefined")
+            out.append((min(starts), max(ends)))
+        return tuple(out)
+
+    @property
+    def stage_span_bubble_rate(self) -> float:
+        """The zero-bubble paper's bubble rate: ``(cost - ideal) / cost``, a fraction.
+
+        ``cost`` is the largest *per-rank* span (its last end minus its own first start),
+        ``ideal`` the largest per-rank busy time (``m (T_F + T_B + T_W)`` for equal stages);
+        Qi et al. 2024, §5.3. Unlike :attr:`bubble_ratio` it ignores the idle time before a
+        rank's first action and after its last one.
+
+        Used in lessons 07, 09 and 10.
+        """
+        cost = max(e - s for s, e in self.stage_spans)
+        ideal = max(float(b) for b in self.busy)
+        return (cost - ideal) / cost
+
+    @property
+    def stage_span_overhead(self) -> float:
+        """Bubble time over ideal time on the busiest rank, per-stage spans: ``(cost - ideal) / ideal``.
+
+        The zero-bubble README's "bubble rate" ((p-1)/m for 1F1B) is this overhead.
+        """
+        cost = max(e - s for s, e in self.stage_spans)
+        ideal = max(float(b) for b in self.busy)
+        return (cost - ideal) / ideal
+
+    @property
+    def max_rank_bubble_time(self) -> float:
+        """Largest idle time of one rank between its own first start and last end (time unit).
+
+        Used in lessons 07 and 10.
+        """
+        return max((e - s) - float(b) for (s, e), b in zip(self.stage_spans, self.busy))
+
     def summary(self) -> dict[str, Any]:
-        """Plain-Python metrics for printing: makespan, bubble ratio and overhead, per-rank numbers."""
+        """Plain-Python metrics for printing: makespan, bubble ratio and overhead, per-rank numbers.
+
+        Used in lesson 06.
+        """
         return {
             "ranks": self.p,
             "makespan": self.makespan,

@@ -161,3 +161,17 @@ def test_interleaved_partition_feeds_p_times_v_stages() -> None:
     assert r.makespan > 0
     with pytest.raises(ValueError, match="per-stage values"):
         bk.simulate(bk.schedule("1f1b", 4, 8), part.to_costs())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(st.integers(0, 9), st.fractions(0, 5, max_denominator=4),
+                       st.floats(0, 3, allow_nan=False)), min_size=1, max_size=14),
+    st.integers(1, 14),
+)
+def test_probe_search_equals_the_dp(layers: list, k: int) -> None:
+    """Nicol's probe search (no list of candidate sums) finds the DP's bottleneck and boundaries."""
+    k = min(k, len(layers))
+    dp, probe = balance.partition(layers, k, method="dp"), balance.partition(layers, k, method="search")
+    assert probe.bottleneck == dp.bottleneck
+    assert probe.boundaries == dp.boundaries

@@ -13,7 +13,6 @@ from __future__ import annotations
 import pytest
 
 import bubblekit as bk
-from bubblekit.actions import inputs
 from bubblekit.analysis.calibrate import (
     _compute_only,
     calibrate,
@@ -22,47 +21,32 @@ from bubblekit.analysis.calibrate import (
     jitter_simulation,
     replay,
 )
+from bubblekit.simulator import Arrival, run_orders
 
 
 def pickup_timeline(schedule: bk.Schedule, costs: bk.Costs, overhead: float, pickup: float) -> bk.Timeline:
     """A step where a message that arrived while its rank was busy costs ``pickup`` extra.
 
-    Slots as in :func:`bubblekit.simulate` (start at the rank's previous end, or an input's
-    end, plus ``costs.comm`` when it comes from another rank); each slot is ``overhead``,
-    the pickup when due, then the action (the returned compute-only span).
+    The simulator's engine with a timing rule of its own: slots as in
+    :func:`bubblekit.simulate` (start at the rank's previous end, or an input's end, plus
+    ``costs.comm`` when it comes from another rank); each slot is ``overhead``, the pickup
+    when due, then the action (the returned compute-only span).
     """
     rc = costs.resolve(schedule.n_stages, schedule.v)
-    dur = {"F": rc.f, "B": rc.b, "I": rc.i, "W": rc.w}
     lat = float(rc.comm)
-    where = {a: r for r, order in enumerate(schedule.orders) for a in order}
-    end: dict[bk.Action, float] = {}
-    ptr = [0] * schedule.p
-    prev: list[float | None] = [None] * schedule.p
-    starts: list[list[float]] = [[] for _ in range(schedule.p)]
-    ends: list[list[float]] = [[] for _ in range(schedule.p)]
-    while any(ptr[r] < len(o) for r, o in enumerate(schedule.orders)):
-        moved = False
-        for r, order in enumerate(schedule.orders):
-            while ptr[r] < len(order):
-                a = order[ptr[r]]
-                deps = [d for d in inputs(a, schedule.n_stages, lambda x: x in where) if d in where]
-                if any(d not in end for d in deps):
-                    break
-                free = prev[r] if prev[r] is not None else 0.0
-                remote = [end[d] + lat for d in deps if where[d] != r]
-                local = [end[d] for d in deps if where[d] == r]
-                slot = max([free, *local, *remote])
-                due = bool(remote) and prev[r] is not None and max(remote) <= free
-                d = float(dur[a.kind][a.stage])
-                e = slot + overhead + (pickup if due else 0.0) + d
-                starts[r].append(e - d)
-                ends[r].append(e)
-                end[a] = e
-                prev[r] = e
-                ptr[r] += 1
-                moved = True
-        assert moved, "deadlock"
-    return bk.Timeline(starts, ends, [list(o) for o in schedule.orders], unit="ms", source="synthetic pickup")
+
+    def timing(rank: int, action: bk.Action, free: object, arrivals: list[Arrival]) -> tuple[float, float]:
+        now = 0.0 if free is None else float(free)  # type: ignore[arg-type]
+        remote = [float(a.end) + lat for a in arrivals if a.rank != rank]
+        local = [float(a.end) for a in arrivals if a.rank == rank]
+        slot = max([now, *local, *remote])
+        due = bool(remote) and free is not None and max(remote) <= now
+        d = float(rc.duration(action.stage, action.kind))
+        end = slot + overhead + (pickup if due else 0.0) + d
+        return end - d, end
+
+    run = run_orders(schedule.orders, schedule.n_stages, timing, missing_inputs="given")
+    return bk.Timeline(run.starts, run.ends, [list(o) for o in schedule.orders], unit="ms", source="synthetic pickup")
 
 
 # Stage 1's forward is slower than stage 0's, and stage 0's backward slower than stage 1's,

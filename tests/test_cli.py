@@ -1,8 +1,7 @@
 """Tests of the command line (bubblekit.cli) and of the article's demo (bubblekit.course.demo).
 
-The oracle for the demo is the source article's own code, copied below unchanged
-(``/work/shared/seed/000_...txt``, section "Python 演示"): bubblekit must print the
-same numbers with the same format strings.
+The oracle for the demo is the source article's own code, copied below unchanged (its
+section "Python 演示"): bubblekit must print the same numbers with the same format strings.
 """
 
 from __future__ import annotations

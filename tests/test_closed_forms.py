@@ -111,3 +111,61 @@ def test_interleaved_memory_matches_megatron_warmup() -> None:
 def test_looped_bfs_memory_holds_everything() -> None:
     r = bk.simulate(bk.schedule("looped-bfs", 4, 8, 2))
     assert r.peak_activations == (8.0,) * 4
+
+
+# ------------------------------------------------------- the registry's closed forms
+def _grid(entry: bk.ScheduleSpec) -> list[tuple[int, int, int]]:
+    vs = [1] if entry.chunks == "one" else [2] if entry.chunks == "two" else [2, 3, 4]
+    return [(p, m, v) for p in range(1, 7) for m in range(1, 3 * p + 3) for v in vs if entry.allows(p, m, v)]
+
+
+@pytest.mark.parametrize("name", bk.names())
+def test_registry_peak_formula_matches_the_simulator(name: str) -> None:
+    entry = bk.spec(name)
+    assert entry.peak is not None and entry.peak_text, f"{name} has no peak formula"
+    for p, m, v in _grid(entry):
+        got = bk.simulate(bk.schedule(name, p, m, v if entry.chunks == "many" else None)).max_peak_activations
+        assert got == pytest.approx(float(entry.peak(p, m, v)), abs=1e-9), (name, p, m, v)
+
+
+@pytest.mark.parametrize("name", [n for n in bk.names() if bk.spec(n).bubble is not None])
+@pytest.mark.parametrize("costs", [bk.Costs(f=1, b=2), bk.Costs(f=1, b=1), bk.Costs(f=2, b=5)], ids=["b=2f", "b=f", "b=2.5f"])
+def test_registry_bubble_formula_matches_the_simulator(name: str, costs: bk.Costs) -> None:
+    entry = bk.spec(name)
+    for p, m, v in _grid(entry):
+        form = entry.closed_form(p, m, v)
+        if form is None:
+            continue
+        sim = bk.simulate(bk.schedule(name, p, m, v if entry.chunks == "many" else None), costs)
+        assert sim.bubble_ratio_exact == form[0], (name, p, m, v)
+
+
+@pytest.mark.parametrize("name", bk.names())
+def test_registry_m_rule_matches_the_generator(name: str) -> None:
+    """Every m the registry allows builds; every m it refuses is refused by the generator too."""
+    entry = bk.spec(name)
+    for p in range(1, 6):
+        allowed = set(bk.legal_ms(name, p, up_to=4 * p + 4))
+        for m in range(1, 4 * p + 5):
+            v = 2 if entry.chunks == "many" else None
+            if m in allowed:
+                bk.schedule(name, p, m, v)
+            else:
+                with pytest.raises(ValueError, match=rf"m={m}\b"):
+                    entry.build(p, m, 2) if entry.chunks == "many" else entry.build(p, m)
+
+
+def test_names_resolve_through_the_registry() -> None:
+    for name in bk.names():
+        entry = bk.spec(name)
+        assert bk.spec(entry.display_name) is entry and bk.display_name(name) == entry.display_name
+        for alias in entry.aliases:
+            assert bk.spec(alias.upper().replace("-", "_")) is entry
+    assert bk.spec("naive").name == "gpipe" and bk.spec("Interleaved 1F1B").name == "interleaved"
+    assert bk.display_name("not a schedule") == "not a schedule"
+
+
+def test_schedule_spec_positional_fields_still_work() -> None:
+    entry = bk.ScheduleSpec("x", bk.schedules.classic.gpipe, "one", False, "summary", "paper", "ScheduleGPipe")
+    assert entry.torch_class == "ScheduleGPipe" and entry.display_name == "x" and entry.aliases == ()
+    assert entry.check(2, 3) == 1 and entry.n_actions(2, 3) == 12

@@ -238,3 +238,15 @@ def test_memory_with_split_backward_frees_at_w() -> None:
     values = [v for _, v in r.memory_curves[0]]
     assert values == [0.0, 1.0, 2.0, 1.5, 1.0, 0.5, 0.0]
     assert r.peak_activations == (2.0,)
+
+
+def test_the_core_imports_nothing_heavy() -> None:
+    """``import bubblekit`` and a simulation load no numpy, matplotlib, widgets, sympy or torch."""
+    import subprocess
+    import sys
+
+    code = ("import sys, bubblekit as bk; r = bk.simulate(bk.schedule('zbv', 4, 8), engine='readable'); "
+            "r.critical_path, r.memory_curves, bk.simulate(bk.schedule('1f1b', 4, 8)).peak_activations; "
+            "print(sorted(m for m in ('numpy', 'matplotlib', 'ipywidgets', 'sympy', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -24,7 +24,6 @@ from bubblekit.presentation.explorers import (  # noqa: E402
     BuilderScore,
     PipelineExplorer,
     ScheduleBuilder,
-    closed_form,
     pipeline_explorer,
     schedule_builder,
 )
@@ -212,7 +211,7 @@ def test_preset_change_sets_the_sliders_and_units():
 def test_closed_form_readout(name, p, m, v):
     ex = pipeline_explorer(name, p=p, m=m, v=max(v, 2))
     exact = bk.bubble_ratio(p, m, v)
-    assert closed_form(name, p, m, v)[0] == bk.bubble_ratio_exact(p, m, v)
+    assert bk.schedules.spec(name).closed_form(p, m, v)[0] == bk.bubble_ratio_exact(p, m, v)
     assert f"{exact:.4f}" in ex.readouts["formula"].value
     assert f"{bk.bubble_overhead(p, m, v):.4f}" in ex.readouts["formula"].value
     assert ex.result.bubble_ratio == pytest.approx(exact)  # equal stages, no latency: they agree
@@ -222,8 +221,8 @@ def test_closed_form_readout(name, p, m, v):
 
 
 def test_no_closed_form_for_other_schedules():
-    assert closed_form("looped-bfs", 4, 8, 2) is None
-    assert closed_form("interleaved", 4, 6, 2) is None  # m not a multiple of p
+    assert bk.schedules.spec("looped-bfs").closed_form(4, 8, 2) is None
+    assert bk.schedules.spec("interleaved").closed_form(4, 6, 2) is None  # m not a multiple of p
     ex = pipeline_explorer("looped-bfs", p=4, m=8, v=2)
     assert "none for" in ex.readouts["formula"].value
 

@@ -217,7 +217,7 @@ def test_comm_arrows_one_per_cross_rank_hop() -> None:
 
 
 def test_phases_of_1f1b_are_fill_f_and_drain_b_per_stage(r1f1b: bk.SimResult) -> None:
-    ph = bp.pipeline_phases(r1f1b)
+    ph = r1f1b.phases()
     f, b = r1f1b.costs.f, r1f1b.costs.b
     assert ph["fill"] == (0, (P - 1) * f)
     assert ph["drain"] == (float(r1f1b.t1) - (P - 1) * b, float(r1f1b.t1))
@@ -330,11 +330,11 @@ def test_sweep_bad_input() -> None:
 
 # ------------------------------------------------------------------- animation
 def test_bubble_so_far_runs_from_zero_to_the_bubble_ratio(r1f1b: bk.SimResult) -> None:
-    assert bp.bubble_so_far(r1f1b, 0) == 0.0
-    assert bp.bubble_so_far(r1f1b, float(r1f1b.t1)) == pytest.approx(r1f1b.bubble_ratio)
+    assert r1f1b.bubble_so_far(0) == 0.0
+    assert r1f1b.bubble_so_far(float(r1f1b.t1)) == pytest.approx(r1f1b.bubble_ratio)
     t = float(r1f1b.t1) / 3
     idle = sum(max(0.0, min(float(g.end), t) - float(g.start)) for g in r1f1b.idle_intervals())
-    assert bp.bubble_so_far(r1f1b, t) == pytest.approx(idle / (P * t))
+    assert r1f1b.bubble_so_far(t) == pytest.approx(idle / (P * t))
 
 
 def test_animation_frames_readout_and_html(r1f1b: bk.SimResult) -> None:

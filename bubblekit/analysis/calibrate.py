@@ -46,12 +46,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from bubblekit._validate import Number
 from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio as formula_bubble_ratio
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules.base import Schedule
-from bubblekit.simulator import simulate
+from bubblekit.simulator import Arrival, run_orders, simulate
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -129,7 +130,7 @@ class CalibrationReport:
     pickup_shares: dict[tuple[int, str], float] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """A few lines of text: durations per stage and kind, overhead, latency."""
+        """A few lines of text: durations per stage and kind, overhead, latency. Used in lesson 06."""
         u = self.unit
         lines = [f"calibration ({u}):"]
         for (s, k), st in sorted(self.durations.items()):
@@ -262,6 +263,8 @@ def calibrate(
     ``overhead`` and the ``pickup``. The costs leave the pickup out (they stay usable for
     other schedules and m); :func:`calibrated_simulation` adds the per-stage pickups of
     ``report.pickup_shares`` for the measured run.
+
+    Used in lesson 06.
     """
     if not isinstance(timeline, Timeline):
         raise TypeError(f"timeline must be a bubblekit Timeline, got {type(timeline).__name__}")
@@ -386,17 +389,8 @@ def calibrated_simulation(
                     source="calibrated simulation")
 
 
-def _engine(
-    orders: Sequence[Sequence[Action]],
-    n_stages: int,
-    duration: Callable[[Action], float],
-    local_gap: Callable[[], float],
-    remote_gap: Callable[[], float],
-    *,
-    early: float | None = None,
-    pickup_gap: Callable[[], float] | None = None,
-) -> tuple[list[list[float]], list[list[float]]]:
-    """Run fixed per-rank orders; return compute-only starts and ends.
+class _GapTiming:
+    """Calibration's timing rule, a hook for the simulator's engine (:func:`~bubblekit.simulator.run_orders`).
 
     An action starts at the later of (the latest of its rank's previous end and its inputs
     made on the same rank) + one ``local_gap()``, and each input from another rank's end +
@@ -404,44 +398,41 @@ def _engine(
     ended at least ``early`` before the rank was free arrived while the rank was busy: it
     adds no delay of its own, and the gap after the rank's previous end is one
     ``pickup_gap()`` (when given) instead of ``local_gap()``. An action with no input at
-    all starts at 0.
+    all starts at 0. The gaps and durations may be drawn at random: the engine calls the
+    rule once per action, always in the same order.
     """
-    where = {a: r for r, order in enumerate(orders) for a in order}
-    done: dict[Action, float] = {}
-    ptr = [0] * len(orders)
-    clock: list[float | None] = [None] * len(orders)
-    out_s: list[list[float]] = [[] for _ in orders]
-    out_e: list[list[float]] = [[] for _ in orders]
-    progress = True
-    while progress:
-        progress = False
-        for r, order in enumerate(orders):
-            while ptr[r] < len(order):
-                a = order[ptr[r]]
-                deps = [d for d in inputs(a, n_stages, lambda x: x in where) if d in where]
-                if any(d not in done for d in deps):
-                    break
-                local = [done[d] for d in deps if where[d] == r]
-                if clock[r] is not None:
-                    local.append(float(clock[r]))  # type: ignore[arg-type]
-                free = max(local) if local else float("-inf")
-                remote = [done[d] for d in deps if where[d] != r]
-                waited = [e for e in remote if early is None or e + early > free]
-                gap = pickup_gap if pickup_gap is not None and len(waited) < len(remote) else local_gap
-                cands = [free + gap()] if local else []
-                cands += [e + remote_gap() for e in waited]
-                start = max(cands, default=0.0)
-                end = start + duration(a)
-                out_s[r].append(start)
-                out_e[r].append(end)
-                done[a] = end
-                clock[r] = end
-                ptr[r] += 1
-                progress = True
-    if any(ptr[r] < len(o) for r, o in enumerate(orders)):
-        stuck = [f"rank {r} at {o[ptr[r]]}" for r, o in enumerate(orders) if ptr[r] < len(o)]
-        raise ValueError(f"the orders deadlock: {', '.join(stuck)} wait forever (they are not executable)")
-    return out_s, out_e
+
+    def __init__(
+        self,
+        duration: Callable[[Action], float],
+        local_gap: Callable[[], float],
+        remote_gap: Callable[[], float],
+        *,
+        early: float | None = None,
+        pickup_gap: Callable[[], float] | None = None,
+    ) -> None:
+        self.duration, self.local_gap, self.remote_gap = duration, local_gap, remote_gap
+        self.early, self.pickup_gap = early, pickup_gap
+
+    def __call__(self, rank: int, action: Action, free: Number | None, arrivals: list[Arrival]) -> tuple[float, float]:
+        local = [float(a.end) for a in arrivals if a.rank == rank]
+        if free is not None:
+            local.append(float(free))
+        free_at = max(local) if local else float("-inf")
+        remote = [float(a.end) for a in arrivals if a.rank != rank]
+        waited = [e for e in remote if self.early is None or e + self.early > free_at]
+        gap = self.pickup_gap if self.pickup_gap is not None and len(waited) < len(remote) else self.local_gap
+        candidates = [free_at + gap()] if local else []
+        candidates += [e + self.remote_gap() for e in waited]
+        start = max(candidates, default=0.0)
+        return start, start + self.duration(action)
+
+
+def _run(orders: Sequence[Sequence[Action]], n_stages: int, timing: _GapTiming) -> tuple[list[list[float]], list[list[float]]]:
+    """Starts and ends of ``orders`` under ``timing``, by the simulator's engine (inputs no
+    action of the step makes, e.g. of actions missing from a trace, count as there)."""
+    run = run_orders(orders, n_stages, timing, missing_inputs="given")
+    return run.starts, run.ends  # type: ignore[return-value]
 
 
 def replay(timeline: Timeline, schedule: Schedule | None = None, *, overhead: float = 0.0,
@@ -459,9 +450,9 @@ def replay(timeline: Timeline, schedule: Schedule | None = None, *, overhead: fl
     missing = [a for order in orders for a in order if a not in obs.by_action]
     if missing:
         raise ValueError(f"the schedule has actions the timeline lacks, e.g. {missing[0]}: replay needs the same step")
-    starts, ends = _engine(orders, obs.n_stages, lambda a: obs.by_action[a][2] - obs.by_action[a][1],
-                           lambda: overhead, lambda: latency + overhead, early=latency,
-                           pickup_gap=lambda: overhead + pickup)
+    timing = _GapTiming(lambda a: obs.by_action[a][2] - obs.by_action[a][1], lambda: overhead,
+                        lambda: latency + overhead, early=latency, pickup_gap=lambda: overhead + pickup)
+    starts, ends = _run(orders, obs.n_stages, timing)
     return Timeline(starts, ends, [list(o) for o in orders], unit=timeline.unit, source="replay of measured durations")
 
 
@@ -510,9 +501,10 @@ def jitter_simulation(
     rnd = random.Random(seed)
     results: list[tuple[float, Timeline]] = []
     for _ in range(draws):
-        starts, ends = _engine(orders, obs.n_stages, lambda a: rnd.choice(pools[(a.stage, a.kind)]),
-                               lambda: rnd.choice(local_pool), lambda: rnd.choice(remote_pool),
-                               early=statistics.median(remote_pool), pickup_gap=lambda: rnd.choice(pickup_pool))
+        timing = _GapTiming(lambda a: rnd.choice(pools[(a.stage, a.kind)]), lambda: rnd.choice(local_pool),
+                            lambda: rnd.choice(remote_pool), early=statistics.median(remote_pool),
+                            pickup_gap=lambda: rnd.choice(pickup_pool))
+        starts, ends = _run(orders, obs.n_stages, timing)
         tl = Timeline(starts, ends, [list(o) for o in orders], unit=timeline.unit,
                       source="calibrated simulation with measured jitter")
         results.append((tl.bubble_ratio, tl))
@@ -577,13 +569,13 @@ class Comparison:
         raise KeyError(key)  # pragma: no cover
 
     def as_dict(self) -> dict[str, Any]:
-        """``{key: bubble_ratio}`` plus ``order_matches``, for tests and notebooks."""
+        """``{key: bubble_ratio}`` plus ``order_matches``, for tests and notebooks. Used in lesson 06."""
         out: dict[str, Any] = {row.key: row.bubble_ratio for row in self.rows}
         out["order_matches"] = self.order_matches
         return out
 
     def table(self) -> str:
-        """A fixed-width text table, one row per model, bubble ratio as the article's b."""
+        """A fixed-width text table, one row per model, bubble ratio as the article's b. Used in lesson 06."""
         w = max(len(r.label) for r in self.rows)
         lines = [f"{'model':<{w}}  bubble_ratio  makespan ({self.unit})  what it adds"]
         for _, label, value, span, why in self.rows:
@@ -639,6 +631,8 @@ def compare_measured(
     ``1F 3.254`` ms before every forward of stage 1); with durations and gaps drawn from the measured ones
     (jitter, stragglers: a statistical model); a replay with each action's own duration
     (this step's actual stragglers); the measurement.
+
+    Used in lesson 06.
     """
     obs = _Obs(timeline)
     executed = tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)

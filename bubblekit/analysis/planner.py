@@ -31,13 +31,14 @@ import json
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
-from bubblekit._validate import check_int, check_number
+from bubblekit._progress import Progress, reporter
+from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs
 from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
+from bubblekit.schedules.base import MAX_ACTIONS, check_size
 from bubblekit.simulator import SimResult, simulate
 
 __all__ = [
@@ -50,31 +51,31 @@ __all__ = [
     "h200_recompute_costs",
     "load_h200_recompute_costs",
     "RANK_BY",
+    "MAX_PLAN_ACTIONS",
 ]
 
-Number = Union[int, float, Fraction]
 
 #: Ranking keys accepted by :func:`plan`.
 RANK_BY: tuple[str, ...] = ("time_per_microbatch", "makespan", "bubble_ratio", "peak_activations")
 
 _DEFAULT_SCHEDULES: tuple[str, ...] = ("gpipe", "1f1b", "interleaved", "looped-bfs")
+
+#: :func:`plan` refuses to simulate more actions than this in all (about ten seconds) unless
+#: given ``max_actions=None``.
+MAX_PLAN_ACTIONS = 10_000_000
 _EPS = 1e-9
 
 
 # ----------------------------------------------------------------------------- hops
 def hops_per_step(sched: Schedule) -> int:
-    """Cross-rank messages in one step: activations forward plus gradients backward.
+    """``sched.hops_per_step``: cross-rank messages per step (see
+    :attr:`bubblekit.Schedule.hops_per_step`).
 
-    Every stage boundary whose two stages sit on different ranks carries one activation
-    per microbatch forward and one gradient backward: ``2 * m * crossings``. With the
-    looped placement of interleaved 1F1B that is ``2 * m * (p * v - 1)`` for ``p >= 2``;
-    with ``v = 1``, ``2 * m * (p - 1)``.
+    Used in lessons 05, 06, 07, 09 and 10.
     """
     if not isinstance(sched, Schedule):
         raise TypeError(f"sched must be a bubblekit Schedule, got {type(sched).__name__}")
-    pl = sched.placement
-    crossings = sum(1 for s in range(len(pl) - 1) if pl[s] != pl[s + 1])
-    return 2 * sched.m * crossings
+    return sched.hops_per_step
 
 
 # ----------------------------------------------------------------------------- recomputation
@@ -90,6 +91,8 @@ def with_recompute(costs: Costs, *, activation: Number, extra_backward: Number |
 
     The split backward (``i``, ``w``) is not kept: recomputation happens before the input
     gradient, so ``i`` grows by the extra time and ``w`` stays.
+
+    Used in lesson 05.
     """
     if not isinstance(costs, Costs):
         raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
@@ -126,6 +129,8 @@ def load_h200_recompute_costs() -> dict[str, Any]:
     Source: one NVIDIA H200, PyTorch 2.11 (CUDA 13), bf16, micro-batch 1, a stage of 4
     GPT layers, ``torch.utils.checkpoint`` (non-reentrant) around every layer
     (``bubblekit/data/README.md``).
+
+    Used in lesson 05.
     """
     if not _RECOMPUTE_DATA.exists():
         raise FileNotFoundError("bubblekit/data/h200_recompute_costs.json is missing from the installation")
@@ -147,6 +152,8 @@ def h200_recompute_costs(hidden: int = 4096, seq: int = 4096, *, comm_ms: Number
     Args:
         hidden, seq: a measured configuration: (2048, 2048), (4096, 4096) or (8192, 4096).
         comm_ms: latency of one hop between ranks, ms (not measured; 0 by default).
+
+    Used in lessons 05, 06, 09 and 10.
     """
     data = load_h200_recompute_costs()
     match = next((c for c in data["configs"] if c["hidden"] == hidden and c["seq"] == seq), None)
@@ -229,16 +236,18 @@ def evaluate(
     recompute: bool = False,
     memory_budget: float | None = None,
     activation_bytes: float | None = None,
+    max_actions: int | None = MAX_ACTIONS,
 ) -> Candidate:
     """Build, simulate and measure one configuration (see :func:`plan` for the conventions).
 
-    A schedule that cannot be built (e.g. interleaved with an ``m`` PyTorch refuses) or
-    costs that do not fit it come back with ``fits=False`` and the error in ``reason``.
+    A schedule that cannot be built (e.g. interleaved with an ``m`` PyTorch refuses, or
+    one larger than ``max_actions``) or costs that do not fit it come back with
+    ``fits=False`` and the error in ``reason``.
     """
-    name = _registry_key(name)
+    name = spec(name).name
     spec_v = None if REGISTRY[name].chunks == "one" else v
     try:
-        sched = schedule(name, p, m, spec_v)
+        sched = schedule(name, p, m, spec_v, max_actions=max_actions)
         res = simulate(sched, costs)
     except ValueError as err:
         return Candidate(name, p, m, v, recompute, None, costs.unit, None, None, None, None, None, None, False,
@@ -251,7 +260,7 @@ def evaluate(
         reason = f"memory: peak {peak:.3g} > budget {memory_budget:.3g} microbatch activations"
     return Candidate(
         name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
-        res.bubble_ratio, res.bubble_overhead, peak, pbytes, hops_per_step(sched), fits, reason, res,
+        res.bubble_ratio, res.bubble_overhead, peak, pbytes, sched.hops_per_step, fits, reason, res,
     )
 
 
@@ -335,6 +344,17 @@ def _sort_key(rank_by: str) -> Any:
     return key
 
 
+def _v_options(chunks: str, vs: tuple[int, ...]) -> tuple[int, ...]:
+    """The ``v`` values a schedule is tried with: 1, 2 (V shape) or each of ``vs``."""
+    return (1,) if chunks == "one" else (2,) if chunks == "two" else vs
+
+
+def _actions_of(name: str, p: int, m: int, v: int) -> int:
+    """Actions of one configuration (0 when the schedule refuses it: it is not simulated)."""
+    entry = REGISTRY[name]
+    return entry.n_actions(p, m, v) if entry.allows(p, m, v) else 0
+
+
 def _ints(name: str, values: Any, minimum: int) -> tuple[int, ...]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise TypeError(f"{name} must be a sequence of ints, got {values!r}")
@@ -355,6 +375,8 @@ def plan(
     schedules: Sequence[str] = _DEFAULT_SCHEDULES,
     vs: Sequence[int] = (2, 4),
     rank_by: str = "time_per_microbatch",
+    max_actions: int | None = MAX_PLAN_ACTIONS,
+    progress: Progress = None,
 ) -> PlanTable:
     """Enumerate schedule x m x v (x recomputation), simulate each, rank by speed under a memory budget.
 
@@ -373,6 +395,10 @@ def plan(
         vs: chunks per rank for interleaved and looped-BFS schedules (ints >= 2).
         rank_by: ``"time_per_microbatch"`` (default; makespan / m), ``"makespan"``,
             ``"bubble_ratio"`` or ``"peak_activations"``.
+        max_actions: refuse plans that would simulate more actions than this in total
+            (default :data:`MAX_PLAN_ACTIONS`, about ten seconds); ``None`` lifts the limit.
+        progress: ``None`` reports progress on standard error for plans estimated to take
+            more than a few seconds; ``True``/``False`` always/never; or a function of one line.
 
     Returns:
         A :class:`PlanTable`: feasible candidates first, best first; ``.best``, ``.to_text()``.
@@ -380,6 +406,8 @@ def plan(
     Raises:
         TypeError / ValueError naming the parameter for bad input (unknown schedule, empty
         ``ms``, both budgets, a byte budget without a byte size, ...).
+
+    Used in lesson 05.
     """
     p = check_int("p", p)
     if costs is None:
@@ -411,23 +439,22 @@ def plan(
     vs_t = _ints("vs", vs, 2)
     if isinstance(schedules, str) or not isinstance(schedules, Sequence) or not schedules:
         raise TypeError(f"schedules must be a non-empty sequence of schedule names, got {schedules!r}")
-    names = [_registry_key(name) for name in schedules]
+    names = [spec(name).name for name in schedules]
     variants: list[tuple[bool, Costs]] = [(False, costs)]
     if recompute is not None:
         variants.append((True, recompute))
+    configs = [(name, v, m, rc, c) for name in dict.fromkeys(names)
+               for v in _v_options(REGISTRY[name].chunks, vs_t) for m in ms_t for rc, c in variants]
+    total = sum(_actions_of(name, p, m, v) for name, v, m, _, _ in configs)
+    check_size(f"plan(p={p}, ms={list(ms_t)}) over {len(configs)} configurations", total, max_actions,
+               instead="give fewer ms, schedules or vs", at_once=False)
+    step = reporter(progress, "plan", len(configs), total * 2e-6)
     out: list[Candidate] = []
-    for name in dict.fromkeys(names):
-        chunks = REGISTRY[name].chunks
-        v_options = (1,) if chunks == "one" else (2,) if chunks == "two" else vs_t
-        for v in v_options:
-            for m in ms_t:
-                for rc, c in variants:
-                    out.append(evaluate(name, p, m, v, costs=c, recompute=rc, memory_budget=budget,
-                                        activation_bytes=activation_bytes))
+    for k, (name, v, m, rc, c) in enumerate(configs, 1):
+        out.append(evaluate(name, p, m, v, costs=c, recompute=rc, memory_budget=budget,
+                            activation_bytes=activation_bytes, max_actions=MAX_ACTIONS if max_actions else None))
+        step(k)
     out.sort(key=_sort_key(rank_by))
     return PlanTable(tuple(out), rank_by, budget, activation_bytes)
 
 
-def _registry_key(name: Any) -> str:
-    """The registry key for a schedule name or alias; ``ValueError`` listing the known names."""
-    return spec(name).name

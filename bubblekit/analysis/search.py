@@ -29,12 +29,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
+from typing import NamedTuple
 
-from bubblekit._validate import check_int
-from bubblekit.actions import Action
+from bubblekit._progress import Progress, reporter
+from bubblekit._validate import Number, check_int
+from bubblekit.actions import Action, Event, memory_delta, needs, produces
 from bubblekit.costs import Costs, ResolvedCosts
-from bubblekit.schedules.base import Schedule
+from bubblekit.schedules.base import Schedule, check_size
 from bubblekit.simulator import DeadlockError, SimResult, simulate
 
 __all__ = [
@@ -45,9 +46,9 @@ __all__ = [
     "POLICIES",
     "one_f_one_b_cap",
     "improve_schedule",
+    "MAX_SEARCH_ACTIONS",
 ]
 
-Number = Union[int, float, Fraction]
 
 #: Rules tried by :func:`search_schedule`: (first kind, second kind, W fill rule, F lead rule).
 POLICIES: tuple[tuple[str, str, str, str], ...] = tuple(
@@ -56,6 +57,11 @@ POLICIES: tuple[tuple[str, str, str, str], ...] = tuple(
     for (a, b) in (("I", "F"), ("F", "I"))
     for fill in ("fit", "eager")
 )
+
+#: Largest schedule (``3 p m`` actions) the greedy search takes on unless given
+#: ``max_actions=None``: each rule costs about ``p`` µs per action, and the search tries 4 to
+#: ``3p`` rules, so this is a few seconds.
+MAX_SEARCH_ACTIONS = 20_000
 
 #: Largest number of search nodes :func:`exhaustive_schedule` explores by default.
 DEFAULT_NODE_LIMIT = 200_000
@@ -87,9 +93,16 @@ class _Problem:
     scale: int
 
 
-def _problem(p: int, m: int, costs: Costs | None, mem_cap: float | Sequence[float] | None) -> _Problem:
+def _problem(
+    p: int, m: int, costs: Costs | None, mem_cap: float | Sequence[float] | None,
+    max_actions: int | None = MAX_SEARCH_ACTIONS, what: str = "search",
+) -> _Problem:
     p = check_int("p", p)
     m = check_int("m", m)
+    check_size(f"{what}(p={p}, m={m})", 3 * p * m, max_actions,
+               instead="search a smaller case and compare it with zb-h1 / zb-h2 at the size you need",
+               cost=f"each greedy rule takes about p µs per action, and the search tries 4 to 3p rules: "
+                    f"here ~{_search_seconds(p, m, 3 * p):,.0f} s")
     if costs is None:
         costs = Costs(f=1, i=1, w=1)
     elif not isinstance(costs, Costs):
@@ -113,6 +126,11 @@ def _problem(p: int, m: int, costs: Costs | None, mem_cap: float | Sequence[floa
                 "no schedule can run even one forward there; raise mem_cap"
             )
     return _Problem(p, m, rc.f, rc.i, rc.w, act, float(rc.w_held), rc.comm, cap, scale)
+
+
+def _search_seconds(p: int, m: int, n_rules: int) -> float:
+    """About how long ``n_rules`` greedy rules take on ``3 p m`` actions (p µs per action each)."""
+    return n_rules * 3 * p * m * p * 1e-6
 
 
 def _check_cap(name: str, value: object) -> float:
@@ -198,110 +216,183 @@ def _lead(k: int, r: int, p: int) -> int:
     return max(1, k - (r * (k - 1)) // (p - 1))
 
 
+class _Rules(NamedTuple):
+    """The rules applied to one action: its inputs (event, latency), the events it makes,
+    its duration, and the activations it allocates at its start and frees at its end."""
+
+    inputs: tuple[tuple[Event, Number], ...]
+    makes: tuple[Event, ...]
+    duration: Number
+    alloc: float
+    free: float
+
+
+class _Partial:
+    """A partial one-chunk schedule (stage ``r`` on rank ``r``) being built action by action.
+
+    Per rank: how many ``F``, ``I`` and ``W`` have run (each kind goes in microbatch
+    order), the activations held and when the rank is free; over all ranks, when each
+    event was made. Times follow the simulator's rules (:func:`bubblekit.actions.needs`,
+    latency between ranks) and memory its rule (:func:`bubblekit.actions.memory_delta`),
+    so a searched order simulates to the searched times.
+    """
+
+    def __init__(self, prob: _Problem) -> None:
+        self.prob = prob
+        p = prob.p
+        self.count = {"F": [0] * p, "I": [0] * p, "W": [0] * p}
+        self.held = [0.0] * p
+        self.clock: list[Number] = [0] * p
+        self.done: dict[Event, Number] = {}
+        self.orders: list[list[Action]] = [[] for _ in range(p)]
+        # the rules for each action, worked out once (the search asks about the same ones often)
+        self._actions = {k: [[Action(r, k, j) for j in range(prob.m)] + [None] for r in range(p)] for k in "FIW"}
+        self._rules: dict[Action, _Rules] = {}
+
+    def rules(self, action: Action) -> _Rules:
+        """What the simulator's rules say about ``action`` (inputs with latency, events, cost, memory)."""
+        got = self._rules.get(action)
+        if got is None:
+            prob, r = self.prob, action.stage
+            inputs = tuple((e, prob.comm if e.stage != r else 0) for e in needs(action, prob.p))
+            duration = {"F": prob.f, "I": prob.i, "W": prob.w}[action.kind][r]
+            alloc, free = memory_delta(action, prob.act, prob.w_held)
+            got = self._rules[action] = _Rules(inputs, produces(action), duration, float(alloc), float(free))
+        return got
+
+    def next(self, r: int, kind: str) -> Action | None:
+        """Rank ``r``'s next action of ``kind``, or ``None`` when all ``m`` have run."""
+        return self._actions[kind][r][self.count[kind][r]]
+
+    def ready(self, action: Action | None) -> Number | float:
+        """When every input of ``action`` is there (+ latency from another rank); inf if one is missing."""
+        if action is None:
+            return math.inf
+        t: Number = 0
+        for e, latency in self.rules(action).inputs:
+            d = self.done.get(e)
+            if d is None:
+                return math.inf
+            t = max(t, d + latency)
+        return t
+
+    def fits(self, action: Action | None) -> bool:
+        """Whether rank ``action.stage`` stays under its cap when ``action`` starts."""
+        if action is None:
+            return False
+        r = action.stage
+        return self.held[r] + self.rules(action).alloc <= self.prob.cap[r] + 1e-9
+
+    def run(self, action: Action, start: Number) -> tuple[Number, float]:
+        """Run ``action`` from ``start``; return what :meth:`undo` needs (clock and memory before)."""
+        r, rules = action.stage, self.rules(action)
+        saved = (self.clock[r], self.held[r])
+        end = start + rules.duration
+        for e in rules.makes:
+            self.done[e] = end
+        self.held[r] += rules.alloc
+        self.held[r] -= rules.free
+        self.count[action.kind][r] += 1
+        self.clock[r] = end
+        self.orders[r].append(action)
+        return saved
+
+    def undo(self, action: Action, saved: tuple[Number, float]) -> None:
+        """Take back the last :meth:`run` of ``action``."""
+        r = action.stage
+        self.orders[r].pop()
+        self.count[action.kind][r] -= 1
+        for e in self.rules(action).makes:
+            del self.done[e]
+        self.clock[r], self.held[r] = saved
+
+
+class _ListScheduler:
+    """:func:`greedy_schedule`'s list scheduling, one decision at a time.
+
+    Time moves forward: the free rank whose next decision comes first picks the most urgent
+    ready action (:meth:`choose`), or waits, until every rank has run its ``3m`` actions.
+    """
+
+    def __init__(self, prob: _Problem, priority: tuple[str, str], w_fill: str, lead: str | int) -> None:
+        self.prob, self.priority, self.w_fill, self.lead = prob, priority, w_fill, lead
+        self.state = _Partial(prob)
+
+    def f_allowed(self, r: int) -> bool:
+        """Rank ``r`` may start its next forward: within its lead over the I passes, and its cap."""
+        st, p = self.state, self.prob.p
+        ahead = st.count["F"][r] - st.count["I"][r]
+        if self.lead == "1f1b" and ahead >= p - r:
+            return False
+        if isinstance(self.lead, int) and ahead >= _lead(self.lead, r, p):
+            return False
+        return st.fits(st.next(r, "F"))
+
+    def next_input(self, r: int) -> Number | float:
+        """When rank ``r``'s next I or (allowed) F could start by its inputs; inf if never yet."""
+        st = self.state
+        f_at = st.ready(st.next(r, "F")) if self.f_allowed(r) else math.inf
+        return min(f_at, st.ready(st.next(r, "I")))
+
+    def next_decision(self) -> tuple[Number, int] | None:
+        """``(time, rank)`` of the free rank whose next decision comes first; ``None`` when none can act."""
+        st = self.state
+        best: tuple[Number, int] | None = None
+        for r in range(self.prob.p):
+            if len(st.orders[r]) == 3 * self.prob.m:
+                continue
+            w_ready = st.count["W"][r] < st.count["I"][r]
+            when = st.clock[r] if w_ready else max(st.clock[r], self.next_input(r))
+            if when != math.inf and (best is None or when < best[0]):
+                best = (when, r)
+        return best
+
+    def choose(self, t: Number, r: int) -> str | None:
+        """The kind rank ``r`` runs at ``t``, or ``None`` to wait for its next input instead.
+
+        A ready ``I`` or ``F`` by the priority; ``w_fill="first"`` puts a pending ``W`` before
+        a forward; else a pending ``W`` fills the gap when it fits before the next input (or
+        always with ``"eager"``), or must run to free memory for a blocked forward.
+        """
+        st = self.state
+        ready = {"I": st.ready(st.next(r, "I")) <= t, "F": self.f_allowed(r) and st.ready(st.next(r, "F")) <= t}
+        kind = next((k for k in self.priority if ready[k]), None)
+        w_pending = st.count["W"][r] < st.count["I"][r]
+        if kind == "F" and self.w_fill == "first" and w_pending and not ready["I"]:
+            return "W"  # a pending W goes before the next forward (ZB-H2's steady I, W, F)
+        if kind is not None:
+            return kind
+        assert w_pending
+        nxt = self.next_input(r)
+        fits = nxt >= t + self.prob.w[r]
+        blocked_by_memory = not self.f_allowed(r) and st.count["F"][r] < self.prob.m
+        if self.w_fill in ("eager", "first") or fits or blocked_by_memory or nxt == math.inf:
+            return "W"
+        return None
+
+    def run(self) -> tuple[list[list[Action]], Number]:
+        """Schedule every action; return the orders and the makespan (ticks)."""
+        st = self.state
+        while (decision := self.next_decision()) is not None:
+            t, r = decision
+            kind = self.choose(t, r)
+            if kind is None:  # wait for the next I or F instead of delaying it with a W
+                st.clock[r] = self.next_input(r)  # type: ignore[assignment]
+                continue
+            st.run(st.next(r, kind), t)  # type: ignore[arg-type]
+        if any(len(o) != 3 * self.prob.m for o in st.orders):
+            raise SearchError(
+                "greedy search got stuck: the memory cap leaves no rank able to progress "
+                f"(cap per rank {self.prob.cap}); raise mem_cap"
+            )
+        return st.orders, max(st.clock)
+
+
 def _greedy(
     prob: _Problem, priority: tuple[str, str], w_fill: str, lead: str | int = "cap"
 ) -> tuple[list[list[Action]], Number]:
-    p, m = prob.p, prob.m
-    comm = prob.comm
-    INF = math.inf
-    fdone: list[list[Number | None]] = [[None] * m for _ in range(p)]
-    idone: list[list[Number | None]] = [[None] * m for _ in range(p)]
-    nf, ni, nw = [0] * p, [0] * p, [0] * p
-    held = [0.0] * p
-    clock: list[Number] = [0] * p
-    orders: list[list[Action]] = [[] for _ in range(p)]
-    total = 3 * m
-
-    def f_arrival(r: int) -> Number | float:
-        j = nf[r]
-        if j >= m:
-            return INF
-        if r == 0:
-            return 0
-        d = fdone[r - 1][j]
-        return INF if d is None else d + comm
-
-    def i_arrival(r: int) -> Number | float:
-        j = ni[r]
-        if j >= m or j >= nf[r]:
-            return INF
-        own = fdone[r][j]
-        assert own is not None
-        if r == p - 1:
-            return own
-        d = idone[r + 1][j]
-        return INF if d is None else max(own, d + comm)
-
-    def f_allowed(r: int) -> bool:
-        if lead == "1f1b" and nf[r] - ni[r] >= p - r:
-            return False
-        if isinstance(lead, int) and nf[r] - ni[r] >= _lead(lead, r, p):
-            return False
-        return held[r] + prob.act[r] <= prob.cap[r] + 1e-9
-
-    def run(r: int, kind: str, start: Number) -> None:
-        if kind == "F":
-            j = nf[r]
-            end = start + prob.f[r]
-            fdone[r][j] = end
-            held[r] += prob.act[r]
-            nf[r] += 1
-        elif kind == "I":
-            j = ni[r]
-            end = start + prob.i[r]
-            idone[r][j] = end
-            held[r] -= prob.act[r] * (1.0 - prob.w_held)
-            ni[r] += 1
-        else:
-            j = nw[r]
-            end = start + prob.w[r]
-            held[r] -= prob.act[r] * prob.w_held
-            nw[r] += 1
-        orders[r].append(Action(r, kind, j))
-        clock[r] = end
-
-    while True:
-        # the free rank whose next decision comes first
-        best: tuple[Number | float, int] | None = None
-        for r in range(p):
-            if len(orders[r]) == total:
-                continue
-            w_ready = nw[r] < ni[r]
-            nxt = min(f_arrival(r) if f_allowed(r) else INF, i_arrival(r))
-            when: Number | float = clock[r] if w_ready else max(clock[r], nxt)
-            if when == INF:
-                continue
-            if best is None or when < best[0]:
-                best = (when, r)
-        if best is None:
-            break
-        t, r = best
-        ready = {
-            "I": i_arrival(r) <= t,
-            "F": f_allowed(r) and f_arrival(r) <= t,
-        }
-        kind = next((k for k in priority if ready[k]), None)
-        if kind == "F" and w_fill == "first" and nw[r] < ni[r] and not ready["I"]:
-            kind = "W"  # a pending W goes before the next forward (ZB-H2's steady I, W, F)
-        if kind is None:
-            # nothing urgent is ready: a W may fill the gap (or must, to free memory)
-            assert nw[r] < ni[r]
-            nxt = min(f_arrival(r) if f_allowed(r) else INF, i_arrival(r))
-            fits = nxt >= t + prob.w[r]
-            blocked_by_memory = not f_allowed(r) and nf[r] < m
-            if w_fill in ("eager", "first") or fits or blocked_by_memory or nxt == INF:
-                kind = "W"
-            else:
-                # wait for the next I or F instead of delaying it with a W
-                clock[r] = nxt  # type: ignore[assignment]
-                continue
-        run(r, kind, t)  # type: ignore[arg-type]
-    if any(len(o) != total for o in orders):
-        raise SearchError(
-            "greedy search got stuck: the memory cap leaves no rank able to progress "
-            f"(cap per rank {prob.cap}); raise mem_cap"
-        )
-    return orders, max(clock)
+    """One greedy rule's orders and makespan (see :class:`_ListScheduler`)."""
+    return _ListScheduler(prob, priority, w_fill, lead).run()
 
 
 # ----------------------------------------------------------------------------- exhaustive
@@ -358,44 +449,24 @@ def exhaustive_schedule(
 def _branch_and_bound(
     prob: _Problem, incumbent: Number | float, node_limit: int
 ) -> tuple[bool, list[list[Action]] | None, Number | float, int]:
-    p, m, comm = prob.p, prob.m, prob.comm
-    fdone: list[list[Number | None]] = [[None] * m for _ in range(p)]
-    idone: list[list[Number | None]] = [[None] * m for _ in range(p)]
-    nf, ni, nw = [0] * p, [0] * p, [0] * p
-    held = [0.0] * p
-    clock: list[Number] = [0] * p
+    p, m = prob.p, prob.m
+    st = _Partial(prob)
     remaining: list[Number] = [m * (prob.f[r] + prob.i[r] + prob.w[r]) for r in range(p)]
-    orders: list[list[Action]] = [[] for _ in range(p)]
     best: dict[str, object] = {"span": incumbent, "orders": None}
     nodes = 0
     aborted = False
     n_total = 3 * m * p
 
     def choices(r: int) -> list[tuple[Number, str]]:
+        """Rank ``r``'s next F (if it fits), I and W with the time each could start."""
         out: list[tuple[Number, str]] = []
-        j = nf[r]
-        if j < m and held[r] + prob.act[r] <= prob.cap[r] + 1e-9:
-            if r == 0:
-                out.append((clock[r], "F"))
-            else:
-                d = fdone[r - 1][j]
-                if d is not None:
-                    out.append((max(clock[r], d + comm), "F"))
-        j = ni[r]
-        if j < m and j < nf[r]:
-            own = fdone[r][j]
-            assert own is not None
-            if r == p - 1:
-                out.append((max(clock[r], own), "I"))
-            else:
-                d = idone[r + 1][j]
-                if d is not None:
-                    out.append((max(clock[r], own, d + comm), "I"))
-        if nw[r] < ni[r]:
-            j = nw[r]
-            d = idone[r][j]
-            assert d is not None
-            out.append((max(clock[r], d), "W"))
+        for kind in ("F", "I", "W"):
+            a = st.next(r, kind)
+            if kind == "F" and not st.fits(a):
+                continue
+            ready = st.ready(a)
+            if ready != math.inf:
+                out.append((max(st.clock[r], ready), kind))
         return out
 
     def dfs(last: tuple[Number, int], done: int) -> None:
@@ -407,13 +478,13 @@ def _branch_and_bound(
             aborted = True
             return
         if done == n_total:
-            span = max(clock)
+            span = max(st.clock)
             if span < best["span"]:  # type: ignore[operator]
                 best["span"] = span
-                best["orders"] = [list(o) for o in orders]
+                best["orders"] = [list(o) for o in st.orders]
             return
         t_last = last[0]
-        bound = max(max(clock[r], t_last) + remaining[r] if remaining[r] else clock[r] for r in range(p))
+        bound = max(max(st.clock[r], t_last) + remaining[r] if remaining[r] else st.clock[r] for r in range(p))
         if bound >= best["span"]:  # type: ignore[operator]
             return
         cands: list[tuple[Number, int, str]] = []
@@ -423,41 +494,14 @@ def _branch_and_bound(
                     cands.append((start, r, kind))
         cands.sort(key=lambda c: (c[0], c[1], "IFW".index(c[2])))
         for start, r, kind in cands:
-            # apply
-            saved = (clock[r], held[r])
-            if kind == "F":
-                j = nf[r]
-                dur = prob.f[r]
-                fdone[r][j] = start + dur
-                held[r] += prob.act[r]
-                nf[r] += 1
-            elif kind == "I":
-                j = ni[r]
-                dur = prob.i[r]
-                idone[r][j] = start + dur
-                held[r] -= prob.act[r] * (1.0 - prob.w_held)
-                ni[r] += 1
-            else:
-                j = nw[r]
-                dur = prob.w[r]
-                held[r] -= prob.act[r] * prob.w_held
-                nw[r] += 1
-            clock[r] = start + dur
+            a = st.next(r, kind)
+            assert a is not None
+            saved = st.run(a, start)
+            dur = st.rules(a).duration
             remaining[r] -= dur
-            orders[r].append(Action(r, kind, j))
             dfs((start, r), done + 1)
-            # undo
-            orders[r].pop()
             remaining[r] += dur
-            clock[r], held[r] = saved
-            if kind == "F":
-                nf[r] -= 1
-                fdone[r][nf[r]] = None
-            elif kind == "I":
-                ni[r] -= 1
-                idone[r][ni[r]] = None
-            else:
-                nw[r] -= 1
+            st.undo(a, saved)
             if aborted:
                 return
 
@@ -479,6 +523,8 @@ def search_schedule(
     objective: str = "makespan",
     seeds: bool = True,
     improve: bool | None = None,
+    max_actions: int | None = MAX_SEARCH_ACTIONS,
+    progress: Progress = None,
 ) -> Schedule:
     """Find a short schedule of F, I and W under a memory cap.
 
@@ -502,10 +548,17 @@ def search_schedule(
             result is never worse than a handcrafted schedule that fits.
         improve: polish the best candidate by hill climbing on swaps of two neighbouring
             actions of one rank (:func:`improve_schedule`); default on when ``p * m <= 64``.
+        max_actions: refuse problems of more than this many actions (``3 p m``; default
+            :data:`MAX_SEARCH_ACTIONS`, a few seconds); ``None`` lifts the limit.
+        progress: ``None`` reports progress on standard error when the search is estimated
+            to take more than a few seconds; ``True``/``False`` always/never; or a function
+            of one line of text.
 
     Returns the best :class:`Schedule` found (name ``"searched"``); ``notes`` say which
     method and rule produced it. Ties are broken by the lower peak memory, then by the
     order in which candidates are tried, so the result is deterministic.
+
+    Used in lesson 07.
     """
     if method not in ("auto", "greedy", "exhaustive"):
         raise ValueError(f"method must be 'auto', 'greedy' or 'exhaustive', got {method!r}")
@@ -514,7 +567,7 @@ def search_schedule(
     if objective == "stage_span" and method == "exhaustive":
         raise ValueError("the exhaustive search minimises the makespan; use method='greedy' or 'auto' "
                          "with objective='stage_span'")
-    prob = _problem(p, m, costs, mem_cap)
+    prob = _problem(p, m, costs, mem_cap, max_actions, "search_schedule")
     use_exhaustive = method == "exhaustive" or (
         method == "auto" and objective == "makespan" and prob.p * prob.m <= 12
     )
@@ -525,11 +578,14 @@ def search_schedule(
     rules: list[tuple[str, str, str, str | int]] = list(POLICIES)
     top = int(min(max(prob.cap), 2 * prob.p - 1))
     rules += [("I", "F", fill, k) for k in range(prob.p + 1, top + 1) for fill in ("fit", "eager", "first")]
-    for a, b, fill, lead in rules:
+    step = reporter(progress, "search_schedule: greedy rules", len(rules), _search_seconds(prob.p, prob.m, len(rules)))
+    for k, (a, b, fill, lead) in enumerate(rules, 1):
         try:
             orders, _ = _greedy(prob, (a, b), fill, lead)
         except SearchError:
             continue
+        finally:
+            step(k)
         candidates.append((f"greedy priority={a}{b} w_fill={fill} lead={lead}", orders))
     if seeds:
         from bubblekit.schedules import schedule as build
@@ -587,11 +643,7 @@ def _objective(prob: _Problem, orders: list[list[Action]], objective: str) -> Nu
     res = _simulate_orders(prob, orders)
     if objective == "makespan":
         return res.makespan
-    spans = []
-    for r in range(prob.p):
-        starts, ends, _ = res.arrays(r)
-        spans.append(max(ends) - min(starts))
-    return max(spans)
+    return max(end - start for start, end in res.stage_spans)
 
 
 def _simulate_orders(prob: _Problem, orders: list[list[Action]]) -> SimResult:
@@ -629,17 +681,19 @@ def _hill_climb(
 
 
 def _fits(prob: _Problem, order: list[Action], r: int) -> bool:
-    held = 0.0
+    """Whether rank ``r``'s order stays under its cap."""
+    return _rank_peak(prob, order) <= prob.cap[r] + 1e-9
+
+
+def _rank_peak(prob: _Problem, order: Sequence[Action]) -> float:
+    """Largest activations one rank holds along its order (the memory rule, microbatch activations)."""
+    held, top = 0.0, 0.0
     for a in order:
-        if a.kind == "F":
-            held += prob.act[r]
-            if held > prob.cap[r] + 1e-9:
-                return False
-        elif a.kind == "I":
-            held -= prob.act[r] * (1.0 - prob.w_held)
-        else:
-            held -= prob.act[r] * prob.w_held
-    return True
+        alloc, free = memory_delta(a, prob.act, prob.w_held)
+        held += alloc
+        top = max(top, held)
+        held -= free
+    return top
 
 
 def _renamed(s: Schedule, name: str) -> Schedule:
@@ -654,19 +708,7 @@ def _costs_of(prob: _Problem) -> Costs:
 
 def _peaks(prob: _Problem, orders: list[list[Action]]) -> list[float]:
     """Per-rank largest count of held activations along the orders (microbatch activations)."""
-    out = []
-    for r, order in enumerate(orders):
-        held, top = 0.0, 0.0
-        for a in order:
-            if a.kind == "F":
-                held += prob.act[r]
-                top = max(top, held)
-            elif a.kind == "I":
-                held -= prob.act[r] * (1.0 - prob.w_held)
-            else:
-                held -= prob.act[r] * prob.w_held
-        out.append(top)
-    return out
+    return [_rank_peak(prob, order) for order in orders]
 
 
 def _peak(prob: _Problem, orders: list[list[Action]]) -> float:

@@ -30,11 +30,8 @@ Pure core: imports no matplotlib, widgets or torch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Union
 
 from bubblekit._validate import check_int, check_number
-from bubblekit.analysis.planner import hops_per_step
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.schedules import schedule
@@ -75,7 +72,6 @@ __all__ = [
     "MEGATRON_1T_DAYS_PUBLISHED",
 ]
 
-Number = Union[int, float, Fraction]
 
 
 # ----------------------------------------------------------------------------- sources
@@ -204,48 +200,32 @@ def zb_costs(row: ZBProfiled) -> Costs:
                  name=f"zero-bubble paper Table 9, {row.model} m={row.m}")
 
 
-def _spans(result: Timeline) -> list[tuple[float, float]]:
-    out = []
-    for r in range(result.p):
-        starts, ends, _ = result.arrays(r)
-        if not starts:
-            raise ValueError(f"rank {r} has no actions: a per-stage span is undefined")
-        out.append((min(starts), max(ends)))
-    return out
+def _timeline(result: Timeline) -> Timeline:
+    if not isinstance(result, Timeline):
+        raise TypeError(f"result must be a bubblekit Timeline or SimResult, got {type(result).__name__}")
+    return result
 
 
 def stage_span_bubble_rate(result: Timeline) -> float:
-    """The zero-bubble paper's bubble rate: ``(cost - ideal) / cost``, a fraction.
+    """``result.stage_span_bubble_rate``: the zero-bubble paper's bubble rate (see
+    :attr:`bubblekit.Timeline.stage_span_bubble_rate`).
 
-    ``cost`` is the largest *per-rank* span (its last end minus its own first start),
-    ``ideal`` the largest per-rank busy time (``m (T_F + T_B + T_W)`` for equal stages);
-    Qi et al. 2024, §5.3. Unlike :attr:`~bubblekit.Timeline.bubble_ratio` it ignores the
-    idle time before a rank's first action and after its last one.
+    Used in lessons 07, 09 and 10.
     """
-    if not isinstance(result, Timeline):
-        raise TypeError(f"result must be a bubblekit Timeline or SimResult, got {type(result).__name__}")
-    cost = max(e - s for s, e in _spans(result))
-    ideal = max(float(b) for b in result.busy)
-    return (cost - ideal) / cost
+    return _timeline(result).stage_span_bubble_rate
 
 
 def stage_span_overhead(result: Timeline) -> float:
-    """Bubble time over ideal time on the busiest rank, per-stage spans: ``(cost - ideal) / ideal``.
-
-    The zero-bubble README's "bubble rate" ((p-1)/m for 1F1B) is this overhead.
-    """
-    if not isinstance(result, Timeline):
-        raise TypeError(f"result must be a bubblekit Timeline or SimResult, got {type(result).__name__}")
-    cost = max(e - s for s, e in _spans(result))
-    ideal = max(float(b) for b in result.busy)
-    return (cost - ideal) / ideal
+    """``result.stage_span_overhead`` (see :attr:`bubblekit.Timeline.stage_span_overhead`)."""
+    return _timeline(result).stage_span_overhead
 
 
 def max_rank_bubble_time(result: Timeline) -> float:
-    """Largest idle time of one rank between its own first start and last end (time unit)."""
-    if not isinstance(result, Timeline):
-        raise TypeError(f"result must be a bubblekit Timeline or SimResult, got {type(result).__name__}")
-    return max((e - s) - float(b) for (s, e), b in zip(_spans(result), result.busy))
+    """``result.max_rank_bubble_time`` (see :attr:`bubblekit.Timeline.max_rank_bubble_time`).
+
+    Used in lessons 07 and 10.
+    """
+    return _timeline(result).max_rank_bubble_time
 
 
 @dataclass(frozen=True)
@@ -333,7 +313,7 @@ def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
 
     Bubble rate: :func:`stage_span_overhead` (the README's convention, bubble over ideal
     time per stage). Activation memory: the largest per-rank peak over 1F1B's. Communication
-    volume: cross-rank messages per step (:func:`~bubblekit.analysis.planner.hops_per_step`) over
+    volume: cross-rank messages per step (:attr:`bubblekit.Schedule.hops_per_step`) over
     1F1B's; every message carries one activation-sized tensor.
 
     ``ZB1P`` and ``ZB2P`` are the automatically searched schedules of the paper; their
@@ -345,7 +325,7 @@ def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
     costs = Costs(f=1, i=1, w=1)
     base = simulate(schedule("1f1b", p, m), costs)
     base_peak = base.max_peak_activations
-    base_hops = hops_per_step(base.schedule)
+    base_hops = base.schedule.hops_per_step
     rows = []
     for method, name, pub in ZB_README:
         assert name is not None
@@ -353,7 +333,7 @@ def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
         computed = {
             "bubble rate": stage_span_overhead(res),
             "activation memory": res.max_peak_activations / base_peak,
-            "communication volume": hops_per_step(res.schedule) / base_hops if base_hops else 1.0,
+            "communication volume": res.schedule.hops_per_step / base_hops if base_hops else 1.0,
         }
         note = ""
         if method == "ZB2P":

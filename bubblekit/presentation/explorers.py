@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any
 
 import ipywidgets as widgets
 import matplotlib
@@ -48,14 +48,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
+from bubblekit._validate import Number
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.costs import preset as cost_preset
 from bubblekit.formulas import bubble_overhead as formula_overhead
-from bubblekit.formulas import bubble_ratio_exact as formula_ratio_exact
 from bubblekit.presentation import plotting
-from bubblekit.schedules import REGISTRY, Schedule, ScheduleError, names, spec
+from bubblekit.schedules import REGISTRY, Schedule, ScheduleError, display_name, names, spec
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.simulator import SimResult, simulate
+from bubblekit.text import format_number, plural
 
 __all__ = [
     "pipeline_explorer",
@@ -64,17 +65,13 @@ __all__ = [
     "ScheduleBuilder",
     "BuilderScore",
     "COST_PRESETS",
-    "closed_form",
     "render_png",
 ]
 
-Number = Union[int, float, Fraction]
 
 #: Cost presets offered by the explorers (see :func:`bubblekit.preset`).
 COST_PRESETS: tuple[str, ...] = (*PRESETS, "h200")
 
-_DISPLAY = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "interleaved 1F1B", "looped-bfs": "looped BFS",
-            "zb-h1": "ZB-H1", "zb-h2": "ZB-H2", "zbv": "ZB-V", "dualpipev": "DualPipeV"}
 _NONE = "none"
 
 #: Pixels per inch of the PNG sent to the browser (figures are 12 in wide: 960 px), legible
@@ -105,27 +102,6 @@ _CSS = """
 
 
 # ----------------------------------------------------------------------------- helpers
-def display_name(name: str) -> str:
-    """A schedule's name as the course writes it (``1f1b`` -> ``1F1B``)."""
-    return _DISPLAY.get(name, name)
-
-
-def _plural(unit: str) -> str:
-    return unit + "s" if unit == "slot" else unit
-
-
-def _fmt(x: Number, digits: int = 4) -> str:
-    """A number for a readout: integers stay integers, the rest get ``digits`` significant digits."""
-    if isinstance(x, Fraction) and x.denominator == 1:
-        return str(x.numerator)
-    if isinstance(x, int):
-        return str(x)
-    xf = float(x)
-    if xf.is_integer() and abs(xf) < 1e12:
-        return str(int(xf))
-    return f"{xf:.{digits}g}"
-
-
 def _exact(x: float) -> Number:
     """A slider's float as an exact int/Fraction when it is one with a small denominator.
 
@@ -153,41 +129,12 @@ def _error_html(text: str) -> str:
     return f'<div class="bk-msg-error">{html.escape(text)}</div>'
 
 
-def _spec_chunks(name: str) -> str:
-    spec = REGISTRY.get(name)
-    return spec.chunks if spec is not None else "one"
-
-
-def _spec_split(name: str) -> bool:
-    spec = REGISTRY.get(name)
-    return bool(spec and spec.split_backward)
-
-
 def _check_size(name: str, value: Any, hi: int, where: str) -> None:
     """``value`` must be an int in 1..hi (the slider's range): TypeError / ValueError naming it otherwise."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be a whole number (int) between 1 and {hi} for the {where}, got {value!r}")
     if not 1 <= value <= hi:
         raise ValueError(f"{name} must be between 1 and {hi} for the {where} (its slider's range), got {value!r}")
-
-
-def _resolve(name: str) -> str:
-    """A registry name for ``name`` (aliases such as ``"naive"`` accepted); the registry's error otherwise."""
-    return spec(name).name
-
-
-def closed_form(name: str, p: int, m: int, v: int = 1) -> tuple[Fraction, str] | None:
-    """The closed-form ``bubble_ratio`` of a schedule, with the formula as text, or ``None``.
-
-    GPipe and 1F1B: ``(p-1)/(m+p-1)``; interleaved 1F1B with ``m % p == 0``:
-    ``(p-1)/(m*v+p-1)``. Both assume equal stages and no communication latency
-    (any F/B ratio). Other schedules have no closed form here.
-    """
-    if name in ("gpipe", "1f1b"):
-        return formula_ratio_exact(p, m), "(p−1)/(m+p−1)"
-    if name == "interleaved" and m % p == 0 and v >= 2:
-        return formula_ratio_exact(p, m, v), "(p−1)/(m·v+p−1)"
-    return None
 
 
 def render_png(fig: Figure, dpi: float | None = None) -> bytes:
@@ -361,8 +308,8 @@ class PipelineExplorer:
         compare: str | None = None,
     ) -> None:
         all_names = names()
-        schedule = _resolve(schedule)
-        compare = None if compare is None or compare == _NONE else _resolve(compare)
+        schedule = spec(schedule).name
+        compare = None if compare is None or compare == _NONE else spec(compare).name
         if preset not in COST_PRESETS:
             cost_preset(preset)  # raises the library's message
         for key, val, hi in (("p", p, 16), ("m", m, 64), ("v", v, 8)):
@@ -488,7 +435,7 @@ class PipelineExplorer:
             c["comm"].value = float(base.comm)
         finally:
             self._hold -= 1
-        unit = _plural(base.unit)
+        unit = plural(base.unit)
         self._unit_note.value = f"<span style='font-size:13px;color:#555'>{html.escape(base.name)}; times in {unit}</span>"
 
     def _sync_enabled(self) -> None:
@@ -497,21 +444,16 @@ class PipelineExplorer:
         main = c["schedule"].value
         comp = c["compare"].value
         chunked = [n for n in (main, comp) if n != _NONE]
-        c["v"].disabled = not any(_spec_chunks(n) == "many" for n in chunked)
-        split = any(_spec_split(n) for n in chunked)
-        full = any(not _spec_split(n) for n in chunked)
+        c["v"].disabled = not any(REGISTRY[n].chunks == "many" for n in chunked)
+        split = any(REGISTRY[n].split_backward for n in chunked)
+        full = any(not REGISTRY[n].split_backward for n in chunked)
         c["b"].disabled = not full
         c["i"].disabled = not split
         c["w"].disabled = not split
 
     # ------------------------------------------------------------------ model
     def _v_for(self, name: str) -> int | None:
-        chunks = _spec_chunks(name)
-        if chunks == "one":
-            return None
-        if chunks == "two":
-            return 2
-        return int(self.controls["v"].value)
+        return int(self.controls["v"].value) if REGISTRY[name].chunks == "many" else None
 
     def _costs(self, split: bool) -> Costs:
         """The preset, with every slider that differs from it applied (times in its unit)."""
@@ -574,8 +516,8 @@ class PipelineExplorer:
         if over:
             worst = max(over, key=lambda x: x[1])
             notes.append(
-                f"⚠ over the memory cap: {len(over)} of {result.p} ranks hold more than {_fmt(cap)} microbatch "
-                f"activations (rank {worst[0]} peaks at {_fmt(worst[1])}). Fewer microbatches in flight "
+                f"⚠ over the memory cap: {len(over)} of {result.p} ranks hold more than {format_number(cap, fractions=False)} microbatch "
+                f"activations (rank {worst[0]} peaks at {format_number(worst[1], fractions=False)}). Fewer microbatches in flight "
                 f"(1F1B instead of GPipe, smaller m, recomputation) bring the peak down."
             )
         if self.error:
@@ -590,16 +532,16 @@ class PipelineExplorer:
 
     def _readouts(self, res: SimResult, other: SimResult | None) -> None:
         r, s = self.readouts, res.schedule
-        unit = _plural(res.unit)
+        unit = plural(res.unit)
         r["bubble_ratio"].value = _card(
             "bubble_ratio = idle / (p × makespan)", f"{res.bubble_ratio:.4f}",
             f"{res.bubble_ratio:.1%} of device-time idle (simulated)")
         r["bubble_overhead"].value = _card(
             "bubble_overhead = idle / busy", f"{res.bubble_overhead:.4f}",
             "Megatron's convention (simulated)")
-        r["makespan"].value = _card("makespan (one step)", f"{_fmt(res.makespan)} {unit}",
+        r["makespan"].value = _card("makespan (one step)", f"{format_number(res.makespan, fractions=False)} {unit}",
                                     f"utilization {res.utilization:.1%}")
-        cf = closed_form(s.name, s.p, s.m, s.v)
+        cf = REGISTRY[s.name].closed_form(s.p, s.m, s.v) if s.name in REGISTRY else None
         if cf is None:
             r["formula"].value = _card("closed form", "—", f"none for {display_name(s.name)}; simulated only")
         else:
@@ -612,7 +554,7 @@ class PipelineExplorer:
         peaks = res.peak_activations
         per_rank = " &nbsp; ".join(
             f"<span style='white-space:nowrap'>{_rank_chip(k, self._rank_styles.get(k))} rank {k}: "
-            f"<b>{_fmt(pk, 3)}</b></span>" for k, pk in enumerate(peaks))
+            f"<b>{format_number(pk, 3, fractions=False)}</b></span>" for k, pk in enumerate(peaks))
         extra = ""
         nbytes = res.costs.extra.get("activation_bytes_per_microbatch")
         if nbytes:
@@ -632,8 +574,8 @@ class PipelineExplorer:
             r["compare"].value = (
                 f"<div style='font-size:15px'><b>{html.escape(b)}</b> (lower panel): bubble_ratio "
                 f"{other.bubble_ratio:.4f}, bubble_overhead {other.bubble_overhead:.4f}, makespan "
-                f"{_fmt(other.makespan)} {_plural(other.unit)} ({rel} {html.escape(a)}), peak "
-                f"{_fmt(other.max_peak_activations, 3)} microbatch activations.</div>"
+                f"{format_number(other.makespan, fractions=False)} {plural(other.unit)} ({rel} {html.escape(a)}), peak "
+                f"{format_number(other.max_peak_activations, 3, fractions=False)} microbatch activations.</div>"
             )
 
     def _draw(self, res: SimResult, other: SimResult | None, cap: float | None) -> None:
@@ -690,6 +632,8 @@ def pipeline_explorer(
 
     Display the result in a notebook cell; drive it from code with
     ``ex.controls["m"].value = 16`` and read ``ex.result`` / ``ex.readouts``.
+
+    Used in lessons 01, 02, 03, 04, 05 and 07 and the classroom app.
     """
     return PipelineExplorer(schedule, p, m, v, preset, compare)
 
@@ -857,16 +801,16 @@ class ScheduleBuilder:
             self.image.layout.visibility = "visible"
         except Exception as exc:  # a drawing bug must not leave a traceback in a classroom UI
             self.error = f"could not draw the picture ({type(exc).__name__}: {exc})"
-        unit = _plural(res.unit)
+        unit = plural(res.unit)
         r["message"].value = (
             f"<div class='bk-msg-ok'>✓ legal schedule: p={sched.p}, m={sched.m}, v={sched.v}, "
             f"{sched.n_actions} actions</div>"
         )
         r["bubble_ratio"].value = _card("bubble_ratio = idle / (p × makespan)", f"{res.bubble_ratio:.4f}",
                                         f"bubble_overhead (idle / busy) {res.bubble_overhead:.4f}")
-        r["makespan"].value = _card("makespan", f"{_fmt(res.makespan)} {unit}")
+        r["makespan"].value = _card("makespan", f"{format_number(res.makespan, fractions=False)} {unit}")
         r["peak"].value = ("<div style='font-size:15px'><b>peak memory per rank</b> (microbatch activations): "
-                           + " · ".join(f"r{k} {_fmt(x, 3)}" for k, x in enumerate(res.peak_activations)) + "</div>")
+                           + " · ".join(f"r{k} {format_number(x, 3, fractions=False)}" for k, x in enumerate(res.peak_activations)) + "</div>")
         r["score"].value = self._score_html(self.score)
         if self.error:
             r["message"].value += _error_html(self.error)
@@ -910,8 +854,8 @@ class ScheduleBuilder:
         elif matches is not None:
             verdict = f"matches {display_name(matches)} (same makespan and peak memory)"
         elif math.isclose(mine_t, best_t, rel_tol=1e-9):
-            verdict = (f"as fast as the best ({bname}) but peaks at {_fmt(mine_peak, 3)} microbatch activations "
-                       f"instead of {_fmt(table[best][2], 3)}")
+            verdict = (f"as fast as the best ({bname}) but peaks at {format_number(mine_peak, 3, fractions=False)} microbatch activations "
+                       f"instead of {format_number(table[best][2], 3, fractions=False)}")
         elif pct > 0:
             verdict = f"{pct:.1f}% slower than the best ({bname})"
         else:
@@ -923,13 +867,13 @@ class ScheduleBuilder:
 
     @staticmethod
     def _score_html(score: BuilderScore) -> str:
-        unit = _plural(score.unit)
+        unit = plural(score.unit)
         rows = [("yours", score.makespan, score.bubble_ratio, score.peak)] + [
             (display_name(n), t, b, pk) for n, (t, b, pk) in score.references.items()
         ]
         body = "".join(
-            f"<tr><td>{'<b>' + name + '</b>' if k == 0 else html.escape(name)}</td><td>{_fmt(t)}</td>"
-            f"<td>{b:.4f}</td><td>{_fmt(pk, 3)}</td></tr>"
+            f"<tr><td>{'<b>' + name + '</b>' if k == 0 else html.escape(name)}</td><td>{format_number(t, fractions=False)}</td>"
+            f"<td>{b:.4f}</td><td>{format_number(pk, 3, fractions=False)}</td></tr>"
             for k, (name, t, b, pk) in enumerate(rows)
         )
         return (
@@ -947,5 +891,7 @@ def schedule_builder(p: int = 2, m: int = 4, text: str | None = None) -> Schedul
         m: microbatches the schedule must cover, 1..16.
         text: initial orders, one line per rank (``rank 0: 0F0 0F1 0B0 0B1``); default the
             GPipe template for ``p``, ``m``.
+
+    Used in the classroom app (apps/explorer.ipynb).
     """
     return ScheduleBuilder(p, m, text)

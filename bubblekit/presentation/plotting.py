@@ -41,11 +41,14 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.path import Path as MplPath
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from bubblekit import schedules as _schedules
-from bubblekit.actions import Action
+from bubblekit._progress import Progress, reporter
+from bubblekit._validate import check_int
+from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
-from bubblekit.schedules import REGISTRY, schedule
+from bubblekit.formulas import bubble_ratio
+from bubblekit.schedules import ScheduleSpec, schedule, spec
 from bubblekit.simulator import SimResult, simulate
+from bubblekit.text import format_number, plural, time_label
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -53,7 +56,7 @@ __all__ = [
     "BOX_HEIGHT", "LABEL_LIMIT", "COMPOUND_ABOVE", "COMM_ARROW_LIMIT",
     "use_course_style", "plot_pipeline", "plot_memory", "plot_sweep",
     "animate_pipeline", "pipeline_animation_html", "save_animation_gif",
-    "pipeline_phases", "bubble_so_far", "time_label",
+    "time_label",
 ]
 
 TimelineOrList = Union[Timeline, Sequence[Timeline]]
@@ -102,6 +105,8 @@ def use_course_style(*, font_size: float = 12.0) -> None:
     "Noto Sans CJK SC" or "... JP"), then DejaVu Sans; matplotlib falls back glyph by
     glyph, so Chinese labels and Latin text both render. A missing CJK font is skipped
     silently (no warning).
+
+    Used in lessons 01, 02, 03, 04, 05, 06, 07, 08, 09 and 10.
     """
     installed = {f.name for f in font_manager.fontManager.ttflist}
     family = [name for name in _CJK_FONTS if name in installed][:1] + ["DejaVu Sans"]
@@ -125,23 +130,9 @@ def use_course_style(*, font_size: float = 12.0) -> None:
     })
 
 
-def time_label(unit: str) -> str:
-    """Axis label for a time unit: ``"time (slots)"``, ``"time (ms)"``, ``"time (µs)"``."""
-    return {"slot": "time (slots)", "slots": "time (slots)", "ms": "time (ms)", "us": "time (µs)",
-            "s": "time (s)", "ns": "time (ns)"}.get(unit, f"time ({unit})")
-
-
 def _title_size() -> float:
     """Panel titles: 90 % of rcParams' axes.titlesize (which may be a word like "large")."""
     return float(font_manager.FontProperties(size=rcParams["axes.titlesize"]).get_size_in_points()) * 0.9
-
-
-def _plural(unit: str) -> str:
-    return "slots" if unit == "slot" else unit
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.4g}"
 
 
 # ------------------------------------------------------------------------ inputs
@@ -174,7 +165,7 @@ def _metrics_line(tl: Timeline) -> str:
     return (
         f"bubble_ratio {tl.bubble_ratio:.1%} (idle ÷ (p × makespan))   |   "
         f"bubble_overhead {tl.bubble_overhead:.1%} (idle ÷ busy)   |   "
-        f"makespan {_fmt(float(tl.makespan))} {_plural(tl.unit)}"
+        f"makespan {format_number(float(tl.makespan))} {plural(tl.unit)}"
     )
 
 
@@ -333,59 +324,30 @@ def _text_color(rgba: np.ndarray) -> str:
     return "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.45 else "black"
 
 
-# ------------------------------------------------------------------ phases, readouts
-def pipeline_phases(tl: Timeline) -> dict[str, tuple[float, float]]:
-    """Fill, steady and drain windows of a timeline, in its unit.
-
-    Definitions (they hold for any timeline, simulated or measured):
-
-    * **fill** runs from the start of the step until the *last rank starts its first
-      action* (every rank has work from then on);
-    * **drain** runs from the moment the *first rank finishes its last action* to the end;
-    * **steady** is what lies between; it is absent (zero length) when the two overlap.
-
-    For 1F1B and GPipe with uniform costs and no communication, fill lasts ``(p-1) F``
-    and drain ``(p-1) B``: together exactly the per-rank bubble ``(p-1)(F+B)``.
-    """
-    t0, t1 = float(tl.t0), float(tl.t1)
-    firsts, lasts = [], []
-    for r in range(tl.p):
-        st, en, _ = tl.arrays(r)
-        if st:
-            firsts.append(min(st))
-            lasts.append(max(en))
-    fill_end = max(firsts) if firsts else t0
-    drain_start = min(lasts) if lasts else t1
-    steady = (fill_end, drain_start) if drain_start > fill_end else (fill_end, fill_end)
-    return {"fill": (t0, fill_end), "steady": steady, "drain": (drain_start, t1)}
-
-
 def _gap_arrays(tl: Timeline) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     gaps = tl.idle_intervals()
     return (np.array([float(g.start) for g in gaps]), np.array([float(g.end) for g in gaps]),
             np.array([g.rank for g in gaps], dtype=float))
 
 
-def bubble_so_far(tl: Timeline, t: float) -> float:
-    """Bubble ratio of the window ``[t0, t]``: idle device-time there / (p x (t - t0)).
-
-    0 at ``t = t0``; equals ``tl.bubble_ratio`` at ``t = t1``. What the animation's readout shows.
-    """
-    gs, ge, _ = _gap_arrays(tl)
-    return _bubble_so_far(tl, gs, ge, float(t))
-
-
-def _bubble_so_far(tl: Timeline, gs: np.ndarray, ge: np.ndarray, t: float) -> float:
-    t0 = float(tl.t0)
-    if t <= t0:
-        return 0.0
-    idle = float(np.clip(np.minimum(ge, t) - gs, 0.0, None).sum()) if len(gs) else 0.0
-    return idle / (tl.p * (t - t0))
-
-
 # ------------------------------------------------------------------------ diagram
 def _new_figure(width: float, heights: Sequence[float]) -> Figure:
     return Figure(figsize=(width, sum(heights)), layout="constrained")
+
+
+def _panels(
+    ax: Axes | Sequence[Axes] | None, width: float, heights: list[float], what: str, **subplots_kw: Any
+) -> tuple[Figure, list[Axes]]:
+    """One panel per height, stacked in a new figure of ``width`` inches, or the Axes given
+    (one per panel; ``what`` names the panels in the error when the counts differ)."""
+    if ax is None:
+        fig = _new_figure(width, heights)
+        got = fig.subplots(len(heights), 1, squeeze=False, **subplots_kw)
+        return fig, list(got[:, 0])
+    axes = [ax] if isinstance(ax, Axes) else list(ax)
+    if len(axes) != len(heights):
+        raise ValueError(f"ax has {len(axes)} Axes but there are {len(heights)} {what}")
+    return cast(Figure, axes[0].get_figure()), axes
 
 
 def _panel_height(p: int) -> float:
@@ -415,7 +377,7 @@ def plot_pipeline(
         color_by: ``"microbatch"`` (Okabe-Ito colour per microbatch, backward lighter) or
             ``"kind"`` (F / B / I / W colours).
         show_bubbles: draw idle intervals as light grey hatched boxes.
-        phases: mark fill / steady / drain (see :func:`pipeline_phases`).
+        phases: mark fill / steady / drain (see :meth:`bubblekit.Timeline.phases`).
         critical_path: outline the chain of actions that sets the makespan (needs a
             :class:`~bubblekit.SimResult`).
         comm_arrows: arrows for cross-rank dependencies (activation F -> F, gradient
@@ -428,6 +390,8 @@ def plot_pipeline(
         unit_label: x-axis label; default from the timeline's unit, e.g. "time (slots)".
 
     Returns the Figure (not registered with pyplot).
+
+    Used in every lesson but 08.
     """
     tls = _as_list(result_or_results)
     _check_choice("color_by", color_by, ("microbatch", "kind"))
@@ -446,17 +410,8 @@ def plot_pipeline(
         if flag and not all(isinstance(t, SimResult) for t in tls):
             raise TypeError(f"{name}=True needs simulated results (bk.simulate(...)), not a measured Timeline")
     same_unit = len({t.unit for t in tls}) == 1
-    axes: list[Axes]
-    if ax is None:
-        heights = [_panel_height(t.p) + (0.25 if phases else 0.0) for t in tls]
-        fig = _new_figure(12.0, heights)
-        got = fig.subplots(len(tls), 1, sharex=same_unit, height_ratios=heights, squeeze=False)
-        axes = list(got[:, 0])
-    else:
-        axes = [ax] if isinstance(ax, Axes) else list(ax)
-        if len(axes) != len(tls):
-            raise ValueError(f"ax has {len(axes)} Axes but there are {len(tls)} timelines")
-        fig = axes[0].get_figure()  # type: ignore[assignment]
+    heights = [_panel_height(t.p) + (0.25 if phases else 0.0) for t in tls]
+    fig, axes = _panels(ax, 12.0, heights, "timelines", sharex=same_unit, height_ratios=heights)
     if suptitle:
         fig.suptitle(suptitle)
     engine = fig.get_layout_engine()
@@ -578,7 +533,7 @@ def _legend(ax: Axes, sp: _Spans, color_by: str, show_bubbles: bool, critical_pa
 
 
 def _draw_phases(ax: Axes, tl: Timeline) -> None:
-    ph = pipeline_phases(tl)
+    ph = tl.phases()
     trans = ax.get_xaxis_transform()
     (f0, f1), (s0, s1), (d0, d1) = ph["fill"], ph["steady"], ph["drain"]
     for x in sorted({f1, d0}):
@@ -622,25 +577,20 @@ def _draw_critical_path(ax: Axes, tl: SimResult) -> None:
 
 
 def _dependency_pairs(tl: SimResult) -> list[tuple[int, float, int, float]]:
-    """Cross-rank hops as ``(from_rank, send_time, to_rank, start_time)``."""
-    sched = tl.schedule
-    last = sched.n_stages - 1
-    where: dict[tuple[int, str, int], tuple[int, float, float]] = {}
+    """Cross-rank hops as ``(from_rank, send_time, to_rank, start_time)``, by the dependency
+    rule (:func:`bubblekit.actions.inputs`): an activation forward, a gradient backward."""
+    where: dict[Action, tuple[int, float, float]] = {}
     for r in range(tl.p):
         st, en, lbs = tl.arrays(r)
         for s0, e0, a in zip(st, en, lbs):
             if isinstance(a, Action):
-                where[(a.stage, a.kind, a.microbatch)] = (r, s0, e0)
+                where[a] = (r, s0, e0)
     out = []
-    for (stage, kind, mb), (r, s0, _) in where.items():
-        if kind == "F" and stage > 0:
-            src = where.get((stage - 1, "F", mb))
-        elif kind in ("B", "I") and stage < last:
-            src = where.get((stage + 1, "B", mb)) or where.get((stage + 1, "I", mb))
-        else:
-            continue
-        if src is not None and src[0] != r:
-            out.append((src[0], src[2], r, s0))
+    for a, (r, s0, _) in where.items():
+        for src in inputs(a, tl.schedule.n_stages, where.__contains__):
+            made = where.get(src)
+            if made is not None and made[0] != r:
+                out.append((made[0], made[2], r, s0))
     return out
 
 
@@ -724,6 +674,8 @@ def plot_memory(
 
     Memory is in microbatch activations (1.0 = what one microbatch leaves on a rank that
     holds its whole share of the model, see :mod:`bubblekit.costs`).
+
+    Used in lesson 04.
     """
     res = _as_list(result_or_results)
     for r in res:
@@ -732,17 +684,7 @@ def plot_memory(
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
         raise ValueError(f"cap must be a positive number of microbatch activations, got {cap!r}")
     same_unit = len({r.unit for r in res}) == 1
-    axes: list[Axes]
-    if ax is None:
-        heights = [3.4] * len(res)
-        fig = _new_figure(11.0, heights)
-        got = fig.subplots(len(res), 1, sharex=same_unit, sharey=True, squeeze=False)
-        axes = list(got[:, 0])
-    else:
-        axes = [ax] if isinstance(ax, Axes) else list(ax)
-        if len(axes) != len(res):
-            raise ValueError(f"ax has {len(axes)} Axes but there are {len(res)} results")
-        fig = axes[0].get_figure()  # type: ignore[assignment]
+    fig, axes = _panels(ax, 11.0, [3.4] * len(res), "results", sharex=same_unit, sharey=True)
     for k, (r, a) in enumerate(zip(res, axes)):
         sel = list(range(r.p)) if ranks is None else list(ranks)
         for q in sel:
@@ -782,11 +724,11 @@ def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None) -> N
         px.append(t_peak)
         py.append(peak)
         if len(sel) <= 8:
-            ax.annotate(_fmt(peak), (t_peak, peak), textcoords="offset points", xytext=(0, 5),
+            ax.annotate(format_number(peak), (t_peak, peak), textcoords="offset points", xytext=(0, 5),
                         ha="center", fontsize="small", color=color)
     ax.plot(px, py, linestyle="none", marker="v", markersize=7, markerfacecolor="white",
             markeredgecolor="black", zorder=5, label="peak", gid="peaks")
-    title = f"{_timeline_name(r)}\nmax peak {_fmt(r.max_peak_activations)} microbatch activations"
+    title = f"{_timeline_name(r)}\nmax peak {format_number(r.max_peak_activations)} microbatch activations"
     if cap is not None:
         ax.axhline(cap, color=CURSOR_COLOR, linestyle="--", linewidth=1.5, label=f"cap {cap:g}", gid="cap")
         over = [q for q in sel if peaks[q] > cap]
@@ -802,11 +744,6 @@ def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None) -> N
 
 
 # -------------------------------------------------------------------------- sweep
-def _spec_key(name: str) -> str:
-    """The registry key of a schedule name, aliases and spelling variants resolved."""
-    return _schedules.spec(name).name
-
-
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
@@ -818,6 +755,7 @@ def plot_sweep(
     v: int | Sequence[int] = 1,
     costs: Costs | None = None,
     ax: Axes | None = None,
+    progress: Progress = None,
 ) -> Figure:
     """Bubble ratio against the number of microbatches: simulated points over closed forms.
 
@@ -829,30 +767,16 @@ def plot_sweep(
             schedules always use v = 1 and V-shape schedules v = 2.
         costs: the cost model for the simulation (default ``Costs()``: F = 1, B = 2 slots).
         ax: an Axes to draw into.
+        progress: ``None`` reports progress on standard error for sweeps estimated to take
+            more than a few seconds; ``True``/``False`` always/never; or a function of one line.
 
     Points are ``bk.simulate(...).bubble_ratio`` (idle / (p x makespan)); lines are
     ``bk.bubble_ratio(p, m, v)`` for each v used. An ``m`` a schedule refuses (PyTorch's
     interleaving rule) is skipped and listed under the plot, never silently dropped.
+
+    Used in lessons 03 and 05.
     """
-    names = [schedule_names] if isinstance(schedule_names, str) else list(schedule_names)
-    if not names:
-        raise ValueError("schedule_names must name at least one schedule")
-    keys = [_spec_key(n) for n in names]
-    if isinstance(p, bool) or not isinstance(p, int) or p < 1:
-        raise ValueError(f"p must be a whole number >= 1, got {p!r}")
-    m_list = sorted({m for m in ms})
-    for m in m_list:
-        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-            raise ValueError(f"ms must hold whole numbers >= 1, got {m!r}")
-    if not m_list:
-        raise ValueError("ms must hold at least one microbatch count")
-    vs = [v] if isinstance(v, int) else list(v)
-    for x in vs:
-        if isinstance(x, bool) or not isinstance(x, int) or x < 1:
-            raise ValueError(f"v must be a whole number >= 1 (or a list of them), got {x!r}")
-    costs = Costs() if costs is None else costs
-    if not isinstance(costs, Costs):
-        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    entries, m_list, vs, costs = _sweep_arguments(schedule_names, p, ms, v, costs)
     if ax is None:
         fig = _new_figure(10.0, [5.0])
         ax = fig.subplots()
@@ -861,44 +785,86 @@ def plot_sweep(
     assert fig is not None
     skipped: list[str] = []
     used_v: list[int] = []
-    series = 0
-    for key in keys:
-        spec = REGISTRY[key]
-        if spec.chunks == "one":
-            v_use = [1]
-        elif spec.chunks == "two":
-            v_use = [2]
-        else:
-            v_use = [x for x in vs if x >= 2] or [2]
-        for vv in v_use:
-            xs: list[int] = []
-            ys: list[float] = []
-            for m in m_list:
-                try:
-                    sched = schedule(key, p, m, None if spec.chunks == "one" else vv)
-                except ValueError as exc:
-                    skipped.append(f"{key} v={vv} m={m}: {str(exc).splitlines()[0]}")
-                    continue
-                xs.append(m)
-                ys.append(simulate(sched, costs).bubble_ratio)
-            if vv not in used_v:
-                used_v.append(vv)
-            label = f"{key} (simulated)" if spec.chunks == "one" else f"{key} v={vv} (simulated)"
-            ax.plot(xs, ys, linestyle="none", marker=_MARKERS[series % len(_MARKERS)], markersize=8,
-                    markerfacecolor="none" if series % 2 else LINE_COLORS[series % len(LINE_COLORS)],
-                    markeredgewidth=1.8, color=LINE_COLORS[series % len(LINE_COLORS)], label=label, zorder=3,
-                    gid=f"sim:{key}:v={vv}")
-            series += 1
+    runs = [(entry, vv) for entry in entries
+            for vv in ([1] if entry.chunks == "one" else [2] if entry.chunks == "two" else [x for x in vs if x >= 2] or [2])]
+    total = sum(e.n_actions(p, m, vv) for e, vv in runs for m in m_list)
+    step = reporter(progress, "plot_sweep", len(runs), total * 2e-6)
+    for series, (entry, vv) in enumerate(runs):
+        xs, ys = _simulated_points(entry, p, m_list, vv, costs, skipped)
+        if vv not in used_v:
+            used_v.append(vv)
+        _draw_points(ax, entry, vv, xs, ys, series)
+        step(series + 1)
+    _draw_closed_forms(ax, p, m_list, sorted(used_v))
+    _style_sweep_axes(ax, p, m_list, costs)
+    if skipped:
+        shown = skipped[:4] + ([f"... and {len(skipped) - 4} more"] if len(skipped) > 4 else [])
+        fig.text(0.01, 0.0, "not simulated: " + "; ".join(shown), fontsize="x-small", va="bottom",
+                 wrap=True, gid="skipped")
+    return fig
+
+
+def _sweep_arguments(
+    schedule_names: Any, p: Any, ms: Any, v: Any, costs: Any
+) -> tuple[list[ScheduleSpec], list[int], list[int], Costs]:
+    """Check :func:`plot_sweep`'s arguments: registry entries, sorted ``m``, the ``v`` list, costs."""
+    names = [schedule_names] if isinstance(schedule_names, str) else list(schedule_names)
+    if not names:
+        raise ValueError("schedule_names must name at least one schedule")
+    entries = [spec(n) for n in names]
+    check_int("p", p)
+    m_list = sorted({check_int(f"ms[{k}]", m) for k, m in enumerate(ms)})
+    if not m_list:
+        raise ValueError("ms must hold at least one microbatch count")
+    vs = [v] if isinstance(v, int) and not isinstance(v, bool) else list(v)
+    for x in vs:
+        check_int("v", x)
+    costs = Costs() if costs is None else costs
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    return entries, m_list, vs, costs
+
+
+def _simulated_points(
+    entry: ScheduleSpec, p: int, m_list: list[int], v: int, costs: Costs, skipped: list[str]
+) -> tuple[list[int], list[float]]:
+    """``(m values, simulated bubble ratios)``; each refused ``m`` is noted in ``skipped``."""
+    xs: list[int] = []
+    ys: list[float] = []
+    for m in m_list:
+        try:
+            sched = schedule(entry.name, p, m, None if entry.chunks == "one" else v)
+        except ValueError as exc:
+            skipped.append(f"{entry.name} v={v} m={m}: {str(exc).splitlines()[0]}")
+            continue
+        xs.append(m)
+        ys.append(simulate(sched, costs).bubble_ratio)
+    return xs, ys
+
+
+def _draw_points(ax: Axes, entry: ScheduleSpec, v: int, xs: list[int], ys: list[float], series: int) -> None:
+    """One schedule's simulated points (marker and colour by series number)."""
+    label = f"{entry.name} (simulated)" if entry.chunks == "one" else f"{entry.name} v={v} (simulated)"
+    color = LINE_COLORS[series % len(LINE_COLORS)]
+    ax.plot(xs, ys, linestyle="none", marker=_MARKERS[series % len(_MARKERS)], markersize=8,
+            markerfacecolor="none" if series % 2 else color, markeredgewidth=1.8, color=color,
+            label=label, zorder=3, gid=f"sim:{entry.name}:v={v}")
+
+
+def _draw_closed_forms(ax: Axes, p: int, m_list: list[int], used_v: list[int]) -> None:
+    """The closed form ``(p-1)/(m v+p-1)`` as a line for each ``v`` used, on a dense m grid."""
     lo, hi = m_list[0], m_list[-1]
     grid = sorted({int(round(x)) for x in np.geomspace(lo, hi, 200)} | set(m_list))
-    from bubblekit.formulas import bubble_ratio
-
-    for j, vv in enumerate(sorted(used_v)):
+    for j, vv in enumerate(used_v):
         form = "(p−1)/(m+p−1)" if vv == 1 else f"(p−1)/(m×v+p−1), v={vv}"
         ax.plot(grid, [bubble_ratio(p, m, vv) for m in grid], color="#444444",
                 linestyle=_LINESTYLES[j % len(_LINESTYLES)], linewidth=1.4, zorder=2,
                 label=f"closed form {form}", gid=f"formula:v={vv}")
-    if hi / lo >= 8:
+
+
+def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None:
+    """Axes of the sweep: log m when it spans 8x, percent bubble, labels, title, legend."""
+    if m_list[-1] / m_list[0] >= 8:
         ax.set_xscale("log", base=2)
     ax.set_xticks(m_list, [str(m) for m in m_list])
     ax.minorticks_off()
@@ -910,11 +876,6 @@ def plot_sweep(
     ax.set_title(f"Bubble ratio against m, p = {p}   |   {cname}", loc="left")
     ax.grid(color="#E5E5E5", linewidth=0.6)
     ax.legend(fontsize="small", frameon=False)
-    if skipped:
-        shown = skipped[:4] + ([f"... and {len(skipped) - 4} more"] if len(skipped) > 4 else [])
-        fig.text(0.01, 0.0, "not simulated: " + "; ".join(shown), fontsize="x-small", va="bottom",
-                 wrap=True, gid="skipped")
-    return fig
 
 
 # ---------------------------------------------------------------------- animation
@@ -940,7 +901,7 @@ def animate_pipeline(
             (or a lower dpi) for committed notebooks.
 
     The readout gives elapsed time, the actions running and the bubble ratio of the
-    window so far (:func:`bubble_so_far`). The returned animation carries
+    window so far (:meth:`bubblekit.Timeline.bubble_so_far`). The returned animation carries
     ``frame_times`` (the time of each frame) and ``readout(k)`` (the text of frame k).
     Every frame re-renders the whole figure: keep timelines small (a few hundred boxes).
     """
@@ -956,7 +917,6 @@ def animate_pipeline(
     t0, t1 = float(result.t0), float(result.t1)
     times = np.linspace(t0, t1, frames)
     sp = _Spans(result)
-    gs, ge, _ = _gap_arrays(result)
     veil = Rectangle((t0, -0.5), t1 - t0, result.p, facecolor="white", alpha=0.72, edgecolor="none",
                      zorder=5, gid="veil")
     ax.add_patch(veil)
@@ -966,13 +926,13 @@ def animate_pipeline(
     ax.add_collection(running, autolim=False)
     text = ax.text(1.01, 0.0, "", transform=ax.transAxes, ha="left", va="bottom", zorder=7,
                    fontsize="small", family="monospace", gid="readout", linespacing=1.3)
-    unit = _plural(result.unit)
+    unit = plural(result.unit)
 
     def readout(k: int) -> str:
         t = float(times[k])
         n_run = int(np.count_nonzero((sp.start <= t) & (t < sp.end)))
-        b = _bubble_so_far(result, gs, ge, t)
-        return (f"t = {_fmt(t - t0):>6} of {_fmt(t1 - t0)} {unit}\n"
+        b = result.bubble_so_far(t)
+        return (f"t = {format_number(t - t0):>6} of {format_number(t1 - t0)} {unit}\n"
                 f"running now:   {n_run:>6}\nbubble so far: {b:6.1%}")
 
     def update(k: int) -> list[Any]:
@@ -996,7 +956,10 @@ def animate_pipeline(
 def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
     """The animation as self-contained HTML + JavaScript (``to_jshtml``): plays in a notebook
     (``IPython.display.HTML(...)``) with no kernel round-trip per frame. ``kw`` go to
-    :func:`animate_pipeline`."""
+    :func:`animate_pipeline`.
+
+    Used in lesson 01.
+    """
     # Frames are saved at the figure's own dpi (not the course style's savefig.dpi) and as
     # JPEG, which keeps a 40-frame animation near 1.5 MB instead of 5 MB in a notebook.
     with matplotlib.rc_context({"savefig.dpi": "figure", "animation.frame_format": "jpeg"}):

@@ -10,16 +10,52 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from functools import partial
+from itertools import chain, repeat
 from operator import itemgetter
 
-from bubblekit.actions import Action, parse_action
+from bubblekit._validate import check_int
+from bubblekit.actions import KINDS, Action, parse_action
 
-__all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError"]
+__all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
+
+#: The largest schedule bubblekit builds or reads unless asked (``max_actions=None``).
+#: Building, simulating and measuring costs about 2 µs and 250 bytes per action
+#: (``benchmarks/bench_core.py``), so this many take a few seconds and about half a gigabyte.
+MAX_ACTIONS = 2_000_000
+
+#: Simulation cost per action, for the estimates in size errors.
+_SECONDS_PER_ACTION, _BYTES_PER_ACTION = 2e-6, 250
 
 
 class ScheduleError(ValueError):
     """A schedule that is malformed: a missing, duplicate or misplaced action."""
+
+
+def check_size(what: str, n_actions: int, max_actions: int | None, *, instead: str = "",
+               at_once: bool = True, cost: str = "") -> None:
+    """Refuse, before building anything, a job of more than ``max_actions`` actions.
+
+    ``what`` names the call and its arguments (``"bk.schedule('1f1b', p=4, m=1000000000)"``);
+    ``instead`` suggests what to do; ``at_once`` says the actions are held in memory
+    together (one schedule) rather than one configuration after another (a plan); ``cost``
+    replaces the simulator's time and memory estimate. ``max_actions=None`` lifts the limit.
+    """
+    if max_actions is None:
+        return
+    max_actions = check_int("max_actions", max_actions)
+    if n_actions <= max_actions:
+        return
+    if not cost:
+        cost = (f"simulating takes about {_SECONDS_PER_ACTION * 1e6:g} µs and {_BYTES_PER_ACTION} bytes per action: here "
+                f"~{n_actions * _SECONDS_PER_ACTION:,.0f} s")
+        if at_once:
+            cost += f" and ~{n_actions * _BYTES_PER_ACTION / 1e9:,.1f} GB"
+    raise ValueError(
+        f"{what} would have {n_actions:,} actions, more than max_actions={max_actions:,} ({cost}). "
+        f"Use fewer ranks, microbatches "
+        f"or chunks{'; ' + instead if instead else ''}; or pass max_actions=None to run it anyway"
+    )
 
 
 def looped_placement(p: int, v: int) -> tuple[int, ...]:
@@ -48,6 +84,8 @@ class Schedule:
             is the number of stages (``p * v``).
         orders: ``orders[r]`` is rank ``r``'s actions in execution order.
         source: where the schedule comes from (paper, repository).
+
+    Used in lessons 01, 02, 03, 04, 05, 07 and 10.
     """
 
     name: str
@@ -79,8 +117,23 @@ class Schedule:
         """Total number of actions over all ranks."""
         return sum(len(order) for order in self.orders)
 
+    @property
+    def hops_per_step(self) -> int:
+        """Cross-rank messages in one step: activations forward plus gradients backward.
+
+        Every stage boundary whose two stages sit on different ranks carries one activation
+        per microbatch forward and one gradient backward: ``2 * m * crossings``. With the
+        looped placement of interleaved 1F1B that is ``2 * m * (p * v - 1)`` for ``p >= 2``;
+        with ``v = 1``, ``2 * m * (p - 1)``.
+
+        Used in lessons 05, 06, 07, 09 and 10.
+        """
+        pl = self.placement
+        crossings = sum(1 for s in range(len(pl) - 1) if pl[s] != pl[s + 1])
+        return 2 * self.m * crossings
+
     def stages_of(self, rank: int) -> tuple[int, ...]:
-        """Stages held by ``rank``, in model order."""
+        """Stages held by ``rank``, in model order. Used in lessons 07 and 10."""
         return tuple(s for s, r in enumerate(self.placement) if r == rank)
 
     # ---------------------------------------------------------------- checks
@@ -97,7 +150,41 @@ class Schedule:
             if not 0 <= rank < self.p:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
         if not self._looks_legal():
+            pairs = self.n_stages * self.m
+            if pairs > MAX_ACTIONS and 2 * pairs > self.n_actions:  # too many to list one by one
+                raise ScheduleError(
+                    f"illegal schedule: {self.n_stages} stages x m={self.m} microbatches need at least "
+                    f"{2 * pairs:,} actions but the orders hold {self.n_actions:,}: is m right?"
+                )
             self._explain_problems()
+
+    def check_ranges(self) -> None:
+        """Raise :class:`ScheduleError` unless every action's stage, rank and microbatch exist.
+
+        The part of :meth:`validate` that even a partial schedule (``simulate(...,
+        validate=False)``, e.g. a forward-only factory line) must pass: each action's
+        stage is in ``0..n_stages-1`` and held by the rank that runs it, and its
+        microbatch is in ``0..m-1``. Missing or repeated actions are allowed.
+        """
+        if len(self.orders) != self.p:
+            raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
+        get_stage, get_kind, get_mb = itemgetter(0), itemgetter(1), itemgetter(2)
+        for rank, order in enumerate(self.orders):
+            if not order:
+                continue
+            unknown = set(map(get_kind, order)) - set(KINDS)
+            if unknown:
+                raise ScheduleError(f"rank {rank} has actions of unknown kind {sorted(unknown)}: kinds are {', '.join(KINDS)}")
+            stages, mbs = set(map(get_stage, order)), set(map(get_mb, order))
+            bad_stage = [s for s in stages if not (type(s) is int and 0 <= s < self.n_stages and self.placement[s] == rank)]
+            bad_mb = [i for i in mbs if not (type(i) is int and 0 <= i < self.m)]
+            if bad_stage or bad_mb:
+                a = next(a for a in order if a.stage in bad_stage or a.microbatch in bad_mb)
+                if a.stage in bad_stage and 0 <= a.stage < self.n_stages:
+                    raise ScheduleError(f"rank {rank} has {a}, but stage {a.stage} is on rank {self.placement[a.stage]}")
+                if a.stage in bad_stage:
+                    raise ScheduleError(f"rank {rank} has {a}, but stages are 0..{self.n_stages - 1}")
+                raise ScheduleError(f"rank {rank} has {a}, but microbatches are 0..{self.m - 1}")
 
     def _looks_legal(self) -> bool:
         """Fast check (C-level set and counter passes): True only if the schedule is legal.
@@ -176,7 +263,10 @@ class Schedule:
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
-        """One line per rank: ``rank 0: 0F0 0F1 0B0 ...``; :meth:`from_text` reads it back."""
+        """One line per rank: ``rank 0: 0F0 0F1 0B0 ...``; :meth:`from_text` reads it back.
+
+        Used in lessons 00, 01, 04, 05 and 07.
+        """
         return "\n".join(
             f"rank {r}: " + " ".join(str(a) for a in order) for r, order in enumerate(self.orders)
         )
@@ -193,57 +283,38 @@ class Schedule:
         placement: Sequence[int] | None = None,
         name: str = "custom",
         validate: bool = True,
+        max_actions: int | None = MAX_ACTIONS,
     ) -> Schedule:
         """Build a schedule from text, one rank per line (``rank 0: 0F0 0F1 0B0 0B1``).
 
         The ``rank N:`` prefix is optional (lines are then ranks 0, 1, ...); ``#`` starts a
         comment; actions may be separated by spaces or commas. The placement is inferred
-        from which rank holds each stage unless given; ``m`` is inferred as the largest
-        microbatch + 1 unless given.
+        from which rank holds each stage unless given (a sequence of rank numbers, one per
+        stage); ``m`` is inferred as the largest microbatch + 1 unless given. A step of more
+        than ``max_actions`` actions (``2 x stages x m`` at least) is refused before anything
+        is built; pass ``None`` to lift the limit.
+
+        Used in lessons 01, 02, 03, 04, 05, 07 and 10.
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
-        rows: dict[int, list[Action]] = {}
-        next_rank = 0
-        for lineno, raw in enumerate(text.splitlines(), start=1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            head = re.match(r"^(?:rank\s*)?(\d+)\s*:\s*(.*)$", line, flags=re.IGNORECASE)
-            if head:
-                rank, body = int(head.group(1)), head.group(2)
-            else:
-                rank, body = next_rank, line
-            if rank in rows:
-                raise ScheduleError(f"line {lineno}: rank {rank} is given twice")
-            try:
-                rows[rank] = [parse_action(tok) for tok in re.split(r"[\s,]+", body) if tok]
-            except ValueError as exc:
-                raise ScheduleError(f"line {lineno}: {exc}") from None
-            next_rank = rank + 1
-        if not rows:
-            raise ScheduleError("the schedule text has no ranks")
+        if m is not None:
+            m = check_int("m", m)
+        if placement is not None:
+            placement = _check_placement(placement)
+        rows = _read_rows(text)
         p = max(rows) + 1
-        missing = [r for r in range(p) if r not in rows]
-        if missing:
-            raise ScheduleError(f"ranks {missing} have no line (ranks are numbered from 0)")
+        if p != len(rows):
+            missing = [r for r in range(min(p, len(rows) + 10)) if r not in rows]
+            more = f" (the text names rank {max(rows)} but has only {len(rows)} line(s))" if p > len(rows) + 10 else ""
+            raise ScheduleError(f"ranks {missing} have no line (ranks are numbered from 0){more}")
         orders = tuple(tuple(rows[r]) for r in range(p))
         if placement is None:
-            where: dict[int, int] = {}
-            for r, order in enumerate(orders):
-                for a in order:
-                    if where.setdefault(a.stage, r) != r:
-                        raise ScheduleError(
-                            f"stage {a.stage} has actions on rank {where[a.stage]} and rank {r}: "
-                            "a stage lives on one rank"
-                        )
-            n_stages = max(where) + 1 if where else p
-            gaps = [s for s in range(n_stages) if s not in where]
-            if gaps:
-                raise ScheduleError(f"stages {gaps} have no actions on any rank")
-            placement = tuple(where[s] for s in range(n_stages))
+            placement = _infer_placement(orders, p)
         if m is None:
             m = max((a.microbatch for order in orders for a in order), default=-1) + 1
+        check_size(f"Schedule.from_text(..., m={m}) over {len(placement)} stage(s)", 2 * len(placement) * m,
+                   max_actions, instead="check m and the microbatch numbers in the text")
         sched = cls(name=name, p=p, m=m, placement=tuple(placement), orders=orders, source="hand-written")
         if validate:
             sched.validate()
@@ -268,6 +339,62 @@ class Schedule:
             f"rank {r}: " + " ".join(str(a) for a in orders[r] if a is not None) for r in sorted(orders)
         )
         return cls.from_text(text, m=m, name=name)
+
+
+def _read_rows(text: str) -> dict[int, list[Action]]:
+    """``rank -> actions`` from schedule text (see :meth:`Schedule.from_text`)."""
+    rows: dict[int, list[Action]] = {}
+    next_rank = 0
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        head = re.match(r"^(?:rank\s*)?(\d+)\s*:\s*(.*)$", line, flags=re.IGNORECASE)
+        if head:
+            rank, body = int(head.group(1)), head.group(2)
+        else:
+            rank, body = next_rank, line
+        if rank in rows:
+            raise ScheduleError(f"line {lineno}: rank {rank} is given twice")
+        try:
+            rows[rank] = [parse_action(tok) for tok in re.split(r"[\s,]+", body) if tok]
+        except ValueError as exc:
+            raise ScheduleError(f"line {lineno}: {exc}") from None
+        next_rank = rank + 1
+    if not rows:
+        raise ScheduleError("the schedule text has no ranks")
+    return rows
+
+
+def _infer_placement(orders: tuple[tuple[Action, ...], ...], p: int) -> tuple[int, ...]:
+    """Each stage on the rank whose line holds its actions (one rank per stage, no gaps)."""
+    where: dict[int, int] = {}
+    for r, order in enumerate(orders):
+        for a in order:
+            if where.setdefault(a.stage, r) != r:
+                raise ScheduleError(
+                    f"stage {a.stage} has actions on rank {where[a.stage]} and rank {r}: a stage lives on one rank"
+                )
+    n_stages = max(where) + 1 if where else p
+    if n_stages > len(where):
+        gaps = [s for s in range(min(n_stages, len(where) + 10)) if s not in where]
+        raise ScheduleError(f"stages {gaps} have no actions on any rank")
+    return tuple(where[s] for s in range(n_stages))
+
+
+def _check_placement(placement: object) -> tuple[int, ...]:
+    """A placement: a sequence of rank numbers (ints >= 0), one per stage."""
+    if isinstance(placement, (str, bytes)) or not isinstance(placement, Sequence):
+        raise TypeError(f"placement must be a sequence of rank numbers (ints), one per stage, got {placement!r}")
+    return tuple(check_int(f"placement[{s}]", r, minimum=0) for s, r in enumerate(placement))
+
+
+_new_action = partial(tuple.__new__, Action)
+
+
+def actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]:
+    """``[Action(stage, kind, i) for i in microbatches]``, built in bulk (generators call it for speed)."""
+    return list(map(_new_action, zip(repeat(stage), repeat(kind), microbatches)))
 
 
 def flatten(orders: Iterable[Iterable[Action]]) -> list[Action]:

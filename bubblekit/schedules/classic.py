@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from itertools import count
 
 from bubblekit.actions import Action
-from bubblekit.schedules.base import Schedule, looped_placement
+from bubblekit.schedules.base import Schedule, actions, looped_placement
 
-__all__ = ["gpipe", "one_f_one_b", "interleaved_1f1b", "looped_bfs"]
+__all__ = ["gpipe", "one_f_one_b", "interleaved_1f1b", "looped_bfs", "interleaved_m_rule"]
 
 
 def gpipe(p: int, m: int) -> Schedule:
@@ -23,10 +24,7 @@ def gpipe(p: int, m: int) -> Schedule:
     ``rB0 .. rB(m-1)`` (PyTorch's ``ScheduleGPipe`` order), so it holds the activations of
     all ``m`` microbatches at its peak.
     """
-    orders = tuple(
-        tuple(Action(r, "F", i) for i in range(m)) + tuple(Action(r, "B", i) for i in range(m))
-        for r in range(p)
-    )
+    orders = tuple(tuple(actions(r, "F", range(m)) + actions(r, "B", range(m))) for r in range(p))
     return Schedule("gpipe", p, m, tuple(range(p)), orders, source="Huang et al., GPipe (2019)")
 
 
@@ -41,29 +39,41 @@ def one_f_one_b(p: int, m: int) -> Schedule:
     orders = []
     for r in range(p):
         warm = min(p - r, m)
-        order = [Action(r, "F", i) for i in range(warm)]
-        nf, nb = warm, 0
-        while nb < m:
-            order.append(Action(r, "B", nb))
-            nb += 1
-            if nf < m:
-                order.append(Action(r, "F", nf))
-                nf += 1
-        orders.append(tuple(order))
+        forwards, backwards = actions(r, "F", range(m)), actions(r, "B", range(m))
+        steady = [a for pair in zip(backwards, forwards[warm:]) for a in pair]  # B k, F warm+k
+        orders.append(tuple(forwards[:warm] + steady + backwards[m - warm:]))
     return Schedule(
         "1f1b", p, m, tuple(range(p)), tuple(orders),
         source="Narayanan et al., PipeDream-Flush / 1F1B (2021)",
     )
 
 
+def interleaved_m_rule(p: int, m: int) -> str | None:
+    """Why ``m`` microbatches cannot be interleaved over ``p`` ranks, or ``None`` when they can.
+
+    PyTorch's rule (``ScheduleInterleaved1F1B``, ``ScheduleInterleavedZeroBubble``): the
+    microbatches run in ``rounds = max(1, m // p)`` rounds of equal size, so the rounds
+    must divide ``m``. Every ``m < 2p`` is allowed (one round); from ``2p`` on, ``m`` must
+    be a multiple of ``m // p`` (with p = 4: 8, 10, 12, 15, 16, 20, ... but not 9, 11, 13, 14).
+    """
+    def rounds_divide(k: int) -> bool:
+        return k % max(1, k // p) == 0
+
+    if rounds_divide(m):
+        return None
+    below = next(k for k in range(m - 1, 0, -1) if rounds_divide(k))
+    above = next(k for k in count(m + 1) if rounds_divide(k))  # k = p * (m // p + 1) at the latest
+    return (f"m={m} is not allowed for p={p} with interleaving: PyTorch runs the microbatches in "
+            f"max(1, m // p) = {m // p} rounds of equal size, so m must be below 2p = {2 * p} or a multiple "
+            f"of m // p, and {m // p} does not divide {m} (nearest allowed: m = {below} or {above})")
+
+
 def _rounds(p: int, m: int) -> tuple[int, int]:
     """PyTorch's flexible rounds: ``(number_of_rounds, microbatches_per_round)``."""
+    problem = interleaved_m_rule(p, m)
+    if problem is not None:
+        raise ValueError(problem)
     rounds = max(1, m // p)
-    if m % rounds != 0:
-        raise ValueError(
-            f"m={m} is not allowed for p={p} with interleaving: m must be a multiple of "
-            f"max(1, m // p) = {rounds} (PyTorch's rule; e.g. m = {p}, {2 * p}, {3 * p} or m < {p})"
-        )
     return rounds, m // rounds
 
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 from bubblekit.actions import Action
 from bubblekit.schedules.base import Schedule, v_placement
 
-__all__ = ["zb_h1", "zb_h2", "zbv", "dualpipev"]
+__all__ = ["zb_h1", "zb_h2", "zbv", "dualpipev", "dualpipev_m_rule"]
 
 _ZB_PAPER = "Qi et al., Zero Bubble Pipeline Parallelism (ICLR 2024)"
 
@@ -253,17 +253,22 @@ def dualpipev(p: int, m: int) -> Schedule:
     Raises ``ValueError`` unless ``m >= 2p`` (PyTorch's rule: at least as many microbatches
     as stages).
     """
-    n_stages = 2 * p
-    if m < n_stages:
-        raise ValueError(
-            f"m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {n_stages} "
-            "microbatches (at least one per stage, PyTorch's ScheduleDualPipeV rule)"
-        )
+    problem = dualpipev_m_rule(p, m)
+    if problem is not None:
+        raise ValueError(problem)
     orders = tuple(_dualpipev_rank(p, m, r) for r in range(p))
     return Schedule(
         "dualpipev", p, m, v_placement(p), orders,
         source="DeepSeek-AI, DualPipeV (DeepSeek-V3 report, 2024); order as PyTorch ScheduleDualPipeV",
     )
+
+
+def dualpipev_m_rule(p: int, m: int) -> str | None:
+    """Why DualPipeV cannot run ``m`` microbatches on ``p`` ranks, or ``None`` when it can (m >= 2p)."""
+    if m >= 2 * p:
+        return None
+    return (f"m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {2 * p} "
+            "microbatches (at least one per stage, PyTorch's ScheduleDualPipeV rule)")
 
 
 def _dualpipev_rank(p: int, m: int, r: int) -> tuple[Action, ...]:

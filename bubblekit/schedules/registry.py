@@ -1,0 +1,223 @@
+"""The schedule registry: the one source of schedule facts, and name resolution.
+
+Each :class:`ScheduleSpec` says everything bubblekit knows about one schedule: its
+generator, display name and aliases, how many chunks per rank it takes, which ``m`` it
+accepts (and the rule in words), its closed-form bubble and peak memory where they exist,
+its source and its ``torch.distributed.pipelining`` class. Every part of bubblekit resolves
+names with :func:`spec` and checks ``(p, m, v)`` with :meth:`ScheduleSpec.check`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from bubblekit._validate import Number, check_int
+from bubblekit.schedules.base import MAX_ACTIONS, Schedule, check_size
+
+__all__ = [
+    "ScheduleSpec", "REGISTRY", "register", "names", "spec", "schedule", "display_name", "legal_ms",
+]
+
+#: ``chunks`` -> the words used in messages and menus.
+_CHUNK_WORDS = {"one": "v=1", "many": "v>=2", "two": "v=2 (V)"}
+
+
+@dataclass(frozen=True)
+class ScheduleSpec:
+    """A registry entry: the facts of one schedule.
+
+    Attributes:
+        name: registry key (lower case, e.g. ``"1f1b"``).
+        build: the generator; called ``build(p, m)`` or ``build(p, m, v)``.
+        chunks: ``"one"`` (v must be 1), ``"many"`` (v >= 2, default 2) or ``"two"``
+            (exactly two chunks per rank, V shape).
+        split_backward: True when the schedule uses ``I`` and ``W`` actions.
+        summary: one line for menus and errors.
+        paper: source paper.
+        torch_class: the ``torch.distributed.pipelining`` class producing the same order, if any.
+        display: the name as the course writes it (``"1F1B"``); default ``name``.
+        aliases: other accepted names (``"naive"`` for GPipe); case, ``_`` and spaces are ignored.
+        m_rule: which ``m`` it accepts, in words (``"any m >= 1"``, ``"m >= 2p"``).
+        m_problem: ``m_problem(p, m)`` is the error message when ``m`` is refused for ``p``
+            ranks (naming ``m``, ``p`` and the rule), ``None`` when it is allowed; no function
+            accepts every ``m >= 1``.
+        bubble: ``bubble(p, m, v)``: the closed-form ``bubble_ratio`` (equal stages, no
+            latency, any F/B ratio) as a Fraction, or ``None`` where no closed form holds.
+        bubble_text: that formula in words.
+        peak: ``peak(p, m, v)``: the largest per-rank peak of activations, in microbatch
+            activations (equal stages, ``W`` frees everything), or ``None``.
+        peak_text: that formula in words.
+    """
+
+    name: str
+    build: Callable[..., Schedule]
+    chunks: str
+    split_backward: bool
+    summary: str
+    paper: str
+    torch_class: str | None = None
+    display: str = ""
+    aliases: tuple[str, ...] = ()
+    m_rule: str = "any m >= 1"
+    m_problem: Callable[[int, int], str | None] | None = None
+    bubble: Callable[[int, int, int], Fraction | None] | None = None
+    bubble_text: str = ""
+    peak: Callable[[int, int, int], Number] | None = None
+    peak_text: str = ""
+
+    @property
+    def display_name(self) -> str:
+        """The name as the course writes it (``"interleaved 1F1B"``)."""
+        return self.display or self.name
+
+    def resolve_v(self, v: int | None = None) -> int:
+        """Chunks per rank for ``v`` (``None``: the default), or a ``ValueError`` stating the rule."""
+        if self.chunks == "one":
+            if v is not None and check_int("v", v) != 1:
+                raise ValueError(
+                    f"v={v} is not allowed for {self.name!r}: it has one chunk per rank (v=1). "
+                    f"Use 'interleaved' or 'looped-bfs' for v >= 2."
+                )
+            return 1
+        if self.chunks == "two":
+            if v is not None and check_int("v", v) != 2:
+                raise ValueError(f"v={v} is not allowed for {self.name!r}: its V shape has exactly v=2 chunks per rank")
+            return 2
+        vv = 2 if v is None else check_int("v", v)
+        if vv < 2:
+            raise ValueError(f"v={vv} is not allowed for {self.name!r}: it needs v >= 2 chunks per rank (v=1 is '1f1b')")
+        return vv
+
+    def check(self, p: int, m: int, v: int | None = None) -> int:
+        """Check ``p``, ``m`` and ``v`` against this schedule's rules; return the resolved ``v``.
+
+        Raises ``TypeError`` / ``ValueError`` naming the parameter, its value and the rule.
+        """
+        p = check_int("p", p)
+        m = check_int("m", m)
+        vv = self.resolve_v(v)
+        problem = self.m_problem(p, m) if self.m_problem is not None else None
+        if problem is not None:
+            raise ValueError(problem)
+        return vv
+
+    def allows(self, p: int, m: int, v: int | None = None) -> bool:
+        """True when :meth:`check` accepts ``(p, m, v)``."""
+        try:
+            self.check(p, m, v)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def n_actions(self, p: int, m: int, v: int | None = None) -> int:
+        """How many actions the schedule has: ``2 p v m`` (F, B), up to ``3 p v m`` with I and W."""
+        return (3 if self.split_backward else 2) * p * self.resolve_v(v) * m
+
+    def closed_form(self, p: int, m: int, v: int | None = None) -> tuple[Fraction, str] | None:
+        """``(bubble_ratio, formula text)`` where a closed form holds, else ``None``."""
+        if self.bubble is None:
+            return None
+        value = self.bubble(p, m, self.resolve_v(v))
+        return None if value is None else (value, self.bubble_text)
+
+
+REGISTRY: dict[str, ScheduleSpec] = {}
+
+
+def register(entry: ScheduleSpec) -> None:
+    """Add a schedule to the registry (names are lower case; re-registering replaces)."""
+    if not isinstance(entry, ScheduleSpec):
+        raise TypeError(f"register takes a ScheduleSpec, got {type(entry).__name__}")
+    REGISTRY[entry.name] = entry
+
+
+def names() -> list[str]:
+    """Registered schedule names, in registry order."""
+    return list(REGISTRY)
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("_", "-").replace(" ", "-")
+
+
+def _aliases() -> dict[str, str]:
+    """Every accepted spelling -> registry name: names, display names, aliases."""
+    out: dict[str, str] = {}
+    for entry in REGISTRY.values():
+        for alias in (entry.name, entry.display_name, *entry.aliases):
+            out.setdefault(_key(alias), entry.name)
+    return out
+
+
+def spec(name: str) -> ScheduleSpec:
+    """The registry entry for ``name``, aliases and spelling variants resolved.
+
+    ``"Naive"``, ``"zb_h1"``, ``"ZB-V"`` and ``"interleaved 1F1B"`` all work. Raises
+    ``TypeError`` for a non-string and ``ValueError`` listing the known schedules (and the
+    close ones) for an unknown name.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a schedule name (str), got {name!r}")
+    table = _aliases()
+    key = table.get(_key(name))
+    if key is None:
+        close = difflib.get_close_matches(_key(name), list(table), n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(repr(table[c]) for c in dict.fromkeys(close))}?" if close else ""
+        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(names())}.{hint}")
+    return REGISTRY[key]
+
+
+def display_name(name: str) -> str:
+    """A schedule's name as the course writes it (``"1f1b"`` -> ``"1F1B"``); unknown names unchanged."""
+    try:
+        return spec(name).display_name
+    except (TypeError, ValueError):
+        return str(name)
+
+
+def legal_ms(name: str, p: int, v: int | None = None, *, up_to: int = 64) -> list[int]:
+    """The microbatch counts ``1 .. up_to`` that schedule ``name`` accepts for ``p`` ranks.
+
+    For sliders and menus: ``legal_ms("interleaved", 4)`` is ``[1, ..., 8, 10, 12, 15, 16, ...]``.
+    """
+    entry = spec(name)
+    p = check_int("p", p)
+    up_to = check_int("up_to", up_to)
+    entry.resolve_v(v)
+    return [m for m in range(1, up_to + 1) if entry.m_problem is None or entry.m_problem(p, m) is None]
+
+
+def schedule(name: str, p: int, m: int, v: int | None = None, *, max_actions: int | None = MAX_ACTIONS) -> Schedule:
+    """Build the registered schedule ``name`` for ``p`` ranks and ``m`` microbatches.
+
+    Args:
+        name: one of :func:`names` (``"gpipe"``, ``"1f1b"``, ``"interleaved"``, ...); aliases
+            and display names are accepted (``"naive"`` for GPipe, the source article's word).
+        p: ranks (pipeline devices), int >= 1.
+        m: microbatches per step, int >= 1 (some schedules accept fewer: see
+            ``spec(name).m_rule`` and :func:`legal_ms`).
+        v: chunks per rank: must be 1 (or omitted) for single-chunk schedules; >= 2 for
+            ``interleaved`` and ``looped-bfs`` (default 2); 2 for V-shape schedules.
+        max_actions: refuse to build more actions than this (default
+            :data:`~bubblekit.schedules.base.MAX_ACTIONS`, a few seconds and a few hundred
+            MB to simulate); ``None`` builds any size.
+
+    Raises ``ValueError`` with the close names for an unknown ``name``, and a
+    ``TypeError``/``ValueError`` naming the parameter and the rule for a bad ``p``, ``m``
+    or ``v``, or a schedule larger than ``max_actions``.
+
+    Used in every lesson.
+    """
+    entry = spec(name)
+    vv = entry.check(p, m, v)
+    check_size(f"bk.schedule({entry.name!r}, p={p}, m={m}{f', v={vv}' if vv > 1 else ''})",
+               entry.n_actions(p, m, vv), max_actions, instead="bk.bubble_ratio(p, m, v) needs no simulation")
+    return entry.build(p, m) if entry.chunks != "many" else entry.build(p, m, vv)
+
+
+def describe_chunks(entry: ScheduleSpec) -> str:
+    """``"v=1"``, ``"v>=2"`` or ``"v=2 (V)"``: the chunk rule in words."""
+    return _CHUNK_WORDS.get(entry.chunks, entry.chunks)
