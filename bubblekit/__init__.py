@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from bubblekit.actions import KINDS, Action, Event, inputs, memory_delta, needs, parse_action, produces
+from bubblekit.compare import compare
 from bubblekit.costs import PRESETS, Costs, h200_costs, preset
 from bubblekit.formulas import (
     bubble_overhead,
@@ -54,6 +55,7 @@ from bubblekit.schedules import (
     spec,
 )
 from bubblekit.simulator import DeadlockError, SimResult, simulate, simulate_readable
+from bubblekit.text import Table
 from bubblekit.timeline import Gap, Span, Timeline
 
 __version__ = "0.1.0"
@@ -67,6 +69,7 @@ __all__ = [
     "spec", "display_name", "legal_ms", "MAX_ACTIONS",
     "simulate", "simulate_readable", "SimResult", "DeadlockError",
     "Timeline", "Span", "Gap",
+    "Table", "compare",
     "__version__",
 ]
 
