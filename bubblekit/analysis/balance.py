@@ -43,6 +43,7 @@ from typing import Any
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs, load_h200_layer_costs
+from bubblekit.text import Table
 
 __all__ = [
     "Layer",
@@ -50,6 +51,7 @@ __all__ = [
     "partition",
     "even_partition",
     "measured_layers",
+    "pieces_table",
     "bottleneck",
 ]
 
@@ -434,21 +436,30 @@ def partition(layers: Sequence[Any], p: int, *, method: str = "auto") -> Partiti
     return _make(_earliest(pre, k, cap), weights, objs, f"{how} (earliest boundaries: too large for the most even)")
 
 
-def even_partition(layers: Sequence[Any], p: int) -> Partition:
+def even_partition(layers: Sequence[Any], p: int, *, group: int = 1) -> Partition:
     """Split ``layers`` into ``p`` stages by *count* (what a naive split does), ignoring their costs.
 
     The first ``n mod p`` stages get one extra layer (``n = len(layers)``), like
     Megatron-LM's default of equal layers per stage.
 
+    Args:
+        group: count groups of this many consecutive items as one layer and never split a
+            group: ``group=2`` splits :func:`measured_layers` pieces (attention, MLP) by
+            whole-layer count, so the split by count and a balanced split of the same pieces
+            share one cost model. ``len(layers)`` must be a multiple of ``group``.
+
     Used in lesson 05.
     """
     weights, objs = _weights(layers)
-    k = _check_stages(p, len(weights))
-    n = len(weights)
+    g = check_int("group", group)
+    if len(weights) % g:
+        raise ValueError(f"group={g} does not divide the {len(weights)} layers: give a group size that divides it")
+    n = len(weights) // g
+    k = _check_stages(p, n)
     q, r = divmod(n, k)
     bounds = [0]
     for j in range(k):
-        bounds.append(bounds[-1] + q + (1 if j < r else 0))
+        bounds.append(bounds[-1] + (q + (1 if j < r else 0)) * g)
     return _make(bounds, weights, objs, "even")
 
 
@@ -490,3 +501,30 @@ def measured_layers(
         else:
             out.append(make(f"L{k}", match["layer"]))
     return out
+
+
+def pieces_table() -> Table:
+    """Measured attention and MLP blocks side by side, one row per configuration (ms, one H200).
+
+    Columns: ``hidden``, ``seq``; forward and full backward of the attention block
+    (LayerNorm + QKV + attention + output projection) and of the MLP block (LayerNorm + fc1
+    + GeLU + fc2), in ms per microbatch; ``mlp_vs_attn_F``: MLP forward / attention forward;
+    ``mlp_vs_attn_FB``: the same for forward + backward, the weight a stage balances on.
+
+    Used in lesson 05.
+    """
+    rows = []
+    for c in load_h200_layer_costs()["configs"]:
+        a, m = c["attention"], c["mlp"]
+        rows.append({
+            "hidden": c["hidden"], "seq": c["seq"],
+            "attn_F": a["F_ms"], "attn_B": a["full_backward_ms"], "mlp_F": m["F_ms"], "mlp_B": m["full_backward_ms"],
+            "mlp_vs_attn_F": m["F_ms"] / a["F_ms"],
+            "mlp_vs_attn_FB": (m["F_ms"] + m["full_backward_ms"]) / (a["F_ms"] + a["full_backward_ms"]),
+        })
+    return Table(
+        rows, formats=dict.fromkeys(("attn_F", "attn_B", "mlp_F", "mlp_B", "mlp_vs_attn_F", "mlp_vs_attn_FB"), "float2"),
+        headers={"attn_F": "attention F ms", "attn_B": "attention B ms", "mlp_F": "MLP F ms", "mlp_B": "MLP B ms",
+                 "mlp_vs_attn_F": "MLP ÷ attention (F)", "mlp_vs_attn_FB": "MLP ÷ attention (F+B)"},
+        title="measured on one NVIDIA H200, bf16, micro-batch 1 (bubblekit/data)",
+    )

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from bubblekit.costs import Costs
 from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
 from bubblekit.schedules.base import MAX_ACTIONS, check_size
 from bubblekit.simulator import SimResult, simulate
+from bubblekit.text import Table
 
 __all__ = [
     "Candidate",
@@ -50,6 +51,7 @@ __all__ = [
     "with_recompute",
     "h200_recompute_costs",
     "load_h200_recompute_costs",
+    "recompute_table",
     "RANK_BY",
     "MAX_PLAN_ACTIONS",
 ]
@@ -135,6 +137,46 @@ def load_h200_recompute_costs() -> dict[str, Any]:
     if not _RECOMPUTE_DATA.exists():
         raise FileNotFoundError("bubblekit/data/h200_recompute_costs.json is missing from the installation")
     return json.loads(_RECOMPUTE_DATA.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def _whole(x: Any) -> str:
+    """A size rounded to a whole number, with thousands separators."""
+    return f"{float(x):,.0f}"
+
+
+def recompute_table() -> Table:
+    """The measured H200 recomputation data as a :class:`~bubblekit.text.Table`, one row per configuration.
+
+    Columns: ``hidden``, ``seq``; the forward (``F_ms``, ``F_rc_ms``) and backward
+    (``bwd_ms``, ``bwd_rc_ms``) of a 4-layer stage without and with full recomputation, in
+    ms; ``extra_F``: the backward's growth in plain forwards
+    (``(bwd_rc_ms - bwd_ms) / F_ms``, a textbook says 1.0); the activations one microbatch
+    leaves on the stage (``act_MiB``, ``act_rc_MiB``) and their ``ratio``.
+
+    Used in lesson 05.
+    """
+    data = load_h200_recompute_costs()
+    rows = []
+    for c in data["configs"]:
+        none, full = c["none"], c["full"]
+        rows.append({
+            "hidden": c["hidden"], "seq": c["seq"],
+            "F_ms": none["F_ms"], "F_rc_ms": full["F_ms"], "bwd_ms": none["bwd_ms"], "bwd_rc_ms": full["bwd_ms"],
+            "extra_F": (full["bwd_ms"] - none["bwd_ms"]) / none["F_ms"],
+            "act_MiB": none["activation_bytes_per_microbatch"] / 2**20,
+            "act_rc_MiB": full["activation_bytes_per_microbatch"] / 2**20,
+            "ratio": none["activation_bytes_per_microbatch"] / full["activation_bytes_per_microbatch"],
+        })
+    two = dict.fromkeys(("F_ms", "F_rc_ms", "bwd_ms", "bwd_rc_ms", "extra_F"), "float2")
+    return Table(
+        rows, formats={**two, "act_MiB": _whole, "act_rc_MiB": _whole, "ratio": "float1"},
+        headers={"F_ms": "F ms", "F_rc_ms": "F ms (recompute)", "bwd_ms": "backward ms",
+                 "bwd_rc_ms": "backward ms (recompute)", "extra_F": "extra backward (plain F)",
+                 "act_MiB": "activations MiB", "act_rc_MiB": "activations MiB (recompute)",
+                 "ratio": "activations ÷"},
+        title=(f"measured on one {data['device']}, torch {data['torch']}, {data['dtype']}, "
+               f"{data['layers_per_stage']} layers per stage, micro-batch 1"),
+    )
 
 
 def h200_recompute_costs(hidden: int = 4096, seq: int = 4096, *, comm_ms: Number = 0) -> tuple[Costs, Costs]:
@@ -324,6 +366,55 @@ class PlanTable:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    def table(
+        self,
+        limit: int | None = 10,
+        *,
+        show_infeasible: bool = False,
+        where: Callable[[Candidate], bool] | None = None,
+        title: str = "",
+    ) -> Table:
+        """The top ``limit`` candidates as a :class:`~bubblekit.text.Table` (renders itself).
+
+        Args:
+            limit: how many rows (``None``: all).
+            show_infeasible: include the candidates that do not fit (with the reason).
+            where: keep only the candidates for which ``where(candidate)`` is true
+                (e.g. ``lambda c: not c.recompute``).
+            title: a caption; default says what is ranked and the budget.
+
+        Memory is in GiB when the bytes of one microbatch activation are known, else in
+        microbatch activations; the budget is stated in the same unit in the title.
+
+        Used in lesson 05.
+        """
+        rows = [c for c in (self.candidates if show_infeasible else self.feasible) if where is None or where(c)]
+        rows = rows[:limit] if limit is not None else rows
+        unit = self.candidates[0].unit if self.candidates else ""
+        in_gib = self.activation_bytes is not None
+        out = []
+        for k, c in enumerate(rows, 1):
+            mem = None if c.peak_activations is None else (
+                c.peak_bytes / 2**30 if in_gib and c.peak_bytes is not None else c.peak_activations)
+            out.append({"rank": k, "configuration": c.label, "makespan": c.makespan,
+                        "per_mb": c.time_per_microbatch, "bubble_ratio": c.bubble_ratio, "peak": mem,
+                        "hops": c.hops, "fits": c.fits if c.makespan is not None else c.reason})
+        if self.memory_budget is None:
+            budget = "no memory budget"
+        elif in_gib:
+            budget = f"budget {self.memory_budget * float(self.activation_bytes or 0) / 2**30:.3g} GiB per rank"
+        else:
+            budget = f"budget {self.memory_budget:.3g} microbatch activations per rank"
+        return Table(
+            out, ["rank", "configuration", "makespan", "per_mb", "bubble_ratio", "peak", "hops", "fits"],
+            formats={"makespan": "decimal", "per_mb": "decimal", "bubble_ratio": "percent",
+                     "peak": "float1" if in_gib else "auto"},
+            headers={"rank": "#", "makespan": f"step ({unit})", "per_mb": f"per microbatch ({unit})",
+                     "peak": "peak GiB" if in_gib else "peak (microbatch activations)",
+                     "hops": "messages per step"},
+            title=title or f"ranked by {self.rank_by.replace('_', ' ')}; {budget}",
+        )
 
 
 def _sort_key(rank_by: str) -> Any:
