@@ -57,6 +57,7 @@ def compare(
     costs: Costs | None = None,
     closed_form: bool = True,
     hops: bool = False,
+    labels: Sequence[str] | None = None,
 ) -> Table:
     """Simulate each schedule under the same ``costs`` and tabulate the results.
 
@@ -69,6 +70,8 @@ def compare(
         costs: the cost model (default ``Costs()``: F = 1, B = 2 slots).
         closed_form: add the registry's closed-form bubble_ratio where one holds.
         hops: add ``hops``, the cross-rank messages per step (:attr:`Schedule.hops_per_step`).
+        labels: names for the ``schedule`` column, one per schedule (default: the display
+            names), e.g. to tell apart one schedule under two cost models.
 
     Returns a :class:`~bubblekit.text.Table` with one row per schedule: ``schedule`` (display
     name), ``v``, ``makespan`` (in the costs' unit), ``bubble_ratio``, ``bubble_overhead``,
@@ -78,13 +81,15 @@ def compare(
     """
     if isinstance(schedules, (str, Schedule, SimResult)):
         raise TypeError(f"schedules must be a list of names, Schedules or SimResults, got {schedules!r}")
+    if labels is not None and (isinstance(labels, str) or len(labels) != len(schedules)):
+        raise ValueError(f"labels must give one name per schedule ({len(schedules)}), got {labels!r}")
     rows: list[dict[str, Any]] = []
     unit = "slot"
-    for item in schedules:
+    for k, item in enumerate(schedules):
         r = _result(item, p, m, v, costs)
         unit = r.unit
         row: dict[str, Any] = {
-            "schedule": display_name(r.schedule.name),
+            "schedule": display_name(r.schedule.name) if labels is None else str(labels[k]),
             "v": r.schedule.v,
             "makespan": r.makespan,
             "bubble_ratio": r.bubble_ratio,
@@ -108,7 +113,8 @@ def compare(
         columns.append("hops")
     return Table(
         rows, columns,
-        formats={"makespan": "decimal", "bubble_ratio": "percent", "bubble_overhead": "percent", "formula": "percent"},
+        formats={k: f for k, f in (("makespan", "decimal"), ("bubble_ratio", "percent"),
+                                    ("bubble_overhead", "percent"), ("formula", "percent")) if k in columns},
         headers={"makespan": f"makespan ({plural(unit)})", "peak": "peak activations",
                  "formula": "closed form", "hops": "messages per step"},
         note=COMPARE_NOTE,

@@ -32,6 +32,34 @@ def test_04_4_mystery_is_a_registered_schedule() -> None:
     assert lesson04.mystery().schedule.name in bk.names()
 
 
+def test_04_3_and_04_6_name_the_lessons_own_case() -> None:
+    from fractions import Fraction
+
+    lat = bk.Costs(f=1, b=2, comm=Fraction(1, 2))
+    gap = {pm: bk.simulate(bk.schedule("1f1b", *pm), lat).makespan - bk.simulate(bk.schedule("gpipe", *pm), lat).makespan
+           for pm in ((6, 12), (4, 8))}
+    assert check("04.3", gap[6, 12]) and gap[6, 12] != gap[4, 8]
+    lesson_case = check("04.3", gap[4, 8])
+    assert not lesson_case and "p = 4, m = 8" in lesson_case.detail
+    refused = {m for m in range(1, 25) if m not in bk.legal_ms("interleaved", 6, 2, up_to=24)}
+    assert check("04.6", refused) and check("04.6", sorted(refused))
+    p4 = check("04.6", {m for m in range(1, 17) if m not in bk.legal_ms("interleaved", 4, 2, up_to=16)})
+    assert not p4 and "p = 4" in p4.detail
+
+
+def test_05_7_recomputation_lengthens_the_step() -> None:
+    from bubblekit.analysis import planner
+
+    plain, recomputed = planner.h200_recompute_costs(4096, 4096)
+    a, b = (bk.simulate(bk.schedule("1f1b", 8, 32), c).makespan for c in (plain, recomputed))
+    assert check("05.7", b / a - 1) and check("05.7", f"{(b / a - 1) * 100:.1f}%")
+    ratio = check("05.7", b / a)
+    assert not ratio and "ratio" in ratio.detail
+    rec = next(c for c in planner.load_h200_recompute_costs()["configs"] if c["hidden"] == 4096)
+    per_backward = check("05.7", (rec["full"]["bwd_ms"] - rec["none"]["bwd_ms"]) / rec["none"]["F_ms"])
+    assert not per_backward and "whole step" in per_backward.detail
+
+
 def test_05_4_latency_hiding_schedule() -> None:
     one_f_one_b = bk.schedule("1f1b", 3, 6).to_text()
     res = check("05.4", one_f_one_b)

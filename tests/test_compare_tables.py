@@ -183,3 +183,16 @@ def test_even_partition_by_groups_keeps_layers_whole() -> None:
         balance.even_partition(pieces, 4, group=2.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="p"):
         balance.even_partition(pieces, 11, group=2)
+
+
+def test_compare_without_the_closed_form() -> None:
+    t = bk.compare(["gpipe", "1f1b"], 2, 3, costs=bk.Costs(f=[3, 1], b=[6, 9]), closed_form=False)
+    assert "formula" not in t.columns and len(t) == 2
+
+
+def test_compare_labels_name_the_rows() -> None:
+    runs = [bk.simulate(bk.schedule("1f1b", 2, 4), c) for c in (bk.Costs(f=1, b=2), bk.Costs(f=[1, 2], b=[2, 4]))]
+    t = bk.compare(runs, labels=["even", "uneven"], closed_form=False)
+    assert t.column("schedule") == ["even", "uneven"] and t.row(schedule="uneven")["makespan"] == runs[1].makespan
+    with pytest.raises(ValueError, match="labels"):
+        bk.compare(runs, labels=["one"])

@@ -408,8 +408,8 @@ class PlanTable:
             budget = f"budget {self.memory_budget:.3g} microbatch activations per rank"
         return Table(
             out, ["rank", "configuration", "makespan", "per_mb", "bubble_ratio", "peak", "hops", "fits"],
-            formats={"makespan": "decimal", "per_mb": "decimal", "bubble_ratio": "percent",
-                     "peak": "float1" if in_gib else "auto"},
+            formats={"makespan": _whole if unit == "ms" else "decimal", "per_mb": "float1" if unit == "ms" else "decimal",
+                     "bubble_ratio": "percent", "peak": "float1" if in_gib else "auto"},
             headers={"rank": "#", "makespan": f"step ({unit})", "per_mb": f"per microbatch ({unit})",
                      "peak": "peak GiB" if in_gib else "peak (microbatch activations)",
                      "hops": "messages per step"},

@@ -46,14 +46,21 @@ def _interleaved_bubble() -> Any:
     return bk.simulate(bk.schedule("interleaved", 4, 16, 4), COSTS).bubble_ratio_exact
 
 
-@exercise("04.3", hint=("Simulate both with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's makespan from 1F1B's.",
+@exercise("04.3", hint=("Simulate both for p=6, m=12 with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's "
+                        "makespan from 1F1B's.",
                         "Each schedule's latency cost is the number of hops on its critical path times 1/2 slot: "
                         "count the hops of each, or read r.critical_path."),
-          mistakes=(Mistake(lambda e: -e, "right size, wrong sign: the difference is makespan(1F1B) minus makespan(GPipe)"),))
+          mistakes=(Mistake(lambda e: -e, "right size, wrong sign: the difference is makespan(1F1B) minus makespan(GPipe)"),
+                    Mistake(lambda _e: _gap(4, 8), "that is the lesson's p = 4, m = 8; this exercise has p = 6, m = 12")))
 def _comm_gap() -> Any:
-    """makespan(1F1B) - makespan(GPipe) for p=4, m=8 with a latency of 1/2 slot per hop."""
+    """makespan(1F1B) - makespan(GPipe) for p=6, m=12 with a latency of 1/2 slot per hop."""
+    return _gap(6, 12)
+
+
+def _gap(p: int, m: int) -> Any:
+    """makespan(1F1B) - makespan(GPipe) with a latency of 1/2 slot per hop (slots)."""
     c = bk.Costs(f=1, b=2, comm=Fraction(1, 2))
-    return bk.simulate(bk.schedule("1f1b", 4, 8), c).makespan - bk.simulate(bk.schedule("gpipe", 4, 8), c).makespan
+    return bk.simulate(bk.schedule("1f1b", p, m), c).makespan - bk.simulate(bk.schedule("gpipe", p, m), c).makespan
 
 
 def mystery() -> bk.SimResult:
@@ -63,7 +70,7 @@ def mystery() -> bk.SimResult:
 
 @exercise(
     "04.4",
-    hint=("Count the hatched (chunk 1) boxes: how many chunks does each rank hold, and are all forwards of a "
+    hint=("Read the legend and the boxes: how many chunks does each rank hold, and are all forwards of a "
           "chunk done before the next chunk starts?",
           "Two of the four schedules hold more than one chunk per rank; of those, one finishes every forward "
           "of a chunk before it starts the next chunk (breadth first), the other alternates (depth first)."),
@@ -123,15 +130,22 @@ def _repair() -> Any:
     return bk.simulate(bk.schedule("1f1b", 2, 4), COSTS).makespan
 
 
-@exercise("04.6", hint=("Try bk.schedule('interleaved', 4, m, 2) for every m from 1 to 16 and collect the m that raise ValueError.",
-                        "Wrap each call in try/except ValueError and add m to a set when it raises; read one "
-                        "error message to see the rule."))
+@exercise("04.6", hint=("Try bk.schedule('interleaved', 6, m, 2) for every m from 1 to 24 and collect the m that raise ValueError.",
+                        "Wrap each call in try/except ValueError and add m to a set when it raises (or keep the m "
+                        "that bk.legal_ms('interleaved', 6, 2, up_to=24) leaves out); read one error message to see "
+                        "the rule."),
+          mistakes=(Mistake(lambda _e: _refused_for(4, 16), "those are the m refused for the lesson's p = 4; this exercise has p = 6"),))
 def _refused() -> set[int]:
-    """The m in 1..16 that interleaved 1F1B refuses for p=4."""
+    """The m in 1..24 that interleaved 1F1B refuses for p=6."""
+    return _refused_for(6, 24)
+
+
+def _refused_for(p: int, up_to: int) -> set[int]:
+    """The m in 1..up_to that interleaved 1F1B (v=2) refuses for p ranks."""
     out: set[int] = set()
-    for m in range(1, 17):
+    for m in range(1, up_to + 1):
         try:
-            bk.schedule("interleaved", 4, m, 2)
+            bk.schedule("interleaved", p, m, 2)
         except ValueError:
             out.add(m)
     return out

@@ -57,12 +57,13 @@ def _best_v() -> int:
 
 
 def hide_floor(p: int = 3, m: int = 6) -> Any:
-    """The latency floor (m + p - 1)(f + b) + 2(p - 1) comm for F = 1, B = 2, comm = HIDE_COMM."""
+    """(m + p - 1)(f + b) + 2(p - 1) comm for F = 1, B = 2, comm = HIDE_COMM: the shortest step of a schedule
+    with one stage per rank (lesson 05, section 3; schedules with several chunks per rank can beat it)."""
     return (m + p - 1) * 3 + 2 * (p - 1) * HIDE_COMM
 
 
 def _compare_hidden(answer: Any, expected: Any) -> Graded:
-    """A legal p=3, m=6 schedule that reaches the latency floor with at most HIDE_CAP activations per rank.
+    """A legal p=3, m=6 schedule that reaches :func:`hide_floor` with at most HIDE_CAP activations per rank.
 
     Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``) (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
     """
@@ -142,11 +143,27 @@ def _plan_best() -> Any:
     return None if best is None else best.time_per_microbatch
 
 
-@exercise("05.7", hint=("Read planner.load_h200_recompute_costs(): (full bwd_ms - none bwd_ms) / none F_ms for hidden=4096.",
-                        "Pick the configuration with c['hidden'] == 4096; the growth is the extra backward time "
-                        "with full recomputation, measured in plain forwards (divide by the plain F_ms)."),
-          rel_tol=1e-3)
-def _recompute_growth() -> float:
-    """Extra backward time with full recomputation, in plain forwards, h=4096, seq=4096 (measured)."""
+def _recompute_steps() -> tuple[Any, Any]:
+    """Makespans (ms) of 1F1B, p=8, m=32, with the measured h=4096, seq=4096 costs: plain, recomputed."""
+    plain, recomputed = planner.h200_recompute_costs(4096, 4096)
+    return tuple(bk.simulate(bk.schedule("1f1b", 8, 32), c).makespan for c in (plain, recomputed))  # type: ignore[return-value]
+
+
+def _extra_backward() -> float:
+    """The backward's growth with full recomputation, in plain forwards (h=4096: the lesson's table)."""
     rec = next(c for c in planner.load_h200_recompute_costs()["configs"] if c["hidden"] == 4096)
     return float((rec["full"]["bwd_ms"] - rec["none"]["bwd_ms"]) / rec["none"]["F_ms"])
+
+
+@exercise("05.7", hint=("Simulate bk.schedule('1f1b', 8, 32) once with each of the two costs that "
+                        "planner.h200_recompute_costs(4096, 4096) returns, and compare the makespans.",
+                        "Give how much longer the recomputed step is, as a fraction of the plain step: "
+                        "recomputed makespan / plain makespan - 1."),
+          rel_tol=1e-3, fraction_of="the plain step",
+          mistakes=(Mistake(lambda e: e + 1, "that is the ratio of the two steps; give how much longer: the ratio minus 1"),
+                    Mistake(lambda _e: _extra_backward(),
+                            "that is one backward's growth in plain forwards; the question asks about the whole step")))
+def _recompute_step() -> float:
+    """How much longer (a fraction) 1F1B's step is with full recomputation, p=8, m=32, h=4096, seq=4096 (measured)."""
+    plain, recomputed = _recompute_steps()
+    return float(recomputed / plain - 1)
