@@ -40,6 +40,20 @@ def fixed_gpu_step_times(gpus: int = 16, batch: int = 32, f_model: int = 16, b_m
     return out
 
 
+def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model: int = 32) -> bk.Table:
+    """:func:`fixed_gpu_step_times` as a table: ``p``, ``pipelines`` (``gpus / p``), ``m`` and the step time.
+
+    Used in lesson 09 (misconception 2).
+    """
+    times = fixed_gpu_step_times(gpus, batch, f_model, b_model)
+    rows = [{"p": p, "pipelines": gpus // p, "m": batch * p // gpus, "step": t} for p, t in times.items()]
+    return bk.Table(
+        rows, formats={"step": "decimal"}, headers={"step": "step (slots)"},
+        title=f"{gpus} GPUs, {batch} sequences per step, micro-batch 1, 1F1B",
+        note=f"the whole model costs F = {f_model}, B = {b_model} slots per sequence; each stage does 1/p of it",
+    )
+
+
 @exercise("09.2", hint=("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
                         "Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
                         "shortest step."))
