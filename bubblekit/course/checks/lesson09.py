@@ -103,3 +103,17 @@ def _measured_ratio(hidden: int, seq: int) -> float:
           mistakes=(upside_down(),))
 def _e095() -> float:
     return _measured_ratio(4096, 8192)
+
+
+@exercise("09.6", hint=("DualPipeV puts 2p stages on p ranks in a V (rank r holds stages r and 2p-1-r). Count the "
+                        "boundaries between consecutive stages that sit on different ranks.",
+                        "With p = 4 the V has 8 stages and one of its 7 boundaries stays inside a rank; every "
+                        "crossing boundary carries one activation forward and one gradient back per microbatch."),
+          mistakes=(Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 4, 16)),
+                            "that is 1F1B's count on the same 4 devices (p - 1 boundaries), or one direction only: "
+                            "the V has 2p stages on p ranks"),
+                    Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 8, 16)),
+                            "that is 1F1B's count on the same 8 stages, one per rank: in the V, two consecutive "
+                            "stages share a rank")))
+def _e096() -> int:
+    return planner.hops_per_step(bk.schedule("dualpipev", 4, 16))
