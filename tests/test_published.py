@@ -219,3 +219,105 @@ def test_bank_metadata() -> None:
         assert isinstance(tl, bk.Timeline) and not isinstance(tl, bk.SimResult)
     with pytest.raises(ValueError):
         lesson10.profile(6)
+
+
+# ----------------------------------------------------------------------------- case-study tables (lesson 08)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from bubblekit.text import Table  # noqa: E402
+
+
+def test_case_layouts_multiply_to_the_gpu_count() -> None:
+    t = P.case_layouts()
+    assert isinstance(t, Table) and t.column("case") == list(P.CASES)
+    for row in t:
+        case = P.CASES[row["case"]]
+        assert row["TP"] * row["CP"] * row["PP"] * row["DP"] == row["product"] == case.gpus
+        assert row["PP"] == case.pp and row["DP"] == case.dp and row["v"] == case.v
+        assert row["from"]
+    assert t.row(case="DeepSeek-V3")["EP"] > 1 and t.row(case="BLOOM-176B")["EP"] == 1
+
+
+def test_case_worksheet_shows_the_estimate_and_its_sources() -> None:
+    for name in P.CASES:
+        est = P.case_estimate(name)
+        t = P.case_worksheet(name)
+        assert P.case_worksheet(est).rows == t.rows
+        values = {row["quantity"].split(" =")[0].split(":")[0]: row for row in t}
+        assert values["bubble_ratio"]["value"] == f"{est.bubble_ratio:.2%}"
+        assert values["bubble_overhead"]["value"] == f"{est.bubble_overhead:.2%}"
+        assert values["m"]["value"] == str(est.m)
+        assert values["idle cost"]["value"] == f"${est.idle_usd:,.0f}"
+        assert values["GPUs"]["from"].split(",")[0] in {"Megatron-LM paper (SC21)", "BLOOM training README",
+                                                         "Llama 3 paper", "DeepSeek-V3 report"}
+        assert all(a in t.note for a in est.case.assumptions if not a.startswith("equal stages"))
+    changed = P.case_worksheet("Llama 3 405B", v=4)
+    assert changed.rows[6]["value"] == "interleaved 1F1B, v = 4"
+    with pytest.raises(ValueError, match="unknown case"):
+        P.case_worksheet("GPT-5")
+    with pytest.raises(TypeError, match="case must be"):
+        P.case_worksheet(42)  # type: ignore[arg-type]
+
+
+def test_case_studies_table() -> None:
+    t = P.case_studies()
+    assert t.column("case") == list(P.CASES)
+    for row in t:
+        est = P.case_estimate(row["case"])
+        assert row["bubble_ratio"] == est.bubble_ratio and row["bubble_overhead"] == est.bubble_overhead
+        assert row["idle GPU-hours"] == pytest.approx(row["bubble_ratio"] * row["GPU-hours"])
+        assert row["idle USD"] == pytest.approx(row["idle GPU-hours"] * P.DEFAULT_USD_PER_GPU_HOUR)
+        assert 0 < row["bubble_ratio"] < row["bubble_overhead"]
+    dearer = P.case_studies(usd_per_gpu_hour=3)
+    assert dearer.column("idle USD") == pytest.approx([1.5 * x for x in t.column("idle USD")])
+    assert "85,704" in t.to_text()  # whole numbers are rounded, not truncated (85,703.6 idle GPU-hours)
+
+
+def test_case_options_estimates_refusals_and_bad_input() -> None:
+    t = P.case_options([
+        ("BLOOM-176B", "as run", {}),
+        ("BLOOM-176B", "interleaved", {"schedule_name": "interleaved", "v": 2}),
+        ("Megatron-LM 1T", "twice the batch", {"global_batch": 6144}),
+    ])
+    assert t.columns[-1] == "note"
+    assert t[0]["bubble_ratio"] == P.case_estimate("BLOOM-176B").bubble_ratio
+    assert t[1]["bubble_ratio"] is None and "not possible" in t[1]["note"]
+    assert t[2]["m"] == 2 * P.case_estimate("Megatron-LM 1T").m
+    assert "note" not in P.case_options([("BLOOM-176B", "as run", {})]).columns
+    with pytest.raises(TypeError, match="options must be"):
+        P.case_options("BLOOM-176B")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"options\[0\]"):
+        P.case_options([("BLOOM-176B", "no dict")])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="nor Case fields"):
+        P.case_options([("BLOOM-176B", "typo", {"microbatch": 1})])
+
+
+@settings(max_examples=20, deadline=None)
+@given(mb=st.sampled_from([1, 2, 4, 8, 16]), v=st.sampled_from([1, 2, 4, 8]))
+def test_case_options_match_the_closed_form(mb: int, v: int) -> None:
+    """Llama 3's grid: every legal option equals the interleaved closed form (p-1)/(m v + p-1) when m >= p."""
+    name = "interleaved" if v > 1 else "1f1b"
+    row = P.case_options([("Llama 3 405B", "x", {"micro_batch": mb, "v": v, "schedule_name": name})])[0]
+    m = 16 // mb
+    assert row["m"] == m
+    if m >= 16:
+        assert row["bubble_ratio"] == pytest.approx(bk.bubble_ratio(16, m, v), abs=1e-12)
+    else:
+        assert row["bubble_ratio"] >= bk.bubble_ratio(16, m, v) - 1e-12
+
+
+def test_megatron_table_implied_bubbles() -> None:
+    t = P.megatron_table()
+    assert len(t) == len(P.MEGATRON_TABLE1)
+    for row, src in zip(t, P.MEGATRON_TABLE1):
+        assert row["m"] == src.microbatches(1) and row["v max"] == src.max_chunks
+        if src.pp == 1:
+            assert row["1F1B"] == row["interleaved, v max"] == 0
+        else:
+            assert row["1F1B"] == pytest.approx(bk.bubble_ratio(src.pp, row["m"]), abs=1e-12)
+            assert row["interleaved, v max"] <= row["1F1B"]
+    assert t[-1]["interleaved, v max"] == pytest.approx(P.case_estimate("Megatron-LM 1T").bubble_ratio)
+    with pytest.raises(TypeError):
+        P.megatron_table(micro_batch=1.5)  # type: ignore[arg-type]

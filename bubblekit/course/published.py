@@ -36,6 +36,7 @@ from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.schedules import schedule
 from bubblekit.simulator import SimResult, simulate
+from bubblekit.text import Table
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -729,3 +730,299 @@ def closed_form_check(case: Case | str) -> float:
     m = case_microbatches(case)
     v = case.v if case.schedule == "interleaved" else 1
     return bubble_ratio(case.pp, m, v)
+
+
+# ----------------------------------------------------------------------------- case-study tables (lesson 08)
+#
+# Functions that return the case studies as :class:`~bubblekit.text.Table` objects, so that
+# lesson 08 shows each table with one call (HTML in JupyterLab, text elsewhere) and asserts on
+# the raw values. Every number is either typed from a source (with its place), an assumption
+# stated in words, or computed here from those.
+
+__all__ += [
+    "ParallelLayout",
+    "CASE_LAYOUTS",
+    "case_layouts",
+    "case_worksheet",
+    "case_studies",
+    "case_options",
+    "megatron_table",
+]
+
+#: Short names of the sources, for the "from" column of the tables.
+_SHORT_SOURCE: dict[str, str] = {
+    "megatron-sc21": "Megatron-LM paper (SC21)",
+    "bloom-train": "BLOOM training README",
+    "bloom-paper": "BLOOM paper",
+    "llama3-paper": "Llama 3 paper",
+    "llama31-card": "Llama 3.1 model card",
+    "deepseek-v3": "DeepSeek-V3 report",
+}
+
+
+def _from(key: str, where: str) -> str:
+    return f"{_SHORT_SOURCE[key]}, {where}"
+
+
+@dataclass(frozen=True)
+class ParallelLayout:
+    """How a case's GPUs are divided among the kinds of parallelism (lesson 08).
+
+    Attributes:
+        tp: tensor parallelism (TP): each layer's matrices split over ``tp`` GPUs.
+        cp: context parallelism (CP): each sequence's tokens split over ``cp`` GPUs.
+        ep: expert parallelism (EP): a mixture-of-experts layer's experts spread over ``ep``
+            GPUs. It is carved out of the data-parallel GPUs (DeepSeek-V3), so it does not
+            multiply the GPU count; 1 for dense models.
+        where: the source of these degrees, as ``(source key, place)``.
+
+    Pipeline (PP) and data (DP) parallelism are the :class:`Case`'s ``pp`` and ``dp``; the
+    GPU count is ``tp * cp * pp * dp``.
+    """
+
+    tp: int
+    cp: int
+    ep: int
+    where: tuple[str, str]
+
+
+#: TP, CP and EP degrees of the four cases (PP and DP are in :data:`CASES`).
+CASE_LAYOUTS: dict[str, ParallelLayout] = {
+    # Table 1: t = 8, p = 64 on 3072 GPUs; context and expert parallelism do not appear (dense GPT, 2021).
+    "Megatron-LM 1T": ParallelLayout(8, 1, 1, ("megatron-sc21", "Table 1")),
+    # README "Replica setup": TP=4 PP=12 DP=8 (dense model).
+    "BLOOM-176B": ParallelLayout(4, 1, 1, ("bloom-train", "'Replica setup'")),
+    # Table 4: TP 8, CP 1, PP 16, DP 128 for the 16K-GPU, 8K-sequence stage (dense model).
+    "Llama 3 405B": ParallelLayout(8, 1, 1, ("llama3-paper", "Table 4")),
+    # §3.2: 16-way PP, 64-way EP, ZeRO-1 DP; §3.2.2: trained "without using costly Tensor Parallelism".
+    "DeepSeek-V3": ParallelLayout(1, 1, 64, ("deepseek-v3", "§3.2")),
+}
+
+#: Where each case's inputs come from: field -> ``(source key, place)``; fields not listed are
+#: assumptions (stated in the case's ``assumptions``).
+_CASE_INPUTS: dict[str, dict[str, tuple[str, str]]] = {
+    "Megatron-LM 1T": {"gpus": ("megatron-sc21", "Table 1"), "pp": ("megatron-sc21", "Table 1"),
+                       "global_batch": ("megatron-sc21", "Table 1"), "schedule": ("megatron-sc21", "§5.1"),
+                       "gpu_hours": ("megatron-sc21", "eq. (4) projection for 450B tokens")},
+    "BLOOM-176B": {"gpus": ("bloom-train", "'Replica setup'"), "pp": ("bloom-train", "'Replica setup'"),
+                   "dp": ("bloom-train", "'Replica setup'"), "global_batch": ("bloom-train", "slurm script"),
+                   "micro_batch": ("bloom-train", "'Replica setup' (MBS)"), "gpu_hours": ("bloom-paper", "§3.4.1")},
+    "Llama 3 405B": {"gpus": ("llama3-paper", "Table 4"), "pp": ("llama3-paper", "Table 4"),
+                     "dp": ("llama3-paper", "Table 4"), "global_batch": ("llama3-paper", "Table 4 (16 per DP group)"),
+                     "schedule": ("llama3-paper", "§3.3.2"), "gpu_hours": ("llama31-card", "training GPU hours")},
+    "DeepSeek-V3": {"gpus": ("deepseek-v3", "§3.2"), "pp": ("deepseek-v3", "§3.2"),
+                    "global_batch": ("deepseek-v3", "§4.2"), "schedule": ("deepseek-v3", "§3.2.1"),
+                    "gpu_hours": ("deepseek-v3", "Table 1")},
+}
+
+_USD = "${:,.0f}".format
+_WHOLE = "{:,.0f}".format  # rounds (the "int" format of bubblekit.text truncates)
+
+
+def _case(case: Case | str) -> Case:
+    if isinstance(case, str):
+        if case not in CASES:
+            raise ValueError(f"unknown case {case!r}; choose one of {list(CASES)}")
+        return CASES[case]
+    if not isinstance(case, Case):
+        raise TypeError(f"case must be a Case or a name in CASES, got {type(case).__name__}")
+    return case
+
+
+def _schedule_label(est: CaseEstimate) -> str:
+    """The schedule an estimate used, for display: read from ``est.method``, which
+    :func:`case_estimate` writes as ``"simulated NAME p=.. m=.. v=V"`` or as DualPipe's closed form."""
+    from bubblekit.schedules import spec
+
+    if not est.method.startswith("simulated "):
+        return "DualPipe (closed form)"
+    name, v = est.method.split()[1], int(est.method.rsplit("v=", 1)[1])
+    label = spec(name).display_name
+    return f"{label}, v = {v}" if spec(name).chunks == "many" else label
+
+
+def case_layouts() -> Table:
+    """The four cases' parallel layouts: GPUs, TP, CP, PP, DP, EP and the chunks per rank.
+
+    Columns: ``case``, ``GPUs``, ``TP``, ``CP``, ``PP``, ``DP``, ``EP``, ``v`` (chunks per
+    rank: VPP for interleaving, 2 for DualPipe's two directions), ``TP x CP x PP x DP``
+    (equals ``GPUs`` for every published layout) and ``from`` (the source of the degrees).
+
+    Used in lesson 08.
+    """
+    rows = []
+    for name, c in CASES.items():
+        lay = CASE_LAYOUTS[name]
+        rows.append({"case": name, "GPUs": c.gpus, "TP": lay.tp, "CP": lay.cp, "PP": c.pp, "DP": c.dp,
+                     "EP": lay.ep, "v": c.v, "product": lay.tp * lay.cp * c.pp * c.dp, "from": _from(*lay.where)})
+    return Table(
+        rows, formats={"GPUs": _WHOLE, "product": _WHOLE},
+        headers={"product": "TP × CP × PP × DP", "v": "v (chunks per rank)"},
+        title="How each run divides its GPUs",
+        note="v is assumed for Megatron-LM 1T and Llama 3 405B (not published); EP splits the experts over GPUs "
+             "of the DP dimension, so it does not multiply the GPU count",
+    )
+
+
+def case_worksheet(case: Case | str | CaseEstimate, **overrides: object) -> Table:
+    """One case as a worksheet: each input with where it comes from, then what it implies.
+
+    Args:
+        case: a :class:`Case`, a key of :data:`CASES`, or a finished :class:`CaseEstimate`.
+        overrides: passed to :func:`case_estimate` (``schedule_name``, ``v``, ``micro_batch``,
+            ``costs``, ``usd_per_gpu_hour``) when ``case`` is not already an estimate.
+
+    Rows: GPUs, PP (= p, the ranks of one pipeline), DP, global batch B, micro-batch b,
+    m = B / (DP b), the schedule, ``bubble_ratio`` (idle / (p x makespan), the fraction of
+    the step), ``bubble_overhead`` (idle / busy, Megatron's (p-1)/m), the run's GPU-hours,
+    the idle GPU-hours (``bubble_ratio`` x GPU-hours), the price and the idle cost in USD.
+    Columns: ``quantity``, ``value`` (as text), ``from`` (a source and its place, ``assumed``
+    with the case's assumption, or ``computed`` with how). The raw numbers are the
+    estimate's fields (:func:`case_estimate`).
+
+    Used in lesson 08.
+    """
+    est = case if isinstance(case, CaseEstimate) else case_estimate(_case(case), **overrides)  # type: ignore[arg-type]
+    c = est.case
+    src = _CASE_INPUTS.get(c.name, {})
+
+    def where(field_name: str) -> str:
+        return _from(*src[field_name]) if field_name in src else "assumed (see the note)"
+
+    hours = "—" if c.gpu_hours is None else f"{c.gpu_hours:,.0f}"
+    idle = "—" if est.idle_gpu_hours is None else f"{est.idle_gpu_hours:,.0f}"
+    usd = "—" if est.idle_usd is None else _USD(est.idle_usd)
+    rows = [
+        ("GPUs", f"{c.gpus:,}", where("gpus")),
+        ("PP: pipeline stages p", str(c.pp), where("pp")),
+        ("DP: pipelines (data-parallel replicas)", str(c.dp),
+         where("dp") if "dp" in src else "computed: GPUs / (TP × CP × PP)"),
+        ("global batch B (sequences per step)", f"{c.global_batch:,}", where("global_batch")),
+        ("micro-batch b (sequences)", str(c.micro_batch), where("micro_batch")),
+        ("m = B / (DP × b): microbatches per pipeline", str(est.m), "computed"),
+        ("schedule", _schedule_label(est), where("schedule")),
+        ("bubble_ratio = idle / (p × makespan)", f"{est.bubble_ratio:.2%}", f"computed: {est.method}"),
+        ("bubble_overhead = idle / busy", f"{est.bubble_overhead:.2%}", "computed, same run"),
+        ("GPU-hours of the run", hours, where("gpu_hours")),
+        ("idle GPU-hours = bubble_ratio × GPU-hours", idle, "computed"),
+        ("price (USD per GPU-hour)", f"{est.usd_per_gpu_hour:g}", "assumed: the DeepSeek-V3 report's H800 rental"),
+        ("idle cost", usd, "computed: idle GPU-hours × price"),
+    ]
+    return Table(
+        rows, ["quantity", "value", "from"],
+        title=f"{c.name}: {c.model}",
+        note="model: equal stages, backward = 2 × forward, no communication cost; assumed: "
+             + "; ".join(a for a in c.assumptions if not a.startswith("equal stages")),
+    )
+
+
+def case_studies(usd_per_gpu_hour: float = DEFAULT_USD_PER_GPU_HOUR) -> Table:
+    """The four cases side by side: bubble (both measures), idle GPU-hours and their cost.
+
+    Columns: ``case``, ``GPUs``, ``PP``, ``m``, ``schedule``, ``bubble_ratio``,
+    ``bubble_overhead``, ``GPU-hours``, ``idle GPU-hours`` and ``idle USD`` (at
+    ``usd_per_gpu_hour``), each from :func:`case_estimate` with the case's own assumptions.
+
+    Used in lesson 08.
+    """
+    rows = []
+    for name in CASES:
+        est = case_estimate(name, usd_per_gpu_hour=usd_per_gpu_hour)
+        c = est.case
+        rows.append({"case": name, "GPUs": c.gpus, "PP": c.pp, "m": est.m, "schedule": _schedule_label(est),
+                     "bubble_ratio": est.bubble_ratio, "bubble_overhead": est.bubble_overhead,
+                     "GPU-hours": c.gpu_hours, "idle GPU-hours": est.idle_gpu_hours, "idle USD": est.idle_usd})
+    return Table(
+        rows,
+        formats={"GPUs": _WHOLE, "bubble_ratio": "percent", "bubble_overhead": "percent", "GPU-hours": _WHOLE,
+                 "idle GPU-hours": _WHOLE, "idle USD": _USD},
+        title=f"Four published runs: the bubble their schedules imply (${usd_per_gpu_hour:g} per GPU-hour)",
+        note="bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each case's "
+             "stated assumptions, not measurements",
+    )
+
+
+_ESTIMATE_KEYS = ("schedule_name", "v", "micro_batch", "costs", "usd_per_gpu_hour")
+
+
+def case_options(options: list[tuple[str, str, dict[str, object]]]) -> Table:
+    """What-if estimates: each option is ``(case name, label, changes)``.
+
+    ``changes`` holds :func:`case_estimate` arguments (``schedule_name``, ``v``,
+    ``micro_batch``, ``costs``, ``usd_per_gpu_hour``) and/or fields of the :class:`Case`
+    itself (``global_batch=6144``: applied with :func:`replace_case`). An option that a
+    schedule's rule refuses (interleaving with an ``m`` it cannot run, say) gets a row with
+    empty numbers and the reason in ``note``.
+
+    Columns: ``case``, ``option``, ``m``, ``schedule``, ``bubble_ratio``, ``bubble_overhead``,
+    ``idle GPU-hours``, and ``note`` when an option was refused.
+
+    Used in lesson 08.
+    """
+    if not isinstance(options, (list, tuple)):
+        raise TypeError(f"options must be a list of (case, label, changes) tuples, got {type(options).__name__}")
+    rows = []
+    for i, item in enumerate(options):
+        if not (isinstance(item, tuple) and len(item) == 3 and isinstance(item[2], dict)):
+            raise ValueError(f"options[{i}] must be (case name, label, dict of changes), got {item!r}")
+        name, label, changes = item
+        base = _case(name)
+        est_kw = {k: v for k, v in changes.items() if k in _ESTIMATE_KEYS}
+        case_kw = {k: v for k, v in changes.items() if k not in _ESTIMATE_KEYS}
+        unknown = [k for k in case_kw if k not in Case.__dataclass_fields__]
+        if unknown:
+            raise ValueError(f"options[{i}] changes {unknown}: neither case_estimate arguments {list(_ESTIMATE_KEYS)} "
+                             f"nor Case fields")
+        row: dict[str, object] = {"case": base.name, "option": label}
+        try:
+            est = case_estimate(replace_case(base, **case_kw) if case_kw else base, **est_kw)  # type: ignore[arg-type]
+        except ValueError as err:
+            row["note"] = "not possible: " + str(err).split(":")[0]
+            rows.append(row)
+            continue
+        row.update({"m": est.m, "schedule": _schedule_label(est), "bubble_ratio": est.bubble_ratio,
+                    "bubble_overhead": est.bubble_overhead, "idle GPU-hours": est.idle_gpu_hours, "note": ""})
+        rows.append(row)
+    columns = ["case", "option", "m", "schedule", "bubble_ratio", "bubble_overhead", "idle GPU-hours"]
+    if any(row["note"] for row in rows):
+        columns.append("note")
+    else:
+        for row in rows:
+            del row["note"]
+    return Table(
+        rows, columns,
+        formats={"bubble_ratio": "percent", "bubble_overhead": "percent", "idle GPU-hours": _WHOLE},
+        note="same model for every option: equal stages, backward = 2 × forward, no communication cost",
+    )
+
+
+def megatron_table(micro_batch: int = 1) -> Table:
+    """Narayanan et al. (SC21) Table 1 with the bubble each row implies.
+
+    For every row: the published sizes, ``m`` (microbatches per pipeline at ``micro_batch``
+    sequences, an assumption: the paper does not give it), ``v max`` (one layer per chunk,
+    the most interleaving the layer count allows), the simulated ``bubble_ratio`` of plain
+    1F1B and of interleaved 1F1B at ``v max`` (equal stages, B = 2F, no communication), and
+    the published teraFLOP/s per GPU. Rows without a pipeline (PP = 1) have no bubble (0).
+
+    Used in lesson 08.
+    """
+    mb = check_int("micro_batch", micro_batch, minimum=1)
+    costs = Costs(f=1, b=2)
+    rows = []
+    for r in MEGATRON_TABLE1:
+        m = r.microbatches(mb)
+        plain = inter = 0.0
+        if r.pp > 1:
+            plain = simulate(schedule("1f1b", r.pp, m), costs).bubble_ratio
+            inter = simulate(schedule("interleaved", r.pp, m, r.max_chunks), costs).bubble_ratio \
+                if r.max_chunks > 1 else plain
+        rows.append({"params (B)": r.params_b, "layers": r.layers, "TP": r.tp, "PP": r.pp, "GPUs": r.gpus,
+                     "batch": r.batch, "DP": r.dp, "m": m, "v max": r.max_chunks, "1F1B": plain,
+                     "interleaved, v max": inter, "TFLOP/s per GPU": r.tflops})
+    return Table(
+        rows, formats={"GPUs": _WHOLE, "1F1B": "percent", "interleaved, v max": "percent"},
+        title=SOURCES["megatron-sc21"].cite("Table 1, with the bubble_ratio each row implies"),
+        note=f"m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = idle / "
+             "(p × makespan) for equal stages, B = 2F, no communication cost",
+    )

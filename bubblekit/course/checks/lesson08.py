@@ -1,11 +1,12 @@
 """Exercises of lesson 08, *Case studies* (``solutions/08_case_studies.ipynb``).
 
 Every expected value comes from :mod:`bubblekit.course.published` (the published configuration
-plus the assumptions it states) and the simulator.
+plus the assumptions it states) and the simulator; 08.7 is a configuration stated in its text.
 """
 
 from __future__ import annotations
 
+import bubblekit as bk
 from bubblekit.course import published
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
@@ -87,3 +88,29 @@ def _e086() -> float:
     new = published.case_estimate("BLOOM-176B", micro_batch=1)
     assert old.idle_gpu_hours is not None and new.idle_gpu_hours is not None
     return old.idle_gpu_hours - new.idle_gpu_hours
+
+
+def _own_configuration(count_tp: bool = True, v: int = 4) -> float:
+    """08.7: 1024 GPUs, TP 8, PP 8, global batch 1024, micro-batch 1, interleaved ``v``: the bubble_ratio.
+
+    ``count_tp=False`` is the mistake of dividing the GPUs by PP only.
+    """
+    gpus, tp, pp, batch, micro_batch = 1024, 8, 8, 1024, 1
+    dp = gpus // ((tp if count_tp else 1) * pp)
+    m = batch // (dp * micro_batch)
+    name = "interleaved" if v > 1 else "1f1b"
+    return bk.simulate(bk.schedule(name, pp, m, v if v > 1 else None), bk.Costs(f=1, b=2)).bubble_ratio
+
+
+@exercise("08.7", hint=("Three steps, as in the lesson's worksheets: DP = GPUs / (TP x PP), then m = B / (DP x b), "
+                        "then the bubble of interleaved 1F1B with p = PP ranks and v = 4.",
+                        "TP takes GPUs too: each pipeline stage uses TP GPUs. With DP and m, simulate "
+                        "bk.schedule('interleaved', 8, m, 4) under bk.Costs(f=1, b=2), or use bk.bubble_ratio(p, m, v)."),
+          fraction_of="the step",
+          mistakes=(Mistake(lambda _e: _own_configuration(count_tp=False),
+                            "that divides the GPUs by PP only: every stage also spans TP GPUs, so there are fewer "
+                            "pipelines and more microbatches each"),
+                    Mistake(lambda _e: _own_configuration(v=1),
+                            "that is plain 1F1B (v = 1); the run interleaves v = 4 chunks per rank")))
+def _e087() -> float:
+    return _own_configuration()

@@ -40,6 +40,20 @@ def fixed_gpu_step_times(gpus: int = 16, batch: int = 32, f_model: int = 16, b_m
     return out
 
 
+def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model: int = 32) -> bk.Table:
+    """:func:`fixed_gpu_step_times` as a table: ``p``, ``pipelines`` (``gpus / p``), ``m`` and the step time.
+
+    Used in lesson 09 (misconception 2).
+    """
+    times = fixed_gpu_step_times(gpus, batch, f_model, b_model)
+    rows = [{"p": p, "pipelines": gpus // p, "m": batch * p // gpus, "step": t} for p, t in times.items()]
+    return bk.Table(
+        rows, formats={"step": "decimal"}, headers={"step": "step (slots)"},
+        title=f"{gpus} GPUs, {batch} sequences per step, micro-batch 1, 1F1B",
+        note=f"the whole model costs F = {f_model}, B = {b_model} slots per sequence; each stage does 1/p of it",
+    )
+
+
 @exercise("09.2", hint=("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
                         "Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
                         "shortest step."))
@@ -89,3 +103,17 @@ def _measured_ratio(hidden: int, seq: int) -> float:
           mistakes=(upside_down(),))
 def _e095() -> float:
     return _measured_ratio(4096, 8192)
+
+
+@exercise("09.6", hint=("DualPipeV puts 2p stages on p ranks in a V (rank r holds stages r and 2p-1-r). Count the "
+                        "boundaries between consecutive stages that sit on different ranks.",
+                        "With p = 4 the V has 8 stages and one of its 7 boundaries stays inside a rank; every "
+                        "crossing boundary carries one activation forward and one gradient back per microbatch."),
+          mistakes=(Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 4, 16)),
+                            "that is 1F1B's count on the same 4 devices (p - 1 boundaries), or one direction only: "
+                            "the V has 2p stages on p ranks"),
+                    Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 8, 16)),
+                            "that is 1F1B's count on the same 8 stages, one per rank: in the V, two consecutive "
+                            "stages share a rank")))
+def _e096() -> int:
+    return planner.hops_per_step(bk.schedule("dualpipev", 4, 16))
