@@ -25,6 +25,7 @@ from bubblekit.analysis.calibrate import (
     calibrated_simulation,
     compare_measured,
     jitter_simulation,
+    predict,
     replay,
 )
 from bubblekit.simulator import Arrival, run_orders
@@ -212,3 +213,47 @@ def test_report_and_comparison_tables() -> None:
     assert g.row(gap="overhead per action")["median"] == c.report.overhead
     with pytest.raises(ValueError, match="factor"):
         c.report.stalls(0.5)
+
+
+# ------------------------------------------------------------------ predict: the m sweep
+def test_predict_matches_the_simulator_and_the_formula() -> None:
+    ms = [2, 4, 8, 16]
+    t = predict(bk.Costs(f=1, b=2), "1f1b", 4, ms)
+    assert isinstance(t, Table) and t.column("m") == ms
+    assert t.column("bubble_ratio") == pytest.approx([bk.bubble_ratio(4, m) for m in ms])
+    assert t.column("formula") == pytest.approx(t.column("bubble_ratio"))  # equal stages: the formula holds
+    for row in t:
+        sim = bk.simulate(bk.schedule("1f1b", 4, row["m"]), bk.Costs(f=1, b=2))
+        assert row["makespan"] == float(sim.makespan)
+        assert row["per_microbatch"] == pytest.approx(row["makespan"] / row["m"])
+        assert row["throughput"] == pytest.approx(1000 * row["m"] / row["makespan"])
+    assert "microbatches / 1000 slot" in t.to_text()
+
+
+def test_predict_with_calibrated_costs_rises_and_flattens() -> None:
+    step = shipped_steps("1f1b-p2-m4")[0]
+    costs, _ = calibrate(step)
+    t = predict(costs, "1f1b", 2, [2, 4, 8, 16, 32, 64])
+    rate = t.column("throughput")
+    gains = [b - a for a, b in zip(rate, rate[1:])]
+    assert all(g > 0 for g in gains) and gains == sorted(gains, reverse=True)
+    work = [f + b for f, b in zip(costs.f, costs.b)]  # type: ignore[arg-type]
+    floor = 1 - sum(work) / (len(work) * max(work))  # the idle share an imbalance forces
+    assert floor < t.column("bubble_ratio")[-1] < floor + 0.02
+    assert "microbatches / s" in t.to_text()
+
+
+def test_predict_refuses_bad_input() -> None:
+    costs = bk.Costs(f=1, b=2)
+    with pytest.raises(TypeError, match="costs must be"):
+        predict("fast", "1f1b", 2, [2])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="schedule must be"):
+        predict(costs, bk.schedule("1f1b", 2, 2), 2, [2])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ms must be"):
+        predict(costs, "1f1b", 2, [])
+    with pytest.raises(ValueError, match="ms must be"):
+        predict(costs, "1f1b", 2, 8)  # type: ignore[arg-type]
+    with pytest.raises((TypeError, ValueError), match=r"ms\[1\]"):
+        predict(costs, "1f1b", 2, [2, 0])
+    with pytest.raises(ValueError, match="nope"):
+        predict(costs, "nope", 2, [2])

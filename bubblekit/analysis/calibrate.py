@@ -58,11 +58,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from bubblekit._validate import Number, check_number
+from bubblekit._validate import Number, check_int, check_number
 from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio as formula_bubble_ratio
 from bubblekit.schedules import schedule as build_schedule
+from bubblekit.schedules import spec
 from bubblekit.schedules.base import Schedule
 from bubblekit.simulator import Arrival, run_orders, simulate
 from bubblekit.text import Table
@@ -79,6 +80,8 @@ __all__ = [
     "compare_measured",
     "Comparison",
     "Row",
+    "LADDER",
+    "predict",
 ]
 
 
@@ -792,3 +795,49 @@ def compare_measured(
     rows.append(Row("measured", "measured", timeline.bubble_ratio, float(timeline.makespan),
                     "everything, stalls included"))
     return Comparison(sched, rows, tls, costs, report, not diffs, diffs[:4], unit=timeline.unit)
+
+
+def predict(costs: Costs, schedule: str, p: int, ms: Sequence[int], *, v: int | None = None) -> Table:
+    """The article's benchmark, simulated: one row per ``m`` under the same (calibrated) costs.
+
+    "Fix the model and the rank count, double m and watch the throughput": with costs
+    measured from one profile (:func:`calibrate`; or any :class:`~bubblekit.Costs`) this
+    asks the simulator instead of rerunning the job.
+
+    Args:
+        costs: the costs to simulate with (their per-stage tuples must fit the schedule's stages).
+        schedule: a registry name (``"1f1b"``, ``"gpipe"``, ``"interleaved"``, ...).
+        p: ranks (int >= 1).
+        ms: microbatch counts (ints >= 1), e.g. ``[2, 4, 8, 16]``.
+        v: chunks per rank, for schedules that take several.
+
+    Returns a :class:`~bubblekit.text.Table` with columns ``m``, ``makespan`` (the costs'
+    unit), ``per_microbatch`` (makespan / m), ``throughput`` (microbatches per second when
+    the unit is ms, else per 1000 units), ``bubble_ratio`` (idle / (p x makespan)) and
+    ``formula`` (the closed form for equal stages, where one holds). Used in lesson 06.
+    """
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs (e.g. from calibrate), got {type(costs).__name__}")
+    if not isinstance(schedule, str):
+        raise TypeError(f"schedule must be a registry name such as '1f1b', got {schedule!r}")
+    entry = spec(schedule)
+    p = check_int("p", p)
+    if isinstance(ms, (str, bytes)) or not isinstance(ms, Sequence) or not ms:
+        raise ValueError(f"ms must be a non-empty list of microbatch counts, got {ms!r}")
+    m_list = [check_int(f"ms[{k}]", m) for k, m in enumerate(ms)]
+    rows: list[dict[str, Any]] = []
+    for m in m_list:
+        sched = build_schedule(schedule, p, m, v)
+        res = simulate(sched, costs)
+        span = float(res.makespan)
+        closed = entry.closed_form(sched.p, sched.m, sched.v)
+        rows.append({"m": m, "makespan": span, "per_microbatch": span / m, "throughput": 1000.0 * m / span,
+                     "bubble_ratio": res.bubble_ratio, "formula": None if closed is None else float(closed[0])})
+    u = costs.unit
+    rate = "microbatches / s" if u == "ms" else f"microbatches / 1000 {u}"
+    return Table(rows, formats={"makespan": "float1", "per_microbatch": "float2", "throughput": "float2",
+                                "bubble_ratio": "percent", "formula": "percent"},
+                 headers={"makespan": f"makespan ({u})", "per_microbatch": f"per microbatch ({u})",
+                          "throughput": rate, "formula": "formula (equal stages)"},
+                 title=f"{entry.display_name}, p={p}, simulated with {costs.name or 'the given costs'}",
+                 note="bubble_ratio = idle / (p x makespan)")
