@@ -208,9 +208,15 @@ def test_report_and_comparison_tables() -> None:
     assert "<table" in c._repr_html_() and "calibrated" in repr(c)
     with pytest.raises(KeyError, match="no row 'nope'"):
         c.to_table(["nope"])
-    g = c.report.gap_table()
-    assert g.column("samples") == [c.report.overhead_samples, c.report.latency_samples, c.report.pickup_samples]
-    assert g.row(gap="overhead per action")["median"] == c.report.overhead
+    rep = c.report
+    g = rep.gap_table()
+    assert g.column("samples") == [rep.overhead_samples, rep.latency_samples, rep.pickup_samples]
+    assert g.column("used") == [rep.overhead, rep.latency, rep.pickup]
+    # raw statistics, like with like: the overhead's are the report's; the others include the overhead
+    assert g[0]["median"] == rep.overhead_median and g[0]["mean"] == pytest.approx(rep.overhead_mean)
+    assert g[1]["median"] - rep.overhead_median == pytest.approx(rep.latency_median)
+    assert g[1]["mean"] - rep.overhead_mean == pytest.approx(rep.latency_mean)
+    assert "the same with the mean" in rep.describe()
     with pytest.raises(ValueError, match="factor"):
         c.report.stalls(0.5)
 

@@ -162,22 +162,26 @@ class CalibrationReport:
         return tuple(g for g in self.overhead_gaps if g > limit)
 
     def gap_table(self) -> Table:
-        """The three gap statistics side by side (median and mean), as a :class:`~bubblekit.text.Table`.
+        """The measured gaps of each kind, raw: how many, their median and mean, and the value used.
 
-        Used in lesson 06 (why the median, not the mean).
+        Median and mean are of the raw samples (the delays and pickup gaps include the
+        overhead), so the two columns compare like with like; ``used`` is what the
+        calibration charges: the overhead's statistic per action, and the latency and pickup
+        net of the overhead (the delays' statistic minus the overhead's). Used in lesson 06
+        (why the median, not the mean).
         """
         u = self.unit
-        rows = [
-            {"gap": "overhead per action", "samples": self.overhead_samples,
-             "median": self.overhead_median, "mean": self.overhead_mean},
-            {"gap": "latency per hop", "samples": self.latency_samples,
-             "median": self.latency_median, "mean": self.latency_mean},
-            {"gap": "pickup of an early message", "samples": self.pickup_samples,
-             "median": self.pickup_median, "mean": self.pickup_mean},
-        ]
-        return Table(rows, formats={"median": "float2", "mean": "float2"},
-                     headers={"median": f"median ({u})", "mean": f"mean ({u})"},
-                     note=f"the calibration uses the {self.statistic}; latency and pickup are net of the overhead")
+
+        def row(name: str, xs: tuple[float, ...], used: float) -> dict[str, Any]:
+            return {"gap": name, "samples": len(xs), "median": _median(xs) if xs else None,
+                    "mean": statistics.fmean(xs) if xs else None, "used": used}
+
+        rows = [row("between actions (overhead)", self.overhead_gaps, self.overhead),
+                row("after a remote input (latency + overhead)", self.latency_delays, self.latency),
+                row("after an early message (pickup + overhead)", self.pickup_gaps, self.pickup)]
+        return Table(rows, formats={"median": "float2", "mean": "float2", "used": "float2"},
+                     headers={"median": f"median ({u})", "mean": f"mean ({u})", "used": f"{self.statistic} used ({u})"},
+                     note="raw gaps; 'used': the overhead per action, the latency and pickup net of the overhead")
 
     def describe(self) -> str:
         """A few lines of text: durations per stage and kind, overhead, latency. Used in lesson 06."""
@@ -187,17 +191,22 @@ class CalibrationReport:
             lines.append(
                 f"  stage {s} {k}: mean {st.mean:.3f} {u} (median {st.median:.3f}, sd {st.stdev:.3f}, n={st.count})"
             )
+        other = "mean" if self.statistic == "median" else "median"
+        alt = {"overhead": self.overhead_mean, "latency": self.latency_mean, "pickup": self.pickup_mean}
+        if other == "median":
+            alt = {"overhead": self.overhead_median, "latency": self.latency_median, "pickup": self.pickup_median}
         lines.append(
             f"  overhead per action: {self.overhead:.3f} {u} ({self.statistic} of {self.overhead_samples} gaps; "
-            f"median {self.overhead_median:.3f}, mean {self.overhead_mean:.3f})"
+            f"the {other}: {alt['overhead']:.3f})"
         )
         lines.append(
-            f"  latency per hop: {self.latency:.3f} {u} ({self.statistic} of {self.latency_samples} hops minus the "
-            f"overhead; median {self.latency_median:.3f}, mean {self.latency_mean:.3f})"
+            f"  latency per hop: {self.latency:.3f} {u} ({self.statistic} of {self.latency_samples} delays minus the "
+            f"{self.statistic} overhead; the same with the {other}: {alt['latency']:.3f})"
         )
         lines.append(
             f"  pickup of a message sent while the rank was busy: {self.pickup:.3f} {u} ({self.statistic} of "
-            f"{self.pickup_samples} gaps minus the overhead; median {self.pickup_median:.3f}, mean {self.pickup_mean:.3f})"
+            f"{self.pickup_samples} gaps minus the {self.statistic} overhead; the same with the {other}: "
+            f"{alt['pickup']:.3f})"
         )
         shares = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(self.pickup_shares.items()))
         if shares:
