@@ -99,3 +99,28 @@ def test_06_5_orders_compare() -> None:
     dead = "rank 0: 0B0 0F0 0F1 0F2 0F3 0B1 0B2 0B3\n" + "\n".join(text.splitlines()[1:])
     res = check("06.5", dead)
     assert not res and "deadlock" in res.detail
+
+
+def test_06_4_is_the_first_calibrated_m_under_20_percent() -> None:
+    costs, _ = bk.calibrate.calibrate(lesson06.example_step())
+    sweep = bk.calibrate.predict(costs, "1f1b", lesson06.P, [2, 4, 8, 16, 32, 64, 128, 256])
+    first = next(r["m"] for r in sweep if r["bubble_ratio"] <= 0.2)
+    assert check("06.4", first)
+    assert first > bk.min_micro_batch(lesson06.P, 0.2)  # the formula's m is too small: the exercise's point
+    formula = check("06.4", bk.min_micro_batch(lesson06.P, 0.2))
+    assert not formula and "formula's m" in formula.detail
+
+
+def test_06_7_names_one_row_of_the_ladder() -> None:
+    steps = lesson06._ladder_steps()
+    best = max(steps, key=lambda k: steps[k])
+    names = {"calibrated": "pickup"}
+    assert check("06.7", names.get(best, best))
+    assert check("06.7", names.get(best, best).upper())
+    assert check("06.7", "+ " + best)
+    others = [k for k in steps if k != best]
+    for k in others:
+        res = check("06.7", names.get(k, k))
+        assert not res and best not in res.detail
+    assert "not a row of the ladder" in check("06.7", "the network").detail
+    assert not check("06.7", 3)

@@ -34,7 +34,6 @@ PENDING: set[str] = {
     "01_what_is_a_bubble.ipynb",
     "02_why_bubbles_appear.ipynb",
     "03_the_bubble_formula.ipynb",
-    "06_profiling_practice.ipynb",
     "07_beyond_1f1b.ipynb",
 }
 

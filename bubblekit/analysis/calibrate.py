@@ -1,22 +1,33 @@
-"""Calibrate the simulator from a measured timeline, and explain measurement vs formula (core).
+"""Calibrate the simulator from a measured timeline, and explain measurement vs formula.
 
-A measured step differs from the formula ``(p - 1) / (m v + p - 1)`` for five reasons,
-each of which this module measures from the timeline itself:
+A measured step differs from the formula ``(p - 1) / (m v + p - 1)`` for these reasons,
+each of which this module measures from the timeline itself (times in the timeline's
+unit, ms for a trace):
 
-1. **durations**: real stages are unequal and backward is not exactly 2 x forward
-   (per-stage, per-kind mean durations);
+1. **durations**: real stages are unequal (per-stage, per-kind mean durations; a mean,
+   so that the simulated busy time equals the measured one);
 2. **overhead**: between two actions a rank spends time outside any action (Python,
-   posting sends and receives, the loss) even when it needs nothing from another rank
-   (the mean of those gaps);
-3. **pickup**: an action whose input from another rank was sent while this rank was
+   posting sends and receives, the loss) even when it needs nothing from another rank;
+3. **latency**: a hop between ranks takes time (the delay between a producer's end and a
+   waiting consumer's start, minus the overhead);
+4. **pickup**: an action whose input from another rank was sent while this rank was
    still busy starts later than one with only local inputs: the message has to be
    picked up (the receive is posted only now, and with a rendezvous protocol such as
    gloo's the transfer needs the sender, which is busy computing, to make progress).
-   Measured as the mean gap before such actions minus the overhead;
-4. **latency**: a hop between ranks takes time (the mean delay between a producer's
-   end and a waiting consumer's start, minus the overhead);
-5. **stragglers and jitter**: individual actions are slower or faster than the mean
-   (a replay with every action's own duration shows it).
+   Measured as the gap before such actions minus the overhead;
+5. **stalls, stragglers and jitter**: a few gaps far longer than the typical one, and
+   actions slower or faster than their stage's mean. No single per-action number can
+   stand for them; :func:`replay` and :func:`jitter_simulation` look at them.
+
+Which statistic: the overhead, latency and pickup are **medians** by default (the
+typical gap). A step holds only a handful of gaps of each kind, and on a busy machine a
+few of them are stalls tens of times longer than the rest (a blocked send, the OS
+descheduling a rank). The simulator charges the overhead to *every* action, in series
+along the critical path, so a mean that a few stalls dominate overcharges the whole step:
+on the shipped 1F1B sample the mean overhead is tens of times the median, and the
+simulation with it ends further from the measurement than the one with durations alone. With the
+median each row of :func:`compare_measured` moves toward the measurement, and what is left
+is the stalls themselves (``statistic="mean"`` gives the old behaviour, for comparison).
 
 :func:`calibrate` returns a :class:`~bubblekit.Costs` (unit ms; each action's cost is its
 mean duration plus the overhead) and a :class:`CalibrationReport`;
@@ -27,14 +38,15 @@ measurement, formula and the simulations side by side.
 How the pickup enters the calibrated simulation: whether a message arrives while its
 receiver is busy depends on sub-millisecond differences between stages, so a simulation
 with mean durations cannot decide it reliably action by action. Instead each (stage,
-kind) that takes an input from another rank is charged its measured *mean* pickup
-(:attr:`CalibrationReport.pickup_shares`: the mean over its actions of the extra gap,
-counting 0 for actions whose rank was waiting for the input), added to that stage's cost,
-and :func:`~bubblekit.simulate` runs as usual. These per-stage pickups are
-schedule-specific: they explain the measured run (which stages happen to receive early
-depends on the schedule and on m) and do not carry over to another schedule. What
-transfers is the rule itself, which :func:`jitter_simulation` and :func:`replay` apply
-per action: the pickup is paid only when a message arrived early.
+kind) that takes an input from another rank is charged the pickup times the share of its
+actions whose message did arrive early (:attr:`CalibrationReport.pickup_shares`), added
+to that stage's cost, and :func:`~bubblekit.simulate` runs as usual. These per-stage
+charges are schedule-specific: they explain the measured run (which stages happen to
+receive early depends on the schedule and on m) and do not carry over to another
+schedule. What transfers is the rule itself, which :func:`jitter_simulation` and
+:func:`replay` apply per action: the pickup is paid only when a message arrived early.
+
+Used in lesson 06.
 """
 
 from __future__ import annotations
@@ -46,13 +58,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from bubblekit._validate import Number
+from bubblekit._validate import Number, check_int, check_number
 from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio as formula_bubble_ratio
 from bubblekit.schedules import schedule as build_schedule
+from bubblekit.schedules import spec
 from bubblekit.schedules.base import Schedule
 from bubblekit.simulator import Arrival, run_orders, simulate
+from bubblekit.text import Table
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -66,6 +80,8 @@ __all__ = [
     "compare_measured",
     "Comparison",
     "Row",
+    "LADDER",
+    "predict",
 ]
 
 
@@ -90,24 +106,27 @@ class CalibrationReport:
     Attributes:
         durations: per (stage, kind), :class:`KindStats` of the action durations.
         overhead: gap between two actions of a rank whose inputs were already there
-            (the mean, or the median with ``statistic="median"``).
+            (the median, or the mean with ``statistic="mean"``).
         overhead_samples: how many gaps it is over.
-        pickup: extra gap, over the overhead, before an action whose input from another
-            rank had arrived while the rank was busy (same statistic; 0 when none).
-        pickup_samples: how many such gaps it is over.
-        pickup_shares: per (stage, kind) that takes an input from another rank, the
-            mean extra gap over all its actions (0 for an action whose rank was waiting for
-            the input, or had nothing before it): what :func:`calibrated_simulation` adds to
-            that stage's cost. Always means (a bubble is a sum); schedule-specific (see the
-            module doc).
         latency: per-hop latency: (consumer start - producer end) over consumers that were
             waiting for a remote input, minus the overhead (same statistic).
         latency_samples: how many hops it is over.
-        statistic: ``"mean"`` or ``"median"``.
-        overhead_median, overhead_mean, latency_median, latency_mean: both statistics,
-            to show heavy tails (a few long stalls make the mean much larger than the median).
         costs: the calibrated :class:`Costs`.
+        unit: the time unit.
         notes: remarks (fallbacks used).
+        statistic: ``"median"`` or ``"mean"``.
+        overhead_median, overhead_mean, latency_median, latency_mean, pickup_median,
+            pickup_mean: both statistics, to show heavy tails (a few long stalls make the
+            mean much larger than the median).
+        pickup: extra gap, over the overhead, before an action whose input from another
+            rank had arrived while the rank was busy (same statistic; 0 when none).
+        pickup_samples: how many such gaps it is over.
+        pickup_shares: per (stage, kind) that takes an input from another rank, the pickup
+            times the share of its actions whose message arrived while the rank was busy:
+            what :func:`calibrated_simulation` adds to that stage's cost; schedule-specific
+            (see the module doc).
+        overhead_gaps, latency_delays, pickup_gaps: the raw samples, in the order the
+            ranks ran them (the delays and pickup gaps still include the overhead).
     """
 
     durations: dict[tuple[int, str], KindStats]
@@ -118,7 +137,7 @@ class CalibrationReport:
     costs: Costs
     unit: str = "ms"
     notes: list[str] = field(default_factory=list)
-    statistic: str = "mean"
+    statistic: str = "median"
     overhead_median: float = 0.0
     overhead_mean: float = 0.0
     latency_median: float = 0.0
@@ -128,6 +147,41 @@ class CalibrationReport:
     pickup_median: float = 0.0
     pickup_mean: float = 0.0
     pickup_shares: dict[tuple[int, str], float] = field(default_factory=dict)
+    overhead_gaps: tuple[float, ...] = ()
+    latency_delays: tuple[float, ...] = ()
+    pickup_gaps: tuple[float, ...] = ()
+
+    def stalls(self, factor: float = 10.0) -> tuple[float, ...]:
+        """The overhead gaps longer than ``factor`` x the median gap (and than 1 time unit): the stalls.
+
+        A per-action overhead cannot stand for them (see the module doc); they are most of
+        what the calibrated simulation leaves unexplained. Used in lesson 06.
+        """
+        check_number("factor", factor, minimum=1.0)
+        limit = max(factor * self.overhead_median, 1.0)
+        return tuple(g for g in self.overhead_gaps if g > limit)
+
+    def gap_table(self) -> Table:
+        """The measured gaps of each kind, raw: how many, their median and mean, and the value used.
+
+        Median and mean are of the raw samples (the delays and pickup gaps include the
+        overhead), so the two columns compare like with like; ``used`` is what the
+        calibration charges: the overhead's statistic per action, and the latency and pickup
+        net of the overhead (the delays' statistic minus the overhead's). Used in lesson 06
+        (why the median, not the mean).
+        """
+        u = self.unit
+
+        def row(name: str, xs: tuple[float, ...], used: float) -> dict[str, Any]:
+            return {"gap": name, "samples": len(xs), "median": _median(xs) if xs else None,
+                    "mean": statistics.fmean(xs) if xs else None, "used": used}
+
+        rows = [row("between actions (overhead)", self.overhead_gaps, self.overhead),
+                row("after a remote input (latency + overhead)", self.latency_delays, self.latency),
+                row("after an early message (pickup + overhead)", self.pickup_gaps, self.pickup)]
+        return Table(rows, formats={"median": "float2", "mean": "float2", "used": "float2"},
+                     headers={"median": f"median ({u})", "mean": f"mean ({u})", "used": f"{self.statistic} used ({u})"},
+                     note="raw gaps; 'used': the overhead per action, the latency and pickup net of the overhead")
 
     def describe(self) -> str:
         """A few lines of text: durations per stage and kind, overhead, latency. Used in lesson 06."""
@@ -137,21 +191,27 @@ class CalibrationReport:
             lines.append(
                 f"  stage {s} {k}: mean {st.mean:.3f} {u} (median {st.median:.3f}, sd {st.stdev:.3f}, n={st.count})"
             )
+        other = "mean" if self.statistic == "median" else "median"
+        alt = {"overhead": self.overhead_mean, "latency": self.latency_mean, "pickup": self.pickup_mean}
+        if other == "median":
+            alt = {"overhead": self.overhead_median, "latency": self.latency_median, "pickup": self.pickup_median}
         lines.append(
             f"  overhead per action: {self.overhead:.3f} {u} ({self.statistic} of {self.overhead_samples} gaps; "
-            f"median {self.overhead_median:.3f}, mean {self.overhead_mean:.3f})"
+            f"the {other}: {alt['overhead']:.3f})"
+        )
+        lines.append(
+            f"  latency per hop: {self.latency:.3f} {u} ({self.statistic} of {self.latency_samples} delays minus the "
+            f"{self.statistic} overhead; the same with the {other}: {alt['latency']:.3f})"
         )
         lines.append(
             f"  pickup of a message sent while the rank was busy: {self.pickup:.3f} {u} ({self.statistic} of "
-            f"{self.pickup_samples} gaps minus the overhead; median {self.pickup_median:.3f}, mean {self.pickup_mean:.3f})"
+            f"{self.pickup_samples} gaps minus the {self.statistic} overhead; the same with the {other}: "
+            f"{alt['pickup']:.3f})"
         )
         shares = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(self.pickup_shares.items()))
         if shares:
-            lines.append(f"  pickup charged per action (mean over the actions with a remote input): {shares} {u}")
-        lines.append(
-            f"  latency per hop: {self.latency:.3f} {u} ({self.statistic} of {self.latency_samples} hops minus the "
-            f"overhead; median {self.latency_median:.3f}, mean {self.latency_mean:.3f})"
-        )
+            lines.append(f"  pickup charged per action (the pickup x the share of its messages that came early): "
+                         f"{shares} {u}")
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -223,39 +283,46 @@ def _fit_gaps(obs: _Obs) -> tuple[_Gaps, list[float]]:
     return gaps, (gaps.local or gaps.pickup)
 
 
-def _pickup_shares(obs: _Obs, overhead: float, latency: float) -> dict[tuple[int, str], float]:
-    """Per (stage, kind) with an input from another rank: the mean extra gap (see the module doc).
+def _early_shares(obs: _Obs, latency: float) -> dict[tuple[int, str], float]:
+    """Per (stage, kind) with an input from another rank: the share of its actions whose message came early.
 
-    An action's extra gap is ``start - previous end - overhead`` (at least 0) when every
-    remote input ended at least ``latency`` before its rank's previous action ended (the
-    message waited for the rank), else 0 (the rank waited for the message, or it is the
-    rank's first action: :func:`~bubblekit.simulate` already charges that wait).
+    A message came early when every remote input of the action ended at least ``latency``
+    before its rank's previous action ended (the message waited for the rank). A rank's
+    first action never counts as early: :func:`~bubblekit.simulate` already charges its wait.
     """
-    per: dict[tuple[int, str], list[float]] = defaultdict(list)
+    per: dict[tuple[int, str], list[bool]] = defaultdict(list)
     for r, row in enumerate(obs.rank_spans):
         prev_end: float | None = None
-        for start, end, a in row:
+        for _start, end, a in row:
             remote = [obs.by_action[d][2] for d in obs.deps(a) if obs.by_action[d][0] != r]
             if remote:
-                early = prev_end is not None and all(e + latency <= prev_end for e in remote)
-                per[(a.stage, a.kind)].append(max(0.0, start - prev_end - overhead) if early else 0.0)  # type: ignore[operator]
+                per[(a.stage, a.kind)].append(prev_end is not None and all(e + latency <= prev_end for e in remote))
             prev_end = end if prev_end is None else max(prev_end, end)
-    return {key: statistics.fmean(xs) for key, xs in sorted(per.items())}
+    return {key: sum(xs) / len(xs) for key, xs in sorted(per.items())}
+
+
+def _median(xs: Sequence[float]) -> float:
+    return float(statistics.median(xs))
+
+
+#: How :func:`calibrate` summarises a list of gaps.
+_STATISTICS: dict[str, Callable[[Sequence[float]], float]] = {"median": _median, "mean": statistics.fmean}
 
 
 def calibrate(
-    timeline: Timeline, schedule: Schedule | None = None, *, statistic: str = "mean"
+    timeline: Timeline, schedule: Schedule | None = None, *, statistic: str = "median"
 ) -> tuple[Costs, CalibrationReport]:
-    """Measure per-stage durations, per-action overhead and per-hop latency from one step.
+    """Measure per-stage durations, per-action overhead, per-hop latency and the pickup from one step.
 
     Args:
         timeline: one measured step (e.g. :func:`bubblekit.analysis.traces.read_trace`), spans
             labelled with actions.
         schedule: the schedule that ran; only its stage count is used (default: the
             timeline's own, largest stage + 1).
-        statistic: how gaps are summarised: ``"mean"`` (default: a bubble is a *sum* of
-            gaps, so the mean predicts it, long stalls included) or ``"median"`` (the
-            typical gap, stalls excluded). Durations are always means.
+        statistic: how the gaps are summarised: ``"median"`` (default: the typical gap; a
+            few stalls do not move it) or ``"mean"`` (stalls included, spread over every
+            action: see the module doc for why that overcharges). Durations are always
+            means (the simulated busy time then equals the measured one).
 
     Returns ``(costs, report)``: ``costs`` per stage (``f``, ``b``, ``i``, ``w`` each =
     mean duration + overhead; a kind never seen on a stage is derived: ``b = i + w`` or
@@ -268,6 +335,8 @@ def calibrate(
     """
     if not isinstance(timeline, Timeline):
         raise TypeError(f"timeline must be a bubblekit Timeline, got {type(timeline).__name__}")
+    if statistic not in _STATISTICS:
+        raise ValueError(f"statistic must be 'median' or 'mean', got {statistic!r}")
     obs = _Obs(timeline)
     n_stages = obs.n_stages
     if schedule is not None:
@@ -283,18 +352,14 @@ def calibrate(
     for a, (_, s, e) in obs.by_action.items():
         per[(a.stage, a.kind)].append(e - s)
     durations = {key: _stats(key[0], key[1], xs) for key, xs in per.items()}
-    if statistic not in ("mean", "median"):
-        raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
     gaps, rb = _fit_gaps(obs)
     db = gaps.data_bound
     pk = gaps.pickup if gaps.local else []
-    oh_med = max(0.0, statistics.median(rb)) if rb else 0.0
-    oh_mean = max(0.0, statistics.fmean(rb)) if rb else 0.0
-    lat_med = max(0.0, statistics.median(db) - oh_med) if db else 0.0
-    lat_mean = max(0.0, statistics.fmean(db) - oh_mean) if db else 0.0
-    pk_med = max(0.0, statistics.median(pk) - oh_med) if pk else 0.0
-    pk_mean = max(0.0, statistics.fmean(pk) - oh_mean) if pk else 0.0
-    overhead, latency, pickup = (oh_mean, lat_mean, pk_mean) if statistic == "mean" else (oh_med, lat_med, pk_med)
+    both: dict[str, tuple[float, float, float]] = {}
+    for name, fn in _STATISTICS.items():
+        oh = max(0.0, fn(rb)) if rb else 0.0
+        both[name] = (oh, max(0.0, fn(db) - oh) if db else 0.0, max(0.0, fn(pk) - oh) if pk else 0.0)
+    overhead, latency, pickup = both[statistic]
     if not rb:
         notes.append("no gap with all inputs ready: overhead taken as 0")
     elif not gaps.local:
@@ -325,15 +390,17 @@ def calibrate(
         b.append(bs + overhead)
         i.append(is_ + overhead)
         w.append(ws + overhead)
-    shares = _pickup_shares(obs, overhead, latency) if pk else {}
+    shares = {key: pickup * x for key, x in _early_shares(obs, latency).items()} if pk else {}
     costs = Costs(f=tuple(f), b=tuple(b), i=tuple(i), w=tuple(w), comm=latency, unit=timeline.unit,
                   name=f"calibrated from {timeline.source or 'a measured step'}",
                   extra={"overhead": overhead, "pickup": pickup})
+    (oh_med, lat_med, pk_med), (oh_mean, lat_mean, pk_mean) = both["median"], both["mean"]
     report = CalibrationReport(durations, overhead, len(rb), latency, len(db), costs, unit=timeline.unit, notes=notes,
                                statistic=statistic, overhead_median=oh_med, overhead_mean=oh_mean,
                                latency_median=lat_med, latency_mean=lat_mean, pickup=pickup,
                                pickup_samples=len(pk), pickup_median=pk_med, pickup_mean=pk_mean,
-                               pickup_shares=shares)
+                               pickup_shares=shares, overhead_gaps=tuple(rb), latency_delays=tuple(db),
+                               pickup_gaps=tuple(pk))
     return costs, report
 
 
@@ -523,14 +590,20 @@ class Row(NamedTuple):
     explanation: str
 
 
+#: The rows of :func:`compare_measured` that each add one measured effect, in order.
+LADDER: tuple[str, ...] = ("durations", "overhead", "latency", "calibrated")
+
+
 @dataclass
 class Comparison:
     """Measured bubble vs formula vs simulations, each step adding one real-world effect.
 
     ``rows``: :class:`Row` s with keys ``formula``, ``textbook``, ``durations``, ``overhead``,
-    ``latency``, ``calibrated`` (+ the pickup), ``jitter``, ``replay`` (when the orders match) and ``measured``; ``timelines``: the timelines
-    behind the rows (for plots); ``order_matches``: whether the executed per-rank orders equal
-    the schedule's; ``order_differences``: the first few differing ranks.
+    ``latency``, ``calibrated`` (+ the pickup), ``jitter``, ``replay`` (when the orders
+    match) and ``measured``; ``timelines``: the timelines behind the rows (for plots);
+    ``order_matches``: whether the executed per-rank orders equal the schedule's;
+    ``order_differences``: the first few differing ranks. Renders itself as a table
+    (:meth:`to_table`: HTML in JupyterLab, text elsewhere).
     """
 
     schedule: Schedule
@@ -554,7 +627,7 @@ class Comparison:
 
     @property
     def calibrated(self) -> float:
-        """The calibrated simulation's bubble ratio (mean costs)."""
+        """The calibrated simulation's bubble ratio (mean durations, typical gaps, the pickup)."""
         return self._get("calibrated")
 
     @property
@@ -562,11 +635,15 @@ class Comparison:
         """The calibrated simulation with measured jitter: mean bubble ratio over the draws."""
         return self._get("jitter")
 
-    def _get(self, key: str) -> float:
+    def row(self, key: str) -> Row:
+        """The row with this ``key`` (KeyError naming the keys there are)."""
         for row in self.rows:
             if row.key == key:
-                return row.bubble_ratio
-        raise KeyError(key)  # pragma: no cover
+                return row
+        raise KeyError(f"no row {key!r}; rows are {[r.key for r in self.rows]}")
+
+    def _get(self, key: str) -> float:
+        return self.row(key).bubble_ratio
 
     def as_dict(self) -> dict[str, Any]:
         """``{key: bubble_ratio}`` plus ``order_matches``, for tests and notebooks. Used in lesson 06."""
@@ -574,19 +651,43 @@ class Comparison:
         out["order_matches"] = self.order_matches
         return out
 
-    def table(self) -> str:
-        """A fixed-width text table, one row per model, bubble ratio as the article's b. Used in lesson 06."""
-        w = max(len(r.label) for r in self.rows)
-        lines = [f"{'model':<{w}}  bubble_ratio  makespan ({self.unit})  what it adds"]
-        for _, label, value, span, why in self.rows:
-            sp = f"{span:>10.3f}" if span is not None else f"{'-':>10}"
-            lines.append(f"{label:<{w}}  {value:>12.4f}  {sp}       {why}")
+    def distances(self, keys: Sequence[str] = LADDER) -> list[float]:
+        """``|bubble_ratio - measured|`` for each row of ``keys`` (default the :data:`LADDER`), in order.
+
+        Non-increasing when every added effect moves the simulation toward the measurement.
+        Used in lesson 06.
+        """
+        return [abs(self._get(k) - self.measured) for k in keys]
+
+    def to_table(self, keys: Sequence[str] | None = None) -> Table:
+        """The rows as a :class:`~bubblekit.text.Table` (all rows, or those of ``keys`` in that order).
+
+        Columns: the model, its bubble ratio (idle / (ranks x makespan), the article's b),
+        the difference to the measurement in percentage points, the makespan (in the
+        timeline's unit; none for the formula) and what the row adds. Used in lesson 06.
+        """
+        chosen = self.rows if keys is None else [self.row(k) for k in keys]
+        rows = [{"model": r.label, "bubble_ratio": r.bubble_ratio, "vs measured": r.bubble_ratio - self.measured,
+                 "makespan": r.makespan, "what it adds": r.explanation} for r in chosen]
+        note = "bubble_ratio = idle / (ranks x makespan); 'vs measured' in percentage points"
         if not self.order_matches:
-            lines.append("executed order differs from the schedule: " + "; ".join(self.order_differences))
-        return "\n".join(lines)
+            note += "; executed order differs from the schedule: " + "; ".join(self.order_differences)
+        return Table(rows, formats={"bubble_ratio": "ratio", "vs measured": lambda x: f"{100 * x:+.1f}",
+                                    "makespan": "float1"},
+                     headers={"makespan": f"makespan ({self.unit})"}, note=note)
+
+    def table(self) -> str:
+        """The comparison as aligned text (:meth:`to_table`). Used in lesson 06 and by ``bubblekit.lab``."""
+        return self.to_table().to_text()
 
     def __str__(self) -> str:
         return self.table()
+
+    def __repr__(self) -> str:
+        return self.table()
+
+    def _repr_html_(self) -> str:
+        return self.to_table()._repr_html_()
 
 
 def _order_diffs(executed: Sequence[Sequence[Action]], expected: Sequence[Sequence[Action]]) -> list[str]:
@@ -609,7 +710,7 @@ def compare_measured(
     m: int | None = None,
     v: int | None = None,
     *,
-    statistic: str = "mean",
+    statistic: str = "median",
     draws: int = 30,
     seed: int = 0,
 ) -> Comparison:
@@ -621,16 +722,20 @@ def compare_measured(
             executed orders themselves.
         p, m, v: for a name: ranks (default: the timeline's), microbatches (default: the
             largest microbatch seen + 1) and chunks per rank (default: stages / ranks).
-        statistic: how overhead and latency are summarised (see :func:`calibrate`).
+        statistic: how overhead, latency and pickup are summarised (see :func:`calibrate`;
+            the median by default).
         draws, seed: for the jitter row (:func:`jitter_simulation`).
 
-    Rows, each adding one effect: the formula; the simulator with textbook costs
-    (B = 2F); with the measured per-stage durations; plus the overhead; plus the latency;
-    plus each stage's mean pickup (= the calibrated simulation, see
-    :func:`calibrated_simulation`; the label lists the charge per stage and kind, e.g.
-    ``1F 3.254`` ms before every forward of stage 1); with durations and gaps drawn from the measured ones
-    (jitter, stragglers: a statistical model); a replay with each action's own duration
-    (this step's actual stragglers); the measurement.
+    Rows (keys in brackets), each adding one effect: the formula [formula]; the simulator
+    with textbook costs, F = 1 and B = 2 slots [textbook]; with the measured mean durations
+    per stage and kind [durations]; plus the overhead [overhead]; plus the latency
+    [latency]; plus the pickup, charged per stage (= the calibrated simulation, see
+    :func:`calibrated_simulation`; the explanation lists the charge per stage and kind,
+    e.g. ``1F 3.254`` ms before every forward of stage 1) [calibrated]; with durations and
+    gaps drawn from the measured ones (jitter, stalls: a statistical model) [jitter]; a
+    replay with each action's own duration (this step's stragglers) [replay]; the
+    measurement [measured]. The rows of :data:`LADDER` are the ones each adding one
+    measured effect.
 
     Used in lesson 06.
     """
@@ -659,42 +764,89 @@ def compare_measured(
     p_, m_, v_ = sched.p, sched.m, sched.v
     rows: list[Row] = []
     tls: dict[str, Timeline] = {"measured": timeline}
+    u = timeline.unit
     rows.append(Row("formula", f"formula (p-1)/(m v+p-1), p={p_} m={m_} v={v_}", formula_bubble_ratio(p_, m_, v_), None,
-                 "equal stages, B = 2F, no overhead, no latency"))
+                    "equal stages, no overhead, no latency (t_f and t_b cancel)"))
     text = simulate(sched, Costs(f=1, b=2))
-    rows.append(Row("textbook", "textbook simulation (F=1, B=2 slots)", text.bubble_ratio, None, "the schedule's own shape"))
+    rows.append(Row("textbook", "textbook simulation (F=1, B=2 slots)", text.bubble_ratio, None,
+                    "the schedule's own shape"))
     durations_only = costs.with_(
         f=tuple(x - oh for x in costs.f), b=tuple(x - oh for x in costs.b),  # type: ignore[union-attr]
         i=tuple(x - oh for x in costs.i), w=tuple(x - oh for x in costs.w), comm=0,  # type: ignore[union-attr]
     )
     sim_d = simulate(sched, durations_only)
     tls["durations"] = sim_d
-    rows.append(Row("durations", "durations (measured means per stage)", sim_d.bubble_ratio, float(sim_d.makespan),
-                 "unequal stages, the real B/F ratio"))
+    rows.append(Row("durations", "measured durations (mean per stage)", sim_d.bubble_ratio, float(sim_d.makespan),
+                    "unequal stages"))
     sim_o = _compute_only(simulate(sched, costs.with_(comm=0)), sched.orders, oh, "durations + overhead")
     tls["overhead"] = sim_o
-    rows.append(Row("overhead", f"+ overhead {oh:.3f} {timeline.unit}/action", sim_o.bubble_ratio, float(sim_o.makespan),
-                 "time between actions even when inputs are ready"))
+    rows.append(Row("overhead", f"+ overhead {oh:.3f} {u}/action", sim_o.bubble_ratio, float(sim_o.makespan),
+                    f"the {report.statistic} gap between actions whose inputs were ready"))
     sim_l = _compute_only(simulate(sched, costs), sched.orders, oh, "durations + overhead + latency")
     tls["latency"] = sim_l
-    rows.append(Row("latency", f"+ latency {lat:.3f} {timeline.unit}/hop", sim_l.bubble_ratio, float(sim_l.makespan),
+    rows.append(Row("latency", f"+ latency {lat:.3f} {u}/hop", sim_l.bubble_ratio, float(sim_l.makespan),
                     "the hop between ranks"))
     sim_c = calibrated_simulation(timeline, sched, costs, report)
     tls["calibrated"] = sim_c
     shares = {k: x for k, x in report.pickup_shares.items() if x}
-    what = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else f"0 {timeline.unit}"
-    rows.append(Row("calibrated", f"calibrated (+ pickup: {what})", sim_c.bubble_ratio, float(sim_c.makespan),
-                    f"picking up a message sent while the rank was busy ({pk:.3f} {timeline.unit}; "
-                    "charged as a mean per stage)"))
+    what = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else "none"
+    rows.append(Row("calibrated", f"+ pickup {pk:.3f} {u}/early message: calibrated", sim_c.bubble_ratio, float(sim_c.makespan),
+                    f"a message that came while its rank was busy (charged per stage: {what})"))
     jit = jitter_simulation(timeline, sched, draws=draws, seed=seed)
     tls["jitter"] = jit.timeline
-    rows.append(Row("jitter", f"calibrated + measured jitter ({draws} draws)", jit.bubble_ratio,
-                    float(jit.timeline.makespan), "durations and gaps drawn from the measured ones"))
+    rows.append(Row("jitter", f"measured jitter ({draws} draws)", jit.bubble_ratio,
+                    float(jit.timeline.makespan), "durations and gaps drawn at random from the measured ones"))
     if not diffs:
         rep = replay(timeline, sched, overhead=oh, latency=lat, pickup=pk)
         tls["replay"] = rep
         rows.append(Row("replay", "replay (each action's own duration)", rep.bubble_ratio, float(rep.makespan),
-                     "stragglers and jitter"))
+                        "this step's stragglers, with the typical gaps"))
     rows.append(Row("measured", "measured", timeline.bubble_ratio, float(timeline.makespan),
-                 "variable overhead and latency, everything else"))
+                    "everything, stalls included"))
     return Comparison(sched, rows, tls, costs, report, not diffs, diffs[:4], unit=timeline.unit)
+
+
+def predict(costs: Costs, schedule: str, p: int, ms: Sequence[int], *, v: int | None = None) -> Table:
+    """The article's benchmark, simulated: one row per ``m`` under the same (calibrated) costs.
+
+    "Fix the model and the rank count, double m and watch the throughput": with costs
+    measured from one profile (:func:`calibrate`; or any :class:`~bubblekit.Costs`) this
+    asks the simulator instead of rerunning the job.
+
+    Args:
+        costs: the costs to simulate with (their per-stage tuples must fit the schedule's stages).
+        schedule: a registry name (``"1f1b"``, ``"gpipe"``, ``"interleaved"``, ...).
+        p: ranks (int >= 1).
+        ms: microbatch counts (ints >= 1), e.g. ``[2, 4, 8, 16]``.
+        v: chunks per rank, for schedules that take several.
+
+    Returns a :class:`~bubblekit.text.Table` with columns ``m``, ``makespan`` (the costs'
+    unit), ``per_microbatch`` (makespan / m), ``throughput`` (microbatches per second when
+    the unit is ms, else per 1000 units), ``bubble_ratio`` (idle / (p x makespan)) and
+    ``formula`` (the closed form for equal stages, where one holds). Used in lesson 06.
+    """
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs (e.g. from calibrate), got {type(costs).__name__}")
+    if not isinstance(schedule, str):
+        raise TypeError(f"schedule must be a registry name such as '1f1b', got {schedule!r}")
+    entry = spec(schedule)
+    p = check_int("p", p)
+    if isinstance(ms, (str, bytes)) or not isinstance(ms, Sequence) or not ms:
+        raise ValueError(f"ms must be a non-empty list of microbatch counts, got {ms!r}")
+    m_list = [check_int(f"ms[{k}]", m) for k, m in enumerate(ms)]
+    rows: list[dict[str, Any]] = []
+    for m in m_list:
+        sched = build_schedule(schedule, p, m, v)
+        res = simulate(sched, costs)
+        span = float(res.makespan)
+        closed = entry.closed_form(sched.p, sched.m, sched.v)
+        rows.append({"m": m, "makespan": span, "per_microbatch": span / m, "throughput": 1000.0 * m / span,
+                     "bubble_ratio": res.bubble_ratio, "formula": None if closed is None else float(closed[0])})
+    u = costs.unit
+    rate = "microbatches / s" if u == "ms" else f"microbatches / 1000 {u}"
+    return Table(rows, formats={"makespan": "float1", "per_microbatch": "float2", "throughput": "float2",
+                                "bubble_ratio": "percent", "formula": "percent"},
+                 headers={"makespan": f"makespan ({u})", "per_microbatch": f"per microbatch ({u})",
+                          "throughput": rate, "formula": "formula (equal stages)"},
+                 title=f"{entry.display_name}, p={p}, simulated with {costs.name or 'the given costs'}",
+                 note="bubble_ratio = idle / (p x makespan)")

@@ -93,22 +93,18 @@ def _waits_for() -> int | None:
 
 @exercise(
     "06.4",
-    hint=("calibrate.calibrate(step) returns per-stage costs; simulate bk.schedule('1f1b', 3, m) with them for "
-          "m = 2, 4, 8, ... and stop at the first bubble_ratio <= 0.2.",
-          "The formula's answer ignores the unequal stages, overhead and latency the calibration measured: "
-          "simulate with the calibrated costs, doubling m from 2."),
+    hint=("Calibrate costs from the step (bk.calibrate.calibrate) and simulate 1F1B with them while you double m "
+          "from 2; the formula alone ignores what the calibration measured.",
+          "costs, report = bk.calibrate.calibrate(step); bk.calibrate.predict(costs, '1f1b', 3, [2, 4, 8, ...]) "
+          "tabulates the bubble_ratio per m: take the first m whose bubble_ratio is at most 0.2."),
     mistakes=(Mistake(lambda _e: bk.min_micro_batch(P, 0.2),
                       "that is the formula's m for equal stages; the calibrated simulation needs more"),),
 )
 def _m_for_20() -> int | None:
     """Smallest m in 2, 4, 8, ..., 256 whose calibrated 1F1B simulation has bubble_ratio <= 20%."""
     costs, _ = calibrate.calibrate(example_step())
-    m = 2
-    while m <= 256:
-        if bk.simulate(bk.schedule("1f1b", P, m), costs).bubble_ratio <= 0.2:
-            return m
-        m *= 2
-    return None
+    sweep = calibrate.predict(costs, "1f1b", P, [2**k for k in range(1, 9)])
+    return next((row["m"] for row in sweep if row["bubble_ratio"] <= 0.2), None)
 
 
 def _compare_orders(answer: Any, expected: Any) -> Graded:
@@ -154,3 +150,53 @@ def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
 def _min_m_p12() -> int | None:
     """Smallest m for a 20% bubble ratio with p = 12 (plain 1F1B)."""
     return bk.min_micro_batch(12, 0.2)
+
+
+#: The effects of :func:`bubblekit.analysis.calibrate.compare_measured`'s ladder, by the names the exercise
+#: accepts (the pickup row is the calibrated simulation).
+EFFECTS = {"durations": "durations", "duration": "durations", "overhead": "overhead", "latency": "latency",
+           "pickup": "calibrated", "calibrated": "calibrated"}
+
+
+@lru_cache(maxsize=1)
+def _ladder() -> dict[str, Any]:
+    """The example step's comparison, ``{row key: bubble_ratio}``."""
+    return calibrate.compare_measured(example_step(), "1f1b", draws=1).as_dict()
+
+
+def _ladder_steps() -> dict[str, float]:
+    """How much each effect adds to the bubble_ratio of the row above it (durations: over the textbook row)."""
+    d = _ladder()
+    keys = ("textbook", *calibrate.LADDER)
+    return {k: d[k] - d[prev] for prev, k in zip(keys, keys[1:])}
+
+
+def _compare_effect(answer: Any, expected: Any) -> Graded:
+    """The learner names one effect of the ladder (case, spaces, ``+`` and ``_`` ignored; ``pickup`` or
+    ``calibrated`` for the last row). Returns ``Graded(ok, message, kind)``."""
+    if not isinstance(answer, str):
+        return Graded(False, "answer with the name of one row: durations, overhead, latency or pickup", "unreadable")
+    key = EFFECTS.get(answer.strip().lstrip("+").strip().lower().replace("_", " ").split(" ")[0])
+    if key is None:
+        return Graded(False, f"{answer!r} is not a row of the ladder: durations, overhead, latency or pickup",
+                      "unreadable")
+    if key == expected:
+        return Graded(True, "", "")
+    if _ladder()[key] == max(_ladder()[k] for k in calibrate.LADDER):
+        return Graded(False, "that row has the highest bubble_ratio, but it stands on all the rows above it: "
+                             "compare each row with the one just above it", "")
+    return Graded(False, "another row adds more to the one above it", "")
+
+
+@exercise(
+    "06.7",
+    hint=("compare_measured(step, '1f1b') adds one measured effect per row; for each row, subtract the "
+          "bubble_ratio of the row above it.",
+          "d = cmp.as_dict(): the first effect's step is measured from d['textbook'], each later one from the "
+          "row before it in bk.calibrate.LADDER; the answer is the effect with the largest difference."),
+    compare=_compare_effect,
+)
+def _biggest_effect() -> str:
+    """The effect of the ladder that adds the most bubble_ratio to the row above it, on the example step."""
+    steps = _ladder_steps()
+    return max(steps, key=lambda k: steps[k])
