@@ -165,3 +165,20 @@ def test_classroom_server_stops_cleanly(tmp_path: Path, sig: signal.Signals, whe
     else:
         assert any("ipykernel" in c for c in _alive_with(str(tmp_path)))
     _stop_and_check(proc, sig, tmp_path, "Voila and its")
+
+
+@voila_only
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux's")
+def test_classroom_kernels_end_when_the_server_is_killed(tmp_path: Path) -> None:
+    """SIGKILL cannot be caught: Voila is told by the kernel (parent-death signal) and shuts its kernels down."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "bubblekit", "classroom", "--students", "1", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    _wait_for("a kernel", lambda: any("ipykernel" in c for c in _alive_with(str(tmp_path))), proc, START_WITHIN_S)
+    proc.kill()
+    proc.communicate(timeout=30)
+    deadline = time.monotonic() + 2 * STOP_WITHIN_S  # Voila's own graceful shutdown
+    while _alive_with(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _alive_with(str(tmp_path)) == []
