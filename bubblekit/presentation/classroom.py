@@ -71,7 +71,8 @@ __all__ = [
     "serve", "voila_command", "room_options", "default_notebook", "write_notebook", "notebook_cells",
     "notebook_text", "main", "DEFAULT_PORT", "DEFAULT_CULL_AFTER_S", "DEFAULT_IOPUB_TIMEOUT_S", "SHARED_STUDENTS",
     "ClassroomStopped", "Visit", "visit", "visit_room", "page_report", "pages", "network_addresses",
-    "server_kernels", "process_memory", "RoomSummary", "summarize_visits", "kernel_exists",
+    "server_kernels", "process_memory", "RoomSummary", "summarize_visits", "kernel_exists", "stop_server",
+    "wait_listening", "available_memory",
 ]
 
 #: Voila's usual port.
@@ -383,7 +384,8 @@ def process_memory(pid: int) -> int | None:
     return None
 
 
-def _available_memory() -> int | None:
+def available_memory() -> int | None:
+    """Memory the system can give without swapping (Linux ``MemAvailable``), bytes; ``None`` when unknown."""
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemAvailable:"):
@@ -412,7 +414,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         pass
 
 
-def _stop_server(proc: subprocess.Popen[bytes], marker: str, grace_s: float = 5.0) -> int:
+def stop_server(proc: subprocess.Popen[bytes], marker: str, grace_s: float = 5.0) -> int:
     """Stop Voila and every kernel of this server; return how many kernels there were.
 
     Voila gets ``SIGTERM`` (it shuts its kernels down) and so does every kernel's process
@@ -531,7 +533,8 @@ def _port_problem(ip: str, port: int) -> str | None:
     return None
 
 
-def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 120.0) -> bool:
+def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 120.0) -> bool:
+    """Wait until something listens on 127.0.0.1:``port``; ``False`` if ``proc`` ended or the time ran out."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -608,7 +611,7 @@ def _ready_lines(proc: subprocess.Popen[bytes], room: _Room, notebook: Path, ip:
         per = sum(mem_k) / len(mem_k)
         now = mem_v + sum(mem_k)
         full = mem_v + per * (room.pool * 2)
-        avail = _available_memory()
+        avail = available_memory()
         lines.append(f"  memory: {_size(now)} now (Voila {_size(mem_v)} + {len(mem_k)} kernels of ~{_size(per)}); "
                      f"~{_size(full)} with every student connected and the pool refilled behind them"
                      + (f" ({_size(avail)} available)" if avail is not None else ""))
@@ -690,14 +693,16 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
             state["shield"] = True
             with open(log_path, "wb") as log:
                 out = None if verbose else log
+                # the parent-death signal needs code between fork and exec: only safe without other threads
+                tie = sys.platform.startswith("linux") and threading.active_count() == 1
                 proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT if out else None,
                                         stdin=subprocess.DEVNULL, start_new_session=True,
-                                        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+                                        preexec_fn=_die_with_parent if tie else None)
             state["shield"] = False
             if state["pending"] is not None:
                 state["raised"] = True
                 raise ClassroomStopped(state["pending"])
-            if not _wait_listening(port, proc):
+            if not wait_listening(port, proc):
                 code = proc.poll()
                 print(f"bubblekit classroom: Voila did not start (exit code {code}). Its last output:\n"
                       f"{_tail(log_path)}", file=sys.stderr)
@@ -721,7 +726,7 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
         except ClassroomStopped as exc:
             state["shield"] = True
             if proc is not None:
-                kernels_ended = _stop_server(proc, room.marker)
+                kernels_ended = stop_server(proc, room.marker)
                 proc = None
             print(f"bubblekit classroom: stopped by {exc.signame}; Voila and its {kernels_ended} "
                   f"kernel{'s' if kernels_ended != 1 else ''} ended, temporary files removed", file=sys.stderr,
@@ -730,7 +735,7 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
         finally:
             state["shield"] = True
             if proc is not None:
-                _stop_server(proc, room.marker)
+                stop_server(proc, room.marker)
 
 
 # ------------------------------------------------------------------------ visiting pages
