@@ -65,11 +65,16 @@ def room_memory(marker: str) -> tuple[float, int]:
     return total / 1e9, len(classroom.server_kernels(marker))
 
 
-def _visits(url: str, n: int, code_cells: int) -> list[classroom.Visit]:
+def _visits(url: str, n: int, code_cells: int, pool: int = 0) -> list[classroom.Visit]:
     visits = classroom.visit_room(url, n, code_cells=code_cells, timeout_s=300)
     s = classroom.summarize_visits(visits)
     errors = sorted({v.error for v in visits if v.error})
     print(f"  {s.line()}" + (f"; errors: {errors[:3]}" if errors else ""), flush=True)
+    if 0 < pool < n:  # more visitors than preheated kernels: the fastest `pool` had one, the others waited for new ones
+        by_wait = sorted(visits, key=lambda v: v.wait_s)
+        for label, group in ((f"the {pool} fastest (preheated kernels)", by_wait[:pool]),
+                             (f"the other {n - pool} (new kernels)", by_wait[pool:])):
+            print(f"    {label}: {classroom.summarize_visits(group).line()}", flush=True)
     return visits
 
 
@@ -152,7 +157,7 @@ def bench_classroom(students: int, visitors: int, cull_after: int, code_cells: i
         print(f"  ready after {ready:.1f} s; idle room: {gb:.2f} GB, {n} kernels", flush=True)
         print("  server said: " + " | ".join(x.strip() for x in extra if "memory" in x), flush=True)
         url = f"http://127.0.0.1:{port}/"
-        visits = _visits(url, visitors, code_cells)
+        visits = _visits(url, visitors, code_cells, pool=students)
         gb, n = room_memory(tmp)
         print(f"  right after the visits: {gb:.2f} GB, {n} kernels", flush=True)
         waited = _wait_quiet(tmp, visitors + students, 600)

@@ -362,8 +362,6 @@ def test_oversubscription_warning_measures_a_rank() -> None:
     assert per_rank is not None and per_rank > 10_000_000  # torch alone is tens of MB
 
 
-@pytest.mark.torch
-@torch_only
 def test_record_is_saved_even_when_its_path_breaks_after_the_run(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """The record is written first; if its path fails at the end, it goes to a temporary file instead."""
@@ -378,10 +376,20 @@ def test_record_is_saved_even_when_its_path_breaks_after_the_run(tmp_path: Path,
     events = [[sp.rank, 0, sp.action.stage, sp.action.kind, sp.action.microbatch, int(float(sp.start) * 1e6),
                int(float(sp.end) * 1e6)] for sp in sim.spans()]
     record = {"format": "bubblekit-lab-record/1", "config": cfg.to_dict(), "events": events}
-    cli._finish(record, ns)
+    assert cli._finish(record, ns) == 0
     err = capsys.readouterr().err
     assert "could not write the record" in err
     saved = Path(err.split("saved it to ")[1].strip())
+    try:
+        assert lab.LabResult.load(saved).bubble_ratios == lab.LabResult.from_record(record).bubble_ratios
+    finally:
+        saved.unlink()
+    # no --record and the CSV's folder is gone: the record goes to a temporary file, named
+    ns = build_parser().parse_args(["run", "--csv", str(tmp_path / "gone" / "r.csv")])
+    assert cli._finish(record, ns) == 0
+    err = capsys.readouterr().err
+    assert "could not write the CSV" in err and ".to_csv(path)" in err
+    saved = Path(err.split("the run's record is in ")[1].split(":")[0])
     try:
         assert lab.LabResult.load(saved).bubble_ratios == lab.LabResult.from_record(record).bubble_ratios
     finally:

@@ -108,28 +108,40 @@ def output_problems(ns: argparse.Namespace) -> list[str]:
     return out
 
 
-def _save_record(record: dict[str, Any], path: str) -> str:
-    """Write the raw record to ``path``; if that fails now, to a temporary file instead. Returns where it went."""
+def _save_record(record: dict[str, Any], path: str | None) -> str:
+    """Write the raw record to ``path`` (``None``: a temporary file); if that fails, to a temporary file. Returns where."""
     text = json.dumps(record)
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        return path
-    except OSError as exc:
-        fd, fallback = tempfile.mkstemp(prefix="bubblekit-lab-record-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        print(f"warning: could not write the record to {path} ({exc.strerror or exc}); saved it to {fallback}",
-              file=sys.stderr)
-        return fallback
+    if path is not None:
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return path
+        except OSError as exc:
+            problem = f"could not write the record to {path} ({exc.strerror or exc})"
+    fd, fallback = tempfile.mkstemp(prefix="bubblekit-lab-record-", suffix=".json")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    if path is not None:
+        print(f"warning: {problem}; saved it to {fallback}", file=sys.stderr)
+    return fallback
 
 
-def _finish(record: dict[str, Any], ns: argparse.Namespace) -> None:
-    """Save the record first (nothing measured is lost), then print the summary and write the CSV."""
+def _finish(record: dict[str, Any], ns: argparse.Namespace) -> int:
+    """Save the record first (nothing measured is lost), then print the summary and write the CSV.
+
+    Should anything after the run fail (the CSV's path, reading the record), the record is
+    kept in a temporary file and its path printed. Returns the exit code.
+    """
     from bubblekit.lab import LabResult
 
     saved = _save_record(record, ns.record) if ns.record else None
-    res = LabResult.from_record(record)
+    try:
+        res = LabResult.from_record(record)
+    except (KeyError, TypeError, ValueError) as exc:
+        where = saved or _save_record(record, None)
+        print(f"error: the run finished but its record could not be read ({exc}); it is saved in {where}",
+              file=sys.stderr)
+        return 1
     print(res.summary())
     if saved:
         print(f"record written to {saved}")
@@ -138,10 +150,12 @@ def _finish(record: dict[str, Any], ns: argparse.Namespace) -> None:
             res.to_csv(ns.csv)
             print(f"CSV written to {ns.csv}")
         except OSError as exc:
-            print(f"warning: could not write the CSV to {ns.csv} ({exc.strerror or exc})"
-                  + ("" if saved else "; the record is lost unless you rerun with --record"), file=sys.stderr)
+            where = saved or _save_record(record, None)
+            print(f"warning: could not write the CSV to {ns.csv} ({exc.strerror or exc}); the run's record is in "
+                  f"{where}: LabResult.load({where!r}).to_csv(path) writes the CSV later", file=sys.stderr)
     if ns.trace_dir:
         print(f"profiler traces in {ns.trace_dir} (read them with bubblekit.analysis.traces.read_trace)")
+    return 0
 
 
 def _stopped_line(exc: LabInterrupted) -> str:
@@ -207,7 +221,7 @@ def _run(ns: argparse.Namespace, guard: Any) -> int:
         record = worker_main(cfg)
         if record is not None:
             with guard.shield():
-                _finish(record, ns)
+                return _finish(record, ns)
         return 0
     try:
         for text in preflight(cfg):
@@ -221,5 +235,4 @@ def _run(ns: argparse.Namespace, guard: Any) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     with guard.shield():
-        _finish(record, ns)
-    return 0
+        return _finish(record, ns)
