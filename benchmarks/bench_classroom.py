@@ -141,18 +141,15 @@ def bench_classroom(students: int, visitors: int, cull_after: int, code_cells: i
            "--cull-after", str(cull_after)]
     print(f"classroom mode: --students {students} --cull-after {cull_after}, {visitors} visitors at once:")
     t0 = time.monotonic()
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert server.stdout is not None
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        while True:
-            line = server.stdout.readline()
-            if not line:
-                print("  the server ended:", server.communicate()[1][-2000:])
-                return
-            if "room ready" in line:
-                break
+        try:
+            said = classroom.read_until(server.stdout, "Ctrl+C stops the server", 1200)
+        except (TimeoutError, EOFError) as exc:
+            print(f"  the room never got ready: {exc}")
+            return
         ready = time.monotonic() - t0
-        extra = [server.stdout.readline().rstrip() for _ in range(3)]
+        extra = [ln for ln in said.splitlines() if ln.startswith("  ")]
         gb, n = room_memory(tmp)
         print(f"  ready after {ready:.1f} s; idle room: {gb:.2f} GB, {n} kernels", flush=True)
         print("  server said: " + " | ".join(x.strip() for x in extra if "memory" in x), flush=True)
@@ -178,7 +175,8 @@ def bench_classroom(students: int, visitors: int, cull_after: int, code_cells: i
     finally:
         t2 = time.monotonic()
         server.send_signal(signal.SIGTERM)
-        _, err = server.communicate(timeout=60)
+        _, err_bytes = server.communicate(timeout=60)
+        err = err_bytes.decode(errors="replace")
         left = _procs_with(tmp)
         print(f"  SIGTERM: stopped in {time.monotonic() - t2:.1f} s, {len(left)} processes left; "
               f"server said: {err.strip().splitlines()[-1] if err.strip() else '(nothing)'}")

@@ -26,6 +26,7 @@ import pytest
 
 from bubblekit import lab
 from bubblekit.lab import free_port
+from bubblekit.presentation import classroom
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
@@ -57,28 +58,32 @@ def _env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def _wait_for(what: str, cond: Callable[[], bool], proc: subprocess.Popen[str], timeout: float) -> None:
+def _wait_for(what: str, cond: Callable[[], bool], proc: subprocess.Popen, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if cond():
             return
         if proc.poll() is not None:
-            out, err = proc.communicate()
+            out, err = map(_text, proc.communicate())
             pytest.fail(f"the command ended (code {proc.returncode}) before {what}:\n{out[-2000:]}\n{err[-2000:]}")
         time.sleep(0.2)
     proc.kill()
     pytest.fail(f"no {what} within {timeout:.0f} s")
 
 
-def _stop_and_check(proc: subprocess.Popen[str], sig: signal.Signals, tmp: Path, expect: str) -> None:
+def _text(data: str | bytes | None) -> str:
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
+
+
+def _stop_and_check(proc: subprocess.Popen, sig: signal.Signals, tmp: Path, expect: str) -> None:
     """Send ``sig``; the command must exit with 128 + sig within a few seconds, print one line, leave nothing."""
     t0 = time.monotonic()
     proc.send_signal(sig)
     try:
-        out, err = proc.communicate(timeout=STOP_WITHIN_S)
+        out, err = map(_text, proc.communicate(timeout=STOP_WITHIN_S))
     except subprocess.TimeoutExpired:
         proc.kill()
-        out, err = proc.communicate()
+        out, err = map(_text, proc.communicate())
         pytest.fail(f"still running {STOP_WITHIN_S:.0f} s after {sig.name}:\n{err[-2000:]}")
     took = time.monotonic() - t0
     print(f"{sig.name}: stopped in {took:.2f} s")
@@ -147,18 +152,13 @@ voila_only = pytest.mark.skipif(not _voila_available(), reason="voila is not ins
 def test_classroom_server_stops_cleanly(tmp_path: Path, sig: signal.Signals, when: str) -> None:
     port = free_port()
     cmd = [sys.executable, "-m", "bubblekit", "classroom", "--students", "1", "--port", str(port)]
-    proc = subprocess.Popen(cmd, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(cmd, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    seen: list[str] = []
-    wanted = "room ready" if when == "ready" else "starting Voila"
-    deadline = time.monotonic() + START_WITHIN_S
-    while not any(wanted in ln for ln in seen):
-        line = proc.stdout.readline()
-        if not line or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"no {wanted!r} line; got {seen}")
-        seen.append(line)
+    try:
+        classroom.read_until(proc.stdout, "room ready" if when == "ready" else "starting Voila", START_WITHIN_S)
+    except (TimeoutError, EOFError) as exc:
+        proc.kill()
+        pytest.fail(str(exc))
     if when == "preheating":
         _wait_for("a kernel", lambda: any("ipykernel" in c for c in _alive_with(str(tmp_path))), proc,
                   START_WITHIN_S)

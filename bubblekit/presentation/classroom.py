@@ -72,7 +72,7 @@ __all__ = [
     "notebook_text", "main", "DEFAULT_PORT", "DEFAULT_CULL_AFTER_S", "DEFAULT_IOPUB_TIMEOUT_S", "SHARED_STUDENTS",
     "ClassroomStopped", "Visit", "visit", "visit_room", "page_report", "pages", "network_addresses",
     "server_kernels", "process_memory", "RoomSummary", "summarize_visits", "kernel_exists", "stop_server",
-    "wait_listening", "available_memory",
+    "wait_listening", "available_memory", "read_until",
 ]
 
 #: Voila's usual port.
@@ -300,6 +300,40 @@ def _room_kernel_manager_class() -> type:
             for gone in [k for k in self._bk_first_seen if k not in self._kernels]:
                 del self._bk_first_seen[gone]
             return await super().cull_kernel_if_idle(kernel_id)
+
+        async def _finish_kernel_start(self, kernel_id: str) -> None:
+            await super()._finish_kernel_start(kernel_id)
+            self.add_restart_callback(kernel_id, lambda: self._bk_drop_from_pool(kernel_id, "restarted"), "restart")
+
+        def _handle_kernel_died(self, kernel_id: str) -> None:
+            super()._handle_kernel_died(kernel_id)
+            self._bk_drop_from_pool(kernel_id, "died")
+
+        def _bk_drop_from_pool(self, kernel_id: str, what: str) -> None:
+            """A pool kernel died or was restarted by Jupyter: drop it from Voila's pool and start another.
+
+            A restarted kernel has lost the notebook the pool ran in it, and a dead one answers
+            nothing, so Voila would hand a page with dead widgets to the next student. Uses
+            Voila 0.5's pool (``_pools``, ``fill_if_needed``) when present; does nothing with
+            a Voila that has none. A restarted kernel left out of the pool is culled when idle.
+            """
+            pools = getattr(self, "_pools", None)
+            fill = getattr(self, "fill_if_needed", None)
+            if not isinstance(pools, dict):
+                return
+            for name, pool in pools.items():
+                for task in list(pool):
+                    try:
+                        if not (task.done() and task.exception() is None):
+                            continue
+                        if task.result().get("kernel_id") != kernel_id:
+                            continue
+                    except Exception:  # noqa: BLE001 - a cancelled or odd entry is not ours to judge
+                        continue
+                    pool.remove(task)
+                    self.log.warning("bubblekit: pool kernel %s of %s %s; starting another", kernel_id, name, what)
+                    if callable(fill):
+                        fill(notebook_name=name)
 
     RoomKernelManager.__module__ = __name__
     RoomKernelManager.__qualname__ = "RoomKernelManager"
@@ -570,7 +604,7 @@ class _Room:
 
 
 def _room_quiet(proc: subprocess.Popen[bytes], room: _Room, samples: list[int]) -> tuple[bool, int]:
-    """Sample once: (the pool is full and nothing ran for the last two seconds, kernels running)."""
+    """Sample once: (nothing ran in Voila or its kernels for the last two seconds, kernels running)."""
     table = _read_procs()
     kernels = server_kernels(room.marker, table)
     pids = [proc.pid, *kernels]
@@ -580,7 +614,11 @@ def _room_quiet(proc: subprocess.Popen[bytes], room: _Room, samples: list[int]) 
     hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     # at most ~3% of one core over the last 2 s (4 samples, 0.5 s apart): idle kernels and Voila
     quiet = len(samples) >= 5 and samples[-1] - samples[0] <= max(2, int(0.06 * hz))
-    return len(kernels) >= room.pool and quiet, len(kernels)
+    return quiet, len(kernels)
+
+
+#: Seconds of quiet with fewer kernels than the pool after which the room is declared ready anyway.
+_SHORT_POOL_WAIT_S = 20.0
 
 
 def _page_urls(host: str, port: int, notebook: Path) -> list[str]:
@@ -598,6 +636,9 @@ def _ready_lines(proc: subprocess.Popen[bytes], room: _Room, notebook: Path, ip:
     who = f"{room.students} student{'s' if room.students > 1 else ''}"
     lines = [f"bubblekit classroom: room ready for {who} after {secs:.0f} s "
              f"({len(kernels)} kernel{'s' if len(kernels) != 1 else ''} preheated)."]
+    if len(kernels) < room.pool:
+        lines[0] += (f" Only {len(kernels)} of {room.pool} kernels started: Voila starts another for each student "
+                     f"beyond them (see its log with --verbose).")
     local = _page_urls("127.0.0.1" if ip in ("0.0.0.0", "::") or _is_loopback(ip) else ip, port, notebook)
     lines.append("  open on this machine: " + "  ".join(local))
     if not _is_loopback(ip):
@@ -710,9 +751,14 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
             samples: list[int] = []
             last_note = time.monotonic()
             ready = False
+            quiet_since: float | None = None
             while proc.poll() is None:
                 if not ready:
-                    ready, running = _room_quiet(proc, room, samples)
+                    quiet, running = _room_quiet(proc, room, samples)
+                    quiet_since = (quiet_since or time.monotonic()) if quiet else None
+                    # full pool and quiet; or quiet for a while with kernels missing (one failed to start)
+                    short = quiet_since is not None and time.monotonic() - quiet_since > _SHORT_POOL_WAIT_S
+                    ready = quiet and (running >= room.pool or short)
                     if ready:
                         print("\n".join(_ready_lines(proc, room, nb, ip, port, cull_after_s)), flush=True)
                     elif time.monotonic() - last_note > 15:
@@ -736,6 +782,31 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
             state["shield"] = True
             if proc is not None:
                 stop_server(proc, room.marker)
+
+
+def read_until(stream: Any, needle: str, timeout_s: float) -> str:
+    """Read a server's output (a binary pipe: ``Popen(..., stdout=PIPE)`` without ``text``) until ``needle``.
+
+    For scripts that drive ``python -m bubblekit classroom`` (the tests, the benchmark):
+    waits at most ``timeout_s`` seconds, so a server that never prints the line cannot hang
+    them. Returns everything read (decoded); raises ``TimeoutError`` or ``EOFError`` with it.
+    """
+    import select
+
+    fd = stream.fileno()
+    buf = b""
+    deadline = time.monotonic() + timeout_s
+    while needle.encode() not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"no {needle!r} within {timeout_s:.0f} s; read:\n{buf.decode(errors='replace')}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise EOFError(f"output ended before {needle!r}; read:\n{buf.decode(errors='replace')}")
+            buf += chunk
+    return buf.decode(errors="replace")
 
 
 # ------------------------------------------------------------------------ visiting pages
