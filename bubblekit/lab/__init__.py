@@ -31,7 +31,7 @@ from bubblekit.actions import Action
 from bubblekit.analysis.calibrate import Comparison, compare_measured
 from bubblekit.analysis.traces import MeasuredTimeline, write_csv
 from bubblekit.lab._config import TORCH_SCHEDULES, LabConfig, TorchScheduleInfo, bubblekit_name, resolve_schedule
-from bubblekit.lab._launch import LabRunError, free_port
+from bubblekit.lab._launch import LabInterrupted, LabRunError, free_port, preflight
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules.base import Schedule
 
@@ -40,6 +40,8 @@ __all__ = [
     "LabConfig",
     "LabResult",
     "LabRunError",
+    "LabInterrupted",
+    "preflight",
     "TORCH_SCHEDULES",
     "TorchScheduleInfo",
     "resolve_schedule",
@@ -220,6 +222,9 @@ class LabResult:
         if chk["torch_static_matches"] is not None:
             lines.append("executed order == PyTorch's static pipeline_order: "
                          + ("yes" if chk["torch_static_matches"] else "no (" + (chk["note"] or "see order_check()") + ")"))
+        rss = self.record.get("peak_rss_bytes")
+        if isinstance(rss, list) and rss:
+            lines.append("peak memory per rank (resident): " + ", ".join(f"{int(b) / 1e6:.0f} MB" for b in rss))
         lines.append("")
         lines.append(self.compare().table())
         return "\n".join(lines)
@@ -233,12 +238,19 @@ def run(schedule: str = "1F1B", ranks: int = 2, microbatches: int = 4, *, config
         **options: Any) -> LabResult:
     """Run a real pipeline and return its measured timelines (see :class:`LabConfig` for options).
 
-    Starts ``ranks`` local processes (127.0.0.1, a free port), waits at most
-    ``timeout_s`` seconds, and always kills and reaps them.
+    Everything is checked before any process starts (the configuration, bubblekit's rules
+    for the schedule, CUDA for ``nccl``, a writable ``trace_dir``); more ranks than CPU cores
+    give a ``RuntimeWarning`` with the memory one rank takes. Then it starts ``ranks`` local
+    processes (127.0.0.1, a free port), waits at most ``timeout_s`` seconds, and always kills
+    and reaps them and removes their temporary folder, also on Ctrl-C, ``SIGTERM`` and
+    ``SIGHUP``. Used in lesson 06.
 
     Raises:
         ImportError: torch is not installed (``pip install bubblekit[lab]``).
-        LabRunError: a rank failed or the run passed its time limit.
+        TypeError, ValueError: a bad option, named (nothing was started).
+        LabRunError: a rank failed, or the run passed its time limit (the message names the
+            rank that stopped progressing first).
+        LabInterrupted: stopped by Ctrl-C, ``SIGTERM`` or ``SIGHUP`` (workers already ended).
     """
     if not torch_available():
         raise ImportError("bubblekit.lab.run needs torch: pip install 'bubblekit[lab]' (torch==2.13.0)")

@@ -1,31 +1,67 @@
 """Lab configuration and the PyTorch <-> bubblekit schedule names (no torch import).
 
 Kept free of torch so that the command-line parser, the result reader and the schedule
-name table work on a machine without torch.
+name table work on a machine without torch. Schedule names resolve through bubblekit's
+registry (:func:`bubblekit.schedules.spec`, :attr:`ScheduleSpec.torch_class`): the lab's own
+table holds only what PyTorch's classes need (how stages are placed, how many per rank).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bubblekit._validate import check_int
 
-__all__ = ["LabConfig", "TORCH_SCHEDULES", "TorchScheduleInfo", "resolve_schedule", "bubblekit_name"]
+__all__ = ["LabConfig", "TORCH_SCHEDULES", "TorchScheduleInfo", "resolve_schedule", "bubblekit_name",
+           "OPTION_NAMES", "field_of", "cpu_count"]
+
+#: The command-line option of each :class:`LabConfig` field (``python -m bubblekit.lab run``).
+OPTION_NAMES: dict[str, str] = {
+    "schedule": "--schedule", "ranks": "--ranks", "microbatches": "--microbatches", "v": "--chunks",
+    "hidden": "--hidden", "seq": "--seq", "batch": "--batch", "layers": "--layers", "steps": "--steps",
+    "warmup": "--warmup", "backend": "--backend", "threads": "--threads", "seed": "--seed",
+    "trace_dir": "--trace-dir", "profile_steps": "--profile-steps", "timeout_s": "--timeout",
+}
+
+
+def field_of(exc: BaseException) -> str | None:
+    """The :class:`LabConfig` field a validation error is about (``None`` when unknown).
+
+    The command line uses it to name the option (:data:`OPTION_NAMES`) next to the message.
+    """
+    value = getattr(exc, "lab_field", None)
+    return value if isinstance(value, str) else None
+
+
+def _tagged(exc: Exception, name: str) -> Exception:
+    exc.lab_field = name  # type: ignore[attr-defined]
+    return exc
+
+
+def cpu_count() -> int:
+    """CPU cores this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
 class TorchScheduleInfo:
     """One ``torch.distributed.pipelining`` schedule class and how the lab runs it.
 
+    Only facts about PyTorch's class live here; which bubblekit schedule has the same order
+    is the registry's ``torch_class`` field (:func:`bubblekit_name`).
+
     Attributes:
         short: the lab's name (``"1F1B"``), the class name without ``Schedule``.
         torch_class: the class name in ``torch.distributed.pipelining``.
         placement: ``"single"`` (one stage per rank), ``"loop"`` (stage s on rank s mod p)
             or ``"v"`` (V shape, two stages per rank).
-        bubblekit: the bubblekit registry name with the same order (``None`` when bubblekit
-            has no registered counterpart; the lab then compares with PyTorch's own order).
         default_v: stages per rank when not given.
         min_v: the fewest stages per rank the class accepts.
     """
@@ -33,7 +69,6 @@ class TorchScheduleInfo:
     short: str
     torch_class: str
     placement: str
-    bubblekit: str | None
     default_v: int
     min_v: int = 1
 
@@ -42,63 +77,77 @@ class TorchScheduleInfo:
 TORCH_SCHEDULES: dict[str, TorchScheduleInfo] = {
     info.short: info
     for info in (
-        TorchScheduleInfo("GPipe", "ScheduleGPipe", "single", "gpipe", 1),
-        TorchScheduleInfo("1F1B", "Schedule1F1B", "single", "1f1b", 1),
-        TorchScheduleInfo("Interleaved1F1B", "ScheduleInterleaved1F1B", "loop", "interleaved", 2, 2),
-        TorchScheduleInfo("LoopedBFS", "ScheduleLoopedBFS", "loop", "looped-bfs", 2, 2),
-        TorchScheduleInfo("InterleavedZeroBubble", "ScheduleInterleavedZeroBubble", "loop", "zb-h1", 1, 1),
-        TorchScheduleInfo("ZBVZeroBubble", "ScheduleZBVZeroBubble", "v", "zbv", 2, 2),
-        TorchScheduleInfo("DualPipeV", "ScheduleDualPipeV", "v", "dualpipev", 2, 2),
+        TorchScheduleInfo("GPipe", "ScheduleGPipe", "single", 1),
+        TorchScheduleInfo("1F1B", "Schedule1F1B", "single", 1),
+        TorchScheduleInfo("Interleaved1F1B", "ScheduleInterleaved1F1B", "loop", 2, 2),
+        TorchScheduleInfo("LoopedBFS", "ScheduleLoopedBFS", "loop", 2, 2),
+        TorchScheduleInfo("InterleavedZeroBubble", "ScheduleInterleavedZeroBubble", "loop", 1, 1),
+        TorchScheduleInfo("ZBVZeroBubble", "ScheduleZBVZeroBubble", "v", 2, 2),
+        TorchScheduleInfo("DualPipeV", "ScheduleDualPipeV", "v", 2, 2),
     )
 }
+
+
+def _fits(chunks: str, v: int) -> bool:
+    """Whether a registry entry with ``chunks`` (``"one"``, ``"two"``, ``"many"``) runs ``v`` chunks per rank."""
+    return {"one": v == 1, "two": v == 2}.get(chunks, v >= 2)
 
 
 def bubblekit_name(info: TorchScheduleInfo, v: int | None = None) -> str | None:
     """The registered bubblekit schedule whose order matches ``info``'s class at ``v``, or ``None``.
 
-    The registry's ``torch_class`` field wins (other helpers register new schedules with it);
-    the static table above is the fallback. A one-chunk bubblekit schedule matches only
-    ``v = 1`` (e.g. ``zb-h1`` is ``InterleavedZeroBubble`` with one stage per rank).
+    Read from the registry (:attr:`bubblekit.schedules.ScheduleSpec.torch_class`), so a
+    schedule registered with a ``torch_class`` is found here without a change to the lab. A
+    one-chunk bubblekit schedule matches only ``v = 1`` (e.g. ``zb-h1`` is
+    ``InterleavedZeroBubble`` with one stage per rank).
     """
     from bubblekit.schedules import REGISTRY
 
     vv = info.default_v if v is None else v
-
-    def fits(chunks: str) -> bool:
-        return {"one": vv == 1, "two": vv == 2}.get(chunks, vv >= 2)
-
-    for spec in REGISTRY.values():
-        if spec.torch_class == info.torch_class and fits(spec.chunks):
-            return spec.name
-    if info.bubblekit is not None and info.bubblekit in REGISTRY and fits(REGISTRY[info.bubblekit].chunks):
-        return info.bubblekit
+    for entry in REGISTRY.values():
+        if entry.torch_class == info.torch_class and _fits(entry.chunks, vv):
+            return entry.name
     return None
 
 
-def resolve_schedule(name: str) -> TorchScheduleInfo:
-    """Find a schedule by lab name (``"1F1B"``), class name or bubblekit name, any case.
+def _key(name: str) -> str:
+    return name.strip().lower().replace("_", "").replace("-", "").replace(" ", "")
 
-    Raises ``ValueError`` listing the accepted names.
+
+def resolve_schedule(name: str) -> TorchScheduleInfo:
+    """Find a schedule by lab name (``"1F1B"``), PyTorch class name or bubblekit name, any case.
+
+    Lab and class names are PyTorch's; every other name goes through bubblekit's registry
+    (:func:`bubblekit.schedules.spec`, aliases included: ``"interleaved"``, ``"zbv"``,
+    ``"naive"``) and its ``torch_class``.
+
+    Raises:
+        TypeError: ``name`` is not a string.
+        ValueError: an unknown name, or a bubblekit schedule PyTorch does not have; the
+            message lists the accepted names.
     """
     if not isinstance(name, str):
         raise TypeError(f"schedule must be a string such as '1F1B', got {name!r}")
-    key = name.strip().lower().replace("_", "").replace("-", "")
+    key = _key(name)
     for info in TORCH_SCHEDULES.values():
-        names = {info.short, info.torch_class, info.bubblekit or ""}
-        if key in {n.lower().replace("_", "").replace("-", "") for n in names if n}:
+        if key in (_key(info.short), _key(info.torch_class)):
             return info
-    aliases = {"interleaved": "Interleaved1F1B", "zbv": "ZBVZeroBubble", "zbh1": "InterleavedZeroBubble",
-               "zb1p": "InterleavedZeroBubble", "bfs": "LoopedBFS", "dualpipe": "DualPipeV"}
-    if key in aliases:
-        return TORCH_SCHEDULES[aliases[key]]
-    raise ValueError(
-        f"unknown schedule {name!r}: choose one of {', '.join(TORCH_SCHEDULES)} "
-        f"(PyTorch class names and bubblekit names are accepted too)"
-    )
+    from bubblekit.schedules import spec
+
+    choices = f"choose one of {', '.join(TORCH_SCHEDULES)} (PyTorch class names and bubblekit names are accepted too)"
+    try:
+        entry = spec(name)
+    except ValueError as exc:
+        raise ValueError(f"unknown schedule {name!r}: {choices}") from exc
+    for info in TORCH_SCHEDULES.values():
+        if entry.torch_class == info.torch_class:
+            return info
+    raise ValueError(f"bubblekit's schedule {entry.name!r} has no torch.distributed.pipelining class to run it: "
+                     f"{choices}")
 
 
 def _default_threads(ranks: int) -> int:
-    return max(1, (os.cpu_count() or 1) // max(1, ranks))
+    return max(1, cpu_count() // max(1, ranks))
 
 
 @dataclass(frozen=True)
@@ -121,8 +170,17 @@ class LabConfig:
         trace_dir: when set, each rank writes a ``torch.profiler`` Chrome trace there
             (``rank{r}.json``) of the last ``profile_steps`` steps.
         profile_steps: steps covered by the profiler trace.
-        timeout_s: wall-clock limit of the whole run, in seconds; workers are killed after it.
+        timeout_s: wall-clock limit of the whole run, in seconds (finite, > 0); workers are
+            killed after it and the rank that stopped progressing first is named.
         manual_gc: run Python's garbage collector between steps only (not inside actions).
+        extra: more options. ``extra["stall_action"] = "1F0"`` makes the rank that owns that
+            action sleep inside it for good (fault injection: the tests use it to check that a
+            stuck rank is named when the run times out).
+
+    Every field is checked on construction; a bad one raises a ``TypeError`` / ``ValueError``
+    naming it (:func:`field_of` gives the field, :data:`OPTION_NAMES` its command-line option).
+    The schedule's own rules are bubblekit's: the configuration builds bubblekit's schedule
+    of the same name (e.g. DualPipeV needs microbatches >= 2 x ranks).
     """
 
     schedule: str = "1F1B"
@@ -145,30 +203,80 @@ class LabConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        info = resolve_schedule(self.schedule)
+        try:
+            info = resolve_schedule(self.schedule)
+        except (TypeError, ValueError) as exc:
+            raise _tagged(exc, "schedule") from None
         object.__setattr__(self, "schedule", info.short)
-        for name in ("ranks", "microbatches", "hidden", "seq", "batch", "layers", "steps"):
-            check_int(name, getattr(self, name), minimum=1)
-        check_int("warmup", self.warmup, minimum=0)
-        check_int("profile_steps", self.profile_steps, minimum=1)
+        for name in ("ranks", "microbatches", "hidden", "seq", "batch", "layers", "steps", "warmup",
+                     "profile_steps", "seed"):
+            minimum = 0 if name in ("warmup", "seed") else 1
+            try:
+                check_int(name, getattr(self, name), minimum=minimum)
+            except (TypeError, ValueError) as exc:
+                raise _tagged(exc, name) from None
         if self.ranks < 2:
-            raise ValueError(f"ranks must be >= 2 for a pipeline, got {self.ranks}")
-        v = info.default_v if self.v is None else check_int("v", self.v, minimum=1)
+            raise _tagged(ValueError(f"ranks must be >= 2 for a pipeline, got {self.ranks}"), "ranks")
+        try:
+            v = info.default_v if self.v is None else check_int("v", self.v, minimum=1)
+        except (TypeError, ValueError) as exc:
+            raise _tagged(exc, "v") from None
+        problem = ""
         if info.placement == "single" and v != 1:
-            raise ValueError(f"v={v} is not allowed for {info.short}: it has one stage per rank (v=1)")
-        if info.placement == "v" and v != 2:
-            raise ValueError(f"v={v} is not allowed for {info.short}: its V shape has exactly 2 stages per rank")
-        if info.placement == "loop" and v < info.min_v:
-            raise ValueError(f"v={v} is not allowed for {info.short}: it needs v >= {info.min_v} stages per rank")
+            problem = "it has one stage per rank (v=1)"
+        elif info.placement == "v" and v != 2:
+            problem = "its V shape has exactly 2 stages per rank"
+        elif info.placement == "loop" and v < info.min_v:
+            problem = f"it needs v >= {info.min_v} stages per rank"
+        if problem:
+            raise _tagged(ValueError(f"v={v} is not allowed for {info.short}: {problem}"), "v")
         object.__setattr__(self, "v", v)
         if self.backend not in ("gloo", "nccl"):
-            raise ValueError(f"backend must be 'gloo' (CPU) or 'nccl' (GPUs), got {self.backend!r}")
+            raise _tagged(ValueError(f"backend must be 'gloo' (CPU) or 'nccl' (GPUs), got {self.backend!r}"),
+                          "backend")
         if self.threads is None:
             object.__setattr__(self, "threads", _default_threads(self.ranks))
         else:
-            check_int("threads", self.threads, minimum=1)
-        if not (isinstance(self.timeout_s, (int, float)) and self.timeout_s > 0):
-            raise ValueError(f"timeout_s must be a positive number of seconds, got {self.timeout_s!r}")
+            try:
+                check_int("threads", self.threads, minimum=1)
+            except (TypeError, ValueError) as exc:
+                raise _tagged(exc, "threads") from None
+        t = self.timeout_s
+        if isinstance(t, bool) or not isinstance(t, numbers.Real):
+            raise _tagged(TypeError(f"timeout_s must be a number of seconds, got {t!r} of type {type(t).__name__}"),
+                          "timeout_s")
+        if not (math.isfinite(float(t)) and float(t) > 0):
+            raise _tagged(ValueError(f"timeout_s must be a finite number of seconds > 0 (the run is killed after "
+                                     f"it), got {t!r}"), "timeout_s")
+        if self.trace_dir is not None and not (isinstance(self.trace_dir, str) and self.trace_dir):
+            raise _tagged(TypeError(f"trace_dir must be a folder path (str) or None, got {self.trace_dir!r}"),
+                          "trace_dir")
+        if not isinstance(self.extra, dict):
+            raise _tagged(TypeError(f"extra must be a dict, got {self.extra!r}"), "extra")
+        stall = self.extra.get("stall_action")
+        if stall is not None:
+            from bubblekit.actions import parse_action
+
+            try:
+                parse_action(stall)
+            except (TypeError, ValueError) as exc:
+                raise _tagged(ValueError(f"extra['stall_action'] must be an action such as '1F0', got {stall!r}"),
+                              "extra") from exc
+        self._check_bubblekit_rules(info, v)
+
+    def _check_bubblekit_rules(self, info: TorchScheduleInfo, v: int) -> None:
+        """Build bubblekit's schedule of the same name: its rules (e.g. DualPipeV's m >= 2p) apply before any worker starts."""
+        name = bubblekit_name(info, v)
+        if name is None:
+            return
+        from bubblekit.schedules import schedule
+
+        try:
+            schedule(name, self.ranks, self.microbatches, v)
+        except ValueError as exc:
+            raise _tagged(ValueError(
+                f"{info.short} cannot run with ranks={self.ranks}, microbatches={self.microbatches}, v={v}: "
+                f"{exc} (bubblekit's {name!r}, checked before starting any worker)"), "microbatches") from None
 
     @property
     def info(self) -> TorchScheduleInfo:

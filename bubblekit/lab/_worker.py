@@ -15,14 +15,21 @@ actions (Megatron-LM's ``--manual-gc`` does the same).
 
 Record (returned by rank 0): ``events`` rows ``[rank, step, stage, kind, microbatch,
 start_ns, end_ns]`` with per-rank clock offsets already subtracted; the loss of the last
-stage runs between its F and the next action and is not part of F.
+stage runs between its F and the next action and is not part of F. ``peak_rss_bytes``:
+each rank's peak resident memory (bytes).
+
+Progress: when started by :func:`bubblekit.lab.run`, each rank writes its phase, step and
+current action into the launcher's progress board (:mod:`bubblekit.lab._progress`) so that
+a run that passes its time limit names the rank that stopped progressing.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import resource
 import socket
+import sys
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -36,6 +43,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from bubblekit.lab._config import LabConfig
 from bubblekit.lab._launch import in_torchrun
 from bubblekit.lab._model import make_stage_module
+from bubblekit.lab._progress import DONE, JOINED, STEPPING, ProgressBoard
 
 __all__ = ["worker_main", "in_torchrun", "flatten_torch_order"]
 
@@ -63,12 +71,27 @@ def flatten_torch_order(order: list[Any]) -> list[str]:
 
 
 class _Recorder:
-    """Collects ``[step, stage, kind, microbatch, start_ns, end_ns]`` rows for this rank."""
+    """Collects ``[step, stage, kind, microbatch, start_ns, end_ns]`` rows for this rank.
 
-    def __init__(self, sync: Callable[[], None] | None) -> None:
+    With a progress ``board`` it also writes the rank's slot before and after each action;
+    ``stall`` (an action such as ``"1F0"``) makes that action sleep for good (fault injection).
+    """
+
+    def __init__(self, sync: Callable[[], None] | None, board: ProgressBoard | None = None, rank: int = 0,
+                 stall: str | None = None) -> None:
         self.rows: list[Row] = []
         self.step = -1
         self.sync = sync
+        self.board = board
+        self.rank = rank
+        self.stall = stall
+        self.started = 0
+        self.finished = 0
+
+    def progress(self, phase: int, stage: int = -1, kind: str = "", mb: int = -1) -> None:
+        """Write this rank's progress slot (no-op without a board)."""
+        if self.board is not None:
+            self.board.write(self.rank, phase, self.step, self.started, self.finished, stage, kind, mb)
 
     def wrap(self, stage: Any) -> None:
         """Replace the stage's three compute methods by timed, annotated wrappers."""
@@ -78,6 +101,11 @@ class _Recorder:
         def timed(kind: str, mb: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             if self.sync is not None:
                 self.sync()
+            self.started += 1
+            self.progress(STEPPING, idx, kind, mb)
+            if self.stall == f"{idx}{kind}{mb}":
+                while True:  # fault injection: this action never ends
+                    time.sleep(3600)
             with record_function(f"compute:{idx}{kind}{mb}"):
                 t0 = time.perf_counter_ns()
                 out = fn(*args, **kwargs)
@@ -85,6 +113,8 @@ class _Recorder:
                     self.sync()
                 t1 = time.perf_counter_ns()
             self.rows.append([self.step, idx, kind, mb, t0, t1])
+            self.finished += 1
+            self.progress(STEPPING, idx, kind, mb)
             return out
 
         def forward_one_chunk(fwd_chunk_id: int, *args: Any, **kwargs: Any) -> Any:
@@ -146,13 +176,24 @@ def worker_main(cfg: LabConfig) -> dict[str, Any] | None:
         sync = None
     dist.init_process_group(cfg.backend, rank=rank, world_size=world,
                             timeout=timedelta(seconds=max(30.0, float(cfg.timeout_s))))
+    board = ProgressBoard.from_env(world)
+    recorder = _Recorder(sync, board, rank, cfg.extra.get("stall_action"))
+    recorder.progress(JOINED)
     try:
-        return _run(cfg, rank, world, device, sync, pipelining)
+        return _run(cfg, rank, world, device, recorder, pipelining)
     finally:
+        recorder.progress(DONE)
         dist.destroy_process_group()
+        if board is not None:
+            board.close()
 
 
-def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, sync: Callable[[], None] | None,
+def _peak_rss_bytes() -> int:
+    rss = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return rss if sys.platform == "darwin" else rss * 1024
+
+
+def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, recorder: _Recorder,
          pipelining: Any) -> dict[str, Any] | None:
     info = cfg.info
     placement = cfg.placement()
@@ -166,7 +207,6 @@ def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, sync: Call
         example_out = torch.zeros(shape, device=device, requires_grad=True)
         stages.append(pipelining.PipelineStage(module, s, n_stages, device,
                                                input_args=example_in, output_args=example_out))
-    recorder = _Recorder(sync)
     for st in stages:
         recorder.wrap(st)
     cls = getattr(pipelining, info.torch_class)
@@ -181,6 +221,7 @@ def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, sync: Call
     offsets, clock_note, hosts = _clock_offsets(rank, world)
     total = cfg.warmup + cfg.steps
     first_profiled = total - cfg.profile_steps if cfg.trace_dir else total
+    sync = recorder.sync
     prof = None
     losses_seen: list[float] = []
     if cfg.manual_gc:
@@ -195,6 +236,7 @@ def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, sync: Call
             prof.__enter__()
         dist.barrier()
         recorder.step = step
+        recorder.progress(STEPPING)
         args = (x,) if has_first else ()
         kwargs: dict[str, Any] = {}
         losses: list[Any] = []
@@ -216,7 +258,8 @@ def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, sync: Call
     torch_order = {r: flatten_torch_order(list(sched.pipeline_order.get(r, [])))
                    for r in range(world)} if getattr(sched, "pipeline_order", None) else {}
     gathered: list[Any] = [None] * world if rank == 0 else []
-    dist.gather_object({"rows": rows, "losses": losses_seen}, gathered if rank == 0 else None, dst=0)
+    dist.gather_object({"rows": rows, "losses": losses_seen, "rank": rank, "peak_rss_bytes": _peak_rss_bytes()},
+                       gathered if rank == 0 else None, dst=0)
     if rank != 0:
         return None
     events = [row for g in gathered for row in g["rows"]]
@@ -232,4 +275,5 @@ def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, sync: Call
         "profiled_steps": list(range(first_profiled, total)),
         "losses": loss_values,
         "events": events,
+        "peak_rss_bytes": [int(g["peak_rss_bytes"]) for g in sorted(gathered, key=lambda g: int(g["rank"]))],
     }

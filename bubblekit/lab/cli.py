@@ -8,7 +8,11 @@ Commands:
 * ``schedules``: list the schedule names.
 * ``worker``: internal, one rank started by ``run``.
 
-Options avoid the name ``--m`` (torchrun would take it) and single letters in general.
+Options avoid the name ``--m`` (torchrun would take it) and single letters in general, and
+must be spelled out (no abbreviations). Every option is checked before any worker starts;
+an error names the option, the value and what is allowed (exit code 2). Ctrl-C, ``SIGTERM``
+and ``SIGHUP`` end every worker, remove the temporary files and print one line (exit code
+128 + the signal number).
 """
 
 from __future__ import annotations
@@ -17,20 +21,24 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bubblekit.lab._config import TORCH_SCHEDULES, LabConfig, bubblekit_name
+from bubblekit.lab._config import OPTION_NAMES, TORCH_SCHEDULES, LabConfig, bubblekit_name, field_of
 
-__all__ = ["main", "build_parser", "config_from_args"]
+if TYPE_CHECKING:
+    from bubblekit.lab._launch import LabInterrupted
+
+__all__ = ["main", "build_parser", "config_from_args", "option_error", "output_problems"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests)."""
-    ap = argparse.ArgumentParser(prog="python -m bubblekit.lab",
+    ap = argparse.ArgumentParser(prog="python -m bubblekit.lab", allow_abbrev=False,
                                  description="Run torch.distributed.pipelining and measure its bubbles.")
     sub = ap.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="run a schedule and report measured vs formula vs simulation")
+    r = sub.add_parser("run", help="run a schedule and report measured vs formula vs simulation", allow_abbrev=False)
     d = LabConfig()
     r.add_argument("--schedule", default=d.schedule,
                    help=f"one of {', '.join(TORCH_SCHEDULES)} (bubblekit names accepted); default {d.schedule}")
@@ -49,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=d.seed)
     r.add_argument("--trace-dir", default=None, help="write torch.profiler traces rank<N>.json here")
     r.add_argument("--profile-steps", type=int, default=d.profile_steps, help="steps covered by the traces")
-    r.add_argument("--timeout", type=float, default=d.timeout_s, help="seconds before the run is killed")
+    r.add_argument("--timeout", type=float, default=d.timeout_s,
+                   help=f"seconds before the run is killed (finite, > 0; default {d.timeout_s:g})")
     r.add_argument("--record", default=None, help="save the run's record (JSON) here")
     r.add_argument("--csv", default=None, help="save the measured steps as CSV here")
     sub.add_parser("schedules", help="list the schedules")
@@ -74,23 +83,87 @@ def config_from_args(ns: argparse.Namespace) -> LabConfig:
     )
 
 
-def _finish(record: dict[str, Any], ns: argparse.Namespace) -> None:
+def option_error(exc: BaseException, ns: argparse.Namespace) -> str:
+    """``error: --timeout inf: <message>``: the message of a configuration error with its option and value."""
+    name = field_of(exc)
+    option = OPTION_NAMES.get(name or "")
+    if option is None:
+        return f"error: {exc}"
+    value = getattr(ns, option.lstrip("-").replace("-", "_"), None)
+    shown = "(default)" if value is None else str(value)
+    return f"error: {option} {shown}: {exc}"
+
+
+def output_problems(ns: argparse.Namespace) -> list[str]:
+    """Messages for ``--record`` / ``--csv`` paths that cannot be written (checked before the run)."""
+    from bubblekit.lab._launch import file_problem
+
+    out = []
+    for option, path in (("--record", ns.record), ("--csv", ns.csv)):
+        if path:
+            problem = file_problem(path)
+            if problem:
+                out.append(f"error: {option} {path}: cannot write there: {problem}. Choose a writable path "
+                           f"(checked before the run, so no run is lost).")
+    return out
+
+
+def _save_record(record: dict[str, Any], path: str | None) -> str:
+    """Write the raw record to ``path`` (``None``: a temporary file); if that fails, to a temporary file. Returns where."""
+    text = json.dumps(record)
+    if path is not None:
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return path
+        except OSError as exc:
+            problem = f"could not write the record to {path} ({exc.strerror or exc})"
+    fd, fallback = tempfile.mkstemp(prefix="bubblekit-lab-record-", suffix=".json")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    if path is not None:
+        print(f"warning: {problem}; saved it to {fallback}", file=sys.stderr)
+    return fallback
+
+
+def _finish(record: dict[str, Any], ns: argparse.Namespace) -> int:
+    """Save the record first (nothing measured is lost), then print the summary and write the CSV.
+
+    Should anything after the run fail (the CSV's path, reading the record), the record is
+    kept in a temporary file and its path printed. Returns the exit code.
+    """
     from bubblekit.lab import LabResult
 
-    res = LabResult.from_record(record)
+    saved = _save_record(record, ns.record) if ns.record else None
+    try:
+        res = LabResult.from_record(record)
+    except (KeyError, TypeError, ValueError) as exc:
+        where = saved or _save_record(record, None)
+        print(f"error: the run finished but its record could not be read ({exc}); it is saved in {where}",
+              file=sys.stderr)
+        return 1
     print(res.summary())
-    if ns.record:
-        res.save(ns.record)
-        print(f"record written to {ns.record}")
+    if saved:
+        print(f"record written to {saved}")
     if ns.csv:
-        res.to_csv(ns.csv)
-        print(f"CSV written to {ns.csv}")
+        try:
+            res.to_csv(ns.csv)
+            print(f"CSV written to {ns.csv}")
+        except OSError as exc:
+            where = saved or _save_record(record, None)
+            print(f"warning: could not write the CSV to {ns.csv} ({exc.strerror or exc}); the run's record is in "
+                  f"{where}: LabResult.load({where!r}).to_csv(path) writes the CSV later", file=sys.stderr)
     if ns.trace_dir:
         print(f"profiler traces in {ns.trace_dir} (read them with bubblekit.analysis.traces.read_trace)")
+    return 0
+
+
+def _stopped_line(exc: LabInterrupted) -> str:
+    return f"bubblekit lab: stopped by {exc.signame}; every worker ended and its temporary files removed"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the process exit code."""
+    """Entry point; returns the process exit code (2: bad options, 1: the run failed, 128 + N: stopped by signal N)."""
     ns = build_parser().parse_args(argv)
     if ns.command == "schedules":
         for info in TORCH_SCHEDULES.values():
@@ -99,36 +172,67 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{info.short:<22} {info.torch_class:<32} bubblekit: {bk}")
         return 0
     if ns.command == "worker":
-        from bubblekit.lab._worker import worker_main
+        return _worker(ns)
+    from bubblekit.lab._launch import LabInterrupted, stop_on_signals
 
-        with open(ns.config_file, encoding="utf-8") as fh:
-            cfg = LabConfig(**json.load(fh))
-        record = worker_main(cfg)
-        if record is not None and ns.record:
-            with open(ns.record, "w", encoding="utf-8") as fh:
-                json.dump(record, fh)
-        return 0
+    with stop_on_signals() as guard:
+        try:
+            return _run(ns, guard)
+        except LabInterrupted as exc:
+            print(_stopped_line(exc), file=sys.stderr, flush=True)
+            return 128 + exc.signum
+
+
+def _worker(ns: argparse.Namespace) -> int:
+    from bubblekit.lab._launch import PARENT_ENV, watch_parent
+
+    parent = os.environ.get(PARENT_ENV)
+    if parent:
+        watch_parent(int(parent))
+    from bubblekit.lab._worker import worker_main
+
+    with open(ns.config_file, encoding="utf-8") as fh:
+        cfg = LabConfig(**json.load(fh))
+    record = worker_main(cfg)
+    if record is not None and ns.record:
+        with open(ns.record, "w", encoding="utf-8") as fh:
+            json.dump(record, fh)
+    return 0
+
+
+def _run(ns: argparse.Namespace, guard: Any) -> int:
+    from bubblekit.lab import LabRunError
+    from bubblekit.lab._launch import in_torchrun, launch, preflight
+
     try:
         cfg = config_from_args(ns)
     except (TypeError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(option_error(exc, ns), file=sys.stderr)
         return 2
-    from bubblekit.lab._launch import in_torchrun
-
-    if in_torchrun():
+    torchrun = in_torchrun()
+    if not torchrun or os.environ.get("RANK") == "0":
+        problems = output_problems(ns)
+        if problems:
+            print("\n".join(problems), file=sys.stderr)
+            return 2
+    if torchrun:
         from bubblekit.lab._worker import worker_main
 
         record = worker_main(cfg)
         if record is not None:
-            _finish(record, ns)
+            with guard.shield():
+                return _finish(record, ns)
         return 0
-    from bubblekit.lab import LabRunError
-    from bubblekit.lab._launch import launch
-
     try:
-        record = launch(cfg)
+        for text in preflight(cfg):
+            print(f"warning: {text}", file=sys.stderr, flush=True)
+    except ValueError as exc:
+        print(option_error(exc, ns), file=sys.stderr)
+        return 2
+    try:
+        record = launch(cfg, checked=True)
     except LabRunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    _finish(record, ns)
-    return 0
+    with guard.shield():
+        return _finish(record, ns)
