@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.path import Path as MplPath  # noqa: E402
 
 import bubblekit as bk  # noqa: E402
@@ -85,11 +86,11 @@ def test_one_box_per_span_at_the_spans_times(name: str) -> None:
     np.testing.assert_allclose((box[:, 2] + box[:, 3]) / 2, ranks)  # one row per rank
     np.testing.assert_allclose(box[:, 3] - box[:, 2], bp.BOX_HEIGHT)
     assert ax.yaxis_inverted(), "rank 0 must be on top"
-    if res.schedule.v > 1:  # chunks 1.. are hatched, one overlay box per chunk-1 action
-        hatched = sum(len(_boxes(c)) for c in ax.collections if str(c.get_gid()).startswith("chunk-hatch"))
+    if res.schedule.v > 1:  # chunks 1.. are outlined, one outline per action of a rank's later stages
+        outlined = sum(len(_boxes(c)) for c in ax.collections if str(c.get_gid()).startswith("chunk-outline"))
         chunk1 = sum(1 for r in range(res.p) for a in res.schedule.orders[r]
                      if a.stage != res.schedule.stages_of(r)[0])
-        assert hatched == chunk1 > 0
+        assert outlined == chunk1 > 0
 
 
 def test_bubble_boxes_cover_exactly_the_idle_time(r1f1b: bk.SimResult) -> None:
@@ -163,7 +164,7 @@ def test_comparison_shares_the_time_axis_and_names_both_measures(r1f1b: bk.SimRe
         assert a0.get_shared_x_axes().joined(a0, ax)
         assert ax.get_xlim() == a0.get_xlim()
         title = ax.get_title(loc="left")
-        assert res.schedule.name in title
+        assert bk.display_name(res.schedule.name) in title
         assert f"bubble_ratio {res.bubble_ratio:.1%}" in title
         assert f"bubble_overhead {res.bubble_overhead:.1%}" in title
     lo, hi = a0.get_xlim()
@@ -259,6 +260,137 @@ def test_bad_arguments_name_the_parameter(r1f1b: bk.SimResult) -> None:
         bp.plot_pipeline([r1f1b, r1f1b], title=["only one"])
 
 
+# ------------------------------------------------- readability of multi-chunk diagrams
+# Interleaved, looped and V-shape diagrams (issue 14): every box says which microbatch and which
+# stage it is, a rank's later chunks look nothing like idle time, and a strip beside the rank
+# names shows which stages sit on which rank.
+MULTI = [("interleaved", 4, 4, 2), ("looped-bfs", 4, 4, 2), ("zbv", 4, 4, None), ("dualpipev", 3, 6, None)]
+
+
+def _multi(name: str, p: int, m: int, v: int | None) -> bk.SimResult:
+    return bk.simulate(bk.schedule(name, p, m, v), bk.Costs(f=1, i=1, w=1))
+
+
+def _span_of(res: bk.SimResult, rank: float, x: float):
+    (sp,) = [s for s in res.spans(int(rank)) if float(s.start) < x < float(s.end)]
+    return sp
+
+
+@pytest.mark.parametrize("name,p,m,v", MULTI)
+def test_multi_chunk_labels_name_microbatch_and_stage(name: str, p: int, m: int, v: int | None) -> None:
+    res = _multi(name, p, m, v)
+    labels = _labels(bp.plot_pipeline(res))
+    with_stage = 0
+    for t in labels:
+        x, y = t.get_position()
+        a = _span_of(res, y, x).action
+        first, *rest = t.get_text().split("\n")
+        assert first in (f"{a.kind}{a.microbatch}", str(a.microbatch))
+        if rest:
+            assert rest == [f"s{a.stage}"]
+            with_stage += 1
+    assert with_stage >= res.n_spans * 0.75, f"only {with_stage} of {res.n_spans} boxes name their stage"
+
+
+@pytest.mark.parametrize("name,p,m,v", MULTI)
+def test_chunk_style_is_distinct_from_idle(name: str, p: int, m: int, v: int | None) -> None:
+    res = _multi(name, p, m, v)
+    ax = bp.plot_pipeline(res).axes[0]
+    bubbles = _coll(ax, "bubbles")
+    outlines = [c for c in ax.collections if str(c.get_gid()).startswith("chunk-outline")]
+    assert outlines
+    assert bubbles.get_hatch() == "////" and max(bubbles.get_linewidths(), default=0) == 0  # idle: hatched, no edge
+    for c in outlines:
+        assert c.get_hatch() in (None, "")  # no hatch like the idle boxes'
+        assert all(lw >= 1.2 for lw in c.get_linewidths())
+        assert {matplotlib.colors.to_hex(e) for e in c.get_edgecolors()} == {bp.CHUNK_EDGE_COLOR.lower()}
+        assert len(c.get_facecolors()) == 0 or all(f[3] == 0 for f in c.get_facecolors())  # see-through
+    # every action of a rank's second (third, ...) stage is outlined, and nothing else
+    outlined = np.vstack([_boxes(c) for c in outlines])
+    later = [(float(sp.start), float(sp.end), sp.rank) for sp in res.spans()
+             if sp.action.stage != res.schedule.stages_of(sp.rank)[0]]
+    assert len(outlined) == len(later)
+    centres = sorted(((b[0] + b[1]) / 2, (b[2] + b[3]) / 2) for b in outlined)
+    np.testing.assert_allclose(centres, sorted(((a + b) / 2, r) for a, b, r in later))
+
+
+@pytest.mark.parametrize("name,p,m,v", MULTI)
+def test_placement_strip_shows_the_stages_of_each_rank(name: str, p: int, m: int, v: int | None) -> None:
+    res = _multi(name, p, m, v)
+    fig = bp.plot_pipeline(res)
+    ax = fig.axes[0]
+    cells = [t for t in ax.texts if t.get_gid() == "placement-cell"]
+    shown = {(int(t.xy[1]), int(t.get_text().replace("\u2007", ""))) for t in cells}
+    assert shown == {(r, s) for s, r in enumerate(res.schedule.placement)}
+    assert len(cells) == res.schedule.n_stages
+    for t in cells:
+        r, stage = int(t.xy[1]), int(t.get_text().replace("\u2007", ""))
+        chunk = res.schedule.stages_of(r).index(stage)
+        edge = matplotlib.colors.to_hex(t.get_bbox_patch().get_edgecolor())
+        assert (edge == bp.CHUNK_EDGE_COLOR.lower()) == (chunk > 0)  # styled like the chunk's boxes
+    arrows = [t.get_text() for t in sorted((t for t in ax.texts if t.get_gid() == "placement-direction"),
+                                            key=lambda t: t.get_position()[0])]
+    v_shape = bk.REGISTRY[name].chunks == "two"
+    assert arrows == (["↓", "↑"] if v_shape else ["↓"] * res.schedule.v)
+    # drawn, the strip sits between the rank names and the diagram, overlapping neither
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in cells]
+    names = [lb.get_window_extent(renderer) for lb in ax.get_yticklabels() if lb.get_text()]
+    axes_left = ax.get_window_extent(renderer).x0
+    assert all(b.x1 <= axes_left for b in boxes)
+    assert not any(b.overlaps(n) for b in boxes for n in names)
+    assert bp.placement_strip_width(res) > 0
+
+
+def test_single_chunk_diagrams_have_no_strip_and_no_outlines(r1f1b: bk.SimResult) -> None:
+    ax = bp.plot_pipeline(r1f1b).axes[0]
+    assert not [t for t in ax.texts if str(t.get_gid()).startswith("placement")]
+    assert not [c for c in ax.collections if str(c.get_gid()).startswith("chunk-outline")]
+    assert bp.placement_strip_width(r1f1b) == 0
+    assert all("\n" not in t.get_text() for t in _labels(ax.figure))
+
+
+def test_sixteen_microbatches_get_sixteen_colours() -> None:
+    res = bk.simulate(bk.schedule("1f1b", 4, 16))
+    ax = bp.plot_pipeline(res).axes[0]
+    faces = _coll(ax, "actions").get_facecolors()
+    forward = {}
+    for face, sp in zip(faces, res.spans()):  # boxes are drawn in spans() order
+        if sp.action.kind == "F":
+            forward.setdefault(sp.action.microbatch, set()).add(tuple(np.round(face, 6)))
+    assert all(len(c) == 1 for c in forward.values())  # one colour per microbatch
+    colours = [next(iter(c)) for _, c in sorted(forward.items())]
+    assert len(set(colours)) == 16
+    assert [matplotlib.colors.to_hex(c) for c in colours] == [bp.microbatch_color(k) for k in range(16)]
+    assert bp.microbatch_color(0) != bp.microbatch_color(len(bp.PALETTE))  # the second round is darker
+
+
+def test_label_widths_come_from_the_font() -> None:
+    fig = matplotlib.figure.Figure(dpi=100)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    for text in ("F3", "B12", "W7", "s5"):
+        t = fig.text(0, 0, text, fontsize=10)
+        width = t.get_window_extent(renderer).width
+        em = bp._text_em(text) * 10 * 100 / 72  # the estimate, in pixels at 10 pt and 100 dpi
+        assert width <= em <= width * 1.1
+
+
+def test_latency_draws_its_messages_by_default() -> None:
+    lat = bk.simulate(bk.schedule("zb-h1", 3, 3), bk.Costs(f=1, i=1, w=1, comm=1))
+    ax = bp.plot_pipeline(lat, color_by="kind").axes[0]
+    assert len([t for t in ax.texts if t.get_gid() == "comm-arrow"]) == lat.schedule.hops_per_step
+    no_lat = bk.simulate(bk.schedule("zb-h1", 3, 3), bk.Costs(f=1, i=1, w=1))
+    assert not [t for t in bp.plot_pipeline(no_lat).axes[0].texts if t.get_gid() == "comm-arrow"]
+    assert not [t for t in bp.plot_pipeline(lat, comm_arrows=False).axes[0].texts if t.get_gid() == "comm-arrow"]
+    many = bk.simulate(bk.schedule("1f1b", 8, 16), bk.Costs(comm=0.1))
+    assert many.schedule.hops_per_step > bp.COMM_ARROW_AUTO
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # too many for the default: none, and no warning
+        ax = bp.plot_pipeline(many, labels=False).axes[0]
+    assert not [t for t in ax.texts if t.get_gid() == "comm-arrow"]
+
+
 # ---------------------------------------------------------------------- memory
 def test_memory_lines_and_peaks(r1f1b: bk.SimResult) -> None:
     gp = bk.simulate(bk.schedule("gpipe", P, M), bk.Costs(f=1, b=2))
@@ -279,6 +411,12 @@ def test_memory_lines_and_peaks(r1f1b: bk.SimResult) -> None:
         title = ax.get_title(loc="left")
         assert all(f"rank {r}" in title for r in over)
         assert "microbatch activations" in ax.get_ylabel()
+        # each rank's peak is in the legend, not in a label beside the marker (they overlap when
+        # ranks peak at the same moment, as 1F1B's four do)
+        assert not [t for t in ax.texts if t.get_text().strip()]
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        for rank, peak in enumerate(res.peak_activations):
+            assert f"rank {rank}: peak {peak:g}" in legend
 
 
 def test_memory_rank_selection_and_errors(r1f1b: bk.SimResult) -> None:
@@ -313,6 +451,15 @@ def test_sweep_points_are_simulations_and_lines_are_formulas() -> None:
     for v in (1, 2, 4):
         ln = lines[f"formula:v={v}"]
         assert list(ln.get_ydata()) == [bk.bubble_ratio(P, int(m), v) for m in ln.get_xdata()]
+    for v in (2, 4):  # interleaving's closed form is drawn only where it holds, from m = p on
+        assert min(lines[f"formula:v={v}"].get_xdata()) >= P
+    # the legend names schedules as the course writes them, outside the axes (it covers no point)
+    legend = ax.get_legend()
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert "GPipe (simulated)" in texts and "interleaved 1F1B, v=2 (simulated)" in texts
+    assert legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted()).x0 > 1.0
+    colours = {matplotlib.colors.to_hex(lines[f"sim:{n}:v=1"].get_color()) for n in ("gpipe", "1f1b")}
+    assert len(colours) == 2
     # where the formula holds (m a multiple of p, full backward, uniform stages) points sit on it
     for name in ("gpipe", "1f1b"):
         ln = lines[f"sim:{name}:v=1"]
@@ -340,16 +487,36 @@ def test_bubble_so_far_runs_from_zero_to_the_bubble_ratio(r1f1b: bk.SimResult) -
 def test_animation_frames_readout_and_html(r1f1b: bk.SimResult) -> None:
     frames = 5
     anim = bp.animate_pipeline(r1f1b, frames=frames)
-    assert len(anim.frame_times) == frames
-    assert anim.frame_times[0] == float(r1f1b.t0) and anim.frame_times[-1] == float(r1f1b.t1)
-    assert f"{r1f1b.bubble_ratio:6.1%}" in anim.readout(frames - 1)
+    times = anim.frame_times
+    assert 2 <= len(times) <= frames
+    assert times[0] == float(r1f1b.t0) and times[-1] == float(r1f1b.t1)
+    step = times[1] - times[0]
+    mantissa = step / 10 ** np.floor(np.log10(step))
+    assert any(np.isclose(mantissa, f) for f in (1, 2, 2.5, 5))  # round times: "t = 10", not "t = 8.25"
+    np.testing.assert_allclose(np.diff(times[:-1]), step)
+    assert (len(times) - 2) * step < float(r1f1b.makespan) <= (len(times) - 1) * step
+    assert f"{r1f1b.bubble_ratio:6.1%}" in anim.readout(len(times) - 1)
     assert f"{0.0:6.1%}" in anim.readout(0)
-    html = bp.pipeline_animation_html(r1f1b, frames=3, dpi=30)
-    assert "<script" in html
-    assert len(re.findall(r"frames\[\d+\] = \"data:image/jpeg;base64", html)) == 3
+    assert re.search(rf"t = +{bp.format_number(times[1] - times[0])} of", anim.readout(1))
     with pytest.raises(ValueError, match="frames"):
         bp.animate_pipeline(r1f1b, frames=1)
     anim._draw_was_started = True  # it was built only to be inspected
+    html = bp.pipeline_animation_html(r1f1b, frames=3, dpi=30)
+    assert "<script" in html
+    assert len(re.findall(r"frames\[\d+\] = \"data:image/jpeg;base64", html)) == 3
+    # the player works offline: no stylesheet from a CDN, its icons are inline SVG
+    assert "font-awesome" not in html and "https://" not in html and 'class="fa ' not in html
+    assert html.count("<svg") == 9
+
+
+def test_animation_readout_is_readable_at_the_frames_dpi(r1f1b: bk.SimResult) -> None:
+    for dpi in (64, 100):
+        anim = bp.animate_pipeline(r1f1b, frames=30, dpi=dpi)
+        (readout,) = [t for t in anim._fig.texts if t.get_gid() == "readout"]
+        assert readout.get_fontsize() * dpi / 72 >= 15  # letters at least 15 px high in the frames
+        assert readout.get_text() == anim.readout(0)
+        assert "\n" not in readout.get_text()
+        anim._draw_was_started = True
 
 
 def test_animation_running_highlight_matches_the_spans(r1f1b: bk.SimResult) -> None:

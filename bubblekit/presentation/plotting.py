@@ -21,9 +21,13 @@ kept only where they fit the box in display pixels, and not at all for more than
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 import warnings
 from collections.abc import Sequence
+from fractions import Fraction
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any, Union, cast
 
@@ -46,14 +50,15 @@ from bubblekit._validate import check_int
 from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
-from bubblekit.schedules import ScheduleSpec, schedule, spec
+from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import format_number, plural, time_label
 from bubblekit.timeline import Timeline
 
 __all__ = [
-    "PALETTE", "LINE_COLORS", "KIND_COLORS", "BUBBLE_COLOR", "CRITICAL_COLOR", "CURSOR_COLOR",
-    "BOX_HEIGHT", "LABEL_LIMIT", "COMPOUND_ABOVE", "COMM_ARROW_LIMIT",
+    "PALETTE", "SECOND_ROUND_DARKEN", "SERIES_COLORS", "microbatch_color", "placement_strip_width", "LINE_COLORS", "KIND_COLORS", "BUBBLE_COLOR",
+    "CRITICAL_COLOR", "CURSOR_COLOR", "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH",
+    "BOX_HEIGHT", "LABEL_LIMIT", "COMPOUND_ABOVE", "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO",
     "use_course_style", "plot_pipeline", "plot_memory", "plot_sweep",
     "animate_pipeline", "pipeline_animation_html", "save_animation_gif",
     "time_label",
@@ -61,10 +66,20 @@ __all__ = [
 
 TimelineOrList = Union[Timeline, Sequence[Timeline]]
 
-#: Okabe & Ito's colour-blind-safe palette (2008), without black: orange, sky blue,
-#: bluish green, yellow, blue, vermillion, reddish purple. Microbatch ``i`` gets
-#: ``PALETTE[i % 7]``.
-PALETTE: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
+#: Microbatch colours: Okabe & Ito's colour-blind-safe palette (2008) without black (orange,
+#: sky blue, bluish green, yellow, blue, vermillion, reddish purple), then five distinct hues
+#: from Paul Tol's palettes (wine, olive, indigo, brown, teal), so that up to 12 microbatches
+#: get 12 colours. Microbatch ``i`` gets ``PALETTE[i % 12]``, drawn darker (mixed with
+#: :data:`SECOND_ROUND_DARKEN` of black) for ``12 <= i % 24 < 24``: 24 microbatches in a row
+#: get different colours, and boxes wide enough carry their microbatch number anyway.
+PALETTE: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+                            "#882255", "#999933", "#332288", "#8C510A", "#44AA99")
+#: How much black the second round of microbatch colours is mixed with (see :data:`PALETTE`).
+SECOND_ROUND_DARKEN = 0.4
+#: Colours for compared series (schedules in a sweep or a frontier), most distinct first:
+#: blue, vermillion, bluish green, reddish purple, orange, sky blue, black, wine.
+SERIES_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+                                  "#882255")
 #: Colours for lines and markers on white (the palette without its pale yellow).
 LINE_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000")
 #: Colours per action kind (``color_by="kind"``), from the same palette.
@@ -85,7 +100,14 @@ COMPOUND_ABOVE = 5000
 LABEL_LIMIT = 3000
 #: Above this many dependency arrows, ``comm_arrows=True`` draws none and warns.
 COMM_ARROW_LIMIT = 300
-_CHUNK_HATCHES = ("", "////", "\\\\\\\\", "xxxx", "....", "++++", "oo")
+#: ``comm_arrows=None`` (the default) draws the arrows of a simulation with a latency
+#: (``costs.comm > 0``) that has at most this many cross-rank hops: its gaps then show why.
+COMM_ARROW_AUTO = 120
+#: Chunks 1, 2, ... of a rank (its second, third ... stage) are outlined in this colour, solid
+#: for chunk 1, then dashed, dotted, dash-dotted: nothing like the idle boxes' grey hatch.
+CHUNK_EDGE_COLOR = "#1A1A1A"
+CHUNK_EDGE_WIDTH = 1.6
+_CHUNK_LINESTYLES: tuple[Any, ...] = ("solid", "solid", (0, (3.0, 1.6)), (0, (1.0, 1.2)), (0, (3.0, 1.2, 1.0, 1.2)))
 # lighter shades of the microbatch colour for the backward kinds (mix with white)
 _KIND_LIGHTEN = {"F": 0.0, "B": 0.5, "I": 0.4, "W": 0.72, "other": 0.3}
 _KIND_ORDER = ("F", "B", "I", "W", "other")
@@ -155,7 +177,7 @@ def _check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
 def _timeline_name(tl: Timeline) -> str:
     if isinstance(tl, SimResult):
         s = tl.schedule
-        name = f"{s.name}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
+        name = f"{display_name(s.name)}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
         cost = tl.costs.name if tl.costs.name != "custom" else tl.costs.describe()
         return f"{name}   |   {cost}"
     return tl.source or "timeline"
@@ -297,13 +319,32 @@ def _lighten(color: str, amount: float) -> np.ndarray:
     return np.append(rgb + (1.0 - rgb) * amount, 1.0)
 
 
+def _round_color(k: int) -> str:
+    """Colour ``k`` of the two rounds of :data:`PALETTE` (the second round darker), as hex."""
+    base = PALETTE[k % len(PALETTE)]
+    if (k // len(PALETTE)) % 2 == 0:
+        return base
+    r, g, b = (x * (1.0 - SECOND_ROUND_DARKEN) for x in mcolors.to_rgb(base))
+    return str(mcolors.to_hex((r, g, b)))
+
+
+def microbatch_color(microbatch: int, kind: str = "F") -> str:
+    """The colour of ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) of microbatch ``microbatch``
+    in :func:`plot_pipeline` with ``color_by="microbatch"`` (hex): its :data:`PALETTE` colour,
+    darker for the second round, lighter for the backward kinds."""
+    check_int("microbatch", microbatch, minimum=0)
+    _check_choice("kind", kind, _KIND_ORDER)
+    r, g, b, _ = (float(x) for x in _lighten(_round_color(microbatch % (2 * len(PALETTE))), _KIND_LIGHTEN[kind]))
+    return str(mcolors.to_hex((r, g, b)))
+
+
 def _color_index(sp: _Spans, color_by: str) -> tuple[np.ndarray, np.ndarray]:
     """``(table, index)``: RGBA rows and, per span, its row (so equal colours share a row)."""
     if color_by == "kind":
         table = np.array([np.append(mcolors.to_rgb(KIND_COLORS[k]), 1.0) for k in _KIND_ORDER])
         return table, sp.kind.copy()
-    n_pal = len(PALETTE)
-    table = np.array([_lighten(PALETTE[c], _KIND_LIGHTEN[k]) for k in _KIND_ORDER for c in range(n_pal)])
+    n_pal = 2 * len(PALETTE)  # two rounds: the palette, then the palette darker
+    table = np.array([_lighten(_round_color(c), _KIND_LIGHTEN[k]) for k in _KIND_ORDER for c in range(n_pal)])
     col = np.where(sp.mb >= 0, sp.mb % n_pal, 0)
     no_mb = np.flatnonzero(sp.mb < 0)
     if len(no_mb):  # text labels without a number: one colour per distinct label
@@ -362,7 +403,7 @@ def plot_pipeline(
     show_bubbles: bool = True,
     phases: bool = False,
     critical_path: bool = False,
-    comm_arrows: bool = False,
+    comm_arrows: bool | None = None,
     labels: bool | None = None,
     title: str | Sequence[str] | None = None,
     unit_label: str | None = None,
@@ -382,7 +423,8 @@ def plot_pipeline(
             :class:`~bubblekit.SimResult`).
         comm_arrows: arrows for cross-rank dependencies (activation F -> F, gradient
             B/I -> B/I); needs a SimResult; skipped with a warning beyond
-            :data:`COMM_ARROW_LIMIT` arrows.
+            :data:`COMM_ARROW_LIMIT` arrows. ``None`` (default): drawn for simulations
+            with a latency (``costs.comm > 0``) and at most :data:`COMM_ARROW_AUTO` hops.
         labels: ``None`` labels boxes where the text fits (none beyond :data:`LABEL_LIMIT`
             boxes); ``True`` labels wherever text fits; ``False`` none.
         title: a name for the panel (or one per panel); the bubble_ratio and
@@ -419,7 +461,7 @@ def plot_pipeline(
         last = i == len(tls) - 1
         _draw_timeline(
             a, tl, color_by=color_by, show_bubbles=show_bubbles, phases=phases,
-            critical_path=critical_path, comm_arrows=comm_arrows, title=titles[i],
+            critical_path=critical_path, comm_arrows=_want_arrows(tl, comm_arrows), title=titles[i],
             xlabel=(unit_label or time_label(tl.unit)) if (last or not same_unit or ax is not None) else None,
         )
     if same_unit and len(tls) > 1:
@@ -434,6 +476,16 @@ def plot_pipeline(
             if labels or tl.n_spans <= LABEL_LIMIT:
                 _add_labels(a, tl, color_by)
     return fig
+
+
+def _want_arrows(tl: Timeline, comm_arrows: bool | None) -> bool:
+    """``comm_arrows`` as given, or for ``None``: a simulation with latency and few enough hops."""
+    if comm_arrows is not None:
+        return comm_arrows
+    if not isinstance(tl, SimResult):
+        return False
+    comm = tl.costs.comm
+    return bool(isinstance(comm, (int, float, Fraction)) and comm > 0 and tl.schedule.hops_per_step <= COMM_ARROW_AUTO)
 
 
 def _draw_timeline(
@@ -465,13 +517,7 @@ def _draw_timeline(
     for c in chunks_present:
         if c == 0:
             continue
-        hatch = _compound(
-            [sp.verts(sp.chunk == c)], facecolors="none", edgecolors="none", linewidths=0.0,
-            hatch=_CHUNK_HATCHES[c % len(_CHUNK_HATCHES)] or "////", zorder=2.5, gid=f"chunk-hatch-{c}",
-        )
-        hatch.set_hatchcolor((1, 1, 1, 0.85))
-        hatch.set_hatch_linewidth(0.8)
-        ax.add_collection(hatch, autolim=False)
+        _draw_chunk_outlines(ax, sp, c)
     if show_bubbles:
         gs, ge, gr = _gap_arrays(tl)
         bub = _compound(
@@ -494,7 +540,8 @@ def _draw_timeline(
     else:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=10))
         ax.set_ylabel("rank")
-    ax.tick_params(axis="y", length=0)
+    strip_pt = _draw_placement_strip(ax, tl) if p <= 16 else 0.0
+    ax.tick_params(axis="y", length=0, pad=3.5 + strip_pt)  # the rank names sit left of the strip
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.set_axisbelow(True)
@@ -509,6 +556,35 @@ def _draw_timeline(
     _legend(ax, sp, color_by, show_bubbles, critical_path, chunks_present)
 
 
+def _ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ... ``11th``, ``12th``, ``21st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _chunk_linestyle(c: int) -> Any:
+    """Line style of the outline of chunk ``c >= 1`` (solid, dashed, dotted, dash-dotted, ...)."""
+    return _CHUNK_LINESTYLES[1 + (c - 1) % (len(_CHUNK_LINESTYLES) - 1)]
+
+
+def _draw_chunk_outlines(ax: Axes, sp: _Spans, c: int) -> None:
+    """Outline every box of chunk ``c >= 1`` (a rank's ``c``-th stage) in :data:`CHUNK_EDGE_COLOR`.
+
+    The outline sits just inside the box (shrunk by 4 % of the box height), so neighbouring
+    boxes of other chunks keep their white separators; the idle boxes have no outline at all.
+    """
+    mask = sp.chunk == c
+    if not mask.any():
+        return
+    inset = BOX_HEIGHT * 0.04
+    s, e, y = sp.start[mask], sp.end[mask], sp.rank[mask]
+    shrink = np.minimum(inset, (e - s) * 0.2)
+    outline = _poly(_rects(s + shrink, e - shrink, y, BOX_HEIGHT - 2 * inset), facecolors="none",
+                    edgecolors=CHUNK_EDGE_COLOR, linewidths=CHUNK_EDGE_WIDTH, linestyles=_chunk_linestyle(c),
+                    zorder=2.5, gid=f"chunk-outline-{c}")
+    ax.add_collection(outline, autolim=False)
+
+
 def _legend(ax: Axes, sp: _Spans, color_by: str, show_bubbles: bool, critical_path: bool,
             chunks: list[int]) -> None:
     handles: list[Any] = []
@@ -521,8 +597,8 @@ def _legend(ax: Axes, sp: _Spans, color_by: str, show_bubbles: bool, critical_pa
                                  label=f"{_KIND_NAMES[k]}" + (" (colour = microbatch)" if k == "F" else "")))
     for c in chunks:
         if c:
-            handles.append(Patch(facecolor="#777777", edgecolor="white", hatch=_CHUNK_HATCHES[c % len(_CHUNK_HATCHES)]
-                                 or "////", label=f"chunk {c}"))
+            handles.append(Patch(facecolor="#DDDDDD", edgecolor=CHUNK_EDGE_COLOR, linewidth=CHUNK_EDGE_WIDTH,
+                                 linestyle=_chunk_linestyle(c), label=f"chunk {c}: each rank's {_ordinal(c + 1)} stage"))
     if show_bubbles:
         handles.append(Patch(facecolor=BUBBLE_COLOR, edgecolor=BUBBLE_HATCH_COLOR, hatch="////",
                              label="idle (bubble)"))
@@ -616,8 +692,104 @@ _DIGIT_EM = 0.62  # digit advance in DejaVu Sans / Noto Sans, in em
 
 
 def _text_em(text: str) -> float:
-    """A generous estimate of a label's width in em (capitals such as W and M are wide)."""
-    return sum(_DIGIT_EM if c.isdigit() else 0.85 if c.isupper() else 0.6 for c in text)
+    """A label's width in em in the current font (rcParams' family), from the font's own
+    metrics (cached per text and family), plus 4 % to spare."""
+    family = rcParams["font.family"]
+    return _text_width_em(text, tuple(family) if isinstance(family, (list, tuple)) else (str(family),)) * 1.04
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_width_em(text: str, family: tuple[str, ...]) -> float:
+    from matplotlib.textpath import text_to_path
+
+    prop = font_manager.FontProperties(family=list(family), size=100)
+    width, _, _ = text_to_path.get_text_width_height_descent(text, prop, ismath=False)
+    return float(width) / 100.0
+
+
+def _label_stage(label: Any) -> int:
+    """The stage of a span's label: an action's stage, ``int`` of ``"3F1"``-style text, else -1."""
+    stage = getattr(label, "stage", None)
+    if isinstance(stage, int):
+        return stage
+    mt = _ACTION_TEXT.match(str(label)) if isinstance(label, str) else None
+    return int(mt.group(1)) if mt else -1
+
+
+def _span_stages(tl: Timeline) -> np.ndarray:
+    """The stage of every span, rank by rank in ``spans()`` order (the order of :class:`_Spans`); -1 unknown."""
+    out: list[int] = []
+    for r in range(tl.p):
+        out.extend(_label_stage(lb) for lb in tl.arrays(r)[2])
+    return np.asarray(out, dtype=np.int64)
+
+
+def _rank_stages(tl: Timeline) -> list[tuple[int, ...]]:
+    """Per rank, the stages it holds in increasing order (chunk 0, chunk 1, ...): the placement."""
+    if isinstance(tl, SimResult):
+        return [tuple(tl.schedule.stages_of(r)) for r in range(tl.p)]
+    out = []
+    for r in range(tl.p):
+        found = {_label_stage(lb) for lb in tl.arrays(r)[2]}
+        out.append(tuple(sorted(x for x in found if x >= 0)))
+    return out
+
+
+#: Font size (points) of the placement strip's stage numbers.
+STRIP_FONT_PT = 8.0
+
+
+def _strip_geometry(stages: list[tuple[int, ...]]) -> tuple[int, int, float, float]:
+    """``(columns, digits, cell width, gap)`` of a placement strip (widths in points)."""
+    v = max((len(x) for x in stages), default=0)
+    digits = len(str(max((max(x) for x in stages if x), default=0)))
+    cell = (digits * _DIGIT_EM + 1.1) * STRIP_FONT_PT  # the digits, their box's padding and a gap
+    return v, digits, cell, 0.8 * STRIP_FONT_PT
+
+
+def placement_strip_width(tl: Timeline) -> float:
+    """Width in points of the placement strip :func:`plot_pipeline` draws left of the rank
+    names of ``tl`` (0 when every rank holds one stage), for layouts with fixed margins."""
+    if not isinstance(tl, Timeline):
+        raise TypeError(f"tl must be a bubblekit Timeline, got {type(tl).__name__}")
+    if tl.p > 16:
+        return 0.0
+    v, _, cell, gap = _strip_geometry(_rank_stages(tl))
+    return gap + v * cell if v >= 2 else 0.0
+
+
+def _draw_placement_strip(ax: Axes, tl: Timeline) -> float:
+    """Left of the rank names, one small cell per stage a rank holds, chunk 0 first, in the
+    chunk's style (chunk 1 outlined like its boxes), and above each column an arrow for the
+    direction a microbatch's forward runs through it (down: rank 0 to p-1; up: the V's way
+    back). Drawn only when a rank holds two stages or more (interleaved, looped, V shapes).
+
+    Returns the strip's width in points (0 when none is drawn), for the rank names' padding.
+    """
+    stages = _rank_stages(tl)
+    v, digits, cell, gap = _strip_geometry(stages)
+    if v < 2:
+        return 0.0
+    fs = STRIP_FONT_PT
+    for r, held in enumerate(stages):
+        for c, stage in enumerate(held):
+            x = -(gap + (v - c - 0.5) * cell)
+            edge = ({"edgecolor": CHUNK_EDGE_COLOR, "linewidth": CHUNK_EDGE_WIDTH * 0.8,
+                     "linestyle": _chunk_linestyle(c)} if c else {"edgecolor": "#9A9A9A", "linewidth": 0.7})
+            ax.annotate(f"{stage:>{digits}}".replace(" ", "\u2007"), xy=(0, r), xycoords=("axes fraction", "data"),
+                        xytext=(x, 0), textcoords="offset points", ha="center", va="center", fontsize=fs,
+                        annotation_clip=False, gid="placement-cell",
+                        bbox={"boxstyle": "square,pad=0.28", "facecolor": "white", **edge})
+    for c in range(v):
+        column = [held[c] for held in stages if len(held) > c]
+        arrow = "↓" if column == sorted(column) else "↑" if column == sorted(column, reverse=True) else "·"
+        ax.annotate(arrow, xy=(0, 1), xycoords="axes fraction", xytext=(-(gap + (v - c - 0.5) * cell), 1.0),
+                    textcoords="offset points", ha="center", va="bottom", fontsize=fs, color="#333333",
+                    annotation_clip=False, gid="placement-direction")
+    ax.annotate("stages", xy=(0, 1), xycoords="axes fraction", xytext=(-(gap + v * cell / 2), 1.0 + 1.4 * fs),
+                textcoords="offset points", ha="center", va="bottom", fontsize=fs, color="#333333",
+                annotation_clip=False, gid="placement-title")
+    return gap + v * cell
 
 
 def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
@@ -633,6 +805,9 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
     box_px = bbox.height / tl.p * BOX_HEIGHT
     pt_per_px = 72.0 / fig.dpi
     fontsize = min(10.5, box_px * pt_per_px / 1.35)
+    stages = _span_stages(tl) if sp.chunk.max() > 0 and box_px * pt_per_px / 2.5 >= 5.5 else None
+    if stages is not None:  # several stages per rank: a second line names the box's stage ("s5")
+        fontsize = min(fontsize, box_px * pt_per_px / 2.5)
     if fontsize < 5.0:
         return
     em_px = fontsize / pt_per_px
@@ -649,9 +824,11 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
             text = short
         else:
             continue
+        if stages is not None and stages[i] >= 0 and _text_em(f"s{stages[i]}") * em_px + pad_px <= w_px:
+            text = f"{text}\ns{stages[i]}"
         color = _text_color(fc[i])
         ax.text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center",
-                fontsize=fontsize, color=color, clip_on=True, zorder=3, gid="box-label")
+                fontsize=fontsize, color=color, clip_on=True, zorder=3, gid="box-label", linespacing=1.05)
 
 
 # ------------------------------------------------------------------------- memory
@@ -717,17 +894,16 @@ def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None) -> N
         ys = [v for _, v in pts] + [pts[-1][1]]
         color = LINE_COLORS[q % len(LINE_COLORS)]
         ls = _LINESTYLES[(q // len(LINE_COLORS)) % len(_LINESTYLES)]
-        ax.plot(xs, ys, drawstyle="steps-post", color=color, linestyle=ls, linewidth=1.8,
-                label=f"rank {q}", gid=f"memory-rank-{q}")
         peak = peaks[q]
+        # the peak's value goes into the legend, not beside the marker: ranks often peak at the
+        # same moment, and labels there overlap the markers and each other
+        ax.plot(xs, ys, drawstyle="steps-post", color=color, linestyle=ls, linewidth=1.8,
+                label=f"rank {q}: peak {format_number(peak, 3, fractions=False)}", gid=f"memory-rank-{q}")
         t_peak = next(float(t) for t, v in pts if round(v, 9) >= peak)
         px.append(t_peak)
         py.append(peak)
-        if len(sel) <= 8:
-            ax.annotate(format_number(peak), (t_peak, peak), textcoords="offset points", xytext=(0, 5),
-                        ha="center", fontsize="small", color=color)
     ax.plot(px, py, linestyle="none", marker="v", markersize=7, markerfacecolor="white",
-            markeredgecolor="black", zorder=5, label="peak", gid="peaks")
+            markeredgecolor="black", zorder=5, label="peak (where first reached)", gid="peaks")
     title = f"{_timeline_name(r)}\nmax peak {format_number(r.max_peak_activations)} microbatch activations"
     if cap is not None:
         ax.axhline(cap, color=CURSOR_COLOR, linestyle="--", linewidth=1.5, label=f"cap {cap:g}", gid="cap")
@@ -778,7 +954,7 @@ def plot_sweep(
     """
     entries, m_list, vs, costs = _sweep_arguments(schedule_names, p, ms, v, costs)
     if ax is None:
-        fig = _new_figure(10.0, [5.0])
+        fig = _new_figure(11.5, [5.0])
         ax = fig.subplots()
     else:
         fig = ax.get_figure()  # type: ignore[assignment]
@@ -844,20 +1020,25 @@ def _simulated_points(
 
 def _draw_points(ax: Axes, entry: ScheduleSpec, v: int, xs: list[int], ys: list[float], series: int) -> None:
     """One schedule's simulated points (marker and colour by series number)."""
-    label = f"{entry.name} (simulated)" if entry.chunks == "one" else f"{entry.name} v={v} (simulated)"
-    color = LINE_COLORS[series % len(LINE_COLORS)]
+    name = display_name(entry.name)
+    label = f"{name} (simulated)" if entry.chunks == "one" else f"{name}, v={v} (simulated)"
+    color = SERIES_COLORS[series % len(SERIES_COLORS)]
     ax.plot(xs, ys, linestyle="none", marker=_MARKERS[series % len(_MARKERS)], markersize=8,
             markerfacecolor="none" if series % 2 else color, markeredgewidth=1.8, color=color,
             label=label, zorder=3, gid=f"sim:{entry.name}:v={v}")
 
 
 def _draw_closed_forms(ax: Axes, p: int, m_list: list[int], used_v: list[int]) -> None:
-    """The closed form ``(p-1)/(m v+p-1)`` as a line for each ``v`` used, on a dense m grid."""
+    """The closed form ``(p-1)/(m v+p-1)`` as a line for each ``v`` used, on a dense m grid
+    (for ``v >= 2`` only from ``m = p`` on: with fewer microbatches than ranks it does not hold)."""
     lo, hi = m_list[0], m_list[-1]
     grid = sorted({int(round(x)) for x in np.geomspace(lo, hi, 200)} | set(m_list))
     for j, vv in enumerate(used_v):
-        form = "(p−1)/(m+p−1)" if vv == 1 else f"(p−1)/(m×v+p−1), v={vv}"
-        ax.plot(grid, [bubble_ratio(p, m, vv) for m in grid], color="#444444",
+        form = "(p−1)/(m+p−1)" if vv == 1 else f"(p−1)/(m·v+p−1), v={vv}, m ≥ p"
+        xs = grid if vv == 1 else [m for m in grid if m >= p]
+        if not xs:
+            continue
+        ax.plot(xs, [bubble_ratio(p, m, vv) for m in xs], color="#444444",
                 linestyle=_LINESTYLES[j % len(_LINESTYLES)], linewidth=1.4, zorder=2,
                 label=f"closed form {form}", gid=f"formula:v={vv}")
 
@@ -875,7 +1056,8 @@ def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None
     cname = costs.name if costs.name != "custom" else costs.describe()
     ax.set_title(f"Bubble ratio against m, p = {p}   |   {cname}", loc="left")
     ax.grid(color="#E5E5E5", linewidth=0.6)
-    ax.legend(fontsize="small", frameon=False)
+    ax.legend(fontsize="small", frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0.0)  # outside the axes: it never covers a point
 
 
 # ---------------------------------------------------------------------- animation
@@ -892,16 +1074,18 @@ def animate_pipeline(
 
     Args:
         result: one timeline (simulated or measured).
-        frames: number of frames (>= 2); frame ``k`` shows time
-            ``t0 + k / (frames - 1) * makespan``, so the last frame shows the whole step.
+        frames: the most frames (>= 2). Frames fall on round times: every ``step`` from
+            ``t0``, ``step`` the smallest of 1, 2, 2.5 or 5 x 10^k (in the timeline's unit) that
+            keeps to ``frames``, and a last frame at the end, which shows the whole step.
         interval_ms: delay between frames in the player, ms.
         color_by, **plot_kw: passed to :func:`plot_pipeline`.
         dpi: figure resolution of the frames. Each frame is a PNG of roughly 40-60 kB at
             the default 72 dpi, so 60 frames add about 3 MB to a notebook: use fewer frames
             (or a lower dpi) for committed notebooks.
 
-    The readout gives elapsed time, the actions running and the bubble ratio of the
-    window so far (:meth:`bubblekit.Timeline.bubble_so_far`). The returned animation carries
+    The readout, one line under the diagram in letters at least 15 pixels high at ``dpi``,
+    gives the elapsed time, the actions running and the bubble ratio of the window so far
+    (:meth:`bubblekit.Timeline.bubble_so_far`). The returned animation carries
     ``frame_times`` (the time of each frame) and ``readout(k)`` (the text of frame k).
     Every frame re-renders the whole figure: keep timelines small (a few hundred boxes).
     """
@@ -915,7 +1099,7 @@ def animate_pipeline(
     fig.set_dpi(dpi)
     ax = fig.axes[0]
     t0, t1 = float(result.t0), float(result.t1)
-    times = np.linspace(t0, t1, frames)
+    times = _round_frame_times(t0, t1, frames)
     sp = _Spans(result)
     veil = Rectangle((t0, -0.5), t1 - t0, result.p, facecolor="white", alpha=0.72, edgecolor="none",
                      zorder=5, gid="veil")
@@ -924,16 +1108,19 @@ def animate_pipeline(
     running = _poly(np.empty((0, 4, 2)), facecolors="none", edgecolors=CURSOR_COLOR,
                              linewidths=2.5, zorder=6, gid="running")
     ax.add_collection(running, autolim=False)
-    text = ax.text(1.01, 0.0, "", transform=ax.transAxes, ha="left", va="bottom", zorder=7,
-                   fontsize="small", family="monospace", gid="readout", linespacing=1.3)
+    # one line under the axes, in a fixed-width font (its width, hence the layout, never changes),
+    # at least 15 pixels high in the frames
+    text = fig.supxlabel("", fontsize=max(13.0, 15.0 * 72.0 / float(dpi)), family="monospace",
+                         color="#222222", gid="readout")
     unit = plural(result.unit)
+    width = max(len(format_number(float(x) - t0)) for x in times)
 
     def readout(k: int) -> str:
         t = float(times[k])
         n_run = int(np.count_nonzero((sp.start <= t) & (t < sp.end)))
         b = result.bubble_so_far(t)
-        return (f"t = {format_number(t - t0):>6} of {format_number(t1 - t0)} {unit}\n"
-                f"running now:   {n_run:>6}\nbubble so far: {b:6.1%}")
+        return (f"t = {format_number(t - t0):>{width}} of {format_number(t1 - t0)} {unit}  |  "
+                f"running now: {n_run:>2}  |  bubble so far: {b:6.1%}")
 
     def update(k: int) -> list[Any]:
         t = float(times[k])
@@ -946,16 +1133,64 @@ def animate_pipeline(
         return [cursor, veil, running, text]
 
     update(0)
-    anim = manimation.FuncAnimation(fig, update, frames=frames, interval=interval_ms, blit=False,
+    anim = manimation.FuncAnimation(fig, update, frames=len(times), interval=interval_ms, blit=False,
                                     repeat=True, cache_frame_data=False)
     anim.frame_times = times  # type: ignore[attr-defined]
     anim.readout = readout  # type: ignore[attr-defined]
     return anim
 
 
+def _round_frame_times(t0: float, t1: float, frames: int) -> np.ndarray:
+    """Frame times ``t0, t0 + step, ...`` and ``t1`` (at most ``frames``): ``step`` is the smallest
+    of 1, 2, 2.5, 5 x 10^k with ``(t1 - t0) / step <= frames - 1``, so readouts show round times."""
+    span = t1 - t0
+    if not span > 0:
+        return np.array([t0, t1])
+    want = span / (frames - 1)
+    power = 10.0 ** math.floor(math.log10(want))
+    step = next(f * power for f in (1.0, 2.0, 2.5, 5.0, 10.0) if f * power >= want * (1 - 1e-12))
+    n = int(math.floor(span / step * (1 + 1e-12)))
+    times = [t0 + k * step for k in range(n + 1)]
+    if t1 - times[-1] > step * 1e-9:
+        times.append(t1)
+    else:
+        times[-1] = t1
+    return np.asarray(times, dtype=float)
+
+
+#: Inline SVG for the icons of matplotlib's animation player (it asks for font-awesome from a
+#: CDN, which an offline classroom cannot reach): 16 x 16 paths drawn in the text colour.
+_PLAYER_ICONS = {
+    "minus": '<rect x="2" y="7" width="12" height="2"/>',
+    "plus": '<rect x="2" y="7" width="12" height="2"/><rect x="7" y="2" width="2" height="12"/>',
+    "fast-backward": '<rect x="1" y="2" width="2" height="12"/><path d="M9 2 3 8l6 6zM15 2 9 8l6 6z"/>',
+    "step-backward": '<rect x="2" y="2" width="2" height="12"/><path d="M14 2 5 8l9 6z"/>',
+    "play fa-flip-horizontal": '<path d="M12 2 2 8l10 6z"/>',
+    "pause": '<rect x="3" y="2" width="4" height="12"/><rect x="9" y="2" width="4" height="12"/>',
+    "play": '<path d="M4 2l10 6-10 6z"/>',
+    "step-forward": '<path d="M2 2l9 6-9 6z"/><rect x="12" y="2" width="2" height="12"/>',
+    "fast-forward": '<path d="M1 2l6 6-6 6zM7 2l6 6-6 6z"/><rect x="13" y="2" width="2" height="12"/>',
+}
+_FA_ICON = re.compile(r'<i class="fa fa-([a-z -]+?)"></i>')
+_FA_LINK = re.compile(r'<link rel="stylesheet"\s+href="[^"]*font-awesome[^"]*">\s*')
+
+
+def _offline_player(html: str) -> str:
+    """matplotlib's jshtml player with its font-awesome icons as inline SVG and no CDN link."""
+    def icon(m: re.Match[str]) -> str:
+        shape = _PLAYER_ICONS.get(m.group(1))
+        if shape is None:  # an icon this matplotlib added: keep a readable name rather than nothing
+            return html_escape(m.group(1))
+        return (f'<svg viewBox="0 0 16 16" width="14" height="14" fill="currentColor" aria-hidden="true" '
+                f'style="vertical-align:middle">{shape}</svg>')
+
+    return _FA_ICON.sub(icon, _FA_LINK.sub("", html))
+
+
 def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
     """The animation as self-contained HTML + JavaScript (``to_jshtml``): plays in a notebook
-    (``IPython.display.HTML(...)``) with no kernel round-trip per frame. ``kw`` go to
+    (``IPython.display.HTML(...)``) with no kernel round-trip per frame and no network (the
+    player's icons are inline SVG, not font-awesome from a CDN). ``kw`` go to
     :func:`animate_pipeline`.
 
     Used in lesson 01.
@@ -965,7 +1200,7 @@ def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
     with matplotlib.rc_context({"savefig.dpi": "figure", "animation.frame_format": "jpeg"}):
         anim = animate_pipeline(result, **kw)
         html: str = anim.to_jshtml(default_mode="once")
-    return html
+    return _offline_player(html)
 
 
 def save_animation_gif(result: Timeline, path: str | Path, **kw: Any) -> Path:
