@@ -18,7 +18,10 @@ kernel's kernelspec (``Python 3 (ipykernel)``: with another display name Jupyter
 the notebook changed as soon as its kernel starts, and autosaves it). Saved
 ipywidgets state (``metadata.widgets``) is dropped: it holds hundreds of KB of model state
 with fresh ids on every run, which would make every re-run a large diff; JupyterLab
-re-creates the widgets when the learner runs the cells. Run
+re-creates the widgets when the learner runs the cells. Without that state a widget view in
+a saved output could never render (JupyterLab would show "Loading widget..." or an error), so
+an output that carries a picture beside its widget view (the course's explorers do: a
+``text/html`` or ``image/png`` still picture) is saved as that picture alone. Run
 ``python scripts/make_exercises.py`` afterwards if a solution notebook changed.
 """
 
@@ -48,11 +51,30 @@ def execute(path: Path, timeout: int = 600) -> float:
     )
     client.execute()
     nb.metadata.pop("widgets", None)
+    still_pictures(nb)
     nb.metadata["kernelspec"] = _kernelspec()
     tmp = path.with_name(f".{path.name}.executing")
     nbformat.write(nb, tmp)
     os.replace(tmp, path)
     return time.perf_counter() - start
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+STILL = ("text/html", "image/png")
+
+
+def still_pictures(nb: nbformat.NotebookNode) -> int:
+    """Drop the widget view of every output that also holds a still picture (``text/html`` or
+    ``image/png``): saved without widget state, the view cannot render, the picture can.
+    Returns how many outputs changed."""
+    changed = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data and any(k in data for k in STILL):
+                del data[WIDGET_VIEW]
+                changed += 1
+    return changed
 
 
 def _kernelspec() -> dict[str, str]:

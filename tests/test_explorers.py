@@ -7,8 +7,15 @@ line and the notebook it serves.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import html
+import importlib.util
+import inspect
+import io
 import json
+import os
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -22,8 +29,10 @@ from bubblekit.presentation import classroom, explorers  # noqa: E402
 from bubblekit.presentation.explorers import (  # noqa: E402
     COST_PRESETS,
     BuilderScore,
+    FrontierExplorer,
     PipelineExplorer,
     ScheduleBuilder,
+    frontier_explorer,
     pipeline_explorer,
     schedule_builder,
 )
@@ -72,7 +81,7 @@ def test_interface_keys_and_default_state():
     assert set(ex.controls) == CONTROL_KEYS
     assert {"bubble_ratio", "bubble_overhead", "formula", "makespan", "peak", "message"} <= set(ex.readouts)
     assert isinstance(ex.figure, matplotlib.figure.Figure)
-    assert ex.widget is not None and hasattr(ex, "_ipython_display_")
+    assert ex.widget is not None and hasattr(ex, "_repr_mimebundle_")
     assert list(ex.controls["schedule"].options) == bk.names()
     assert list(ex.controls["preset"].options) == list(COST_PRESETS)
     assert_matches(ex, sim("1f1b", 4, 8))
@@ -138,25 +147,95 @@ def test_every_registered_schedule_draws_or_shows_the_library_message(name):
     assert_matches(ex, ref)
 
 
-def test_interleaved_with_a_disallowed_m_shows_the_library_message():
+def _arrow(ex: PipelineExplorer, key: str, step: int) -> None:
+    """What one ArrowRight (+1) or ArrowLeft (-1) on a slider does: the value moves by one."""
+    ex.controls[key].value = ex.controls[key].value + step
+
+
+def test_interleaved_m_slider_only_stops_on_allowed_values():
     ex = pipeline_explorer("interleaved", p=4, m=8, v=2)
-    expected = library_error(bk.schedule, "interleaved", 4, 9, 2)
+    allowed = bk.legal_ms("interleaved", 4, 2)
+    seen = [8]
+    for step in [1] * 12 + [-1] * 12:
+        _arrow(ex, "m", step)
+        m = ex.controls["m"].value
+        seen.append(m)
+        assert m in allowed
+        assert ex.error is None and ex.result is not None and ex.result.schedule.m == m
+        assert "bk-msg-error" not in ex.readouts["message"].value
+        assert ex.image.layout.visibility == "visible"
+        assert_matches(ex, sim("interleaved", 4, m, 2))
+    assert seen[:4] == [8, 10, 12, 15]  # 9, 11, 13 and 14 are refused (PyTorch's rounds must divide m)
+    assert seen == sorted(seen[:13]) + sorted(seen[13:], reverse=True)  # each step moves on, never back
+
+
+def test_refused_m_is_explained_with_the_registry_rule():
+    ex = pipeline_explorer("interleaved", p=4, m=8, v=2)
     ex.controls["m"].value = 9
-    assert ex.error == expected
-    assert ex.result is None
-    assert html.escape(expected) in ex.readouts["message"].value
-    assert "Traceback" not in ex.readouts["message"].value
-    assert ex.readouts["bubble_ratio"].value == ""
-    assert ex.image.layout.visibility == "hidden"
-    ex.controls["m"].value = 12  # back to a legal value: the message goes, the picture comes back
-    assert_matches(ex, sim("interleaved", 4, 12, 2))
-    assert ex.readouts["message"].value == ""
+    assert ex.controls["m"].value == 10
+    rule = bk.schedules.spec("interleaved").m_rule
+    assert "m = 9 is not allowed" in ex.m_note and rule in ex.m_note and "m = 10" in ex.m_note
+    assert html.escape(ex.m_note) in ex.readouts["message"].value
+    assert "bk-msg-note" in ex.readouts["message"].value
+    _arrow(ex, "m", 2)  # 12 is allowed: the note goes
+    assert ex.controls["m"].value == 12 and ex.m_note == "" and ex.readouts["message"].value == ""
+    ex.controls["m"].value = 14  # moving left from 15 would go to 12; from 12 to the right: 15
+    assert ex.controls["m"].value == 15
 
 
-def test_v_one_for_interleaved_shows_the_library_message():
-    ex = pipeline_explorer("interleaved", p=4, m=8, v=2)
-    ex.controls["v"].value = 1
-    assert ex.error == library_error(bk.schedule, "interleaved", 4, 8, 1)
+def test_switching_to_a_schedule_that_refuses_m_moves_to_the_nearest_allowed():
+    ex = pipeline_explorer("1f1b", p=4, m=9)
+    assert ex.controls["m"].value == 9 and ex.m_note == ""
+    ex.controls["schedule"].value = "interleaved"
+    assert ex.controls["m"].value in (8, 10) and ex.m_note
+    assert_matches(ex, sim("interleaved", 4, ex.controls["m"].value, 2))
+    ex.controls["schedule"].value = "1f1b"
+    ex.controls["m"].value = 5
+    ex.controls["compare"].value = "dualpipev"  # m >= 2p for DualPipeV: both schedules must accept m
+    assert ex.controls["m"].value == 8
+    assert "DualPipeV accepts m >= 2p" in ex.m_note
+    assert ex.compare_result is not None and ex.compare_result.schedule.m == 8
+
+
+def test_v_slider_shows_the_v_the_schedules_use():
+    ex = pipeline_explorer("interleaved", p=4, m=8, v=3)
+    c = ex.controls
+    assert not c["v"].disabled and c["v"].min == 2 and c["v"].value == 3
+    c["v"].value = 1  # below the slider's range for interleaving: it stays at 2, never an error
+    assert c["v"].value == 2 and ex.error is None
+    c["v"].value = 3
+    c["schedule"].value = "1f1b"
+    assert c["v"].disabled and c["v"].value == 1 and ex.result.schedule.v == 1
+    assert "v = 1" in ex.readouts["formula"].value
+    c["schedule"].value = "zbv"
+    assert c["v"].disabled and c["v"].value == 2 and ex.result.schedule.v == 2
+    c["schedule"].value = "interleaved"  # back to the learner's v
+    assert not c["v"].disabled and c["v"].value == 3 and ex.result.schedule.v == 3
+
+
+def test_v_one_for_interleaving_is_refused_with_the_library_message():
+    with pytest.raises(ValueError) as info:
+        pipeline_explorer("interleaved", p=4, m=8, v=1)
+    assert str(info.value) == library_error(bk.schedule, "interleaved", 4, 8, 1)
+
+
+@pytest.mark.parametrize("name,p,m,want", [("gpipe", 4, 4, "(p−1)/m"), ("1f1b", 4, 8, "(p−1)/m"),
+                                           ("interleaved", 4, 8, "(p−1)/(m·v)")])
+def test_formula_card_gives_the_overhead_formula_of_the_schedule(name, p, m, want):
+    ex = pipeline_explorer(name, p=p, m=m, v=2)
+    card = ex.readouts["formula"].value
+    v = ex.result.schedule.v
+    assert f"bubble_overhead {want} = {bk.bubble_overhead(p, m, v):.4f}" in card
+    assert f"v = {v}" in card
+
+
+def test_memory_cap_zero_is_explained():
+    ex = pipeline_explorer("1f1b")
+    assert "0 = no cap" in ex.readouts["cap"].value
+    ex.controls["cap"].value = 3.0
+    assert "at most 3 microbatch activations per rank" in ex.readouts["cap"].value
+    ax = ex.figure.axes[-1]
+    assert [ln for ln in ax.lines if ln.get_gid() == "cap"]
 
 
 def test_bad_cost_shows_the_library_message():
@@ -253,10 +332,19 @@ def test_compare_mode_shares_the_time_axis():
     assert ex.compare_result is None and len(ex.figure.axes) == 2 and ex.readouts["compare"].value == ""
 
 
-def test_compare_error_keeps_the_main_schedule():
-    ex = pipeline_explorer("1f1b", p=4, m=9, compare="interleaved")
+def test_compare_error_keeps_the_main_schedule(monkeypatch):
+    real = explorers.build_schedule
+
+    def refuse_interleaved(name, *a, **kw):
+        if name == "interleaved":
+            raise ValueError("a rule tightened under the explorer")
+        return real(name, *a, **kw)
+
+    ex = pipeline_explorer("1f1b", p=4, m=8)
+    monkeypatch.setattr(explorers, "build_schedule", refuse_interleaved)
+    ex.controls["compare"].value = "interleaved"
     assert ex.result is not None and ex.compare_result is None
-    assert ex.error == "compare schedule 'interleaved': " + library_error(bk.schedule, "interleaved", 4, 9, 2)
+    assert ex.error == "compare schedule 'interleaved': a rule tightened under the explorer"
     assert ex.image.layout.visibility == "visible"
 
 
@@ -431,24 +519,207 @@ def test_classroom_print_command(capsys):
     assert "voila" in out and "--port=9001" in out and "--strip_sources=True" in out
 
 
-def test_explorer_notebook_is_generated_from_classroom(tmp_path):
-    """apps/explorer.ipynb is exactly what ``classroom.write_notebook`` writes (regenerate it if not)."""
-    committed = (ROOT / "apps" / "explorer.ipynb").read_text(encoding="utf-8")
-    assert committed == classroom.notebook_text(), (
-        "apps/explorer.ipynb is out of date: run "
-        "python -c \"from bubblekit.presentation.classroom import write_notebook; write_notebook('apps/explorer.ipynb')\""
+@pytest.mark.parametrize("name", list(classroom.PAGES))
+def test_classroom_pages_are_generated_from_classroom(name, tmp_path):
+    """apps/*.ipynb are exactly what ``classroom.write_pages`` writes (regenerate them if not)."""
+    committed = (ROOT / "apps" / name).read_text(encoding="utf-8")
+    assert committed == classroom.page_text(name), (
+        f"apps/{name} is out of date: run "
+        "python -c \"from bubblekit.presentation.classroom import write_pages; write_pages('apps')\""
     )
     nb = json.loads(committed)
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     assert all(c.get("outputs", []) == [] for c in nb["cells"])
-    copy = classroom.write_notebook(tmp_path / "x.ipynb")
-    assert copy.read_text(encoding="utf-8") == committed
+    assert {p.name for p in classroom.write_pages(tmp_path)} == set(classroom.PAGES)
+    assert (tmp_path / name).read_text(encoding="utf-8") == committed
+    assert classroom.notebook_text() == classroom.page_text("explorer.ipynb")
+    assert sorted(p.name for p in (ROOT / "apps").glob("*.ipynb")) == sorted(classroom.PAGES)
 
 
-def test_explorer_notebook_code_runs():
-    """The notebook's code cells, run here: they build both explorers without error."""
+@pytest.mark.parametrize("name", list(classroom.PAGES))
+def test_classroom_page_code_runs(name):
+    """A page's code cells, run here: they build their explorers without error."""
     ns: dict = {}
-    for kind, src in classroom.notebook_cells():
+    for kind, src in classroom.page_cells(name):
         if kind == "code":
-            exec(compile(src, "explorer.ipynb", "exec"), ns)
-    assert ns["explorer"].error is None and ns["builder"].error is None
+            exec(compile(src, name, "exec"), ns)
+    built = [x for x in ns.values() if isinstance(x, (PipelineExplorer, ScheduleBuilder, FrontierExplorer))]
+    assert built and all(x.error is None for x in built)
+
+
+def test_classroom_templates_and_presenter(capsys):
+    nb = ROOT / "apps" / "explorer.ipynb"
+    assert "--template=bubblekit" in classroom.voila_command(nb, 9123)
+    assert "--template=bubblekit-presenter" in classroom.voila_command(nb, 9123, presenter=True)
+    for name in ("bubblekit", "bubblekit-presenter"):
+        folder = classroom.TEMPLATE_ROOT / "voila" / "templates" / name
+        assert (folder / "conf.json").is_file() and (folder / "index.html.j2").is_file()
+        for f in folder.iterdir():
+            assert "https://" not in f.read_text(encoding="utf-8"), f  # nothing fetched from a CDN
+    env = classroom.voila_env(True, {"JUPYTER_PATH": "/x"})
+    assert env["JUPYTER_PATH"].split(os.pathsep) == [str(classroom.TEMPLATE_ROOT), "/x"]
+    assert env[explorers.PRESENTER_ENV] == "1"
+    assert explorers.PRESENTER_ENV not in classroom.voila_env(False, {explorers.PRESENTER_ENV: "1"})
+    assert classroom.main(["--presenter", "--print-command"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{explorers.PRESENTER_ENV}=1 JUPYTER_PATH=") and "--template=bubblekit-presenter" in out
+
+
+# ------------------------------------------------------------- what a notebook stores
+def _still(bundle: dict) -> bytes:
+    """The PNG of an explorer's still picture (its text/html fallback)."""
+    m = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', bundle["text/html"])
+    assert m, bundle["text/html"][:300]
+    return base64.b64decode(m.group(1))
+
+
+@pytest.mark.parametrize("make", [lambda: pipeline_explorer("interleaved", p=4, m=8, compare="1f1b"),
+                                  lambda: schedule_builder(), lambda: frontier_explorer()])
+def test_display_gives_the_widget_and_a_still_picture(make):
+    ex = make()
+    bundle = ex._repr_mimebundle_()
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view["model_id"] == ex.widget.model_id  # the live widget, for Jupyter and Voila
+    png = _still(bundle)  # a picture for a notebook opened before it runs
+    assert png.startswith(PNG_MAGIC)
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as im:
+        assert im.size[0] == round(12 * explorers.DPI)
+    assert "run this cell" in bundle["text/html"]
+    assert not bundle["text/plain"].startswith(("VBox", "HBox")) and "run the cell" in bundle["text/plain"]
+
+
+def test_still_picture_shows_the_readouts():
+    ex = pipeline_explorer("1f1b", p=4, m=8)
+    page = ex._repr_mimebundle_()["text/html"]
+    assert f"{ex.result.bubble_ratio:.4f}" in page and "peak memory per rank" in page
+
+
+def test_execute_notebooks_keeps_the_still_picture_not_the_dead_widget_view():
+    import nbformat
+
+    spec = importlib.util.spec_from_file_location("execute_notebooks", ROOT / "scripts" / "execute_notebooks.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    bundle = pipeline_explorer()._repr_mimebundle_()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", outputs=[
+        nbformat.v4.new_output("display_data", data=bundle),
+        nbformat.v4.new_output("display_data", data={"text/plain": "VBox()", mod.WIDGET_VIEW: {"model_id": "a"}}),
+    ])])
+    assert mod.still_pictures(nb) == 1
+    first, second = nb.cells[0].outputs
+    assert set(first.data) == {"text/html", "text/plain"}
+    assert mod.WIDGET_VIEW in second.data  # no picture to fall back on: left alone
+
+
+# -------------------------------------------------------------------- cost controls
+def test_cost_controls_follow_the_costs_fields(monkeypatch):
+    fields = {f.name for f in dataclasses.fields(bk.Costs)}
+    ex = pipeline_explorer()
+    shown = [k for k in ex.controls if k in {c.key for c in explorers.COST_CONTROLS}]
+    assert shown == [c.key for c in explorers.COST_CONTROLS if c.key in fields]
+    # a new kind of cost is one more line: here the activations a microbatch holds (a Costs field)
+    more = (*explorers.COST_CONTROLS, explorers.CostControl("activation", "activation", "activations held"),
+            explorers.CostControl("no_such_field", "nothing", "not a Costs field: not shown"))
+    monkeypatch.setattr(explorers, "COST_CONTROLS", more)
+    ex = pipeline_explorer("1f1b", p=4, m=8)
+    assert "activation" in ex.controls and "no_such_field" not in ex.controls
+    ex.controls["activation"].value = 2.0
+    assert ex.costs.activation == 2
+    assert ex.result.max_peak_activations == 2 * sim("1f1b", 4, 8).max_peak_activations
+
+
+# --------------------------------------------------------------------------- builder
+def _builder_sizes() -> set[tuple[int, int]]:
+    """(p, m) the builder opens at: its defaults and every classroom page's call."""
+    sig = inspect.signature(schedule_builder)
+    sizes = {(sig.parameters["p"].default, sig.parameters["m"].default)}
+    for cells in classroom.PAGES.values():
+        for _kind, src in cells:
+            for p, m in re.findall(r"schedule_builder\(p=(\d+), m=(\d+)", src):
+                sizes.add((int(p), int(m)))
+    return sizes
+
+
+def test_no_builder_default_answers_an_exercise():
+    """Neither template (GPipe, shown at first, nor "load 1F1B") at a size the builder opens at
+    passes an exercise that asks for a schedule written by hand (03.5: 1F1B at p = 3, m = 6)."""
+    from bubblekit.course.checks import _registry
+    from bubblekit.course.checks._schedules import compare_schedule
+
+    written = [i for i in _registry.ids() if _registry.REGISTRY[i].compare is compare_schedule]
+    assert "03.5" in written
+    sizes = _builder_sizes()
+    assert (4, 8) in sizes
+    # the check can fail: the old classroom size, p = 3 and m = 6, hands out 03.5's answer
+    ok, _ = compare_schedule(explorers._template_text("1f1b", 3, 6), _registry.REGISTRY["03.5"].expected())
+    assert ok
+    for ex_id in written:
+        goal = _registry.REGISTRY[ex_id].expected()
+        for p, m in sizes:
+            for name in ("gpipe", "1f1b"):
+                ok, _ = compare_schedule(explorers._template_text(name, p, m), goal)
+                assert not ok, f"the builder's {name} template at p={p}, m={m} answers exercise {ex_id}"
+
+
+# -------------------------------------------------------------------------- frontier
+def test_frontier_points_are_the_compare_table_and_the_frontier_is_undominated():
+    fx = frontier_explorer(p=4, m=8, v=2, preset="f=i=w")
+    assert fx.error is None
+    table = bk.compare([n for n in bk.names() if bk.REGISTRY[n].allows(4, 8, 2 if bk.REGISTRY[n].chunks == "many"
+                                                                         else None)],
+                       4, 8, v=2, costs=bk.preset("f=i=w"), closed_form=False)
+    rows = list(table)
+    assert [r["schedule"] for r in fx.table] == [r["schedule"] for r in rows]
+    ax = fx.figure.axes[0]
+    for r in rows:
+        (pt,) = [ln for ln in ax.lines if ln.get_gid() == f"point:{r['schedule']}"]
+        assert (pt.get_xdata()[0], pt.get_ydata()[0]) == pytest.approx((r["peak"], 100 * r["bubble_ratio"]))
+    pts = {r["schedule"]: (r["peak"], r["bubble_ratio"]) for r in rows}
+    for name, (x, y) in pts.items():
+        beaten = any(ox <= x and oy <= y and (ox, oy) != (x, y) for ox, oy in pts.values())
+        assert (name in fx.frontier) == (not beaten)
+    assert "GPipe" not in fx.frontier  # 1F1B: same bubble, less memory
+    for name in fx.frontier:
+        assert html.escape(name) in fx.readouts["frontier"].value
+
+
+def test_frontier_lists_schedules_that_refuse_m():
+    fx = frontier_explorer(p=4, m=4)
+    assert "DualPipeV" in fx.skipped and "m >= 2p" in fx.readouts["message"].value.replace("&gt;", ">")
+    fx.controls["m"].value = 8
+    assert "DualPipeV" not in fx.skipped and any(r["schedule"] == "DualPipeV" for r in fx.table)
+
+
+def test_frontier_bad_arguments():
+    with pytest.raises(ValueError, match="v must be between 2 and 8"):
+        frontier_explorer(v=1)
+    with pytest.raises(ValueError, match="p must be"):
+        frontier_explorer(p=0)
+
+
+# ------------------------------------------------------------------------- presenter
+def test_presenter_layout_has_larger_letters_and_pictures(monkeypatch):
+    small = pipeline_explorer()
+    big = pipeline_explorer(layout="presenter")
+    assert big.layout == "presenter" and "bk-presenter" in big.widget._dom_classes
+    assert "bk-presenter" not in small.widget._dom_classes
+    from PIL import Image
+
+    with Image.open(io.BytesIO(bytes(big.image.value))) as a, Image.open(io.BytesIO(bytes(small.image.value))) as b:
+        assert a.size[0] == round(12 * explorers.PRESENTER_DPI) > b.size[0]
+    assert big.figure.axes[0].title.get_fontsize() > small.figure.axes[0].title.get_fontsize()
+    monkeypatch.setenv(explorers.PRESENTER_ENV, "1")  # what bubblekit classroom --presenter sets
+    assert pipeline_explorer().layout == "presenter"
+    assert schedule_builder().layout == "presenter" and frontier_explorer().layout == "presenter"
+    assert pipeline_explorer(layout="notebook").layout == "notebook"
+    with pytest.raises(ValueError, match="layout must be one of"):
+        pipeline_explorer(layout="projector")
+
+
+def test_an_m_refused_at_construction_is_moved_and_explained():
+    ex = pipeline_explorer("interleaved", p=4, m=9, v=2)
+    assert ex.controls["m"].value == 10 and "m = 9 is not allowed" in ex.m_note
+    assert_matches(ex, sim("interleaved", 4, 10, 2))
+    assert "bk-msg-note" in ex.readouts["message"].value

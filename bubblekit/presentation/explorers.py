@@ -1,6 +1,6 @@
 """Live explorers (ipywidgets): move a slider, see the pipeline, its bubble and its memory.
 
-Two explorers, both objects that tests (and notebooks) can drive by setting ``.value`` on
+Three explorers, all objects that tests (and notebooks) can drive by setting ``.value`` on
 their controls, the way ipywidgets' own tests do::
 
     from bubblekit.presentation.explorers import pipeline_explorer, schedule_builder
@@ -9,15 +9,20 @@ their controls, the way ipywidgets' own tests do::
     ex.controls["m"].value = 16          # redraws at once
     ex.result.bubble_ratio, ex.readouts["bubble_ratio"].value
 
-* :func:`pipeline_explorer` -- schedule, ``p``, ``m``, ``v``, a cost preset, F/B/I/W
-  sliders that override it, a communication latency and a memory cap; shows the
-  pipeline diagram above the memory curves, and readouts named by their convention
-  (``bubble_ratio`` = idle / (p x makespan), ``bubble_overhead`` = idle / busy), the
-  closed form where one exists, the makespan with its unit and the peak memory per rank.
-  A compare mode puts a second schedule on the same time axis.
+* :func:`pipeline_explorer` -- schedule, ``p``, ``m``, ``v``, a cost preset, one slider per
+  cost that :class:`~bubblekit.Costs` has (:data:`COST_CONTROLS`: F, B, I, W, latency) that
+  overrides it, and a memory cap; shows the pipeline diagram above the memory curves, and
+  readouts named by their convention (``bubble_ratio`` = idle / (p x makespan),
+  ``bubble_overhead`` = idle / busy), the closed form where one exists, the makespan with
+  its unit and the peak memory per rank. A compare mode puts a second schedule on the same
+  time axis. The ``m`` slider only stops on values every shown schedule accepts (an ``m``
+  a schedule refuses moves on to the next allowed one, and a note says why); the ``v``
+  slider shows the ``v`` the shown schedules use.
 * :func:`schedule_builder` -- write per-rank orders (``rank 0: 0F0 0F1 0B0 ...``), see the
   diagram, the simulator's legality message when the orders are illegal, and a score
   against GPipe and 1F1B for the same ``p`` and ``m``.
+* :func:`frontier_explorer` -- every registered schedule at the same ``p``, ``m`` and costs
+  as a point of bubble against peak memory, the memory/bubble frontier marked.
 
 Units: times are in the cost preset's unit (abstract *slots*, or *ms* for the measured
 H200 preset); memory is in *microbatch activations* (1.0 = what one microbatch leaves on a
@@ -26,15 +31,30 @@ rank holding its whole share of the model), plus bytes for the measured preset.
 Pictures are drawn with matplotlib's Agg backend into one reused
 :class:`~matplotlib.figure.Figure` (never registered with pyplot, so nothing leaks) and
 shown as PNG bytes in an :class:`ipywidgets.Image`, which works the same in JupyterLab, in
-Voila (``python -m bubblekit classroom``) and in a headless browser test. Bad input never
-raises out of a callback: the library's own message is shown in the ``message`` readout.
+Voila (``bubblekit classroom``) and in a headless browser test. Bad input never raises out
+of a callback: the library's own message is shown in the ``message`` readout.
+
+**A picture before anything runs.** Displaying an explorer gives the widget and, beside it
+in the same output, a still picture of its current state (``text/html``: the readouts and
+the diagram as a PNG) with a line saying to run the cell for the sliders. A live front-end
+shows the widget; a notebook opened without a kernel or without saved widget state (a
+lesson as shipped, see ``scripts/execute_notebooks.py``; GitHub; an untrusted notebook)
+shows the picture, never ``VBox(children=...)``.
+
+**Layouts.** ``layout="presenter"`` draws larger letters and pictures for a projector
+(``bubblekit classroom --presenter`` makes it the default of every explorer it serves, by
+setting the environment variable :data:`PRESENTER_ENV` to ``1`` for its kernels).
 """
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import html
 import io
 import math
+import os
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,11 +69,20 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from bubblekit._validate import Number
+from bubblekit.compare import compare as compare_table
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.costs import preset as cost_preset
-from bubblekit.formulas import bubble_overhead as formula_overhead
 from bubblekit.presentation import plotting
-from bubblekit.schedules import REGISTRY, Schedule, ScheduleError, display_name, names, spec
+from bubblekit.schedules import (
+    REGISTRY,
+    Schedule,
+    ScheduleError,
+    ScheduleSpec,
+    display_name,
+    legal_ms,
+    names,
+    spec,
+)
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import format_number, plural
@@ -64,7 +93,13 @@ __all__ = [
     "schedule_builder",
     "ScheduleBuilder",
     "BuilderScore",
+    "frontier_explorer",
+    "FrontierExplorer",
     "COST_PRESETS",
+    "COST_CONTROLS",
+    "CostControl",
+    "LAYOUTS",
+    "PRESENTER_ENV",
     "render_png",
 ]
 
@@ -77,14 +112,21 @@ _NONE = "none"
 #: Pixels per inch of the PNG sent to the browser (figures are 12 in wide: 960 px), legible
 #: when projected and quick to draw; see ``benchmarks/bench_explorer.py``.
 DPI = 80
+#: Pixels per inch in the presenter layout (1200 px wide, with larger letters).
+PRESENTER_DPI = 100
 _WIDTH_IN = 12.0
+
+#: The explorers' layouts: ``"notebook"`` (default) and ``"presenter"`` (large letters for a projector).
+LAYOUTS: tuple[str, ...] = ("notebook", "presenter")
+#: Environment variable: ``1`` makes ``"presenter"`` the default layout (``bubblekit classroom --presenter``).
+PRESENTER_ENV = "BUBBLEKIT_PRESENTER"
 
 _CSS = """
 <style>
 .bk-explorer { font-size: 15px; }
 .bk-explorer .widget-label, .bk-explorer .widget-readout { font-size: 15px; }
 .bk-card { border: 1px solid #d0d0d0; border-radius: 6px; padding: 4px 10px; margin: 2px;
-           background: #fafafa; min-width: 150px; }
+           background: #fafafa; min-width: 150px; display: inline-block; vertical-align: top; }
 .bk-card .bk-name { font-size: 12px; color: #555; }
 .bk-card .bk-value { font-size: 22px; font-weight: 600; color: #111; }
 .bk-card .bk-note { font-size: 12px; color: #555; }
@@ -92,11 +134,27 @@ _CSS = """
                 padding: 6px 10px; white-space: pre-wrap; font-family: monospace; font-size: 14px; }
 .bk-msg-warn { color: #7a4d00; background: #fff8e6; border: 1px solid #e6c27a; border-radius: 6px;
                padding: 6px 10px; font-size: 15px; }
+.bk-msg-note { color: #1d3f66; background: #eef5fc; border: 1px solid #a9c6e6; border-radius: 6px;
+               padding: 6px 10px; font-size: 15px; }
 .bk-msg-ok { color: #225522; font-size: 14px; }
-.bk-control-text textarea { font-family: monospace; font-size: 15px; }
-.bk-score table { border-collapse: collapse; font-size: 15px; }
-.bk-score td, .bk-score th { padding: 2px 10px; border-bottom: 1px solid #ddd; text-align: right; }
-.bk-score th:first-child, .bk-score td:first-child { text-align: left; }
+.bk-hint { font-size: 13px; color: #555; margin: 0 0 4px 150px; }
+.bk-control-text textarea { font-family: monospace; font-size: 15px; white-space: pre; overflow-wrap: normal; }
+.bk-score table, .bk-table table { border-collapse: collapse; font-size: 15px; }
+.bk-score td, .bk-score th, .bk-table td, .bk-table th { padding: 2px 10px; border-bottom: 1px solid #ddd;
+                                                        text-align: right; }
+.bk-score th:first-child, .bk-score td:first-child, .bk-table th:first-child, .bk-table td:first-child {
+  text-align: left; }
+.bk-static img { max-width: 100%; height: auto; }
+.bk-static .bk-run { font-size: 14px; color: #1d3f66; background: #eef5fc; border: 1px solid #a9c6e6;
+                     border-radius: 6px; padding: 4px 10px; margin: 4px 0; display: inline-block; }
+.bk-presenter, .bk-presenter .widget-label, .bk-presenter .widget-readout, .bk-presenter select,
+.bk-presenter button, .bk-presenter .bk-msg-warn, .bk-presenter .bk-msg-note { font-size: 21px; }
+.bk-presenter .widget-slider, .bk-presenter .widget-dropdown { height: 36px; }
+.bk-presenter .bk-card .bk-name, .bk-presenter .bk-card .bk-note, .bk-presenter .bk-hint { font-size: 17px; }
+.bk-presenter .bk-card .bk-value { font-size: 32px; }
+.bk-presenter .bk-score table, .bk-presenter .bk-table table { font-size: 20px; }
+.bk-presenter .bk-control-text textarea { font-size: 20px; }
+.bk-presenter h2 { font-size: 30px; }
 </style>
 """
 
@@ -137,12 +195,25 @@ def _check_size(name: str, value: Any, hi: int, where: str) -> None:
         raise ValueError(f"{name} must be between 1 and {hi} for the {where} (its slider's range), got {value!r}")
 
 
-def render_png(fig: Figure, dpi: float | None = None) -> bytes:
-    """PNG bytes of ``fig`` at ``dpi`` (default :data:`DPI`), Agg, fast zlib level: what the explorers send."""
+def _check_layout(layout: str | None) -> str:
+    """``layout`` checked, or the default: ``"presenter"`` when :data:`PRESENTER_ENV` is ``1``."""
+    if layout is None:
+        return "presenter" if os.environ.get(PRESENTER_ENV, "").strip() == "1" else "notebook"
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {list(LAYOUTS)}, got {layout!r}")
+    return layout
+
+
+def render_png(fig: Figure, dpi: float | None = None, *, compress: int = 1) -> bytes:
+    """PNG bytes of ``fig`` at ``dpi`` (default :data:`DPI`), Agg.
+
+    ``compress`` is zlib's level: 1 (default, fast) for what the explorers send on every
+    move; 9 for the still pictures stored in notebooks.
+    """
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi or DPI, pil_kwargs={"compress_level": 1})
+    fig.savefig(buf, format="png", dpi=dpi or DPI, pil_kwargs={"compress_level": compress})
     return buf.getvalue()
 
 
@@ -152,41 +223,66 @@ def _new_figure() -> Figure:
     return fig
 
 
-#: Fixed layout in inches (a layout engine would double the draw time): left margin (rank
-#: names, memory label), right margin (the legends plotting puts outside the axes), space above
-#: a panel (its two-line title) and below it (tick labels and the time label).
+#: Fixed layout in inches at the notebook's 12-point letters (a layout engine would double
+#: the draw time): left margin (rank names, memory label), right margin (the legends plotting
+#: puts outside the axes), space above a panel (its two-line title) and below it (tick labels
+#: and the time label). The presenter layout scales them with its letters.
 _LEFT_IN, _RIGHT_IN, _TITLE_IN, _XLABEL_IN = 1.25, 2.75, 0.62, 0.55
 
 
-def _pipeline_height(p: int) -> float:
+@dataclass(frozen=True)
+class _Look:
+    """Sizes of one layout: the course style's font size (points) and how much larger than the notebook's."""
+
+    name: str
+    font_size: float
+    scale: float
+
+    @property
+    def dpi(self) -> float:
+        return float(PRESENTER_DPI if self.name == "presenter" else DPI)
+
+
+def _look(layout: str) -> _Look:
+    return _Look("presenter", 16.0, 16.0 / 12.0) if layout == "presenter" else _Look("notebook", 12.0, 1.0)
+
+
+def _pipeline_height(p: int, scale: float = 1.0) -> float:
     """Height in inches of a pipeline panel with ``p`` rank rows."""
-    return 0.5 + 0.36 * p
+    return (0.5 + 0.36 * p) * scale
 
 
-def _positions(fig: Figure, heights: Sequence[float]) -> list[tuple[float, float, float, float]]:
-    """Resize ``fig`` for full-width panels of ``heights`` inches, top to bottom; their positions."""
-    total = sum(h + _TITLE_IN + _XLABEL_IN for h in heights) + 0.1
+def _positions(fig: Figure, heights: Sequence[float], scale: float = 1.0,
+               left_extra_in: float = 0.0) -> list[tuple[float, float, float, float]]:
+    """Resize ``fig`` for full-width panels of ``heights`` inches, top to bottom; their positions.
+
+    ``left_extra_in`` widens the left margin (a placement strip beside the rank names).
+    """
+    title, xlabel = _TITLE_IN * scale, _XLABEL_IN * scale
+    left, right = _LEFT_IN * scale + left_extra_in, _RIGHT_IN * scale
+    total = sum(h + title + xlabel for h in heights) + 0.1
     fig.set_size_inches(_WIDTH_IN, total)
     out = []
     top = total - 0.1
-    x0, w = _LEFT_IN / _WIDTH_IN, 1 - (_LEFT_IN + _RIGHT_IN) / _WIDTH_IN
+    x0, w = left / _WIDTH_IN, 1 - (left + right) / _WIDTH_IN
     for h in heights:
-        top -= _TITLE_IN
+        top -= title
         out.append((x0, (top - h) / total, w, h / total))
-        top -= h + _XLABEL_IN
+        top -= h + xlabel
     return out
 
 
-def _stack_axes(fig: Figure, heights: Sequence[float]) -> list[Any]:
+def _stack_axes(fig: Figure, heights: Sequence[float], scale: float = 1.0, left_extra_in: float = 0.0) -> list[Any]:
     """Resize ``fig`` and add one full-width Axes per height (inches), top to bottom."""
     # a fixed title height skips matplotlib's title-vs-ticks overlap search at every draw
     with matplotlib.rc_context({"axes.titley": 1.0}):
-        return [fig.add_axes(pos) for pos in _positions(fig, heights)]
+        return [fig.add_axes(pos) for pos in _positions(fig, heights, scale, left_extra_in)]
 
 
-def _place_axes(fig: Figure, axes: Sequence[Any], heights: Sequence[float]) -> None:
+def _place_axes(fig: Figure, axes: Sequence[Any], heights: Sequence[float], scale: float = 1.0,
+                left_extra_in: float = 0.0) -> None:
     """Resize ``fig`` and move existing ``axes`` to the panel positions for ``heights``."""
-    for ax, pos in zip(axes, _positions(fig, heights)):
+    for ax, pos in zip(axes, _positions(fig, heights, scale, left_extra_in)):
         ax.set_position(pos)
 
 
@@ -240,10 +336,10 @@ def _panel_title(x: SimResult) -> str:
 
 
 @contextmanager
-def _style() -> Iterator[None]:
+def _style(look: _Look | None = None) -> Iterator[None]:
     """The course style, applied only while an explorer draws (global rcParams are restored)."""
     with matplotlib.rc_context():
-        plotting.use_course_style()
+        plotting.use_course_style(font_size=(look or _look("notebook")).font_size)
         yield
 
 
@@ -277,23 +373,147 @@ def _readout(key: str) -> widgets.HTML:
     return w
 
 
+def _box_class(box: widgets.Box, look: _Look, *classes: str) -> widgets.Box:
+    for c in ("bk-explorer", *classes):
+        box.add_class(c)
+    if look.name == "presenter":
+        box.add_class("bk-presenter")
+        for child in box.children:
+            if isinstance(child, widgets.Image):
+                child.layout.max_width = "none"
+    return box
+
+
+def _ranges(values: Sequence[int], limit: int = 14) -> str:
+    """``1–8, 10, 12, 15, 16, 20, …``: sorted integers with runs of three or more joined."""
+    parts: list[str] = []
+    k = 0
+    while k < len(values) and len(parts) < limit:
+        j = k
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        if j - k >= 2:
+            parts.append(f"{values[k]}–{values[j]}")
+        else:
+            parts.extend(str(x) for x in values[k:j + 1])
+        k = j + 1
+    return ", ".join(parts[:limit]) + (", …" if k < len(values) or len(parts) > limit else "")
+
+
+def _overhead_formula(bubble_text: str) -> str:
+    """The bubble_overhead (idle / busy) closed form that goes with a bubble_ratio closed form.
+
+    ``b = (p−1)/(X+p−1)`` means ``idle / busy = b / (1 − b) = (p−1)/X``: ``"(p−1)/m"`` for
+    GPipe and 1F1B, ``"(p−1)/(m·v)"`` for interleaving; any other form is left as ``b/(1−b)``.
+    """
+    mt = re.fullmatch(r"\((?P<n>[^()]+)\)/\((?P<d>.+)\+(?P=n)\)", bubble_text.strip())
+    if mt is None:
+        return "b/(1−b)"
+    d = mt.group("d")
+    return f"({mt.group('n')})/{d}" if re.fullmatch(r"\w+", d) else f"({mt.group('n')})/({d})"
+
+
+def _still_png(fig: Figure, dpi: float) -> bytes:
+    """``fig`` as a small PNG for notebooks: 256 colours (a diagram has far fewer), zlib level 9.
+
+    About a third of the full-colour PNG's bytes (~70 kB for a two-schedule comparison).
+    """
+    from PIL import Image
+
+    im = Image.open(io.BytesIO(render_png(fig, dpi))).convert("RGB")
+    buf = io.BytesIO()
+    im.quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(buf, format="PNG", compress_level=9)
+    return buf.getvalue()
+
+
+def _static_html(kind: str, settings: str, look: _Look, fig: Figure, parts: Sequence[str]) -> str:
+    """A still picture of an explorer: a line saying how to get the live one, its readouts
+    (``parts``, HTML) and the figure as a PNG: what a notebook shows before its kernel has
+    run the cell."""
+    png = base64.b64encode(_still_png(fig, look.dpi)).decode("ascii")
+    cls = "bk-static bk-explorer" + (" bk-presenter" if look.name == "presenter" else "")
+    return (
+        f'{_CSS}<div class="{cls}">'
+        f'<div class="bk-run">▶ A still picture of the {html.escape(kind)} ({html.escape(settings)}): '
+        f'run this cell (Shift+Enter) to move its sliders.</div>'
+        + "".join(f"<div>{x}</div>" for x in parts if x)
+        + f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
+          f'src="data:image/png;base64,{png}"/></div>'
+    )
+
+
+# ----------------------------------------------------------------------- cost controls
+@dataclass(frozen=True)
+class CostControl:
+    """One cost slider of the pipeline explorer, bound to the field ``key`` of :class:`~bubblekit.Costs`.
+
+    Attributes:
+        key: the ``Costs`` field it sets (``"f"``, ``"comm"``, ...); also the control's key.
+        description: the slider's label.
+        tooltip: one line shown on hover.
+        uses: ``uses(entry)`` is True when a schedule (its registry entry) uses this cost;
+            the slider is disabled when no schedule shown uses it.
+        hi: the slider's largest value (it grows to twice a preset's value), in the preset's unit.
+        step: the slider's step.
+    """
+
+    key: str
+    description: str
+    tooltip: str
+    uses: Callable[[ScheduleSpec], bool] = lambda entry: True
+    hi: float = 10.0
+    step: float = 0.05
+
+
+#: The explorer's cost sliders, in order. Only those whose ``key`` is a field of
+#: :class:`~bubblekit.Costs` are shown, so a new kind of cost (e.g. the time of an overlapped
+#: F&B pair) is one more line here once ``Costs`` has it. ``b`` on one side and ``i``/``w``
+#: on the other are the two ways of pricing a backward: a full backward (``B``) for
+#: schedules that do not split it, its input and weight parts for those that do.
+COST_CONTROLS: tuple[CostControl, ...] = (
+    CostControl("f", "F (forward)", "forward time, one rank's share"),
+    CostControl("b", "B (backward)", "full backward time", lambda e: not e.split_backward),
+    CostControl("i", "I (input grad)", "input-gradient backward", lambda e: e.split_backward),
+    CostControl("w", "W (weight grad)", "weight-gradient backward", lambda e: e.split_backward),
+    CostControl("comm", "comm latency", "latency of one hop between ranks", hi=4.0),
+)
+_SPLIT_KEYS = ("i", "w")
+
+
+def _cost_controls() -> tuple[CostControl, ...]:
+    """The entries of :data:`COST_CONTROLS` that :class:`~bubblekit.Costs` supports."""
+    fields = {f.name for f in dataclasses.fields(Costs)}
+    return tuple(c for c in COST_CONTROLS if c.key in fields)
+
+
+def _cost_value(costs: Costs, key: str) -> float:
+    value = getattr(costs, key)
+    return float(value) if isinstance(value, (int, float, Fraction)) else 0.0
+
+
 # ----------------------------------------------------------------------- the explorer
 class PipelineExplorer:
     """Sliders for a schedule, its size and its costs; a live diagram, memory curves and readouts.
 
     Attributes:
         controls: widgets keyed ``"schedule"``, ``"p"``, ``"m"``, ``"v"``, ``"preset"``,
-            ``"f"``, ``"b"``, ``"i"``, ``"w"``, ``"comm"``, ``"cap"``, ``"compare"``. Cost
-            sliders are in the preset's unit (slots or ms); ``cap`` is in microbatch
-            activations (0 = no cap); ``compare`` is ``"none"`` or a schedule name.
+            one per :data:`COST_CONTROLS` entry (``"f"``, ``"b"``, ``"i"``, ``"w"``,
+            ``"comm"``), ``"cap"``, ``"compare"``. Cost sliders are in the preset's unit
+            (slots or ms); ``cap`` is in microbatch activations (0 = no cap); ``compare`` is
+            ``"none"`` or a schedule name. ``m`` stops only on values every shown schedule
+            accepts; ``v`` shows the chunks per rank the shown schedules use (1 and disabled
+            for single-chunk schedules, 2 for V shapes).
         readouts: HTML widgets keyed ``"bubble_ratio"``, ``"bubble_overhead"``,
-            ``"formula"``, ``"makespan"``, ``"peak"``, ``"costs"``, ``"compare"``, ``"message"``.
+            ``"formula"``, ``"makespan"``, ``"peak"``, ``"costs"``, ``"compare"``, ``"cap"``,
+            ``"message"``.
         figure: the matplotlib Figure drawn last (reused between redraws).
         image: the :class:`ipywidgets.Image` showing ``figure`` as PNG.
         result: the main schedule's :class:`~bubblekit.SimResult`, ``None`` after an error.
         compare_result: the compared schedule's result, or ``None``.
         error: the library's message when the current settings are invalid, else ``None``.
+        m_note: why ``m`` moved past a value a shown schedule refuses ("" when it did not).
         costs: the :class:`~bubblekit.Costs` simulated last.
+        layout: ``"notebook"`` or ``"presenter"``.
         widget: the box to display.
         last_redraw_ms: wall time of the last update (simulate + draw + PNG), in ms.
     """
@@ -306,6 +526,7 @@ class PipelineExplorer:
         v: int = 2,
         preset: str = "b=2f",
         compare: str | None = None,
+        layout: str | None = None,
     ) -> None:
         all_names = names()
         schedule = spec(schedule).name
@@ -314,40 +535,51 @@ class PipelineExplorer:
             cost_preset(preset)  # raises the library's message
         for key, val, hi in (("p", p, 16), ("m", m, 64), ("v", v, 8)):
             _check_size(key, val, hi, "explorer")
+        for name in (schedule, compare):
+            if name is not None and REGISTRY[name].chunks == "many":
+                REGISTRY[name].resolve_v(v)  # v=1 for interleaving: the library's message
+        self.look = _look(_check_layout(layout))
+        self.layout = self.look.name
         self._hold = 0
         self._dirty = False
+        self._snapping = False
         self.figure: Figure = _new_figure()
         self.result: SimResult | None = None
         self.compare_result: SimResult | None = None
         self.error: str | None = None
+        self.m_note = ""
         self.costs: Costs | None = None
         self.last_redraw_ms = 0.0
         self._rank_styles: dict[int, tuple[str, str]] = {}
         self._axes: list[Any] = []
+        self._left_extra = 0.0
         self._base = cost_preset(preset)
+        self._v_chosen = v if v >= 2 else 2  # the learner's v for multi-chunk schedules
+        self._cost_controls = _cost_controls()
 
         c: dict[str, widgets.Widget] = {}
         c["schedule"] = _dropdown("schedule", "schedule", all_names, schedule, "the pipeline schedule")
         c["compare"] = _dropdown("compare", "compare with", [_NONE, *all_names], compare or _NONE,
                                  "a second schedule on the same time axis")
         c["p"] = _slider("int", "p", "p (ranks)", p, 1, 16, 1, tooltip="pipeline stages = devices")
-        c["m"] = _slider("int", "m", "m (microbatches)", m, 1, 64, 1, tooltip="microbatches per step")
+        c["m"] = _slider("int", "m", "m (microbatches)", m, 1, 64, 1,
+                         tooltip="microbatches per step; stops only on values the shown schedules accept")
         c["v"] = _slider("int", "v", "v (chunks/rank)", v, 1, 8, 1,
-                         tooltip="virtual stages per rank (interleaved, looped BFS)")
+                         tooltip="stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes 2, "
+                                 "the others 1")
         c["preset"] = _dropdown("preset", "cost preset", COST_PRESETS, preset,
                                 "uniform: F=B; b=2f: B=2F; f=i=w: split backward; h200: measured, ms")
-        c["f"] = _slider("float", "f", "F (forward)", 1.0, 0.0, 10.0, 0.05, tooltip="forward time, one rank's share")
-        c["b"] = _slider("float", "b", "B (backward)", 2.0, 0.0, 10.0, 0.05, tooltip="full backward time")
-        c["i"] = _slider("float", "i", "I (input grad)", 1.0, 0.0, 10.0, 0.05, tooltip="input-gradient backward")
-        c["w"] = _slider("float", "w", "W (weight grad)", 1.0, 0.0, 10.0, 0.05, tooltip="weight-gradient backward")
-        c["comm"] = _slider("float", "comm", "comm latency", 0.0, 0.0, 4.0, 0.05, tooltip="latency of one hop")
+        for ctl in self._cost_controls:
+            c[ctl.key] = _slider("float", ctl.key, ctl.description, _cost_value(self._base, ctl.key), 0.0,
+                                 ctl.hi, ctl.step, tooltip=ctl.tooltip)
         c["cap"] = _slider("float", "cap", "memory cap", 0.0, 0.0, 64.0, 0.5, ".1f",
                            tooltip="activation budget per rank, microbatch activations; 0 = no cap")
         self.controls: dict[str, widgets.Widget] = c
 
         self.readouts: dict[str, widgets.HTML] = {
             k: _readout(k)
-            for k in ("bubble_ratio", "bubble_overhead", "formula", "makespan", "peak", "costs", "compare", "message")
+            for k in ("bubble_ratio", "bubble_overhead", "formula", "makespan", "peak", "costs", "compare", "cap",
+                      "message")
         }
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="1200px"))
         self.image.add_class("bk-figure")
@@ -356,6 +588,7 @@ class PipelineExplorer:
 
         self._load_preset(preset)
         self._sync_enabled()
+        self._snap_m(0)
         for key, w in c.items():
             w.observe(self._on_change(key), names="value")
         self.update()
@@ -365,35 +598,55 @@ class PipelineExplorer:
         """Controls in two groups (wrapping on narrow screens), readouts, then the full-width picture."""
         c, r = self.controls, self.readouts
         title = widgets.HTML(_CSS + "<h2 style='margin:4px 0'>Pipeline bubble explorer</h2>")
+        width = "490px" if self.layout == "presenter" else "370px"
 
         def group(name: str, items: list[widgets.Widget]) -> widgets.VBox:
-            head = widgets.HTML(f"<b style='font-size:15px;color:#333'>{name}</b>")
-            return widgets.VBox([head, *items], layout=widgets.Layout(width="370px", margin="0 12px 6px 0"))
+            head = widgets.HTML(f"<b style='font-size:1em;color:#333'>{name}</b>")
+            return widgets.VBox([head, *items], layout=widgets.Layout(width=width, margin="0 12px 6px 0"))
 
+        costs = [c[ctl.key] for ctl in self._cost_controls]
         controls = widgets.HBox(
-            [group("Schedule and memory", [c["schedule"], c["compare"], c["p"], c["m"], c["v"], c["cap"]]),
-             group("Costs (time per action)", [c["preset"], self._unit_note, c["f"], c["b"], c["i"], c["w"],
-                                               c["comm"]])],
+            [group("Schedule and memory", [c["schedule"], c["compare"], c["p"], c["m"], c["v"], c["cap"], r["cap"]]),
+             group("Costs (time per action)", [c["preset"], self._unit_note, *costs])],
             layout=widgets.Layout(flex_flow="row wrap"),
         )
+        if self.layout == "presenter":
+            for w in c.values():
+                w.layout.width = "480px"
+                w.style.description_width = "190px"
         cards = widgets.HBox(
             [r["bubble_ratio"], r["bubble_overhead"], r["makespan"], r["formula"]],
             layout=widgets.Layout(flex_flow="row wrap"),
         )
         box = widgets.VBox([title, controls, cards, r["peak"], r["compare"], r["message"], self.image, r["costs"]])
-        box.add_class("bk-explorer")
-        box.add_class("bk-pipeline-explorer")
-        return box
+        return _box_class(box, self.look, "bk-pipeline-explorer")
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
+    def _settings(self) -> str:
+        c = self.controls
+        main, comp = c["schedule"].value, c["compare"].value
+        v = f", v = {c['v'].value}" if any(REGISTRY[n].chunks != "one" for n in self._shown()) else ""
+        other = f", compared with {display_name(comp)}" if comp != _NONE else ""
+        return f"{display_name(main)}, p = {c['p'].value}, m = {c['m'].value}{v}, costs {c['preset'].value}{other}"
 
-        display(self.widget)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The live widget for Jupyter and Voila, with a still picture beside it for viewers without
+        one (a notebook opened before it runs) and a one-line text instead of the widget's repr."""
+        bundle = dict(self.widget._repr_mimebundle_())
+        r = self.readouts
+        bundle["text/plain"] = f"Pipeline explorer ({self._settings()}): run the cell to move its sliders."
+        bundle["text/html"] = _static_html(
+            "pipeline explorer", self._settings(), self.look, self.figure,
+            [r["bubble_ratio"].value + r["bubble_overhead"].value + r["makespan"].value + r["formula"].value,
+             r["peak"].value, r["compare"].value, r["message"].value],
+        )
+        return bundle
 
     # ---------------------------------------------------------------- batching
     @contextmanager
     def hold(self) -> Iterator[None]:
         """Change several controls, redraw once at the end (``with ex.hold(): ...``)."""
+        if self._hold == 0:
+            self.m_note = ""  # a new change: a note about an earlier move of m no longer applies
         self._hold += 1
         try:
             yield
@@ -405,15 +658,19 @@ class PipelineExplorer:
 
     def _on_change(self, key: str) -> Callable[[Any], None]:
         def handler(change: Any) -> None:
-            if key == "preset":
-                with self.hold():
-                    self._load_preset(change["new"])
-            if key in ("schedule", "compare"):
-                self._sync_enabled()
-            if self._hold:
+            with self.hold():
                 self._dirty = True
-                return
-            self.update()
+                if key == "preset":
+                    self._load_preset(change["new"])
+                if key in ("schedule", "compare"):
+                    self._sync_enabled()
+                if key == "v" and not self.controls["v"].disabled and self._chunks_chosen():
+                    self._v_chosen = int(change["new"])
+                if key in ("m", "p", "v", "schedule", "compare") and not self._snapping:
+                    step = int(change["new"]) - int(change["old"]) if key == "m" else 0
+                    self._snap_m(step)
+                if key == "cap":
+                    self._cap_note()
 
         return handler
 
@@ -426,30 +683,91 @@ class PipelineExplorer:
             return
         self._base = base
         c = self.controls
-        self._hold += 1
-        try:
-            for key in ("f", "b", "i", "w"):
-                val = float(getattr(base, key))
-                c[key].max = max(10.0, math.ceil(val * 2))
-                c[key].value = val
-            c["comm"].value = float(base.comm)
-        finally:
-            self._hold -= 1
+        with self.hold():
+            for ctl in self._cost_controls:
+                val = _cost_value(base, ctl.key)
+                c[ctl.key].max = max(ctl.hi, math.ceil(val * 2))
+                c[ctl.key].value = val
         unit = plural(base.unit)
-        self._unit_note.value = f"<span style='font-size:13px;color:#555'>{html.escape(base.name)}; times in {unit}</span>"
+        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(base.name)}; times in {unit}</span>"
+
+    def _chunks_chosen(self) -> bool:
+        """True when a shown schedule runs with the learner's ``v`` (interleaved 1F1B, looped BFS)."""
+        return any(REGISTRY[n].chunks == "many" for n in self._shown())
+
+    def _shown(self) -> list[str]:
+        """The schedules on screen: the main one and the compared one."""
+        c = self.controls
+        return [n for n in (c["schedule"].value, c["compare"].value) if n != _NONE]
 
     def _sync_enabled(self) -> None:
-        """Disable controls that do not apply: ``v`` for single-chunk schedules, B vs I/W."""
+        """Enable the controls the shown schedules use; ``v`` shows the v they run with."""
         c = self.controls
-        main = c["schedule"].value
-        comp = c["compare"].value
-        chunked = [n for n in (main, comp) if n != _NONE]
-        c["v"].disabled = not any(REGISTRY[n].chunks == "many" for n in chunked)
-        split = any(REGISTRY[n].split_backward for n in chunked)
-        full = any(not REGISTRY[n].split_backward for n in chunked)
-        c["b"].disabled = not full
-        c["i"].disabled = not split
-        c["w"].disabled = not split
+        shown = [REGISTRY[n] for n in self._shown()]
+        with self.hold():
+            if any(e.chunks == "many" for e in shown):
+                c["v"].min = 2
+                c["v"].value = self._v_chosen
+                c["v"].disabled = False
+            else:  # v is fixed: 2 for V shapes, 1 otherwise (shown, not the learner's choice)
+                c["v"].min = 1
+                c["v"].value = 2 if any(e.chunks == "two" for e in shown) else 1
+                c["v"].disabled = True
+            for ctl in self._cost_controls:
+                c[ctl.key].disabled = not any(ctl.uses(e) for e in shown)
+        self._cap_note()
+
+    def _cap_note(self) -> None:
+        cap = float(self.controls["cap"].value)
+        self.readouts["cap"].value = (
+            "<div class='bk-hint'>0 = no cap (no limit on activations per rank)</div>" if cap <= 0 else
+            f"<div class='bk-hint'>at most {format_number(cap, fractions=False)} microbatch activations per rank: "
+            f"the dashed line in the memory panel</div>")
+
+    # ------------------------------------------------------------------ m rule
+    def _legal_ms(self) -> list[int]:
+        """The ``m`` on the slider's range that every shown schedule accepts at the current ``p`` (and ``v``)."""
+        c = self.controls
+        p, hi = int(c["p"].value), int(c["m"].max)
+        allowed: set[int] | None = None
+        for name in self._shown():
+            got = set(legal_ms(name, p, self._v_for(name), up_to=hi))
+            allowed = got if allowed is None else allowed & got
+        return sorted(allowed or ())
+
+    def _snap_m(self, step: int) -> None:
+        """Move ``m`` to an allowed value when a shown schedule refuses it, and say why.
+
+        ``step`` is how the learner moved ``m`` (+1: to the right): the slider goes on in that
+        direction to the next allowed ``m`` (or back, at the end of the range); after a change of
+        schedule or ``p`` (``step`` 0) to the nearest allowed one (the larger on a tie).
+        """
+        c = self.controls
+        m = int(c["m"].value)
+        legal = self._legal_ms()
+        if not legal or m in legal:
+            return
+        above = [x for x in legal if x > m]
+        below = [x for x in legal if x < m]
+        if step > 0:
+            target = above[0] if above else below[-1]
+        elif step < 0:
+            target = below[-1] if below else above[0]
+        else:
+            cands = ([above[0]] if above else []) + ([below[-1]] if below else [])
+            target = min(cands, key=lambda x: (abs(x - m), -x))
+        p = int(c["p"].value)
+        refusing = [n for n in self._shown() if not REGISTRY[n].allows(p, m, self._v_for(n))]
+        reasons = " ".join(f"{display_name(n)} accepts {REGISTRY[n].m_rule}." for n in refusing)
+        note = (f"m = {m} is not allowed here ({reasons.rstrip('.')}; p = {p}), so the slider moved "
+                f"on to m = {target}. Allowed here: m = {_ranges(legal)}.")
+        self._snapping = True
+        try:
+            with self.hold():
+                c["m"].value = target
+        finally:
+            self._snapping = False
+        self.m_note = note  # after the move: starting a hold clears an older note
 
     # ------------------------------------------------------------------ model
     def _v_for(self, name: str) -> int | None:
@@ -458,17 +776,17 @@ class PipelineExplorer:
     def _costs(self, split: bool) -> Costs:
         """The preset, with every slider that differs from it applied (times in its unit)."""
         c, base = self.controls, self._base
-        vals = {k: float(c[k].value) for k in ("f", "b", "i", "w", "comm")}
+        vals = {ctl.key: float(c[ctl.key].value) for ctl in self._cost_controls}
         changed: dict[str, Any] = {}
-        if not _same(vals["f"], base.f):
-            changed["f"] = _exact(vals["f"])
+        for key, val in vals.items():
+            if key in ("b", *_SPLIT_KEYS) or _same(val, _cost_value(base, key)):
+                continue
+            changed[key] = _exact(val)
         if split:
-            if not (_same(vals["i"], base.i) and _same(vals["w"], base.w)):
-                changed.update(b=None, i=_exact(vals["i"]), w=_exact(vals["w"]))
+            if not all(_same(vals[k], _cost_value(base, k)) for k in _SPLIT_KEYS):
+                changed.update(b=None, **{k: _exact(vals[k]) for k in _SPLIT_KEYS})
         elif not _same(vals["b"], base.b):
-            changed.update(b=_exact(vals["b"]), i=None, w=None)
-        if not _same(vals["comm"], base.comm):
-            changed["comm"] = _exact(vals["comm"])
+            changed.update(b=_exact(vals["b"]), **{k: None for k in _SPLIT_KEYS})
         if not changed:
             return base
         costs = base.with_(**changed)
@@ -484,15 +802,16 @@ class PipelineExplorer:
         """Re-simulate and redraw from the controls; errors go to the ``message`` readout."""
         t0 = time.perf_counter()
         c, r = self.controls, self.readouts
-        main, comp = c["schedule"].value, c["compare"].value
+        comp = c["compare"].value
+        note = f'<div class="bk-msg-note">{html.escape(self.m_note)}</div>' if self.m_note else ""
         try:
-            result = self._simulate(main)
+            result = self._simulate(c["schedule"].value)
         except (ValueError, TypeError) as exc:  # ScheduleError and DeadlockError are ValueErrors
             self.result = self.compare_result = None
             self.error = str(exc)
             for key in ("bubble_ratio", "bubble_overhead", "formula", "makespan", "peak", "compare", "costs"):
                 r[key].value = ""
-            r["message"].value = _error_html(self.error)
+            r["message"].value = note + _error_html(self.error)
             self.image.layout.visibility = "hidden"
             self.last_redraw_ms = (time.perf_counter() - t0) * 1e3
             return
@@ -520,15 +839,25 @@ class PipelineExplorer:
                 f"activations (rank {worst[0]} peaks at {format_number(worst[1], fractions=False)}). Fewer microbatches in flight "
                 f"(1F1B instead of GPipe, smaller m, recomputation) bring the peak down."
             )
-        if self.error:
-            r["message"].value = _error_html(self.error) + "".join(
-                f'<div class="bk-msg-warn">{html.escape(n)}</div>' for n in notes)
-        elif notes:
-            r["message"].value = "".join(f'<div class="bk-msg-warn">{html.escape(n)}</div>' for n in notes)
-        else:
-            r["message"].value = ""
+        warn = "".join(f'<div class="bk-msg-warn">{html.escape(n)}</div>' for n in notes)
+        r["message"].value = note + (_error_html(self.error) if self.error else "") + warn
         self.image.layout.visibility = "visible"
         self.last_redraw_ms = (time.perf_counter() - t0) * 1e3
+
+    def _formula_card(self, res: SimResult) -> str:
+        """The registry's closed form for the schedule shown, with the bubble_overhead that goes with it."""
+        s = res.schedule
+        cf = REGISTRY[s.name].closed_form(s.p, s.m, s.v) if s.name in REGISTRY else None
+        if cf is None:
+            return _card("closed form", "—", f"none for {display_name(s.name)}; simulated only")
+        val, text = cf
+        agree = math.isclose(float(val), res.bubble_ratio, rel_tol=1e-9, abs_tol=1e-12)
+        why = "= simulated ✓" if agree else "≠ simulated: it assumes equal stages, no latency"
+        overhead = Fraction(val) / (1 - Fraction(val)) if val < 1 else None
+        over = (f"; bubble_overhead {_overhead_formula(text)} = {float(overhead):.4f}" if overhead is not None else "")
+        vv = f", v = {s.v}" if s.v > 1 else ", v = 1"
+        return _card(f"closed form bubble_ratio {text}", f"{float(val):.4f}",
+                     f"{why} (p = {s.p}, m = {s.m}{vv}){over}")
 
     def _readouts(self, res: SimResult, other: SimResult | None) -> None:
         r, s = self.readouts, res.schedule
@@ -541,16 +870,7 @@ class PipelineExplorer:
             "Megatron's convention (simulated)")
         r["makespan"].value = _card("makespan (one step)", f"{format_number(res.makespan, fractions=False)} {unit}",
                                     f"utilization {res.utilization:.1%}")
-        cf = REGISTRY[s.name].closed_form(s.p, s.m, s.v) if s.name in REGISTRY else None
-        if cf is None:
-            r["formula"].value = _card("closed form", "—", f"none for {display_name(s.name)}; simulated only")
-        else:
-            val, text = cf
-            o = formula_overhead(s.p, s.m, s.v if s.v > 1 else 1)
-            agree = math.isclose(float(val), res.bubble_ratio, rel_tol=1e-9, abs_tol=1e-12)
-            why = "= simulated ✓" if agree else "≠ simulated: it assumes equal stages, no latency"
-            r["formula"].value = _card(f"closed form bubble_ratio {text}", f"{float(val):.4f}",
-                                       f"{why}; overhead (p−1)/(m·v) = {o:.4f}")
+        r["formula"].value = self._formula_card(res)
         peaks = res.peak_activations
         per_rank = " &nbsp; ".join(
             f"<span style='white-space:nowrap'>{_rank_chip(k, self._rank_styles.get(k))} rank {k}: "
@@ -560,10 +880,10 @@ class PipelineExplorer:
         if nbytes:
             extra = f" (max {max(peaks) * nbytes / 2**30:.2f} GiB per rank, measured bytes)"
         r["peak"].value = (
-            f"<div style='font-size:15px;line-height:1.7'><b>peak memory per rank</b> (microbatch activations, "
+            f"<div style='line-height:1.7'><b>peak memory per rank</b> (microbatch activations, "
             f"curves below): {per_rank}{extra}</div>"
         )
-        r["costs"].value = f"<div style='font-size:13px;color:#555'>costs: {html.escape(res.costs.describe())}</div>"
+        r["costs"].value = f"<div class='bk-hint' style='margin:0'>costs: {html.escape(res.costs.describe())}</div>"
         if other is None:
             r["compare"].value = ""
         else:
@@ -572,44 +892,45 @@ class PipelineExplorer:
             rel = "the same time as" if abs(diff) < 1e-12 else (
                 f"{abs(diff):.1%} {'longer' if diff > 0 else 'shorter'} than")
             r["compare"].value = (
-                f"<div style='font-size:15px'><b>{html.escape(b)}</b> (lower panel): bubble_ratio "
+                f"<div><b>{html.escape(b)}</b> (lower panel): bubble_ratio "
                 f"{other.bubble_ratio:.4f}, bubble_overhead {other.bubble_overhead:.4f}, makespan "
                 f"{format_number(other.makespan, fractions=False)} {plural(other.unit)} ({rel} {html.escape(a)}), peak "
                 f"{format_number(other.max_peak_activations, 3, fractions=False)} microbatch activations.</div>"
             )
 
     def _draw(self, res: SimResult, other: SimResult | None, cap: float | None) -> None:
+        look = self.look
         results = [res] if other is None else [res, other]
-        mem_h = 2.1 if other is None else 1.6
-        panels = [(x, "pipeline", _pipeline_height(x.p)) for x in results] + [(x, "memory", mem_h) for x in results]
+        mem_h = (2.1 if other is None else 1.6) * look.scale
+        panels = [(x, "pipeline", _pipeline_height(x.p, look.scale)) for x in results] + [
+            (x, "memory", mem_h) for x in results]
         fig = self.figure
         heights = [h for _, _, h in panels]
         t_end = max(float(x.t1) for x in results)
-        with _style():  # axes made inside the style get its spines and tick sizes
+        strip_in = max(plotting.placement_strip_width(x) for x in results) / 72.0
+        with _style(look):  # axes made inside the style get its spines and tick sizes
             if len(self._axes) == len(panels):  # same panels: keep the axes (and their ticks), swap the content
                 for ax in self._axes:
                     _strip(ax)
-                _place_axes(fig, self._axes, heights)
+                _place_axes(fig, self._axes, heights, look.scale, strip_in)
                 axes = self._axes
             else:
                 fig.clear()
-                axes = self._axes = _stack_axes(fig, heights)
+                axes = self._axes = _stack_axes(fig, heights, look.scale, strip_in)
             for ax, (x, kind, _) in zip(axes, panels):
                 if kind == "pipeline":
                     plotting.plot_pipeline(x, ax=ax, title=_panel_title(x))
                 else:
                     plotting.plot_memory(x, ax=ax, cap=cap)
                     # Ranks are keyed, and their peaks given, by colour chips in the peak readout:
-                    # the legend and the peak labels (which overlap for p > 4) cost ~30% of a redraw.
+                    # the legend (which holds the peaks too) costs ~30% of a redraw.
                     legend = ax.get_legend()
                     if legend is not None:
                         legend.remove()
-                    for text in list(ax.texts):
-                        text.remove()
                     if x is res:
                         self._rank_styles = _line_styles(ax)
                 ax.set_xlim(0, t_end * 1.005)
-            self.image.value = render_png(fig)
+            self.image.value = render_png(fig, look.dpi)
 
 
 def pipeline_explorer(
@@ -619,23 +940,28 @@ def pipeline_explorer(
     v: int = 2,
     preset: str = "b=2f",
     compare: str | None = None,
+    layout: str | None = None,
 ) -> PipelineExplorer:
     """A live explorer: schedule, ``p``, ``m``, ``v``, costs, latency and memory cap on sliders.
 
     Args:
         schedule: a registered schedule (``bk.names()``).
-        p: ranks, 1..16. m: microbatches, 1..64. v: chunks per rank for ``interleaved`` and
-            ``looped-bfs`` (1..8; ignored, and its slider disabled, for single-chunk schedules).
-        preset: cost preset, one of :data:`COST_PRESETS`; the F/B/I/W sliders start at its
+        p: ranks, 1..16. m: microbatches, 1..64 (an ``m`` a shown schedule refuses moves to
+            the nearest allowed one, with a note). v: chunks per rank for ``interleaved`` and
+            ``looped-bfs`` (2..8; the slider shows 1, disabled, for single-chunk schedules and
+            2 for V shapes, and comes back to this ``v`` for a multi-chunk one).
+        preset: cost preset, one of :data:`COST_PRESETS`; the cost sliders start at its
             values and override it when moved.
         compare: ``None`` or a second schedule drawn below on the same time axis.
+        layout: ``"notebook"``, ``"presenter"`` (large letters for a projector), or ``None``:
+            ``"presenter"`` when the environment variable :data:`PRESENTER_ENV` is ``1``.
 
     Display the result in a notebook cell; drive it from code with
     ``ex.controls["m"].value = 16`` and read ``ex.result`` / ``ex.readouts``.
 
     Used in lessons 01, 02, 03, 04, 05 and 07 and the classroom app.
     """
-    return PipelineExplorer(schedule, p, m, v, preset, compare)
+    return PipelineExplorer(schedule, p, m, v, preset, compare, layout)
 
 
 # ------------------------------------------------------------------ schedule builder
@@ -689,14 +1015,16 @@ class ScheduleBuilder:
         score: a :class:`BuilderScore`, ``None`` while the text is illegal.
         schedule, result: the parsed :class:`~bubblekit.Schedule` and its simulation, or ``None``.
         error: the message shown when the text is illegal, else ``None``.
-        figure, image, widget: as in :class:`PipelineExplorer`.
+        figure, image, widget, layout: as in :class:`PipelineExplorer`.
     """
 
-    def __init__(self, p: int = 2, m: int = 4, text: str | None = None) -> None:
+    def __init__(self, p: int = 2, m: int = 4, text: str | None = None, layout: str | None = None) -> None:
         for key, val, hi in (("p", p, 8), ("m", m, 16)):
             _check_size(key, val, hi, "builder")
         if text is not None and not isinstance(text, str):
             raise TypeError(f"text must be a string of per-rank orders or None, got {type(text).__name__}")
+        self.look = _look(_check_layout(layout))
+        self.layout = self.look.name
         self.figure: Figure = _new_figure()
         self.schedule: Schedule | None = None
         self.result: SimResult | None = None
@@ -747,15 +1075,23 @@ class ScheduleBuilder:
         )
         right = widgets.VBox([r["message"], widgets.HBox([r["bubble_ratio"], r["makespan"]]), r["peak"], r["score"]],
                              layout=widgets.Layout(width="50%"))
+        if self.layout == "presenter":
+            for key in ("p", "m", "preset"):
+                c[key].layout.width = "480px"
+                c[key].style.description_width = "190px"
         box = widgets.VBox([title, widgets.HBox([left, right]), self.image])
-        box.add_class("bk-explorer")
-        box.add_class("bk-schedule-builder")
-        return box
+        return _box_class(box, self.look, "bk-schedule-builder")
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        display(self.widget)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The live widget, with a still picture beside it (see :meth:`PipelineExplorer._repr_mimebundle_`)."""
+        bundle = dict(self.widget._repr_mimebundle_())
+        c, r = self.controls, self.readouts
+        settings = f"p = {c['p'].value}, m = {c['m'].value}, costs {c['preset'].value}"
+        bundle["text/plain"] = f"Schedule builder ({settings}): run the cell to write and check a schedule."
+        text = f"<pre style='font-size:13px'>{html.escape(c['text'].value)}</pre>"
+        bundle["text/html"] = _static_html("schedule builder", settings, self.look, self.figure,
+                                           [text, r["message"].value, r["score"].value])
+        return bundle
 
     def load(self, name: str) -> None:
         """Replace the text by the built-in ``name`` (``"1f1b"`` or ``"gpipe"``) for the current p, m."""
@@ -819,11 +1155,13 @@ class ScheduleBuilder:
         sched = res.schedule
         fig = self.figure
         fig.clear()
-        with _style():
-            (ax,) = _stack_axes(fig, [_pipeline_height(sched.p) + 0.3])
+        look = self.look
+        with _style(look):
+            (ax,) = _stack_axes(fig, [_pipeline_height(sched.p, look.scale) + 0.3], look.scale,
+                                plotting.placement_strip_width(res) / 72.0)
             plotting.plot_pipeline(res, ax=ax, title=f"your schedule (p={sched.p}, m={sched.m}; "
                                                      f"{res.costs.describe()})")
-            self.image.value = render_png(fig)
+            self.image.value = render_png(fig, look.dpi)
 
     def _references(self, sched: Schedule) -> dict[str, SimResult]:
         refs = ["gpipe", "1f1b"]
@@ -883,7 +1221,7 @@ class ScheduleBuilder:
         )
 
 
-def schedule_builder(p: int = 2, m: int = 4, text: str | None = None) -> ScheduleBuilder:
+def schedule_builder(p: int = 2, m: int = 4, text: str | None = None, layout: str | None = None) -> ScheduleBuilder:
     """A text box for per-rank orders, the simulated diagram, legality messages and a score.
 
     Args:
@@ -891,7 +1229,195 @@ def schedule_builder(p: int = 2, m: int = 4, text: str | None = None) -> Schedul
         m: microbatches the schedule must cover, 1..16.
         text: initial orders, one line per rank (``rank 0: 0F0 0F1 0B0 0B1``); default the
             GPipe template for ``p``, ``m``.
+        layout: ``"notebook"``, ``"presenter"`` or ``None`` (see :func:`pipeline_explorer`).
 
-    Used in the classroom app (apps/explorer.ipynb).
+    The defaults (and the classroom pages' sizes) are chosen so that neither template
+    answers an exercise that asks for a schedule written by hand (``tests/test_explorers.py``
+    checks every such exercise).
+
+    Used in the classroom app (apps/explorer.ipynb, apps/builder.ipynb).
     """
-    return ScheduleBuilder(p, m, text)
+    return ScheduleBuilder(p, m, text, layout)
+
+
+# ------------------------------------------------------------------ frontier explorer
+def _dominated(point: tuple[float, float], others: Sequence[tuple[float, float]]) -> bool:
+    """True when another point needs at most as much memory *and* bubble, and less of one."""
+    x, y = point
+    return any(ox <= x + 1e-12 and oy <= y + 1e-12 and (ox < x - 1e-12 or oy < y - 1e-12) for ox, oy in others)
+
+
+_FRONTIER_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
+
+
+class FrontierExplorer:
+    """Every registered schedule at the same ``p``, ``m`` and costs: bubble against peak memory.
+
+    Each schedule is a point: its largest per-rank peak of activations (microbatch
+    activations, x) and its ``bubble_ratio`` (idle / (p x makespan), y), both simulated by
+    :func:`bubblekit.compare.compare`. A schedule is *on the frontier* when no other needs at
+    most as much memory and as much bubble, and less of one; the frontier is drawn as a
+    staircase (with at least that much memory, at most that much bubble).
+
+    Attributes:
+        controls: ``"p"`` (1..16), ``"m"`` (1..64), ``"v"`` (chunks per rank of interleaved
+            1F1B and looped BFS, 2..8), ``"preset"`` (costs), ``"comm"`` (latency per hop, in
+            the preset's unit).
+        readouts: HTML widgets keyed ``"frontier"``, ``"table"``, ``"message"``.
+        table: the :class:`~bubblekit.text.Table` of the schedules shown (``bk.compare``).
+        frontier: display names of the schedules on the frontier, least memory first.
+        skipped: display name -> why a schedule is not shown (an ``m`` it refuses).
+        figure, image, widget, layout: as in :class:`PipelineExplorer`.
+    """
+
+    def __init__(self, p: int = 4, m: int = 8, v: int = 2, preset: str = "f=i=w", layout: str | None = None) -> None:
+        for key, val, hi in (("p", p, 16), ("m", m, 64), ("v", v, 8)):
+            _check_size(key, val, hi, "frontier explorer")
+        if v < 2:
+            raise ValueError(f"v must be between 2 and 8 for the frontier explorer (the v of interleaved 1F1B "
+                             f"and looped BFS), got {v!r}")
+        if preset not in COST_PRESETS:
+            cost_preset(preset)
+        self.look = _look(_check_layout(layout))
+        self.layout = self.look.name
+        self.figure: Figure = _new_figure()
+        self.table: Any = None
+        self.frontier: list[str] = []
+        self.skipped: dict[str, str] = {}
+        self.error: str | None = None
+        c: dict[str, widgets.Widget] = {
+            "p": _slider("int", "p", "p (ranks)", p, 1, 16, 1, tooltip="pipeline stages = devices"),
+            "m": _slider("int", "m", "m (microbatches)", m, 1, 64, 1, tooltip="microbatches per step"),
+            "v": _slider("int", "v", "v (chunks/rank)", v, 2, 8, 1,
+                         tooltip="stages per rank of interleaved 1F1B and looped BFS (V shapes hold 2)"),
+            "preset": _dropdown("preset", "cost preset", COST_PRESETS, preset,
+                                "uniform: F=B; b=2f: B=2F; f=i=w: split backward; h200: measured, ms"),
+            "comm": _slider("float", "comm", "comm latency", 0.0, 0.0, 4.0, 0.05,
+                            tooltip="latency of one hop between ranks, in the preset's unit"),
+        }
+        self.controls = c
+        self.readouts: dict[str, widgets.HTML] = {k: _readout(k) for k in ("frontier", "table", "message")}
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="1200px"))
+        self.image.add_class("bk-figure")
+        self.widget = self._layout()
+        for w in c.values():
+            w.observe(lambda _ch: self.update(), names="value")
+        self.update()
+
+    def _layout(self) -> widgets.Box:
+        c, r = self.controls, self.readouts
+        title = widgets.HTML(_CSS + "<h2 style='margin:4px 0'>Memory / bubble frontier</h2>")
+        if self.layout == "presenter":
+            for w in c.values():
+                w.layout.width = "480px"
+                w.style.description_width = "190px"
+        controls = widgets.HBox([widgets.VBox([c["p"], c["m"], c["v"]]), widgets.VBox([c["preset"], c["comm"]])],
+                                layout=widgets.Layout(flex_flow="row wrap"))
+        box = widgets.VBox([title, controls, r["frontier"], r["message"], self.image, r["table"]])
+        return _box_class(box, self.look, "bk-frontier-explorer")
+
+    def _settings(self) -> str:
+        c = self.controls
+        return f"p = {c['p'].value}, m = {c['m'].value}, v = {c['v'].value}, costs {c['preset'].value}"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """The live widget, with a still picture beside it (see :meth:`PipelineExplorer._repr_mimebundle_`)."""
+        bundle = dict(self.widget._repr_mimebundle_())
+        r = self.readouts
+        bundle["text/plain"] = f"Memory/bubble frontier ({self._settings()}): run the cell to move its sliders."
+        bundle["text/html"] = _static_html("memory/bubble frontier", self._settings(), self.look, self.figure,
+                                           [r["frontier"].value, r["message"].value, r["table"].value])
+        return bundle
+
+    def _costs(self) -> Costs:
+        c = self.controls
+        base = cost_preset(c["preset"].value)
+        comm = float(c["comm"].value)
+        return base if _same(comm, _cost_value(base, "comm")) else base.with_(comm=_exact(comm))
+
+    def update(self) -> None:
+        """Simulate every schedule that accepts ``p``, ``m``; redraw the points, the frontier and the table."""
+        c, r = self.controls, self.readouts
+        p, m, v = int(c["p"].value), int(c["m"].value), int(c["v"].value)
+        self.skipped = {}
+        shown: list[str] = []
+        for name, entry in REGISTRY.items():
+            vv = v if entry.chunks == "many" else None
+            try:
+                entry.check(p, m, vv)
+            except (ValueError, TypeError) as exc:
+                self.skipped[display_name(name)] = str(exc).splitlines()[0]
+                continue
+            shown.append(name)
+        try:
+            costs = self._costs()
+            self.table = compare_table(shown, p, m, v=v, costs=costs, closed_form=False)
+        except (ValueError, TypeError) as exc:
+            self.table, self.frontier, self.error = None, [], str(exc)
+            r["message"].value, r["frontier"].value, r["table"].value = _error_html(self.error), "", ""
+            self.image.layout.visibility = "hidden"
+            return
+        self.error = None
+        rows = list(self.table)
+        points = [(float(row["peak"]), float(row["bubble_ratio"])) for row in rows]
+        on = [not _dominated(pt, points) for pt in points]
+        order = sorted((pt[0], -pt[1], row["schedule"]) for pt, row, ok in zip(points, rows, on) if ok)
+        self.frontier = list(dict.fromkeys(name for _, _, name in order))
+        self._draw(rows, points, on, costs)
+        self.image.layout.visibility = "visible"
+        r["frontier"].value = (
+            "<div><b>On the frontier</b> (no other schedule needs at most as much memory and as much bubble, "
+            "and less of one), least memory first: " + ", ".join(html.escape(n) for n in self.frontier) + "</div>")
+        r["table"].value = f"<div class='bk-table'>{self.table._repr_html_()}</div>"
+        r["message"].value = "" if not self.skipped else "<div class='bk-msg-note'>" + html.escape(
+            "Not shown at this m: " + "; ".join(f"{n}: {why}" for n, why in self.skipped.items())) + "</div>"
+
+    def _draw(self, rows: list[dict[str, Any]], points: list[tuple[float, float]], on: list[bool],
+              costs: Costs) -> None:
+        look = self.look
+        fig = self.figure
+        fig.clear()
+        c = self.controls
+        with _style(look):
+            (ax,) = _stack_axes(fig, [4.2 * look.scale], look.scale)
+            front = sorted(pt for pt, ok in zip(points, on) if ok)
+            if front:
+                xs = [x for x, _ in front]
+                ys = [100 * y for _, y in front]
+                right = max(x for x, _ in points) * 1.08 + 0.5
+                ax.plot([*xs, right], [*ys, ys[-1]], drawstyle="steps-post", color="#777777", linestyle="--",
+                        linewidth=1.4, zorder=1, label="frontier", gid="frontier")
+            for k, (row, (x, y), ok) in enumerate(zip(rows, points, on)):
+                color = plotting.SERIES_COLORS[k % len(plotting.SERIES_COLORS)]
+                name = row["schedule"] + (f", v={row['v']}" if row["v"] > 1 else "")
+                ax.plot([x], [100 * y], linestyle="none", marker=_FRONTIER_MARKERS[k % len(_FRONTIER_MARKERS)],
+                        markersize=11, color=color, markeredgecolor="black" if ok else color,
+                        markeredgewidth=1.6 if ok else 1.0, zorder=3,
+                        label=name + ("  (on the frontier)" if ok else ""), gid=f"point:{row['schedule']}")
+            ax.set_xlim(left=0)
+            ax.set_ylim(bottom=0)
+            ax.set_xlabel("peak activations per rank (microbatch activations)")
+            ax.set_ylabel("bubble_ratio (%)\n= idle ÷ (p × makespan)")
+            ax.grid(color="#E5E5E5", linewidth=0.6)
+            ax.set_title(f"Bubble against memory: p={c['p'].value}, m={c['m'].value}, v={c['v'].value} "
+                         f"(interleaved, looped BFS)\n{costs.describe()}", loc="left",
+                         fontsize=plotting.rcParams["axes.titlesize"])
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False,
+                      borderaxespad=0.0)
+            self.image.value = render_png(fig, look.dpi)
+
+
+def frontier_explorer(p: int = 4, m: int = 8, v: int = 2, preset: str = "f=i=w",
+                      layout: str | None = None) -> FrontierExplorer:
+    """Every registered schedule as a point of bubble against peak memory, the frontier marked.
+
+    Args:
+        p: ranks, 1..16. m: microbatches, 1..64 (schedules that refuse ``m`` are listed, not shown).
+        v: chunks per rank of interleaved 1F1B and looped BFS, 2..8.
+        preset: cost preset, one of :data:`COST_PRESETS` (default ``"f=i=w"``: the split-backward
+            schedules' textbook costs).
+        layout: ``"notebook"``, ``"presenter"`` or ``None`` (see :func:`pipeline_explorer`).
+
+    Used in the classroom app (apps/frontier.ipynb) and the workshop track's memory/bubble block.
+    """
+    return FrontierExplorer(p, m, v, preset, layout)
