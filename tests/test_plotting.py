@@ -227,8 +227,18 @@ def test_phases_of_1f1b_are_fill_f_and_drain_b_per_stage(r1f1b: bk.SimResult) ->
     drain = ph["drain"][1] - ph["drain"][0]
     assert (fill + drain) * P == pytest.approx(float(r1f1b.total_idle))
     ax = bp.plot_pipeline(r1f1b, phases=True).axes[0]
-    names = {t.get_text() for t in ax.texts if str(t.get_gid()).startswith("phase-")}
-    assert names == {"fill", "steady", "drain"}
+    names = {t.get_gid(): t.get_text() for t in ax.texts if str(t.get_gid()).startswith("phase-")}
+    assert set(names) == {"phase-fill", "phase-steady", "phase-drain"}
+    # the middle window is "steady" only if no rank idles in it (rank 0 of this 1F1B waits there)
+    (s0, s1) = ph["steady"]
+    idle_inside = any(min(float(g.end), s1) > max(float(g.start), s0) for g in r1f1b.idle_intervals())
+    assert idle_inside and names["phase-steady"] == "between fill and drain"
+    busy = bk.simulate(bk.schedule("zb-h2", 4, 8), bk.Costs(f=1, i=1, w=1))  # no idle between fill and drain
+    (s0, s1) = busy.phases()["steady"]
+    assert not any(min(float(g.end), s1) > max(float(g.start), s0) for g in busy.idle_intervals())
+    ax = bp.plot_pipeline(busy, phases=True).axes[0]
+    assert [t.get_text() for t in ax.texts if t.get_gid() == "phase-steady"] == ["steady"]
+    assert all(ln.get_zorder() < 2 for ln in ax.lines if ln.get_gid() == "phase-line")  # behind the boxes
 
 
 def test_figures_stay_out_of_pyplot(r1f1b: bk.SimResult) -> None:

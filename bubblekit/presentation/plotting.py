@@ -58,7 +58,7 @@ from bubblekit.timeline import Timeline
 __all__ = [
     "PALETTE", "SECOND_ROUND_DARKEN", "SERIES_COLORS", "microbatch_color", "placement_strip_width", "LINE_COLORS", "KIND_COLORS", "BUBBLE_COLOR",
     "CRITICAL_COLOR", "CURSOR_COLOR", "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH",
-    "BOX_HEIGHT", "LABEL_LIMIT", "COMPOUND_ABOVE", "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO",
+    "BOX_HEIGHT", "LABEL_LIMIT", "COMPOUND_ABOVE", "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO", "SMALL_LABEL_PT",
     "use_course_style", "plot_pipeline", "plot_memory", "plot_sweep",
     "animate_pipeline", "pipeline_animation_html", "save_animation_gif",
     "time_label",
@@ -418,7 +418,9 @@ def plot_pipeline(
         color_by: ``"microbatch"`` (Okabe-Ito colour per microbatch, backward lighter) or
             ``"kind"`` (F / B / I / W colours).
         show_bubbles: draw idle intervals as light grey hatched boxes.
-        phases: mark fill / steady / drain (see :meth:`bubblekit.Timeline.phases`).
+        phases: mark fill / steady / drain (see :meth:`bubblekit.Timeline.phases`); the
+            middle window is called "steady" only when no rank idles in it (else "between
+            fill and drain": GPipe has no steady state, and a 1F1B rank may still wait there).
         critical_path: outline the chain of actions that sets the makespan (needs a
             :class:`~bubblekit.SimResult`).
         comm_arrows: arrows for cross-rank dependencies (activation F -> F, gradient
@@ -612,16 +614,19 @@ def _draw_phases(ax: Axes, tl: Timeline) -> None:
     ph = tl.phases()
     trans = ax.get_xaxis_transform()
     (f0, f1), (s0, s1), (d0, d1) = ph["fill"], ph["steady"], ph["drain"]
-    for x in sorted({f1, d0}):
-        ax.axvline(x, color="#555555", linestyle="--", linewidth=1.0, zorder=3, gid="phase-line")
+    for x in sorted({f1, d0}):  # behind the boxes (above the idle hatch): it never cuts a label
+        ax.axvline(x, color="#555555", linestyle="--", linewidth=1.0, zorder=1.7, gid="phase-line")
+    # "steady" only when every rank is busy all through it (the glossary's steady state); else neutral
+    idle_inside = any(min(float(g.end), s1) > max(float(g.start), s0) for g in tl.idle_intervals())
     spans = [("fill", f0, f1), ("steady", s0, s1), ("drain", d0, d1)]
+    words = {"steady": "between fill and drain" if idle_inside else "steady"}
     for name, a, b in spans:
         if b <= a:
             continue
         ax.annotate("", xy=(a, 1.02), xytext=(b, 1.02), xycoords=trans, textcoords=trans,
                     arrowprops={"arrowstyle": "<->", "color": "#555555", "linewidth": 0.8,
                                 "shrinkA": 0, "shrinkB": 0})
-        ax.text((a + b) / 2, 1.03, name, transform=trans, ha="center", va="bottom", fontsize="small",
+        ax.text((a + b) / 2, 1.03, words.get(name, name), transform=trans, ha="center", va="bottom", fontsize="small",
                 style="italic", color="#333333", gid=f"phase-{name}",
                 bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
 
@@ -735,6 +740,9 @@ def _rank_stages(tl: Timeline) -> list[tuple[int, ...]]:
     return out
 
 
+#: Smallest font size (points) of a box label: a box too narrow for its label at the panel's
+#: size shows its microbatch number at 70 % of it, but never smaller than this.
+SMALL_LABEL_PT = 6.5
 #: Font size (points) of the placement strip's stage numbers.
 STRIP_FONT_PT = 8.0
 
@@ -814,8 +822,10 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
     pad_px = 4.0
     fc = _face_colors(sp, color_by)
     widths_px = (sp.end - sp.start) * px_per_unit
-    for i in np.flatnonzero(widths_px >= _DIGIT_EM * em_px + pad_px).tolist():  # a digit fits
+    small = max(SMALL_LABEL_PT, fontsize * 0.7) / fontsize  # narrow boxes: their number, smaller
+    for i in np.flatnonzero(widths_px >= _DIGIT_EM * em_px * small + pad_px).tolist():  # a digit fits
         w_px = widths_px[i]
+        size = fontsize
         full = sp.text(i)
         short = str(int(sp.mb[i])) if sp.mb[i] >= 0 and not sp.key[i] else ""
         if _text_em(full) * em_px + pad_px <= w_px:
@@ -823,12 +833,14 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
         elif short and _text_em(short) * em_px + pad_px <= w_px:
             text = short
         else:
-            continue
-        if stages is not None and stages[i] >= 0 and _text_em(f"s{stages[i]}") * em_px + pad_px <= w_px:
+            if not (short and small < 1 and _text_em(short) * em_px * small + pad_px <= w_px):
+                continue
+            text, size = short, fontsize * small
+        if stages is not None and stages[i] >= 0 and _text_em(f"s{stages[i]}") * em_px * size / fontsize + pad_px <= w_px:
             text = f"{text}\ns{stages[i]}"
         color = _text_color(fc[i])
         ax.text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center",
-                fontsize=fontsize, color=color, clip_on=True, zorder=3, gid="box-label", linespacing=1.05)
+                fontsize=size, color=color, clip_on=True, zorder=3, gid="box-label", linespacing=1.05)
 
 
 # ------------------------------------------------------------------------- memory
