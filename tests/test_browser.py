@@ -5,7 +5,10 @@ Each test starts a server on 127.0.0.1 at a free port with the current Python, o
 explorer notebook in Debian's Chromium through the Python ``playwright`` package (never
 ``playwright install``: the browser is ``/usr/bin/chromium``), moves the ``m`` slider with
 the keyboard and checks that the readout and the picture change, and that the new readout
-is the number :func:`bubblekit.simulate` gives. Screenshots go to ``test-artifacts/``.
+is the number :func:`bubblekit.simulate` gives. Classroom mode's pages (the builder and the
+memory/bubble frontier) and its presenter layout (large letters, ``--presenter``) are opened
+too, and no request of the browser may leave 127.0.0.1 (a classroom may have no internet).
+Screenshots go to ``test-artifacts/``.
 
 Without Chromium or playwright the tests are skipped with a loud reason; ``.ci/run``
 installs both. Every wait is bounded, and the servers are stopped by fixture finalizers
@@ -23,6 +26,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +35,7 @@ from typing import Any
 import pytest
 
 import bubblekit as bk
-from bubblekit.presentation import classroom
+from bubblekit.presentation import classroom, explorers
 
 pytestmark = pytest.mark.browser
 
@@ -140,7 +144,8 @@ def _env(tmp: Path) -> dict[str, str]:
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _require_browser()
     d = tmp_path_factory.mktemp("explorer-app")
-    shutil.copy(ROOT / "apps" / "explorer.ipynb", d / "explorer.ipynb")
+    for page in (ROOT / "apps").glob("*.ipynb"):
+        shutil.copy(page, d / page.name)
     ARTIFACTS.mkdir(exist_ok=True)
     return d
 
@@ -167,10 +172,15 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)  # a fresh profile per test
     pg = context.new_page()
     pg.set_default_timeout(30_000)
+    requests: list[str] = []
+    pg.on("request", lambda req: requests.append(req.url))
     try:
         yield pg
     finally:
         context.close()
+    outside = sorted({u for u in requests if urllib.parse.urlparse(u).scheme in ("http", "https", "ws", "wss")
+                      and urllib.parse.urlparse(u).hostname not in ("127.0.0.1", "localhost")})
+    assert not outside, f"the page asked for something outside 127.0.0.1 (no internet in a classroom): {outside[:10]}"
 
 
 @pytest.fixture(scope="module")
@@ -196,12 +206,26 @@ def lab(workdir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def voila(workdir: Path) -> Iterator[str]:
-    """Classroom mode (the exact command ``python -m bubblekit classroom`` runs); yields its URL."""
+    """Classroom mode (the exact command and environment ``python -m bubblekit classroom`` runs); yields its URL."""
     port = _free_port()
     cmd = classroom.voila_command(workdir / "explorer.ipynb", port)
-    server = Server("voila", cmd, workdir, _env(workdir), workdir / "voila.log")
+    server = Server("voila", cmd, workdir, classroom.voila_env(False, _env(workdir)), workdir / "voila.log")
     try:
         _wait_port(server, port)  # GET / would execute the notebook once more: only wait for the socket
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def presenter(workdir: Path) -> Iterator[str]:
+    """``bubblekit classroom --presenter --notebook <every page>``'s Voila; yields its URL (the list of pages)."""
+    port = _free_port()
+    cmd = classroom.voila_command(workdir, port, presenter=True)
+    server = Server("voila --presenter", cmd, workdir, classroom.voila_env(True, _env(workdir)),
+                    workdir / "voila-presenter.log")
+    try:
+        _wait_port(server, port)
         yield f"http://127.0.0.1:{port}/"
     finally:
         server.stop()
@@ -327,3 +351,41 @@ def test_explorer_in_voila_classroom_mode(voila: str, page: Any) -> None:
     builder.locator(".bk-control-load_1f1b").click()
     builder.locator(".bk-readout-score", has_text="matches 1F1B").wait_for(timeout=CHANGE_S)
     builder.screenshot(path=str(ARTIFACTS / "voila-builder.png"))
+
+
+def _font_px(page: Any, selector: str) -> float:
+    return float(page.evaluate(
+        "sel => parseFloat(getComputedStyle(document.querySelector(sel)).fontSize)", selector))
+
+
+def test_classroom_presenter_layout_and_pages(presenter: str, page: Any) -> None:
+    """``--presenter``: large letters on every page, the explorers' larger pictures; the pages listed at /."""
+    page.goto(presenter, timeout=RENDER_S)
+    try:
+        for name in classroom.PAGES:
+            page.get_by_text(name, exact=True).first.wait_for(timeout=RENDER_S)
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "presenter-failure.png"), full_page=True)
+        raise
+    page.screenshot(path=str(ARTIFACTS / "presenter-pages.png"), full_page=True)
+    base = presenter.rstrip("/")
+    page.goto(f"{base}/voila/render/explorer.ipynb", timeout=RENDER_S)
+    box = ".bk-pipeline-explorer.bk-presenter"
+    page.wait_for_selector(f"{box} .bk-readout-bubble_ratio .bk-value", timeout=RENDER_S)
+    page.wait_for_function(
+        "() => { const i = document.querySelector('.bk-pipeline-explorer img.bk-figure');"
+        " return i && i.naturalWidth > 0; }", timeout=RENDER_S)
+    width = page.evaluate("() => document.querySelector('.bk-pipeline-explorer img.bk-figure').naturalWidth")
+    assert width == round(12 * explorers.PRESENTER_DPI)  # the kernel drew the presenter layout
+    assert _font_px(page, f"{box} .bk-card .bk-value") >= 30
+    assert _font_px(page, f"{box} .widget-label") >= 20
+    assert _font_px(page, ".jp-RenderedHTMLCommon p") >= 20  # the text around it, from the template
+    page.screenshot(path=str(ARTIFACTS / "presenter-explorer.png"))
+    page.goto(f"{base}/voila/render/frontier.ipynb", timeout=RENDER_S)
+    page.wait_for_selector(".bk-frontier-explorer.bk-presenter .bk-readout-frontier b", timeout=RENDER_S)
+    page.wait_for_function(
+        "() => { const i = document.querySelector('.bk-frontier-explorer img.bk-figure');"
+        " return i && i.naturalWidth > 0; }", timeout=RENDER_S)
+    text = page.inner_text("body")
+    assert "On the frontier" in text and "Traceback" not in text and "frontier_explorer(" not in text
+    page.screenshot(path=str(ARTIFACTS / "presenter-frontier.png"), full_page=True)

@@ -13,8 +13,15 @@ yet). Then, in Debian's Chromium driven by the Python ``playwright`` package (ne
 * lesson 01, never run, shows its animation (the notebook is trusted at set-up), and its
   "Exercises:" link opens ``workspace/01_what_is_a_bubble.ipynb``, which its kernel's start
   does not mark as changed;
+* every lesson with an explorer, never run, shows the explorer's still picture (no
+  ``VBox(...)`` text, no "Loading widget"), and lesson 01's animation player draws its icons
+  without font-awesome;
+* in the first lesson with an interleaved explorer, its cell run, the ``m`` slider moved
+  right step by step never shows an error: each stop is an ``m`` interleaving accepts, and
+  the readout is the simulator's bubble for it;
 * the terminal output holds neither "Kernel is running over TCP without encryption" nor
-  "is not trusted".
+  "is not trusted";
+* no request the browser made left 127.0.0.1 (the course works offline).
 
 Screenshots of each step go to ``test-artifacts/course-*.png``. Marker ``browser``; skipped
 with a loud reason without Chromium or playwright.
@@ -22,6 +29,7 @@ with a loud reason without Chromium or playwright.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -32,12 +40,15 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+import bubblekit as bk
 
 pytestmark = pytest.mark.browser
 
@@ -155,9 +166,26 @@ class Lab:
         shutil.rmtree(self._runtime, ignore_errors=True)
 
 
+def _require_setup_done() -> None:
+    """The environment must be set up for this checkout's pyproject.toml (``bash course.sh setup``).
+
+    Otherwise ``course.sh lab`` in the test's copy would set it up again, from the copy:
+    ``pip install -e`` of a temporary folder into this environment, which then loses bubblekit
+    when the folder is removed. The key is course.sh's ``setup_key``.
+    """
+    import hashlib
+
+    stamp = VENV / ".bubblekit-setup"
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + b"course,test,lab" + sys.version.encode()).hexdigest()
+    if not stamp.is_file() or stamp.read_text().strip() != key:
+        pytest.fail(f"{VENV} is not set up for this checkout's pyproject.toml: run `bash course.sh setup` first "
+                    "(course.sh lab would otherwise install bubblekit from the test's temporary copy into it)")
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _require_browser()
+    _require_setup_done()
     ARTIFACTS.mkdir(exist_ok=True)
     return _course_copy(tmp_path_factory.mktemp("course"))
 
@@ -185,6 +213,8 @@ def page(lab: Lab) -> Iterator[Any]:
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     pg = context.new_page()
     pg.set_default_timeout(30_000)
+    pg.bk_requests = []  # every URL the browser asked for (checked by the last test)
+    pg.on("request", lambda req: pg.bk_requests.append(req.url))
     try:
         yield pg
     finally:
@@ -291,6 +321,10 @@ def test_lesson_01_is_trusted_and_its_exercises_link_opens_the_workspace_copy(la
     )
     anim = page.locator(".jp-OutputArea-output img[id^='_anim_img']").first
     anim.scroll_into_view_if_needed()
+    # the player's buttons carry inline SVG icons (no font-awesome from a CDN)
+    player = page.locator(".jp-OutputArea-output .animation").first
+    assert player.locator("button svg").count() >= 7
+    assert player.locator("i.fa").count() == 0
     _shot(page, "01-animation")
     _click_link(page, "What a bubble is: exercises")
     _wait_for_document(page, "workspace/01_what_is_a_bubble.ipynb", "Exercise notebook")
@@ -302,6 +336,133 @@ def test_lesson_01_is_trusted_and_its_exercises_link_opens_the_workspace_copy(la
     assert not dirty, "opening workspace/01_what_is_a_bubble.ipynb marked it changed"
 
 
+def _explorer_lessons(course: Path, must: str = "") -> list[str]:
+    """Lessons (paths under the course) with a pipeline_explorer(...) cell whose source holds ``must``."""
+    out = []
+    for nb_path in sorted((course / "notebooks").glob("*.ipynb")):
+        nb = json.loads(nb_path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            src = "".join(cell["source"])
+            if cell["cell_type"] == "code" and "pipeline_explorer(" in src and must in src:
+                out.append(f"notebooks/{nb_path.name}")
+                break
+    return out
+
+
+def _open_lesson(lab: Lab, page: Any, path: str) -> Any:
+    """Open ``path`` from the served root; return its explorer cell (scrolled into view)."""
+    page.goto(f"{lab.url}/lab/tree/{path}?token={lab.token}", timeout=OPEN_MS)
+    deadline = time.monotonic() + OPEN_MS / 1000
+    while _current_path(page) != path:
+        _no_error_dialog(page, f"opening {path}")
+        if time.monotonic() > deadline:
+            _shot(page, "timeout")
+            pytest.fail(f"{path} did not open (active tab: {_current_path(page)!r})")
+        page.wait_for_timeout(300)
+    _dismiss_toasts(page)
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    panel.locator(".jp-Cell").first.wait_for(state="attached", timeout=OPEN_MS)
+    cell = panel.locator(".jp-CodeCell", has_text="pipeline_explorer(").first
+    while not cell.count():  # a long notebook may render its cells as they scroll into view
+        if time.monotonic() > deadline:
+            _shot(page, "timeout")
+            pytest.fail(f"{path}: no pipeline_explorer cell found")
+        panel.locator(".jp-WindowedPanel-outer").first.evaluate("el => el.scrollBy(0, el.clientHeight * 0.8)")
+        page.wait_for_timeout(300)
+    cell.scroll_into_view_if_needed()
+    return cell
+
+
+def test_never_run_lessons_show_the_explorers_picture(lab: Lab, page: Any, course: Path) -> None:
+    lessons = _explorer_lessons(course)
+    assert lessons, "no lesson has a pipeline_explorer cell"
+    for path in lessons:
+        cell = _open_lesson(lab, page, path)
+        still = cell.locator(".jp-OutputArea-output img.bk-figure-static")
+        still.first.wait_for(timeout=OPEN_MS)
+        cell.locator(".jp-OutputArea-output .bk-run").first.scroll_into_view_if_needed()
+        page.wait_for_function("el => el.complete && el.naturalWidth > 600", arg=still.first.element_handle(),
+                               timeout=OPEN_MS)
+        out = cell.locator(".jp-OutputArea").first.inner_text()
+        for bad in ("VBox(", "Loading widget", "Error displaying widget", "model not found"):
+            assert bad not in out, f"{path}: the explorer's output shows {bad!r}: {out[:300]!r}"
+        assert "run this cell" in out
+        _shot(page, f"{Path(path).stem[:2]}-explorer-still")
+
+
+def _explorer_readouts(page: Any) -> dict[str, str]:
+    return page.evaluate(
+        """() => {
+            const box = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .bk-pipeline-explorer');
+            if (!box) return {};
+            const val = k => { const r = box.querySelector(`.bk-control-${k} .widget-readout`);
+                               return r ? (r.value || r.innerText || '').trim() : ''; };
+            const sel = k => { const s = box.querySelector(`.bk-control-${k} select`); return s ? s.value : ''; };
+            const img = box.querySelector('img.bk-figure');
+            const ratio = box.querySelector('.bk-readout-bubble_ratio .bk-value');
+            return {m: val('m'), p: val('p'), v: val('v'), schedule: sel('schedule'), preset: sel('preset'),
+                    ratio: ratio ? ratio.innerText.trim() : '', src: img ? img.src : '',
+                    visible: img ? String(getComputedStyle(img).visibility !== 'hidden' && img.naturalWidth > 0) : 'false',
+                    errors: String(box.querySelectorAll('.bk-msg-error').length),
+                    message: (box.querySelector('.bk-readout-message') || {innerText: ''}).innerText};
+        }"""
+    )
+
+
+def test_interleaved_m_slider_never_shows_an_error(lab: Lab, page: Any, course: Path) -> None:
+    lessons = _explorer_lessons(course, must="interleaved")
+    assert lessons, "no lesson has an interleaved pipeline_explorer cell"
+    path = lessons[0]
+    cell = _open_lesson(lab, page, path)
+    page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(timeout=OPEN_MS)
+    cell.locator(".jp-InputArea-editor").first.click()
+    page.keyboard.press("Shift+Enter")  # run the explorer's cell alone: the live widget replaces the picture
+    try:
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .bk-pipeline-explorer .bk-readout-bubble_ratio .bk-value"
+                     ).first.wait_for(timeout=OPEN_MS)
+    except Exception:
+        _shot(page, "explorer-did-not-run")
+        raise
+    state = _explorer_readouts(page)
+    assert state["schedule"] == "interleaved" and state["errors"] == "0", state
+    p, v, m = int(state["p"]), int(state["v"]), int(state["m"])
+    allowed = bk.legal_ms("interleaved", p, v)
+    costs = bk.preset(state["preset"])
+    handle = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .bk-pipeline-explorer .bk-control-m .noUi-handle").first
+    stops = [m]
+    for step in range(6):
+        before = _explorer_readouts(page)
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        page.keyboard.press("ArrowRight")
+        want = next(x for x in allowed if x > stops[-1])
+        ratio = f"{bk.simulate(bk.schedule('interleaved', p, want, v), costs).bubble_ratio:.4f}"
+        deadline = time.monotonic() + OPEN_MS / 1000
+        while True:  # until the kernel has answered: the allowed m, its bubble, a new picture
+            now = _explorer_readouts(page)
+            assert now.get("errors") == "0", f"step {step + 1} shows an error: {now.get('message')!r}"
+            if now["m"] == str(want) and now["ratio"] == ratio and now["src"] != before["src"] \
+                    and now["visible"] == "true":
+                break
+            assert time.monotonic() < deadline, f"step {step + 1}: wanted m = {want}, bubble {ratio}; got {now}"
+            page.wait_for_timeout(200)
+        stops.append(want)
+        if want == stops[-2] + 1:
+            continue
+        assert "is not allowed" in now["message"]  # a refused m was skipped, and the note says why
+        _shot_explorer(page, f"{Path(path).stem[:2]}-explorer-m{want}")
+    assert any(b - a > 1 for a, b in zip(stops, stops[1:])), f"no refused m was stepped over: {stops}"
+    _shot_explorer(page, f"{Path(path).stem[:2]}-explorer-live")
+
+
+def _shot_explorer(page: Any, name: str) -> None:
+    """The live explorer from its title down, as far as the window shows."""
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .bk-pipeline-explorer h2").first.evaluate(
+        "el => el.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    _shot(page, name)
+
+
 def test_terminal_shows_no_noise(lab: Lab, page: Any) -> None:
     """After the notebooks above were opened (kernels started): no TCP or trust warnings."""
     out = lab.output()
@@ -309,3 +470,11 @@ def test_terminal_shows_no_noise(lab: Lab, page: Any) -> None:
     assert "is not trusted" not in out, out[-3000:]
     assert "DeprecationWarning" not in out, out[-3000:]
     assert "workspace/" in out  # course.sh says where the learner's exercises are
+
+
+def test_no_request_leaves_the_machine(lab: Lab, page: Any) -> None:
+    """Everything the browser loaded in the tests above came from the course's own server."""
+    assert page.bk_requests, "no request was recorded"
+    outside = sorted({u for u in page.bk_requests if urllib.parse.urlparse(u).scheme in ("http", "https", "ws", "wss")
+                      and urllib.parse.urlparse(u).hostname not in ("127.0.0.1", "localhost")})
+    assert not outside, f"requests left 127.0.0.1: {outside[:10]}"

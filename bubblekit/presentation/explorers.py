@@ -124,7 +124,8 @@ PRESENTER_ENV = "BUBBLEKIT_PRESENTER"
 _CSS = """
 <style>
 .bk-explorer { font-size: 15px; }
-.bk-explorer .widget-label, .bk-explorer .widget-readout { font-size: 15px; }
+.bk-explorer .widget-label, .bk-explorer .widget-readout, .bk-explorer .widget-html-content { font-size: 15px; }
+.bk-explorer .bk-group { font-size: 15px; font-weight: 600; color: #333; }
 .bk-card { border: 1px solid #d0d0d0; border-radius: 6px; padding: 4px 10px; margin: 2px;
            background: #fafafa; min-width: 150px; display: inline-block; vertical-align: top; }
 .bk-card .bk-name { font-size: 12px; color: #555; }
@@ -148,7 +149,8 @@ _CSS = """
 .bk-static .bk-run { font-size: 14px; color: #1d3f66; background: #eef5fc; border: 1px solid #a9c6e6;
                      border-radius: 6px; padding: 4px 10px; margin: 4px 0; display: inline-block; }
 .bk-presenter, .bk-presenter .widget-label, .bk-presenter .widget-readout, .bk-presenter select,
-.bk-presenter button, .bk-presenter .bk-msg-warn, .bk-presenter .bk-msg-note { font-size: 21px; }
+.bk-presenter button, .bk-presenter .bk-msg-warn, .bk-presenter .bk-msg-note,
+.bk-presenter .widget-html-content, .bk-presenter .bk-group { font-size: 21px; }
 .bk-presenter .widget-slider, .bk-presenter .widget-dropdown { height: 36px; }
 .bk-presenter .bk-card .bk-name, .bk-presenter .bk-card .bk-note, .bk-presenter .bk-hint { font-size: 17px; }
 .bk-presenter .bk-card .bk-value { font-size: 32px; }
@@ -601,7 +603,7 @@ class PipelineExplorer:
         width = "490px" if self.layout == "presenter" else "370px"
 
         def group(name: str, items: list[widgets.Widget]) -> widgets.VBox:
-            head = widgets.HTML(f"<b style='font-size:1em;color:#333'>{name}</b>")
+            head = widgets.HTML(f"<span class='bk-group'>{name}</span>")
             return widgets.VBox([head, *items], layout=widgets.Layout(width=width, margin="0 12px 6px 0"))
 
         costs = [c[ctl.key] for ctl in self._cost_controls]
@@ -759,8 +761,9 @@ class PipelineExplorer:
         p = int(c["p"].value)
         refusing = [n for n in self._shown() if not REGISTRY[n].allows(p, m, self._v_for(n))]
         reasons = " ".join(f"{display_name(n)} accepts {REGISTRY[n].m_rule}." for n in refusing)
+        allowed = _ranges(legal)
         note = (f"m = {m} is not allowed here ({reasons.rstrip('.')}; p = {p}), so the slider moved "
-                f"on to m = {target}. Allowed here: m = {_ranges(legal)}.")
+                f"on to m = {target}. Allowed here: m = {allowed}{'' if allowed.endswith('…') else '.'}")
         self._snapping = True
         try:
             with self.hold():
