@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_explorer.py            # p=8, m=32, v=2 interleaved, 20 changes
     .venv/bin/python benchmarks/bench_explorer.py --changes 40 --target-ms 150
+    .venv/bin/python benchmarks/bench_explorer.py --layout presenter   # classroom --presenter's pictures
 
 One *redraw* is what a slider move costs in the kernel: build the schedule, simulate it,
 update the readouts, draw the diagram and the memory curves with matplotlib (Agg) and
@@ -23,7 +24,7 @@ import time
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from bubblekit.presentation.explorers import DPI, pipeline_explorer  # noqa: E402
+from bubblekit.presentation.explorers import DPI, LAYOUTS, PRESENTER_DPI, pipeline_explorer  # noqa: E402
 
 
 def reference_ms(repeats: int = 7) -> float:
@@ -58,10 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", type=int, default=2)
     ap.add_argument("--changes", type=int, default=20, help="number of control changes timed (default 20)")
     ap.add_argument("--target-ms", type=float, default=150.0, help="median redraw target in ms (default 150)")
+    ap.add_argument("--layout", choices=LAYOUTS, default="notebook",
+                    help="explorer layout (presenter: larger letters, 100 dpi pictures)")
     args = ap.parse_args(argv)
 
     t = time.perf_counter()
-    ex = pipeline_explorer(args.schedule, p=args.p, m=args.m, v=args.v)
+    ex = pipeline_explorer(args.schedule, p=args.p, m=args.m, v=args.v, layout=args.layout)
     build_ms = (time.perf_counter() - t) * 1e3
     if ex.error:
         print(f"explorer error: {ex.error}")
@@ -86,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     ref = reference_ms()
     spans = ex.result.n_spans if ex.result is not None else 0
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"pipeline explorer, {args.schedule} p={args.p} m={args.m} v={args.v} ({spans} actions), dpi {DPI}, "
+    dpi = PRESENTER_DPI if args.layout == "presenter" else DPI
+    print(f"pipeline explorer ({args.layout}), {args.schedule} p={args.p} m={args.m} v={args.v} ({spans} actions), dpi {dpi}, "
           f"PNG {len(ex.image.value) / 1024:.0f} KiB")
     print(f"  first build            {build_ms:8.1f} ms")
     print(f"  redraw median          {med:8.1f} ms   over {len(wall)} changes")

@@ -924,12 +924,9 @@ class PipelineExplorer:
                 if kind == "pipeline":
                     plotting.plot_pipeline(x, ax=ax, title=_panel_title(x))
                 else:
-                    plotting.plot_memory(x, ax=ax, cap=cap)
                     # Ranks are keyed, and their peaks given, by colour chips in the peak readout:
-                    # the legend (which holds the peaks too) costs ~30% of a redraw.
-                    legend = ax.get_legend()
-                    if legend is not None:
-                        legend.remove()
+                    # a legend would cost ~30% of a redraw.
+                    plotting.plot_memory(x, ax=ax, cap=cap, legend=False)
                     if x is res:
                         self._rank_styles = _line_styles(ax)
                 ax.set_xlim(0, t_end * 1.005)

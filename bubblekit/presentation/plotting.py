@@ -850,6 +850,7 @@ def plot_memory(
     ax: Axes | Sequence[Axes] | None = None,
     cap: float | None = None,
     ranks: Sequence[int] | None = None,
+    legend: bool = True,
 ) -> Figure:
     """Activations held over time, one step line per rank, peak marked per rank.
 
@@ -860,6 +861,8 @@ def plot_memory(
         cap: a memory budget in microbatch activations, drawn as a dashed line; ranks
             whose peak exceeds it are named in the title.
         ranks: which ranks to draw (default all).
+        legend: name each rank and its peak in a legend outside the axes (up to 12 ranks);
+            ``False`` for a caller that keys the ranks itself (the explorers' readouts do).
 
     Memory is in microbatch activations (1.0 = what one microbatch leaves on a rank that
     holds its whole share of the model, see :mod:`bubblekit.costs`).
@@ -879,7 +882,7 @@ def plot_memory(
         for q in sel:
             if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q < r.p:
                 raise ValueError(f"ranks must be rank numbers in 0..{r.p - 1}, got {q!r}")
-        _draw_memory(a, cast(SimResult, r), sel, cap)
+        _draw_memory(a, cast(SimResult, r), sel, cap, legend)
         if k == len(res) - 1 or not same_unit or ax is not None:
             a.set_xlabel(time_label(r.unit))
     # one y scale for every panel (they share it), one time range when the units agree
@@ -894,7 +897,7 @@ def plot_memory(
 _LINESTYLES = ("-", "--", "-.", ":")
 
 
-def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None) -> None:
+def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None, legend: bool = True) -> None:
     curves = r.memory_curves
     t1 = float(r.t1)
     peaks = r.peak_activations
@@ -926,7 +929,7 @@ def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None) -> N
     ax.set_xlim(float(r.t0), t1)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(axis="y", color="#E5E5E5", linewidth=0.6)
-    if len(sel) <= 12:
+    if legend and len(sel) <= 12:
         ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize="small", frameon=False,
                   borderaxespad=0.0)
 
