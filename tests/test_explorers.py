@@ -563,6 +563,12 @@ def test_classroom_templates_and_presenter(capsys):
     assert classroom.main(["--presenter", "--print-command"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{explorers.PRESENTER_ENV}=1 JUPYTER_PATH=") and "--template=bubblekit-presenter" in out
+    assert classroom.main(["--pages", "--print-command"]) == 0  # every page: the folder of apps/
+    assert f" {ROOT / 'apps'} " in capsys.readouterr().out
+    assert classroom.default_pages() == ROOT / "apps"
+    with pytest.raises(SystemExit):
+        classroom.main(["--pages", "--notebook", str(ROOT / "apps" / "explorer.ipynb"), "--print-command"])
+    assert "cannot be combined with --notebook" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------- what a notebook stores
