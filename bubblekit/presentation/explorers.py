@@ -733,7 +733,10 @@ class PipelineExplorer:
         p, hi = int(c["p"].value), int(c["m"].max)
         allowed: set[int] | None = None
         for name in self._shown():
-            got = set(legal_ms(name, p, self._v_for(name), up_to=hi))
+            try:
+                got = set(legal_ms(name, p, self._v_for(name), up_to=hi))
+            except (ValueError, TypeError):  # settings the library refuses: update() shows its message
+                return []
             allowed = got if allowed is None else allowed & got
         return sorted(allowed or ())
 
