@@ -33,7 +33,6 @@ PENDING: set[str] = {
     "00_start_here.ipynb",
     "01_what_is_a_bubble.ipynb",
     "02_why_bubbles_appear.ipynb",
-    "03_the_bubble_formula.ipynb",
     "07_beyond_1f1b.ipynb",
 }
 
