@@ -471,7 +471,7 @@ def _assess(ex: Exercise, answer: Any) -> tuple[Any, Verdict | None, str]:
     return answer, verdict, kind
 
 
-def require(id: str, answer: Any) -> CheckResult:
+def require(id: str, answer: Any) -> None:
     """Like :func:`check`, but raise ``AssertionError`` unless ``answer`` is right: for autograded tests.
 
     The test cells of the course's nbgrader assignments (``scripts/make_nbgrader.py``) call
@@ -488,13 +488,15 @@ def require(id: str, answer: Any) -> CheckResult:
             ``NameError`` (the learner never defined the name) or ``NotImplementedError`` (the
             exercise's stub), the answer is "no answer yet".
 
-    Returns the :class:`CheckResult` (correct). It does not count as an attempt: hint tiers
-    and :func:`progress` are left as they were.
+    Returns ``None`` when the answer is right, so that a test cell shows nothing (nbgrader
+    would read a displayed value as partial credit). It does not count as an attempt: hint
+    tiers and :func:`progress` are left as they were.
 
     Raises:
         AssertionError: the answer is not right (wrong, close, or no answer yet).
         TypeError, ValueError: ``id`` is not a known exercise id (as :func:`check`).
     """
+    __tracebackhide__ = True  # IPython and pytest show the message, not this function's frame
     ex = _lookup(id)
     if _is_answer_function(answer) and _takes_no_arguments(answer):
         try:
@@ -505,7 +507,7 @@ def require(id: str, answer: Any) -> CheckResult:
     if verdict is None:
         result = CheckResult(ex.id, "missing", "", ex.hints[0], tier=1)
     elif verdict.status == "right":
-        return CheckResult(ex.id, "correct", note=verdict.note)
+        return None
     elif verdict.status == "close":
         result = CheckResult(ex.id, "close", verdict.detail)
     else:
