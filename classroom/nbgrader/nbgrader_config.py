@@ -33,5 +33,5 @@ c.ClearSolutions.text_stub = "_Your answer here._"
 c.Execute.timeout = 300
 
 # With a JupyterHub, students fetch and submit through nbgrader's exchange folder. nbgrader's
-# default is /srv/nbgrader/exchange (it must exist and be writable by everyone: see the guide).
-# c.Exchange.root = "/srv/nbgrader/exchange"
+# 0.9 default is /usr/local/share/nbgrader/exchange (it must exist and be writable by everyone: see the guide).
+# c.Exchange.root = "/usr/local/share/nbgrader/exchange"
