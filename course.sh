@@ -6,6 +6,7 @@
 #   bash course.sh test            set up (first time only), then run every check
 #   bash course.sh test unit lint  run only some checks: lint types exercises unit browser notebooks
 #   bash course.sh setup           only set up (and make your workspace/)
+#   bash course.sh setup --slides  ... and add RISE, live slideshows of the lessons in JupyterLab
 #
 # Set-up makes a virtual environment in .venv (python3 -m venv) and installs
 # `pip install -e ".[course,test,lab]"` into it (torch==2.13.0 comes with the lab extra).
@@ -84,7 +85,22 @@ config["NotebookNotary"] = {"db_file": str(data / "nbsignatures.db"), "secret_fi
 text = json.dumps(config, indent=1, sort_keys=True) + "\n"
 if not path.is_file() or path.read_text() != text:
     path.write_text(text)
+# nbgrader (classroom assignments) finds the course's classroom/nbgrader from anywhere in this venv
+course = pathlib.Path.cwd() / "classroom" / "nbgrader"
+grader = venv / "etc" / "jupyter" / "nbgrader_config.py"
+text = ("# Written by course.sh: nbgrader in this environment reads the course's classroom/nbgrader/nbgrader_config.py\n"
+        "# first (a nbgrader_config.py in the folder nbgrader runs from comes after it).\n"
+        f"load_subconfig('nbgrader_config.py', {str(course)!r})  # noqa: F821\n")
+if (course / "nbgrader_config.py").is_file() and (not grader.is_file() or grader.read_text() != text):
+    grader.write_text(text)
 PY
+}
+
+setup_slides() {  # the optional "slides" extra: JupyterLab's RISE (live reveal.js slideshows of the lessons)
+    "$VENV/bin/python" -c 'import jupyterlab_rise' 2>/dev/null && return 0
+    say "installing the slides extra (jupyterlab-rise) into $VENV"
+    "$VENV/bin/python" -m pip install --quiet -e ".[slides]" 2>&1 \
+        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 }
 
 make_workspace() {  # copy new exercises into workspace/; never overwrites (bubblekit/course/workspace.py)
@@ -203,7 +219,7 @@ test_all() {
 }
 
 usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-help}
@@ -211,6 +227,7 @@ cmd=${1:-help}
 case $cmd in
     setup)
         setup
+        if [ "${1:-}" = --slides ]; then setup_slides; fi
         jupyter_config
         make_workspace
         trust_course ;;
