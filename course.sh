@@ -7,6 +7,8 @@
 #   bash course.sh test unit lint  run only some checks: lint types exercises unit browser notebooks
 #   bash course.sh setup           only set up (and make your workspace/)
 #   bash course.sh setup --slides  ... and add RISE, live slideshows of the lessons in JupyterLab
+#   bash course.sh setup --nbgrader   ... and show nbgrader's panels in JupyterLab (instructors,
+#                                  students of an nbgrader course); --no-nbgrader hides them again
 #
 # Set-up makes a virtual environment in .venv (python3 -m venv) and installs
 # `pip install -e ".[course,test,lab]"` into it (torch==2.13.0 comes with the lab extra).
@@ -93,6 +95,23 @@ text = ("# Written by course.sh: nbgrader in this environment reads the course's
         f"load_subconfig('nbgrader_config.py', {str(course)!r})  # noqa: F821\n")
 if (course / "nbgrader_config.py").is_file() and (not grader.is_file() or grader.read_text() != text):
     grader.write_text(text)
+# nbgrader's panels (Formgrader, Create Assignment, Validate) only where asked for (setup --nbgrader):
+# a self-study learner's JupyterLab shows the course, not an instructor's tools
+ui = (venv / ".bubblekit-nbgrader-ui").is_file()
+server = {f"nbgrader.server_extensions.{x}": ui
+          for x in ("formgrader", "validate_assignment", "assignment_list", "course_list")}
+server["notebook_shim"] = False  # classic-notebook compatibility, unused here; it only printed a deprecation warning
+config.setdefault("ServerApp", {})["jpserver_extensions"] = server
+text = json.dumps(config, indent=1, sort_keys=True) + "\n"
+if path.read_text() != text:
+    path.write_text(text)
+page = venv / "etc" / "jupyter" / "labconfig" / "page_config.json"
+page.parent.mkdir(parents=True, exist_ok=True)
+settings = json.loads(page.read_text()) if page.is_file() else {}
+settings.setdefault("disabledExtensions", {})["@jupyter/nbgrader"] = not ui
+text = json.dumps(settings, indent=1, sort_keys=True) + "\n"
+if not page.is_file() or page.read_text() != text:
+    page.write_text(text)
 PY
 }
 
@@ -104,7 +123,7 @@ setup_slides() {  # the optional "slides" extra: JupyterLab's RISE (live reveal.
 }
 
 make_workspace() {  # copy new exercises into workspace/; never overwrites (bubblekit/course/workspace.py)
-    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT" "$@"
+    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT"
 }
 
 trust_course() {  # trust the notebooks the course ships, unchanged, so their saved JavaScript outputs show
@@ -219,7 +238,7 @@ test_all() {
 }
 
 usage() {
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-help}
@@ -227,7 +246,14 @@ cmd=${1:-help}
 case $cmd in
     setup)
         setup
-        if [ "${1:-}" = --slides ]; then setup_slides; fi
+        for opt in "$@"; do
+            case $opt in
+                --slides) setup_slides ;;
+                --nbgrader) touch "$VENV/.bubblekit-nbgrader-ui" ;;
+                --no-nbgrader) rm -f "$VENV/.bubblekit-nbgrader-ui" ;;
+                *) die "unknown setup option '$opt'; choose from --slides --nbgrader --no-nbgrader" ;;
+            esac
+        done
         jupyter_config
         make_workspace
         trust_course ;;
@@ -238,12 +264,12 @@ case $cmd in
         trust_course
         say "opening JupyterLab on this folder at notebooks/00_start_here.ipynb; your exercises are in workspace/ (Ctrl-C to stop)"
         # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00.
-        # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal;
-        # notebook_shim (classic-notebook compatibility, unused here) only printed a deprecation warning.
+        # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal
+        # (server extensions that are off: see jupyter_config).
         # The address it prints (and http://host:port/) opens lesson 00 too.
         lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb
                   --ServerApp.log_level=WARN --LabApp.log_level=WARN
-                  --KernelManager.transport=ipc --ServerApp.jpserver_extensions=notebook_shim=False)
+                  --KernelManager.transport=ipc)
         [ "$(id -u)" = 0 ] && lab_args+=(--allow-root)  # containers often run as root
         exec "$VENV/bin/jupyter" lab "${lab_args[@]}" "$@" ;;
     test)

@@ -1,7 +1,7 @@
 """Slides from the lessons: scripts/make_slides.py exports a reveal.js deck per workshop-track lesson.
 
 * A lesson of the workshop track (``make_slides.WORKSHOP_TRACK``) that is not ``PENDING`` carries
-  slide metadata as LESSONS/CONTRIBUTING state it: the header is a ``slide``, every core-path cell
+  slide metadata as CONTRIBUTING states it: the header is a ``slide``, every core-path cell
   has a ``slideshow.slide_type``, deep dives are ``skip``, and cells tagged ``workshop`` are
   shown (set-up cells of the track may be tagged and ``skip``); its deck (``jupyter nbconvert --to slides``) holds every slide-marked
   cell, each ``slide`` cell opening the next slide in order, ``notes`` as speaker notes and no
@@ -50,9 +50,10 @@ MARKS = ("slide", "subslide", "fragment", "-", "skip", "notes")
 #: Workshop-track lessons whose slide metadata has not landed yet (issue 14 adds it): each is
 #: removed as it lands. test_pending_lessons_have_no_marks_yet says when.
 PENDING: set[str] = {
-    "00_start_here.ipynb", "01_what_is_a_bubble.ipynb", "02_why_bubbles_appear.ipynb",
-    "03_the_bubble_formula.ipynb", "04_schedules_compared.ipynb", "05_shrinking_bubbles.ipynb",
-    "07_beyond_1f1b.ipynb", "09_misconceptions_and_interviews.ipynb",
+    "00_start_here.ipynb",
+    "01_what_is_a_bubble.ipynb",
+    "02_why_bubbles_appear.ipynb",
+    "07_beyond_1f1b.ipynb",
 }
 
 
