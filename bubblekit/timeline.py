@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.actions import Action
+from bubblekit.text import Table, plural
 
 __all__ = ["Timeline", "Span", "Gap"]
 
@@ -281,6 +282,47 @@ class Timeline:
         """
         n = check_int("n", n, minimum=0)
         return sorted(self.idle_intervals(), key=lambda g: g.duration, reverse=True)[:n]
+
+    def idle_parts(self, rank: int) -> tuple[Number, Number, Number]:
+        """``(fill, middle, drain)`` idle time of one rank, in the timeline's unit.
+
+        * **fill**: idle from the start of the step to the rank's first action;
+        * **drain**: idle from the rank's last action to the end of the step;
+        * **middle**: the rest of its idle time, between its first and its last action.
+
+        The three add up to ``idle[rank]``. A rank with no action in the step window is idle
+        for the whole step, counted as fill. Used in lessons 01 and 02.
+        """
+        (r,) = self._ranks(rank)
+        span = self._t1 - self._t0
+        inside = [(s, e) for s, e in zip(self._starts[r], self._ends[r]) if e > self._t0 and s < self._t1]
+        if not inside:
+            return (self._real(span), 0, 0)
+        first = max(min(s for s, _ in inside), self._t0)
+        last = min(max(e for _, e in inside), self._t1)
+        fill, drain = first - self._t0, self._t1 - last
+        middle = span - self._busy_ticks[r] - fill - drain
+        return (self._real(fill), self._real(middle), self._real(drain))
+
+    def idle_table(self) -> Table:
+        """Per rank: busy time and where its idle time sits (fill, middle, drain), as a :class:`Table`.
+
+        Columns ``rank``, ``busy``, ``fill``, ``middle``, ``drain``, ``idle``, in the timeline's
+        unit (see :meth:`idle_parts`); the raw values stay available for asserts
+        (``t.column("fill")``). Used in lessons 01 and 02.
+        """
+        rows = []
+        for r in range(self.p):
+            fill, middle, drain = self.idle_parts(r)
+            rows.append({"rank": r, "busy": self.busy[r], "fill": fill, "middle": middle, "drain": drain,
+                         "idle": self.idle[r]})
+        unit = plural(self.unit)
+        return Table(
+            rows,
+            headers={name: f"{name} ({unit})" for name in ("busy", "fill", "middle", "drain", "idle")},
+            note="fill: idle before the rank's first action; drain: idle after its last; "
+                 "middle: idle in between; idle = fill + middle + drain",
+        )
 
     # ------------------------------------------------- phases and partial windows
     def phases(self) -> dict[str, tuple[float, float]]:
