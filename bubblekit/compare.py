@@ -6,25 +6,20 @@ costs and returns a table that renders itself (HTML in JupyterLab, text elsewher
 lesson cell is one call instead of a loop of f-strings; the raw numbers stay available for
 asserts (``t.row(schedule="1F1B")["bubble_ratio"]``).
 
-:func:`compare_timelines` does the same for timelines you already have and name yourself
-(two cost models of one schedule, a forward-only run, a measured trace), with the idle time
-per rank and the number of idle gaps.
-
 Used in lessons 00, 02, 04, 05 and 07.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from bubblekit.costs import Costs
 from bubblekit.schedules import Schedule, schedule, spec
 from bubblekit.simulator import SimResult, simulate
-from bubblekit.text import Table, format_number, plural
-from bubblekit.timeline import Timeline
+from bubblekit.text import Table, plural
 
-__all__ = ["compare", "compare_timelines", "COMPARE_NOTE"]
+__all__ = ["compare", "COMPARE_NOTE"]
 
 #: The conventions line under every comparison table.
 COMPARE_NOTE = (
@@ -99,50 +94,8 @@ def compare(
         columns.append("formula")
     return Table(
         rows, columns,
-        formats={"makespan": "decimal", "bubble_ratio": "percent", "bubble_overhead": "percent",
-                 **({"formula": "percent"} if closed_form else {})},
+        formats={"makespan": "decimal", "bubble_ratio": "percent", "bubble_overhead": "percent", "formula": "percent"},
         headers={"makespan": f"makespan ({plural(unit)})", "peak": "peak activations",
-                 **({"formula": "closed form"} if closed_form else {})},
+                 "formula": "closed form"},
         note=COMPARE_NOTE,
-    )
-
-
-def _numbers(values: Sequence[Any]) -> str:
-    """A tuple of numbers as the course prints them: ``(24, 9, 1.5)``, not ``(24.0, 9.0, 1.5)``."""
-    return "(" + ", ".join(format_number(x, fractions=False) for x in values) + ")"
-
-
-def compare_timelines(named: Mapping[str, Timeline]) -> Table:
-    """Tabulate timelines side by side under names you choose: ``{"GPipe": r1, "1F1B": r2}``.
-
-    Returns a :class:`~bubblekit.text.Table` with one row per timeline: ``name``,
-    ``makespan``, ``idle per rank`` (a tuple), ``gaps per rank`` (how many separate idle
-    stretches each rank has), ``bubble_ratio`` and ``bubble_overhead``. Times are in the
-    timelines' unit, which must be the same for all. Used in lesson 02.
-    """
-    if not isinstance(named, Mapping) or not named:
-        raise TypeError(f"named must be a non-empty dict of name -> Timeline, got {named!r}")
-    units = set()
-    rows: list[dict[str, Any]] = []
-    for name, tl in named.items():
-        if not isinstance(tl, Timeline):
-            raise TypeError(f"named[{name!r}] must be a Timeline (e.g. bk.simulate(...)), got {type(tl).__name__}")
-        units.add(tl.unit)
-        rows.append({
-            "name": str(name),
-            "makespan": tl.makespan,
-            "idle": tl.idle,
-            "gaps": tuple(len(tl.idle_intervals(r)) for r in range(tl.p)),
-            "bubble_ratio": tl.bubble_ratio,
-            "bubble_overhead": tl.bubble_overhead,
-        })
-    if len(units) != 1:
-        raise ValueError(f"named's timelines must share one time unit, got {sorted(units)}")
-    unit = plural(units.pop())
-    return Table(
-        rows,
-        formats={"makespan": "decimal", "idle": _numbers, "gaps": _numbers, "bubble_ratio": "percent",
-                 "bubble_overhead": "percent"},
-        headers={"makespan": f"makespan ({unit})", "idle": f"idle per rank ({unit})", "gaps": "gaps per rank"},
-        note=COMPARE_NOTE.split("; peak")[0],
     )

@@ -1,5 +1,5 @@
 """Where idle time sits (Timeline.idle_parts / idle_table), the side-by-side table of timelines
-(compare_timelines) and the forward-only factory of lessons 01 and 02 (bubblekit.course.factory)."""
+(bubblekit.timeline.compare_timelines) and the forward-only factory of lessons 01 and 02 (bubblekit.course.factory)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import bubblekit as bk
-from bubblekit.compare import compare_timelines
 from bubblekit.course.factory import dilution_table, factory_line, forward_only
+from bubblekit.timeline import compare_timelines
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 times = st.one_of(st.integers(1, 4), st.fractions(Fraction(1, 4), Fraction(3), max_denominator=4))
@@ -103,9 +103,3 @@ def test_dilution_table_keeps_the_idle_and_shrinks_its_share() -> None:
     with pytest.raises(ValueError, match=r"ms\[1\]"):
         dilution_table(4, [1, 0])
 
-
-def test_compare_without_the_closed_form_column() -> None:
-    t = bk.compare(["gpipe", "1f1b"], p=4, m=6, costs=bk.Costs(f=1, b=2, comm=0.5), closed_form=False)
-    assert "formula" not in t.columns and "closed form" not in str(t)
-    assert t.column("makespan") == [bk.simulate(bk.schedule(n, 4, 6), bk.Costs(f=1, b=2, comm=0.5)).makespan
-                                    for n in ("gpipe", "1f1b")]
