@@ -6,7 +6,8 @@
 * in every lesson of the workshop that follows the lesson template (its header states a time),
   each cell carries Jupyter slide metadata, deep dives are skipped in the deck, the
   ``workshop`` tag sits only on the header, the core path and the recap, and where the
-  workshop takes the whole core path every core cell has the tag.
+  workshop takes the whole core path every core cell has the tag (the footer, the last cell,
+  may close the deck or be skipped).
 """
 
 from __future__ import annotations
@@ -117,6 +118,8 @@ def test_workshop_lessons_carry_slide_metadata_and_tags(path: Path, part: str) -
         elif i < recap:
             if part == "core path":
                 assert tagged, f"cell {i} is on the core path: tag it 'workshop'"
-        elif i >= deep:
-            assert kind == "skip" and not tagged, f"cell {i} is in a deep dive or the footer: slide type 'skip', no tag"
+        elif deep <= i < len(cells) - 1:
+            assert kind == "skip" and not tagged, f"cell {i} is in a deep dive: slide type 'skip', no tag"
+        elif i > recap:
+            assert not tagged, f"cell {i} is after the recap: no 'workshop' tag"
     assert _source(cells[recap]) and cells[recap]["metadata"]["slideshow"]["slide_type"] == "slide"
