@@ -50,9 +50,6 @@ MARKS = ("slide", "subslide", "fragment", "-", "skip", "notes")
 #: Workshop-track lessons whose slide metadata has not landed yet (issue 14 adds it): each is
 #: removed as it lands. test_pending_lessons_have_no_marks_yet says when.
 PENDING: set[str] = {
-    "00_start_here.ipynb",
-    "01_what_is_a_bubble.ipynb",
-    "02_why_bubbles_appear.ipynb",
     "07_beyond_1f1b.ipynb",
 }
 
