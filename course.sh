@@ -3,6 +3,7 @@
 #
 #   bash course.sh lab             set up (first time only), then open JupyterLab at lesson 00
 #   bash course.sh lab --port=9000 --no-browser    ... with extra JupyterLab options
+#   bash course.sh lab --lang zh   the Chinese edition (中文版): JupyterLab in Chinese, notebooks/zh/
 #   bash course.sh test            set up (first time only), then run every check
 #   bash course.sh test unit lint  run only some checks: lint types exercises unit browser notebooks
 #   bash course.sh setup           only set up (and make your workspace/)
@@ -20,6 +21,12 @@
 # notebooks (so their saved pictures and animations show) and keeps Jupyter's messages to
 # the ones that help. `test` checks only what the course ships: your workspace, scratch
 # notebooks and the lessons you ran and saved are never checked and never touched.
+#
+# `--lang zh` (for `lab` and `setup`) installs the JupyterLab zh-CN language pack once (the
+# [zh] extra), makes JupyterLab's display language Chinese with a settings override inside
+# .venv (.venv/share/jupyter/lab/settings/overrides.d/bubblekit-language.json; `--lang en`, the
+# default, removes it), copies the Chinese exercises into workspace/zh/ and opens
+# notebooks/zh/00_start_here.ipynb. The notebooks choose bubblekit's language themselves.
 #
 # Environment: PYTHON (default python3) picks the interpreter for a new .venv;
 # BUBBLEKIT_VENV (default .venv) its folder; BUBBLEKIT_CHECK_WORKTREE=1 makes `test` check
@@ -40,8 +47,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'course.sh: %s\n' "$*" >&2; exit 1; }
 
-setup_key() {  # hash of pyproject.toml, the extras and the venv's Python version
-    "$VENV/bin/python" - "$EXTRAS" <<'PY'
+setup_key() {  # hash of pyproject.toml, the extras ($1, default $EXTRAS) and the venv's Python version
+    "$VENV/bin/python" - "${1:-$EXTRAS}" <<'PY'
 import hashlib, sys
 data = open("pyproject.toml", "rb").read() + sys.argv[1].encode() + sys.version.encode()
 print(hashlib.sha256(data).hexdigest())
@@ -72,6 +79,46 @@ setup() {
     say "set-up done in $((SECONDS - started)) s"
 }
 
+COURSE_LANG=en   # --lang: en or zh
+REST=()          # the other arguments (JupyterLab's options for `lab`)
+parse_lang() {  # take --lang X / --lang=X out of the arguments
+    REST=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --lang) [ $# -ge 2 ] || die "--lang needs a value: en or zh"; COURSE_LANG=$2; shift 2 ;;
+            --lang=*) COURSE_LANG=${1#--lang=}; shift ;;
+            *) REST+=("$1"); shift ;;
+        esac
+    done
+    case $COURSE_LANG in
+        en|zh) ;;
+        zh-CN|zh_CN|zh-cn|zh_cn) COURSE_LANG=zh ;;
+        *) die "unknown language '$COURSE_LANG' for --lang; choose en or zh" ;;
+    esac
+}
+
+language_pack() {  # --lang zh: install the [zh] extra (JupyterLab's zh-CN language pack) once
+    [ "$COURSE_LANG" = zh ] || return 0
+    local stamp="$VENV/.bubblekit-setup-zh"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(setup_key zh)" ]; then
+        return 0
+    fi
+    say "installing the JupyterLab Chinese language pack (extra [zh]) into $VENV"
+    "$VENV/bin/python" -m pip install --quiet -e ".[zh]" 2>&1 \
+        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+    setup_key zh > "$stamp"
+}
+
+lab_language() {  # JupyterLab's display language: a settings override inside the venv (zh), removed for en
+    local dir="$VENV/share/jupyter/lab/settings/overrides.d"
+    if [ "$COURSE_LANG" = zh ]; then
+        mkdir -p "$dir"
+        printf '%s\n' '{"@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}' > "$dir/bubblekit-language.json"
+    else
+        rm -f "$dir/bubblekit-language.json"
+    fi
+}
+
 jupyter_config() {  # keep the notebook-trust database inside the venv (read by every Jupyter app of the venv)
     mkdir -p "$VENV/etc/jupyter" "$VENV/share/jupyter"
     "$VENV/bin/python" - "$VENV" <<'PY'
@@ -87,8 +134,11 @@ if not path.is_file() or path.read_text() != text:
 PY
 }
 
-make_workspace() {  # copy new exercises into workspace/; never overwrites (bubblekit/course/workspace.py)
-    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT" "$@"
+make_workspace() {  # copy new exercises into workspace/ (and workspace/zh/ for --lang zh); never overwrites
+    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT"
+    if [ "$COURSE_LANG" = zh ]; then
+        "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT" --lang zh
+    fi
 }
 
 trust_course() {  # trust the notebooks the course ships, unchanged, so their saved JavaScript outputs show
@@ -161,6 +211,7 @@ PY
 
 test_all() {
     export MPLBACKEND=Agg   # off-screen figures in tests (JupyterLab keeps its inline default)
+    unset BUBBLEKIT_LANG    # each notebook sets its own language; the stored outputs assume so
     local steps
     if [ $# -gt 0 ]; then steps=("$@"); else steps=(lint types exercises unit browser notebooks); fi
     JUNIT_DIR=$(mktemp -d)
@@ -203,28 +254,44 @@ test_all() {
 }
 
 usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-help}
 [ $# -gt 0 ] && shift
 case $cmd in
     setup)
+        parse_lang "$@"
+        [ ${#REST[@]} -eq 0 ] || die "setup takes only --lang en|zh, not '${REST[0]}'"
         setup
+        language_pack
         jupyter_config
+        lab_language
         make_workspace
         trust_course ;;
     lab)
+        parse_lang "$@"
+        set -- ${REST[@]+"${REST[@]}"}
         setup
+        language_pack
         jupyter_config
+        lab_language
         make_workspace
         trust_course
-        say "opening JupyterLab on this folder at notebooks/00_start_here.ipynb; your exercises are in workspace/ (Ctrl-C to stop)"
+        start=notebooks/00_start_here.ipynb workspace=workspace/
+        if [ "$COURSE_LANG" = zh ]; then
+            start=notebooks/zh/00_start_here.ipynb workspace=workspace/zh/
+            if [ ! -f "$start" ]; then  # the Chinese lesson 00 is not translated yet: open the Chinese lessons' folder
+                start=notebooks/zh
+                say "the Chinese lesson 00 is not translated yet: opening the Chinese lessons in notebooks/zh/"
+            fi
+        fi
+        say "opening JupyterLab on this folder at $start; your exercises are in $workspace (Ctrl-C to stop)"
         # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00.
         # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal;
         # notebook_shim (classic-notebook compatibility, unused here) only printed a deprecation warning.
         # The address it prints (and http://host:port/) opens lesson 00 too.
-        lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb
+        lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url="/lab/tree/$start"
                   --ServerApp.log_level=WARN --LabApp.log_level=WARN
                   --KernelManager.transport=ipc --ServerApp.jpserver_extensions=notebook_shim=False)
         [ "$(id -u)" = 0 ] && lab_args+=(--allow-root)  # containers often run as root

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NAME_MAP: dict[str, str] = {}
 #: Extras mirrored in environment.yml (the "lab" extra is pip-only: torch).
 MIRRORED_EXTRAS = ("course", "test")
-PIP_ONLY_EXTRAS = ("lab",)
+PIP_ONLY_EXTRAS = ("lab", "zh")  # torch; JupyterLab's zh-CN language pack (installed by course.sh lab --lang zh)
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$")
 
