@@ -22,7 +22,8 @@ The core is this namespace::
 The other modules load on first use under short names, so ``import bubblekit`` stays
 light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.checks``, ...
 (``from bubblekit import plotting`` works too), and ``bk.check("03.2", answer)`` checks an
-exercise.
+exercise. ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
+Chinese (see :mod:`bubblekit.i18n`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from bubblekit.formulas import (
     ratio_from_overhead,
     utilization,
 )
+from bubblekit.i18n import get_language, set_language
 from bubblekit.schedules import (
     MAX_ACTIONS,
     REGISTRY,
@@ -70,6 +72,7 @@ __all__ = [
     "simulate", "simulate_readable", "SimResult", "DeadlockError",
     "Timeline", "Span", "Gap",
     "Table", "compare",
+    "set_language", "get_language",
     "__version__",
 ]
 
@@ -89,6 +92,7 @@ _LAZY_MODULES = {
     "published": "bubblekit.course.published",
     "demo": "bubblekit.course.demo",
     "envcheck": "bubblekit.course.envcheck",
+    "fonts": "bubblekit.presentation.fonts",
     "lab": "bubblekit.lab",
 }
 

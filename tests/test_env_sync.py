@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NAME_MAP: dict[str, str] = {}
 #: Extras mirrored in environment.yml (the "lab" extra is pip-only: torch; "slides" is optional: RISE).
 MIRRORED_EXTRAS = ("course", "test")
-PIP_ONLY_EXTRAS = ("lab", "slides")
+PIP_ONLY_EXTRAS = ("lab", "slides", "zh")  # torch; RISE; JupyterLab's zh-CN language pack (course.sh lab --lang zh)
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$")
 
