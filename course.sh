@@ -72,6 +72,10 @@ setup() {
     if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(setup_key)" ] && "$VENV/bin/python" -c 'import bubblekit' 2>/dev/null; then
         return 0
     fi
+    # tests that run this script in a temporary copy of the course share the real .venv: they set
+    # BUBBLEKIT_NO_INSTALL so that a stale set-up fails here instead of re-pointing .venv at the copy
+    [ -z "${BUBBLEKIT_NO_INSTALL:-}" ] \
+        || die "set-up needed ($VENV is not set up for this pyproject.toml) but BUBBLEKIT_NO_INSTALL is set: run 'bash course.sh setup' in the course folder first"
     say "installing bubblekit with extras [$EXTRAS] into $VENV (first time: a few minutes)"
     local started=$SECONDS
     # Some machines' pip configuration names package folders that do not exist; pip then

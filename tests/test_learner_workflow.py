@@ -68,7 +68,7 @@ def make_course_copy(dest: Path) -> Path:
 
 
 def env_for_course() -> dict[str, str]:
-    env = {**os.environ, **GIT_ENV, "BUBBLEKIT_VENV": str(VENV), "MPLBACKEND": "Agg",
+    env = {**os.environ, **GIT_ENV, "BUBBLEKIT_VENV": str(VENV), "BUBBLEKIT_NO_INSTALL": "1", "MPLBACKEND": "Agg",
            "PATH": f"{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("BUBBLEKIT_CHECK_WORKTREE", None)
     return env
