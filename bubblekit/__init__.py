@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bubblekit.actions import KINDS, Action, Event, inputs, memory_delta, needs, parse_action, produces
+from bubblekit.actions import KINDS, Action, Event, Pair, inputs, memory_delta, needs, parse_action, produces
 from bubblekit.compare import compare
 from bubblekit.costs import PRESETS, Costs, h200_costs, preset
 from bubblekit.formulas import (
@@ -61,7 +61,7 @@ from bubblekit.timeline import Gap, Span, Timeline
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "KINDS", "parse_action", "Event", "needs", "produces", "inputs", "memory_delta",
+    "Action", "Pair", "KINDS", "parse_action", "Event", "needs", "produces", "inputs", "memory_delta",
     "Costs", "PRESETS", "preset", "h200_costs",
     "bubble_ratio", "bubble_ratio_exact", "utilization", "bubble_overhead", "min_micro_batch",
     "overhead_from_ratio", "ratio_from_overhead",
