@@ -416,3 +416,107 @@ def fits(schedule: Schedule, model: Model, gpu_memory: Number, **options: Any) -
     Used in lesson 07.
     """
     return memory_per_rank(schedule, model, gpu_memory=gpu_memory, **options)
+
+
+# ----------------------------------------------------------------------------- the frontier
+#: The schedules of lesson 07's frontier, with their chunks per rank (``None``: the registry's).
+FRONTIER_SCHEDULES: tuple[tuple[str, int | None], ...] = (
+    ("1f1b", None), ("interleaved", 2), ("zb-h1", None), ("zb-h2", None), ("zbv", None),
+    ("v-half", None), ("v-min", None), ("dualpipe", None), ("dualpipev", None),
+)
+_BASES = ("devices", "stages")
+
+
+def frontier(
+    model: Model,
+    n: int,
+    m: int,
+    *,
+    basis: str = "devices",
+    costs: Costs | None = None,
+    schedules: Sequence[tuple[str, int | None]] = FRONTIER_SCHEDULES,
+    gpu_memory: Number | None = None,
+    **options: Any,
+) -> Table:
+    """Bubble against memory per device for several schedules, on a stated like-for-like basis.
+
+    Args:
+        model: the model every schedule trains (:class:`Model`).
+        n: with ``basis="devices"`` the number of devices every schedule runs on (the model is cut
+            into as many stages as each schedule needs: ``n``, or ``2n`` for interleaving with
+            v = 2 and the V shapes; DualPipe cuts it into ``n`` and keeps two copies); with
+            ``basis="stages"`` the number of model stages PP every schedule runs (one-chunk
+            schedules and DualPipe on PP devices, two-chunk ones on PP/2): the DualPipe
+            README's basis.
+        m: microbatches per step (the same for all).
+        basis: ``"devices"`` or ``"stages"``.
+        costs: the cost model (a rank's share of one microbatch for ``n`` stages; default the
+            measured H200 layer, ``bubblekit.h200_costs()``). With ``basis="stages"`` a schedule on
+            PP/2 devices gets twice the work per device.
+        schedules: ``(name, v)`` pairs; default :data:`FRONTIER_SCHEDULES`.
+        gpu_memory: bytes per GPU for the ``fits`` column (optional).
+        options: memory options of :func:`memory_per_rank` (``precision``, ``tp``, ...).
+
+    Returns a :class:`~bubblekit.text.Table`, one row per schedule: ``schedule``, ``devices``,
+    ``stages`` (model stages, i.e. per copy), ``bubble_ratio`` (idle / (devices x makespan)),
+    ``time_per_microbatch`` (makespan / m, the costs' unit), ``activations``, ``state`` and ``total``
+    (GB per device, the largest rank), ``messages`` (cross-device messages per step), ``fits``.
+    Schedules that cannot run this configuration are left out (a note says which).
+
+    Used in lesson 07.
+    """
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a bubblekit.memory.Model, got {type(model).__name__}")
+    n = check_int("n", n, minimum=1)
+    m = check_int("m", m, minimum=1)
+    if basis not in _BASES:
+        raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
+    from bubblekit.costs import h200_costs
+    from bubblekit.schedules import schedule, spec
+
+    base = h200_costs() if costs is None else costs
+    if not isinstance(base, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(base).__name__}")
+    rows: list[dict[str, Any]] = []
+    left_out: list[str] = []
+    for name, v in schedules:
+        entry = spec(name)
+        two = entry.chunks == "two" or (v or 1) >= 2
+        devices = n if basis == "devices" or not two or name == "dualpipe" else n // 2
+        try:
+            sched = schedule(name, devices, m, v if entry.chunks == "many" else None)
+            c = base if devices == n else _scaled(base, n // devices)
+            res = simulate(sched, c)
+            rep = memory_per_rank(sched, model, gpu_memory=gpu_memory, **options)
+        except ValueError as err:
+            left_out.append(f"{entry.display_name} ({str(err).split(':')[0]})")
+            continue
+        worst = max(rep.ranks, key=lambda r: r.total)
+        rows.append({
+            "schedule": entry.display_name + (f" v={sched.v}" if entry.chunks == "many" else ""),
+            "devices": devices, "stages": sched.n_stages // sched.pipes,
+            "bubble_ratio": res.bubble_ratio, "time_per_microbatch": float(res.makespan) / m,
+            "activations": worst.activations / GB, "state": worst.state / GB, "total": worst.total / GB,
+            "messages": sched.hops_per_step, "fits": rep.fits,
+        })
+    what = (f"same {n} devices" if basis == "devices" else f"same PP = {n} model stages (the DualPipe README's basis)")
+    note = (f"{what}, m = {m}, {base.describe()}; memory in GB (10^9 B) per device, its largest rank; "
+            f"bubble_ratio = idle / (devices × makespan)")
+    if left_out:
+        note += "; left out: " + ", ".join(left_out)
+    return Table(rows, ["schedule", "devices", "stages", "bubble_ratio", "time_per_microbatch", "activations",
+                        "state", "total", "messages", "fits"],
+                 formats={"bubble_ratio": "percent", "time_per_microbatch": "float2", "activations": "float1",
+                          "state": "float1", "total": "float1"},
+                 headers={"time_per_microbatch": f"time per microbatch ({base.unit})", "activations": "activations GB",
+                          "state": "state GB", "total": "total GB"},
+                 title=f"bubble vs memory per device ({what})", note=note)
+
+
+def _scaled(costs: Costs, k: int) -> Costs:
+    """The same costs with each rank's share ``k`` times larger (a schedule on ``1/k`` of the devices)."""
+    def scale(x: Any) -> Any:
+        return tuple(e * k for e in x) if isinstance(x, tuple) else x * k
+
+    fb = costs.fb * k if isinstance(costs.fb, (int, float)) and not isinstance(costs.fb, bool) else costs.fb
+    return costs.with_(f=scale(costs.f), b=scale(costs.b), i=scale(costs.i), w=scale(costs.w), fb=fb)

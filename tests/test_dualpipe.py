@@ -270,3 +270,72 @@ def test_pair_memory_and_timing_rules() -> None:
     assert spans["1F1&0B0"] == (5, 7) and r.peak_activations == (1.5,)
     with pytest.raises(ValueError, match=r"fb=1 is outside \[max\(f, b\), f \+ b\] = \[4, 6\]"):
         bk.Costs(f=2, b=4, fb=1)
+
+
+# --------------------------------------------------------------------------------- traces
+def _dualpipev_run() -> bk.SimResult:
+    return bk.simulate(bk.schedule("dualpipev", 3, 7), bk.Costs(f=2, i=2, w=1, fb="max"))
+
+
+def test_traces_read_pairs_back_from_csv_and_chrome(tmp_path: Path) -> None:
+    """bubblekit's CSV (a pair's row: 0,0&5,F&B,6&2,...) and Chrome export read back as the same step."""
+    from bubblekit import traces
+
+    r = _dualpipev_run()
+    csv_path = traces.write_csv(r, tmp_path / "step.csv")
+    assert any(",F&B," in line for line in csv_path.read_text().splitlines())
+    for measured in (traces.read_csv(csv_path, time_unit="ms"),
+                     traces.read_trace(r.to_chrome_trace(tmp_path / "step.json") and tmp_path / "step.json")):
+        assert measured.bubble_ratio == pytest.approx(r.bubble_ratio)
+        assert [tuple(map(str, o)) for o in measured.orders] == [tuple(map(str, o)) for o in r.schedule.orders]
+
+
+def test_traces_read_pytorch_overlap_records(tmp_path: Path) -> None:
+    """PyTorch names a pair's profiler range PP:(0F7;7B3)OVERLAP_F_B: it is read as one pair action."""
+    from bubblekit import traces
+
+    r = _dualpipev_run()
+    events: list[dict[str, object]] = []
+    for rank in range(r.p):
+        events.append({"name": "thread_name", "ph": "M", "pid": rank, "tid": 0, "args": {"name": f"rank {rank}"}})
+        for sp in r.spans(rank):
+            a = sp.action
+            name = f"PP:({a.forward};{a.backward})OVERLAP_F_B" if type(a) is Pair else f"PP:{a}"  # type: ignore[union-attr]
+            events.append({"name": name, "ph": "X", "pid": rank, "tid": 0, "ts": float(sp.start) * 1000,
+                           "dur": float(sp.end - sp.start) * 1000})
+    path = tmp_path / "torch.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    measured = traces.read_trace(path, trim=False)
+    assert measured.bubble_ratio == pytest.approx(r.bubble_ratio)
+    pairs = [a for o in measured.orders for a in o if type(a) is Pair]
+    assert len(pairs) == sum(type(a) is Pair for o in r.schedule.orders for a in o) > 0
+
+
+def test_csv_rejects_a_malformed_pair_row(tmp_path: Path) -> None:
+    from bubblekit import traces
+
+    path = tmp_path / "bad.csv"
+    path.write_text("rank,stage,kind,microbatch,start,end\n0,0&1,F&B,0,0,1\n")
+    with pytest.raises(traces.TraceError, match=r"line 2, column 'microbatch': '0' is not two whole numbers"):
+        traces.read_csv(path)
+    path.write_text("rank,stage,kind,microbatch,start,end\n0,0&0,F&B,1&1,0,1\n")
+    with pytest.raises(traces.TraceError, match="the same stage and microbatch twice"):
+        traces.read_csv(path)
+
+
+# ------------------------------------------------------------------------------ pictures
+def test_a_pair_is_drawn_as_one_box_with_both_labels() -> None:
+    """plot_pipeline: a pair is one box (its forward's colour) with its backward half below, labelled with both."""
+    pytest.importorskip("matplotlib")
+    from bubblekit import plotting
+
+    r = bk.simulate(bk.schedule("dualpipe", 4, 8), bk.Costs(f=1, i=1, w=1))
+    fig = plotting.plot_pipeline(r, color_by="kind")
+    ax = fig.axes[0]
+    n_pairs = sum(type(a) is Pair for o in r.schedule.orders for a in o)
+    lower = [c for c in ax.collections if c.get_gid() == "pair-backward"]
+    assert len(lower) == 1 and len(lower[0].get_paths()) == n_pairs
+    labels = [t.get_text() for t in ax.texts if t.get_gid() == "box-label"]
+    assert "F3&B5" in labels  # rank 0's first pair 0F3&7B5: forward microbatch 3, backward 5
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("F&B overlapped pair" in t for t in legend)

@@ -134,3 +134,28 @@ def test_planner_refuses_what_does_not_fit_the_gpu() -> None:
     assert "total GB" in t.to_text(show_infeasible=True)
     with pytest.raises(ValueError, match="gpu_memory needs model"):
         planner.plan(8, gpu_memory=gpu)
+
+
+def test_frontier_table_and_picture() -> None:
+    """lesson 07's frontier: one row per schedule on a stated basis, and one distinct point each."""
+    model = mem.Model(layers=32, hidden=4096, heads=32, seq=4096)
+    same_devices = mem.frontier(model, 4, 16, gpu_memory=80 * GB)
+    rows = {r["schedule"]: r for r in same_devices}
+    assert set(r["devices"] for r in same_devices) == {4}
+    assert rows["DualPipe"]["state"] == pytest.approx(2 * rows["1F1B"]["state"])  # two copies
+    assert rows["DualPipe"]["messages"] == rows["1F1B"]["messages"]
+    assert rows["DualPipeV"]["messages"] == 2 * rows["1F1B"]["messages"]
+    assert rows["V-Min"]["activations"] < rows["V-Half"]["activations"] < rows["1F1B"]["activations"]
+    same_stages = {r["schedule"]: r for r in mem.frontier(model, 8, 16, basis="stages")}
+    assert same_stages["DualPipeV"]["devices"] == 4 and same_stages["DualPipe"]["devices"] == 8
+    assert same_stages["DualPipeV"]["messages"] < same_stages["1F1B"]["messages"]
+    with pytest.raises(ValueError, match="basis must be one of"):
+        mem.frontier(model, 4, 16, basis="memory")
+    pytest.importorskip("matplotlib")
+    from bubblekit import plotting
+
+    fig = plotting.plot_frontier(same_devices, gpu_memory_gb=80)
+    ax = fig.axes[0]
+    points = [ln for ln in ax.lines if (ln.get_gid() or "").startswith("frontier-")]
+    assert len(points) == len(same_devices)
+    assert len({ln.get_color() for ln in points}) == len(points) and len({ln.get_marker() for ln in points}) == len(points)

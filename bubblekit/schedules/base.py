@@ -167,6 +167,19 @@ class Schedule:
         crossings = sum(1 for s in range(len(pl) - 1) if pl[s] != pl[s + 1] and (s + 1) % length)
         return 2 * (self.m // self.pipes) * crossings
 
+    def split_pairs(self) -> Schedule:
+        """The same schedule with each overlapped pair run as its forward, then its backward.
+
+        That is what PyTorch's default runtime executes for an ``OVERLAP_F_B`` action when no
+        overlap function is registered (the lab's runs), and what bubblekit simulated before
+        pairs were units. Returns ``self`` when there is no pair. Used in lesson 07.
+        """
+        if not self.has_pairs:
+            return self
+        orders = tuple(tuple(x for a in order for x in parts(a)) for order in self.orders)
+        return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source + " (pairs split)",
+                        notes=dict(self.notes), pipes=self.pipes)
+
     def stages_of(self, rank: int) -> tuple[int, ...]:
         """Stages held by ``rank``, in model order. Used in lessons 07 and 10."""
         return tuple(s for s, r in enumerate(self.placement) if r == rank)

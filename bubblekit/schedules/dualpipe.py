@@ -62,7 +62,7 @@ def dualpipev_m_rule(p: int, m: int) -> str | None:
     if m >= 2 * p:
         return None
     return (f"m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {2 * p} "
-            "microbatches (at least one per stage; DeepSeek's and PyTorch's ScheduleDualPipeV rule)")
+            "microbatches (at least one per stage, PyTorch's ScheduleDualPipeV rule)")
 
 
 def dualpipe_rank_order(ranks: int, n: int, h: int, chunk0: tuple[int, int], chunk1: tuple[int, int]) -> tuple[Action, ...]:
