@@ -450,9 +450,10 @@ def frontier(
             README's basis.
         m: microbatches per step (the same for all).
         basis: ``"devices"`` or ``"stages"``.
-        costs: the cost model (a rank's share of one microbatch for ``n`` stages; default the
-            measured H200 layer, ``bubblekit.h200_costs()``). With ``basis="stages"`` a schedule on
-            PP/2 devices gets twice the work per device.
+        costs: the cost model: a rank's share of one microbatch when the model is cut into ``n``
+            stages (``Costs`` scalars). Default: the measured H200 layer times ``layers / n`` when the
+            model's (hidden, seq) was measured (``bubblekit.h200_costs``), else ``Costs()``. With
+            ``basis="stages"`` a schedule on PP/2 devices gets twice the work per device.
         schedules: ``(name, v)`` pairs; default :data:`FRONTIER_SCHEDULES`.
         gpu_memory: bytes per GPU for the ``fits`` column (optional).
         options: memory options of :func:`memory_per_rank` (``precision``, ``tp``, ...).
@@ -474,7 +475,12 @@ def frontier(
     from bubblekit.costs import h200_costs
     from bubblekit.schedules import schedule, spec
 
-    base = h200_costs() if costs is None else costs
+    if costs is None:
+        try:
+            costs = h200_costs(model.hidden, model.seq, layers_per_rank=model.layers / n)
+        except ValueError:
+            costs = Costs()
+    base = costs
     if not isinstance(base, Costs):
         raise TypeError(f"costs must be a bubblekit Costs, got {type(base).__name__}")
     rows: list[dict[str, Any]] = []

@@ -32,7 +32,7 @@ MAX_CODE_LINES = 25
 PENDING: set[str] = {
     "00_start_here.ipynb", "01_what_is_a_bubble.ipynb", "02_why_bubbles_appear.ipynb",
     "03_the_bubble_formula.ipynb", "04_schedules_compared.ipynb", "05_shrinking_bubbles.ipynb",
-    "06_profiling_practice.ipynb", "07_beyond_1f1b.ipynb", "08_case_studies.ipynb",
+    "06_profiling_practice.ipynb", "08_case_studies.ipynb",
     "09_misconceptions_and_interviews.ipynb",
 }
 

@@ -1023,6 +1023,8 @@ def plot_frontier(
     gpu_memory_gb: float | None = None,
     title: str | None = None,
     colors: Sequence[str] | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ) -> Figure:
     """Bubble against memory per device: one distinct point per schedule of a frontier table.
 
@@ -1034,6 +1036,7 @@ def plot_frontier(
         gpu_memory_gb: draw the GPU's memory as a vertical line (GB).
         title: the title (default the table's title).
         colors: one colour per row (default: distinct colours, and a distinct marker per row).
+        xlabel, ylabel: axis labels (default: what the frontier's columns hold).
 
     Used in lesson 07.
     """
@@ -1054,9 +1057,11 @@ def plot_frontier(
         ax.axvline(float(gpu_memory_gb), color="#555555", linestyle="--", linewidth=1.0, gid="gpu-memory")
         ax.text(float(gpu_memory_gb), 1.0, " GPU memory", transform=ax.get_xaxis_transform(), ha="left", va="top",
                 fontsize="small", color="#333333")
-    ax.set_xlabel({"total": "memory per device (GB): parameters, gradients, optimizer state, activations",
+    ax.set_xlabel(xlabel if xlabel is not None else
+                  {"total": "memory per device (GB): parameters, gradients, optimizer state, activations",
                    "activations": "activation memory per device (GB)", "state": "model state per device (GB)"}.get(x, x))
-    ax.set_ylabel("bubble_ratio (% of the step)" if y == "bubble_ratio" else y.replace("_", " "))
+    ax.set_ylabel(ylabel if ylabel is not None else
+                  "bubble_ratio (% of the step)" if y == "bubble_ratio" else y.replace("_", " "))
     if y == "bubble_ratio":
         ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
     ax.set_ylim(bottom=0)
