@@ -8,8 +8,9 @@
   large p (at p = 4 they are 3/4 and 1/2).
 * Bubble (the authors' measure, each rank's own span, F = I = W, no latency): about half of
   1F1B's for V-Half and about two thirds for V-Min (the README's B/2 and 2B/3 + O(n)).
-* V-ZB, the family's zero-bubble member with 1F1B's memory, is ZB-V (``zbv``, PyTorch's
-  ``ScheduleZBVZeroBubble``) except where the cool-down places its W passes.
+* V-ZB, the family's zero-bubble member with 1F1B's memory (``bk.schedules.v_zb``, equal to the
+  authors' ``zbv.py``), is ZB-V (``zbv``, PyTorch's ``ScheduleZBVZeroBubble``) except where the
+  cool-down places its W passes: it is not registered separately.
 """
 
 from __future__ import annotations
@@ -93,6 +94,29 @@ def test_every_small_configuration_is_legal() -> None:
                 s = bk.schedule(name, p, m)
                 s.validate()
                 bk.simulate(s, bk.Costs(f=1, i=2, w=1, comm=1))
+
+
+@pytest.mark.parametrize("key", sorted(k for k in DATA["cases"] if k.startswith("v-zb")))
+def test_v_zb_orders_equal_the_authors_generator(key: str) -> None:
+    case = DATA["cases"][key]
+    s = bk.schedules.v_zb(case["p"], case["m"])
+    assert [" ".join(map(str, o)) for o in s.orders] == case["orders"]
+
+
+def test_v_zb_memory_in_the_authors_model() -> None:
+    """V-ZB caps memory as its authors count it (I frees all but W's 32/194 of a chunk): min(p, m) for
+    every m; with W freeing everything (bubblekit's default) it is p only for m <= p or m >= 2p - 1."""
+    for p in range(1, 9):
+        for m in range(1, 3 * p + 2):
+            s = bk.schedules.v_zb(p, m)
+            authors = bk.simulate(s, bk.Costs(f=1, i=1, w=1, w_held=Fraction(32, 194))).max_peak_activations
+            assert authors <= min(p, m) + 1e-9
+            plain = bk.simulate(s, UNIFORM)
+            if m <= p or m >= 2 * p - 1:
+                assert plain.max_peak_activations == min(p, m)
+            if m >= 2 * p - 1:
+                assert published.stage_span_bubble_rate(plain) == 0
+    assert bk.simulate(bk.schedules.v_zb(6, 7), UNIFORM).max_peak_activations == 6.5
 
 
 @pytest.mark.parametrize("key", sorted(k for k in DATA["cases"] if k.startswith("v-zb")))

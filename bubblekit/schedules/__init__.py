@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from bubblekit.schedules.base import MAX_ACTIONS, Schedule, ScheduleError, looped_placement, v_placement
 from bubblekit.schedules.classic import gpipe, interleaved_1f1b, interleaved_m_rule, looped_bfs, one_f_one_b
-from bubblekit.schedules.controllable_memory import v_half, v_half_peak, v_min, v_min_peak
+from bubblekit.schedules.controllable_memory import v_half, v_half_peak, v_min, v_min_peak, v_zb
 from bubblekit.schedules.dualpipe import dualpipe, dualpipe_m_rule, dualpipev, dualpipev_m_rule
 from bubblekit.schedules.registry import (
     REGISTRY,
@@ -28,7 +28,7 @@ from bubblekit.schedules.zero_bubble import zb_h1, zb_h2, zbv
 
 __all__ = [
     "Schedule", "ScheduleError", "ScheduleSpec", "schedule", "spec", "register", "REGISTRY",
-    "names", "display_name", "legal_ms", "looped_placement", "v_placement", "MAX_ACTIONS",
+    "names", "display_name", "legal_ms", "looped_placement", "v_placement", "MAX_ACTIONS", "v_zb",
 ]
 
 

@@ -11,7 +11,9 @@ peak memory, about lifespan / 6 microbatches:
   (1F1B: ``p``); bubble about half of 1F1B's with F = I = W.
 * ``v-min``: about a third, exactly ``(p + 4) // 3``; bubble about two thirds of 1F1B's.
 
-"1/2" and "1/3" are the limits for large ``p`` (at ``p = 4``: 3/4 and 1/2 of 1F1B).
+"1/2" and "1/3" are the limits for large ``p`` (at ``p = 4``: 3/4 and 1/2 of 1F1B). The family's
+third member, V-ZB (1F1B's memory, zero bubble), is :func:`v_zb`: ZB-V up to its cool-down, so only
+ZB-V is registered.
 
 The order is built as the authors' generator builds it (sail-sg/zero-bubble-pipeline-parallelism,
 ``zbv_greedy.py``; re-implemented here from its description, checked action for action
@@ -33,7 +35,7 @@ from heapq import merge
 from bubblekit.actions import Action
 from bubblekit.schedules.base import Schedule, v_placement
 
-__all__ = ["v_half", "v_min", "v_half_peak", "v_min_peak"]
+__all__ = ["v_half", "v_min", "v_zb", "v_half_peak", "v_min_peak"]
 
 _PAPER = "Qi, Wan, Amar, Lin, Pipeline Parallelism with Controllable Memory (NeurIPS 2024)"
 
@@ -220,3 +222,192 @@ def v_min(p: int, m: int) -> Schedule:
     return _build("v-min", p, m, _block_min)
 
 
+
+
+# ----------------------------------------------------------------------------------- V-ZB
+# The third member of the family, V-ZB: 1F1B's peak (p microbatches) and, at F = I = W, no
+# idle time inside any rank. The authors build it by greedy list scheduling with costs; the
+# order below is theirs at the fixed costs their runtime also uses for V-Half and V-Min
+# (F = I = W = 1000, a hop of 1; activations per chunk pass: F +194, I -162, W -32, a cap of 2p
+# forwards). Passes are indexed by kind (0 F, 1 I, 2 W) and by the authors' chunk numbering:
+# for F, chunk 0 is stage r and chunk 1 stage 2p-1-r; for I and W it is the other way round.
+_VZB_COST = (1000, 1000, 1000)
+_VZB_HOP = 1
+_VZB_MEM = (194, -162, -32)
+
+
+class _VZB:
+    """One greedy attempt of V-ZB's construction (see :func:`v_zb`)."""
+
+    def __init__(self, p: int, m: int, fill_f: bool, fill_b: bool, approved: list[int] | None) -> None:
+        self.p, self.m, self.fill_f, self.fill_b = p, m, fill_f, fill_b
+        self.end: dict[tuple[int, int, int, int], int] = {}
+        self.now = [0] * p
+        self.mem = [0] * p
+        self.bubble = [0] * p
+        self.count = [[0] * 6 for _ in range(p)]
+        self.pending: list[list[tuple[int, int]]] = [[] for _ in range(p)]
+        self.order: list[list[tuple[int, int, int]]] = [[] for _ in range(p)]
+        self.approved = approved if approved is not None else [-1] * p
+        self.max_approved = max(self.approved)
+        self.cap = _VZB_MEM[0] * 2 * p
+
+    def ended(self, key: tuple[int, int, int, int] | None) -> int:
+        """End time of a pass, -1 before it runs. ``None`` stands for the authors' index -1,
+        the very last pass (the last rank's last chunk-0 W), which runs only at the end."""
+        if key is None:
+            key = (2, 1, self.p - 1, self.m - 1)
+        return self.end.get(key, -1)
+
+    def worst_bubble(self, rank: int = -1) -> int:
+        worst = max(self.bubble)
+        if rank >= 0:
+            worst = max(worst, self.max_approved - self.approved[rank])
+        return worst
+
+    def put(self, kind: int, chunk: int, rank: int) -> None:
+        n = self.count[rank][kind * 2 + chunk]
+        ready = self.now[rank] + _VZB_COST[kind]
+        t = ready
+        if kind < 2 and chunk == 1 and rank < self.p - 1:
+            t = max(t, self.end[kind, 1, rank + 1, n] + _VZB_HOP + _VZB_COST[kind])
+        if kind < 2 and chunk == 0 and rank > 0:
+            t = max(t, self.end[kind, 0, rank - 1, n] + _VZB_HOP + _VZB_COST[kind])
+        if self.count[rank][0] > 0:
+            self.bubble[rank] += t - ready
+        self.end[kind, chunk, rank, n] = t
+        self.now[rank] = t
+        self.mem[rank] += _VZB_MEM[kind]
+        self.order[rank].append((kind, chunk, n))
+        if kind == 1:
+            self.pending[rank].append((chunk, n))
+        self.count[rank][kind * 2 + chunk] += 1
+
+    def put_w(self, rank: int) -> None:
+        chunk, _ = self.pending[rank].pop(0)
+        self.put(2, chunk, rank)
+
+    def fill(self, rank: int, key: tuple[int, int, int, int] | None, always: bool) -> None:
+        """Run pending W passes while the next pass's input would arrive later anyway, and one more
+        when the wait exceeds the bubble this rank may still take (``always`` allows it)."""
+        while self.pending[rank] and key is not None and self.ended(key) + _VZB_HOP >= self.now[rank] + _VZB_COST[2]:
+            self.put_w(rank)
+        if self.pending[rank] and self.ended(key) + _VZB_HOP - self.now[rank] > \
+                self.worst_bubble(rank) - self.bubble[rank] and always:
+            self.put_w(rank)
+
+    def run(self) -> None:
+        p, m, count = self.p, self.m, self.count
+        for r in range(p):  # warm-up: a first forward everywhere, then as many as memory allows
+            self.put(0, 0, r)
+        for r in range(p - 1, -1, -1):
+            if r == p - 1:
+                self.put(0, 1, r)
+                continue
+            arrive = self.end[0, 1, r + 1, 0] + _VZB_HOP
+            while (self.mem[r] + _VZB_MEM[0] * (2 + 2 * r) <= self.cap and self.now[r] + _VZB_COST[0] <= arrive
+                   and count[r][0] < m):
+                for j in range(r + 1):
+                    self.put(0, 0, j)
+            self.put(0, 1, r)
+        chunk = 0
+        for r in range(1, p):
+            while count[r][0] + count[r][1] < count[r - 1][0] + count[r - 1][1] or count[r][1] <= count[r - 1][1] < m:
+                for j in range(p - 1, r - 1, -1):
+                    if count[j][chunk] < m:
+                        self.put(0, chunk, j)
+                chunk = 1 - chunk
+        for _ in range(2 * m):
+            for r in range(p):
+                while self.mem[r] + _VZB_MEM[1] > self.cap:
+                    self.put_w(r)
+            b0, b1 = [], []
+            for r in range(p):
+                if count[r][3] >= count[r][2]:
+                    b0.append(r)
+                elif r == p - 1 or self.ended((1, 1, r + 1, count[r][3])) >= 0 or count[r][2] >= m:
+                    b1.append(r)
+                else:
+                    b0.append(r)
+            for r, c in [(r, 1) for r in reversed(b1)] + [(r, 0) for r in b0]:
+                key = None
+                if c == 1 and r < p - 1:
+                    key = (1, 1, r + 1, count[r][3])
+                if c == 0 and r > 0:
+                    key = (1, 0, r - 1, count[r][2])
+                self.fill(r, key, c == 1 or self.fill_b)
+                self.put(1, c, r)
+            for r in range(p):
+                if count[r][1] >= m:
+                    continue
+                item = None
+                if count[r][1] >= count[r][0]:
+                    item = 0
+                elif r == p - 1 or self.ended((0, 1, r + 1, count[r][1])) >= 0:
+                    item = 1
+                elif count[r][0] < m and (r == 0 or self.ended((0, 0, r - 1, count[r][0])) >= 0):
+                    item = 0
+                if item is None:
+                    continue
+                while self.mem[r] + _VZB_MEM[0] > self.cap:
+                    self.put_w(r)
+                key = None
+                if item == 0 and r > 0:
+                    key = (0, 0, r - 1, count[r][0])
+                if item == 1 and r < p - 1:
+                    key = (0, 1, r + 1, count[r][1])
+                self.fill(r, key, self.fill_f)
+                self.put(0, item, r)
+        for r in range(p):
+            while self.pending[r]:
+                self.put_w(r)
+
+
+def _vzb_attempt(p: int, m: int, fill_f: bool, fill_b: bool, approved: list[int] | None = None) -> _VZB:
+    """An attempt, retried once with its own per-rank bubbles as the allowance when that helps."""
+    first = _VZB(p, m, fill_f, fill_b, approved)
+    first.run()
+    worst = first.worst_bubble()
+    if first.max_approved < 0 or worst < first.max_approved:
+        again = _vzb_attempt(p, m, fill_f, fill_b, list(first.bubble))
+        if again.worst_bubble() < worst:
+            return again
+    return first
+
+
+def v_zb(p: int, m: int) -> Schedule:
+    """V-ZB: the V shape with 1F1B's memory (``p`` microbatches) and zero bubble at F = I = W.
+
+    The authors' construction (sail-sg ``zbv.py``, re-implemented from its description): a greedy
+    list scheduler that fills each rank's waits with pending ``W`` passes under a cap of ``2p``
+    chunk activations, tried with and without filling before ``F`` and before chunk-0 ``I`` passes,
+    keeping the attempt with the smallest worst per-rank bubble. At the fixed equal costs used
+    here it runs ZB-V's order (:func:`~bubblekit.schedules.zero_bubble.zbv`, PyTorch's) up to each
+    rank's last forward and places the cool-down ``W`` passes differently. Any ``m >= 1``.
+
+    Not registered (``bk.schedule("zbv")`` is the family's zero-bubble member in the menus): it
+    would duplicate ZB-V there, and its cap counts memory the authors' way, an ``I`` freeing all
+    but the weight gradient's share (``Costs(w_held=32/194)``: peak ``min(p, m)`` for every ``m``);
+    with bubblekit's default rule (``W`` frees everything) the peak exceeds ``p`` by up to about
+    ``p/8`` when ``p < m < 2p - 1``. Used in lesson 07's tests and its companion notebook.
+    """
+    best: _VZB | None = None
+    for fill_b in (True, False):
+        for fill_f in (True, False):
+            attempt = _vzb_attempt(p, m, fill_f, fill_b)
+            if best is None or attempt.worst_bubble() < best.worst_bubble():
+                best = attempt
+    assert best is not None
+    orders = []
+    for r, passes in enumerate(best.order):
+        first, last = r, 2 * p - 1 - r
+        ops = []
+        for kind, chunk, n in passes:
+            if kind == 0:
+                stage = first if chunk == 0 else last
+            else:
+                stage = last if chunk == 0 else first
+            ops.append(Action(stage, "FIW"[kind], n))
+        orders.append(tuple(ops))
+    return Schedule("v-zb", p, m, v_placement(p), tuple(orders),
+                    source=f"{_PAPER}, V-ZB; order as sail-sg zbv.py at equal costs")
