@@ -361,7 +361,7 @@ def load_h200_layer_costs() -> dict[str, Any]:
     raise FileNotFoundError("bubblekit/data/h200_layer_costs.json is missing from the installation")
 
 
-def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: int = 1, comm_ms: float = 0.0) -> Costs:
+def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, comm_ms: float = 0.0) -> Costs:
     """Costs in ms from the measured H200 layer table (F, I = input-grad B, W = weight-grad).
 
     Args:
