@@ -91,8 +91,6 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.32", "trade-offs", "Balancing unequal layers", "不均衡层的切分", True),
     BankItem("10.33", "trade-offs", "ZB-H2 or ZB-V?", "选 ZB-H2 还是 ZB-V？", True),
     BankItem("10.34", "trade-offs", "DualPipeV's constraint on m", "DualPipeV 对 m 的约束", True),
-    BankItem("10.43", "trade-offs", "DualPipe or interleaved on the same devices?", "同样的卡数：DualPipe 还是交错调度？", True),
-    BankItem("10.44", "trade-offs", "DualPipe or interleaved with the same memory?", "同样的显存：DualPipe 还是交错调度？", True),
     BankItem("10.35", "profiles", "Find the straggler", "找出拖后腿的卡", True),
     BankItem("10.36", "profiles", "Measured bubble of a trace", "从 trace 测气泡", True),
     BankItem("10.37", "profiles", "Read the hop latency off a trace", "从 trace 读出通信延迟", True),
@@ -101,6 +99,8 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.40", "whiteboard", "Write 1F1B for p = 3, m = 3", "写出 p = 3，m = 3 的 1F1B", True),
     BankItem("10.41", "whiteboard", "Beat 1F1B with a split backward", "用拆分反向超过 1F1B", True),
     BankItem("10.42", "whiteboard", "A schedule with no idle inside any rank", "每卡内部没有空闲的调度", True),
+    BankItem("10.43", "trade-offs", "DualPipe or interleaved on the same devices?", "同样的卡数：DualPipe 还是交错调度？", True),
+    BankItem("10.44", "trade-offs", "DualPipe or interleaved with the same memory?", "同样的显存：DualPipe 还是交错调度？", True),
 )
 
 
