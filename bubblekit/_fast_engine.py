@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from bubblekit._validate import Number
-from bubblekit.actions import EVENTS, PAIR, SINGLE_KINDS, Action, Event, Pair, needs, produces
+from bubblekit.actions import EVENTS, SINGLE_KINDS, Action, Event, Pair, needs, produces
 from bubblekit.costs import ResolvedCosts
 from bubblekit.schedules.base import Schedule
 
@@ -35,10 +35,10 @@ __all__ = ["run", "FastRun", "compile_rules", "compile_pairs"]
 
 #: ``plan[stage][kind]``: (duration, first needed key, its latency, second needed key, its
 #: latency, further (key, latency) needs, first made key, further made keys); keys at
-#: microbatch 0, -1 where there is none (see :func:`compile_rules`). ``plan[stage]["F&B"]``
-#: is ``None``: a pair's entry is in the pair table (:func:`compile_pairs`).
+#: microbatch 0, -1 where there is none (see :func:`compile_rules`). The pair kind ``F&B`` has
+#: no row there: a pair's entry is in the pair table (:func:`compile_pairs`).
 Entry = tuple[Number, int, Number, int, Number, tuple[tuple[int, Number], ...], int, tuple[int, ...]]
-Plan = list[dict[str, "Entry | None"]]
+Plan = list[dict[str, Entry]]
 
 
 class FastRun(NamedTuple):
@@ -97,7 +97,7 @@ def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> Plan
     """
     plan: Plan = []
     for s in range(schedule.n_stages):
-        row: dict[str, Entry | None] = {PAIR: None}
+        row: dict[str, Entry] = {}
         for k in SINGLE_KINDS:
             a = Action(s, k, 0)
             wanted, made = needs(a, schedule.n_stages, schedule.pipes), produces(a)
@@ -163,10 +163,11 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
         plan_, done_, made_, first, chain, ptr_, push_ = plan, done, made, first_waiting, next_waiting, ptr, push
         t: Number = 0
         for i, (s, k, mb) in enumerate(order):
-            entry = plan_[s][k]
-            if entry is None:  # an overlapped pair: its own entry, microbatches built in
-                entry, mb = pairs[order[i]], 0
-            duration, k1, l1, k2, l2, more_needs, m1, more_makes = entry
+            try:  # (free when nothing is raised)
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes = plan_[s][k]
+            except KeyError:  # an overlapped pair: its own entry, microbatches built in
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes = pairs[order[i]]
+                mb = 0
             if k1 >= 0:  # wait for each needed event, then start after the latest (+ latency)
                 k1 += mb
                 ready = done_[k1]

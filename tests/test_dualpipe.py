@@ -339,3 +339,10 @@ def test_a_pair_is_drawn_as_one_box_with_both_labels() -> None:
     assert "F3&B5" in labels  # rank 0's first pair 0F3&7B5: forward microbatch 3, backward 5
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any("F&B overlapped pair" in t for t in legend)
+
+
+def test_an_f_and_b_action_must_be_a_pair() -> None:
+    s = bk.Schedule("x", 1, 1, (0,), ((Action(0, "F&B", 0),),))
+    for check in (s.validate, s.check_ranges):
+        with pytest.raises(bk.ScheduleError, match="kind F&B without its two parts"):
+            check()

@@ -15,7 +15,7 @@ from itertools import chain, repeat
 from operator import itemgetter
 
 from bubblekit._validate import check_int
-from bubblekit.actions import KINDS, Action, Pair, parse_action, parts
+from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
 
@@ -23,6 +23,10 @@ __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_
 #: Building, simulating and measuring costs about 2 µs and 250 bytes per action
 #: (``benchmarks/bench_core.py``), so this many take a few seconds and about half a gigabyte.
 MAX_ACTIONS = 2_000_000
+
+#: The message for an action of kind ``F&B`` that is not a :class:`~bubblekit.actions.Pair`.
+_NOT_A_PAIR = ("rank {rank} has {a}, an action of kind F&B without its two parts: build an overlapped pair as "
+               "Pair(forward, backward) or parse_action('0F7&7B3')")
 
 #: Simulation cost per action, for the estimates in size errors.
 _SECONDS_PER_ACTION, _BYTES_PER_ACTION = 2e-6, 250
@@ -136,7 +140,8 @@ class Schedule:
     @cached_property
     def has_pairs(self) -> bool:
         """True when some rank runs an overlapped pair (kind ``F&B``)."""
-        return any(type(a) is Pair for order in self.orders for a in order)
+        kind = itemgetter(1)
+        return any(PAIR in map(kind, order) for order in self.orders)
 
     @property
     def split_backward(self) -> bool:
@@ -294,6 +299,8 @@ class Schedule:
         """Both parts of every pair on ``rank``'s line must be stages of ``rank`` (and exist)."""
         for a in order:
             if type(a) is not Pair:
+                if a.kind == PAIR:
+                    raise ScheduleError(_NOT_A_PAIR.format(rank=rank, a=repr(a)))
                 continue
             for part in parts(a):
                 if not (type(part.stage) is int and 0 <= part.stage < self.n_stages):
@@ -318,6 +325,9 @@ class Schedule:
         inside: dict[Action, Action] = {}
         for rank, order in enumerate(self.orders):
             for unit in order:
+                if unit.kind == PAIR and type(unit) is not Pair:
+                    problems.append(_NOT_A_PAIR.format(rank=rank, a=repr(unit)))
+                    continue
                 for a in parts(unit):
                     where = a if a is unit else f"{unit} (its part {a})"
                     if a is not unit:
