@@ -29,11 +29,6 @@ LESSONS = sorted(p for p in SHIPPED if re.match(r"\d\d[a-z]?_", p.name) and p.pa
 MAX_CORE_CELLS = 25
 MAX_CODE_LINES = 25
 
-#: Lessons not yet rewritten to the template (issue 14 is under way): each is removed as it lands.
-PENDING: set[str] = {
-}
-
-
 def cells(path: Path) -> list[nbformat.NotebookNode]:
     return list(nbformat.reads(SHIPPED[path], as_version=4).cells)
 
@@ -49,7 +44,7 @@ def recap_index(nb: list[nbformat.NotebookNode]) -> int:
 
 
 def template_lessons() -> list[Path]:
-    return [p for p in LESSONS if p.name not in PENDING]
+    return LESSONS
 
 
 @pytest.mark.parametrize("path", template_lessons(), ids=lambda p: p.name)
@@ -101,7 +96,3 @@ def test_footer_points_onward(path: Path) -> None:
     assert last.cell_type == "markdown" and re.search(r"\*\*(Next|Exercises)", text(last)), \
         "the last cell is the footer (exercises and/or next lesson)"
 
-
-def test_no_lesson_is_left_pending_unknowingly() -> None:
-    names = {p.name for p in LESSONS}
-    assert PENDING <= names, f"PENDING names lessons that do not exist: {sorted(PENDING - names)}"

@@ -27,7 +27,7 @@ SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 
 
 def _lesson(nn: str) -> Path:
-    found = [p for p in SHIPPED if p.name.startswith(nn + "_")]
+    found = [p for p in SHIPPED if p.name.startswith(nn + "_") and p.parent == ROOT / "notebooks"]
     assert len(found) == 1, f"lesson {nn}: found {found}"
     return found[0]
 

@@ -1,13 +1,11 @@
 """Slides from the lessons: scripts/make_slides.py exports a reveal.js deck per workshop-track lesson.
 
-* A lesson of the workshop track (``make_slides.WORKSHOP_TRACK``) that is not ``PENDING`` carries
+* Every lesson of the workshop track (``make_slides.WORKSHOP_TRACK``) carries
   slide metadata as CONTRIBUTING states it: the header is a ``slide``, every core-path cell
   has a ``slideshow.slide_type``, deep dives are ``skip``, and cells tagged ``workshop`` are
   shown (set-up cells of the track may be tagged and ``skip``); its deck (``jupyter nbconvert --to slides``) holds every slide-marked
   cell, each ``slide`` cell opening the next slide in order, ``notes`` as speaker notes and no
   ``skip`` cell.
-* A ``PENDING`` lesson must still have no slide metadata: once it has some, take it out of
-  ``PENDING`` so that the checks above run on it.
 * The deck check itself is tested on a small notebook with every kind of slide mark, and shown
   to fail when a marked cell is missing.
 """
@@ -46,12 +44,6 @@ SHIPPED = {nb.path: nb for nb in course_notebooks(ROOT, ("notebooks",))}
 TRACK = [ms.lesson_path(n) for n, _ in ms.WORKSHOP_TRACK]
 WORKSHOP_TAG = "workshop"
 MARKS = ("slide", "subslide", "fragment", "-", "skip", "notes")
-
-#: Workshop-track lessons whose slide metadata has not landed yet (issue 14 adds it): each is
-#: removed as it lands. test_pending_lessons_have_no_marks_yet says when.
-PENDING: set[str] = {
-    "07_beyond_1f1b.ipynb",
-}
 
 
 # ----------------------------------------------------------------------------- reading notebooks and decks
@@ -203,7 +195,6 @@ def test_index_lists_the_decks_in_workshop_order(tmp_path: Path) -> None:
 def test_workshop_track_is_three_hours_of_existing_lessons() -> None:
     assert sum(m for _, m in ms.WORKSHOP_TRACK) + ms.BREAK_MINUTES == 180
     assert [p.name for p in TRACK] == sorted(p.name for p in TRACK)
-    assert PENDING <= {p.name for p in TRACK}, f"PENDING names lessons not on the track: {sorted(PENDING - {p.name for p in TRACK})}"
     with pytest.raises(ms.SlidesError, match="'42'"):
         ms.lesson_path("42")
 
@@ -219,17 +210,7 @@ def _text(cell: Any) -> str:
     return cell.source if isinstance(cell.source, str) else "".join(cell.source)
 
 
-def _marked_lessons() -> list[Path]:
-    return [p for p in TRACK if p.name not in PENDING]
-
-
-@pytest.mark.parametrize("path", [p for p in TRACK if p.name in PENDING], ids=lambda p: p.name)
-def test_pending_lessons_have_no_marks_yet(path: Path) -> None:
-    assert not marked(_shipped(path)), (
-        f"{path.name} has slide metadata now: remove it from PENDING in tests/test_slides.py so that its deck is checked")
-
-
-@pytest.mark.parametrize("path", _marked_lessons(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TRACK, ids=lambda p: p.name)
 def test_lesson_carries_the_workshop_slide_marks(path: Path) -> None:
     nb = _shipped(path)
     cells = nb.cells
@@ -252,7 +233,7 @@ def test_lesson_carries_the_workshop_slide_marks(path: Path) -> None:
 @pytest.fixture(scope="module")
 def lesson_decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Decks of the marked lessons, exported from the course's (committed) versions."""
-    lessons = _marked_lessons()
+    lessons = list(TRACK)
     if not lessons:
         return {}
     folder = tmp_path_factory.mktemp("course")
@@ -268,6 +249,6 @@ def lesson_decks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {path.name: deck.read_text(encoding="utf-8") for path, deck in zip(lessons, decks)}
 
 
-@pytest.mark.parametrize("path", _marked_lessons(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TRACK, ids=lambda p: p.name)
 def test_lesson_deck_holds_every_slide_marked_cell(path: Path, lesson_decks: dict[str, str]) -> None:
     check_deck(_shipped(path), lesson_decks[path.name])
