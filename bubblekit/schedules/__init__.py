@@ -38,8 +38,10 @@ def _fill_drain(p: int, m: int, v: int) -> Fraction:
 
 
 def _interleaved_bubble(p: int, m: int, v: int) -> Fraction | None:
-    """``(p-1)/(m v+p-1)`` (Megatron-LM) when ``m`` is a multiple of ``p``; no closed form otherwise."""
-    return Fraction(p - 1, m * v + p - 1) if m % p == 0 else None
+    """``(p-1)/(m v+p-1)`` (Megatron-LM) for every accepted ``m >= p`` (a multiple of ``p`` or
+    not, PyTorch's rule); with ``m < p`` the chunks cannot keep the pipe full and the bubble
+    is larger: no closed form."""
+    return Fraction(p - 1, m * v + p - 1) if m >= p else None
 
 
 def _interleaved_peak(p: int, m: int, v: int) -> Fraction:
@@ -85,7 +87,7 @@ register(ScheduleSpec(
     "zb-h1", zb_h1, "one", True,
     "1F1B with backward split into I and W, W delayed to fill bubbles: bubble (p-1)(F+I-W), 1F1B's memory",
     "Qi et al., Zero Bubble Pipeline Parallelism (ICLR 2024), ZB-H1", "ScheduleInterleavedZeroBubble",
-    display="ZB-H1", aliases=("zbh1",),
+    display="ZB-H1", aliases=("zbh1", "zb1p"),
     peak=lambda p, m, v: min(p, m), peak_text="min(p, m)",
 ))
 register(ScheduleSpec(
