@@ -53,6 +53,8 @@ def test_header_states_goal_prerequisites_and_time(path: Path) -> None:
     assert re.match(r"# \d\d[a-z]? · \S", head), "the first cell starts with '# NN · Title'"
     for marker in ("**Goal:**", "**You need:**", "**Time:**"):
         assert marker in head, f"the header has no {marker} line"
+        # a paragraph of its own: consecutive lines would render as one run-on paragraph
+        assert re.search(r"(^|\n\n)" + re.escape(marker), head), f"{marker} does not start a paragraph"
     assert re.search(r"\*\*Time:\*\*[^\n]*\d+\s*min", head), "the Time line states minutes"
 
 
