@@ -3,9 +3,13 @@
 #
 #   bash course.sh lab             set up (first time only), then open JupyterLab at lesson 00
 #   bash course.sh lab --port=9000 --no-browser    ... with extra JupyterLab options
+#   bash course.sh lab --lang zh   the Chinese edition (中文版): JupyterLab in Chinese, notebooks/zh/
 #   bash course.sh test            set up (first time only), then run every check
 #   bash course.sh test unit lint  run only some checks: lint types exercises unit browser notebooks
 #   bash course.sh setup           only set up (and make your workspace/)
+#   bash course.sh setup --slides  ... and add RISE, live slideshows of the lessons in JupyterLab
+#   bash course.sh setup --nbgrader   ... and show nbgrader's panels in JupyterLab (instructors,
+#                                  students of an nbgrader course); --no-nbgrader hides them again
 #
 # Set-up makes a virtual environment in .venv (python3 -m venv) and installs
 # `pip install -e ".[course,test,lab]"` into it (torch==2.13.0 comes with the lab extra).
@@ -20,6 +24,12 @@
 # notebooks (so their saved pictures and animations show) and keeps Jupyter's messages to
 # the ones that help. `test` checks only what the course ships: your workspace, scratch
 # notebooks and the lessons you ran and saved are never checked and never touched.
+#
+# `--lang zh` (for `lab` and `setup`) installs the JupyterLab zh-CN language pack once (the
+# [zh] extra), makes JupyterLab's display language Chinese with a settings override inside
+# .venv (.venv/share/jupyter/lab/settings/overrides.d/bubblekit-language.json; `--lang en`, the
+# default, removes it), copies the Chinese exercises into workspace/zh/ and opens
+# notebooks/zh/00_start_here.ipynb. The notebooks choose bubblekit's language themselves.
 #
 # Environment: PYTHON (default python3) picks the interpreter for a new .venv;
 # BUBBLEKIT_VENV (default .venv) its folder; BUBBLEKIT_CHECK_WORKTREE=1 makes `test` check
@@ -40,8 +50,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'course.sh: %s\n' "$*" >&2; exit 1; }
 
-setup_key() {  # hash of pyproject.toml, the extras and the venv's Python version
-    "$VENV/bin/python" - "$EXTRAS" <<'PY'
+setup_key() {  # hash of pyproject.toml, the extras ($1, default $EXTRAS) and the venv's Python version
+    "$VENV/bin/python" - "${1:-$EXTRAS}" <<'PY'
 import hashlib, sys
 data = open("pyproject.toml", "rb").read() + sys.argv[1].encode() + sys.version.encode()
 print(hashlib.sha256(data).hexdigest())
@@ -62,6 +72,10 @@ setup() {
     if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(setup_key)" ] && "$VENV/bin/python" -c 'import bubblekit' 2>/dev/null; then
         return 0
     fi
+    # tests that run this script in a temporary copy of the course share the real .venv: they set
+    # BUBBLEKIT_NO_INSTALL so that a stale set-up fails here instead of re-pointing .venv at the copy
+    [ -z "${BUBBLEKIT_NO_INSTALL:-}" ] \
+        || die "set-up needed ($VENV is not set up for this pyproject.toml) but BUBBLEKIT_NO_INSTALL is set: run 'bash course.sh setup' in the course folder first"
     say "installing bubblekit with extras [$EXTRAS] into $VENV (first time: a few minutes)"
     local started=$SECONDS
     # Some machines' pip configuration names package folders that do not exist; pip then
@@ -70,6 +84,46 @@ setup() {
         | { grep -v "is ignored: it is neither a file nor a directory" || true; }
     setup_key > "$STAMP"
     say "set-up done in $((SECONDS - started)) s"
+}
+
+COURSE_LANG=en   # --lang: en or zh
+REST=()          # the other arguments (JupyterLab's options for `lab`)
+parse_lang() {  # take --lang X / --lang=X out of the arguments
+    REST=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --lang) [ $# -ge 2 ] || die "--lang needs a value: en or zh"; COURSE_LANG=$2; shift 2 ;;
+            --lang=*) COURSE_LANG=${1#--lang=}; shift ;;
+            *) REST+=("$1"); shift ;;
+        esac
+    done
+    case $COURSE_LANG in
+        en|zh) ;;
+        zh-CN|zh_CN|zh-cn|zh_cn) COURSE_LANG=zh ;;
+        *) die "unknown language '$COURSE_LANG' for --lang; choose en or zh" ;;
+    esac
+}
+
+language_pack() {  # --lang zh: install the [zh] extra (JupyterLab's zh-CN language pack) once
+    [ "$COURSE_LANG" = zh ] || return 0
+    local stamp="$VENV/.bubblekit-setup-zh"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(setup_key zh)" ]; then
+        return 0
+    fi
+    say "installing the JupyterLab Chinese language pack (extra [zh]) into $VENV"
+    "$VENV/bin/python" -m pip install --quiet -e ".[zh]" 2>&1 \
+        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+    setup_key zh > "$stamp"
+}
+
+lab_language() {  # JupyterLab's display language: a settings override inside the venv (zh), removed for en
+    local dir="$VENV/share/jupyter/lab/settings/overrides.d"
+    if [ "$COURSE_LANG" = zh ]; then
+        mkdir -p "$dir"
+        printf '%s\n' '{"@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}' > "$dir/bubblekit-language.json"
+    else
+        rm -f "$dir/bubblekit-language.json"
+    fi
 }
 
 jupyter_config() {  # keep the notebook-trust database inside the venv (read by every Jupyter app of the venv)
@@ -84,11 +138,46 @@ config["NotebookNotary"] = {"db_file": str(data / "nbsignatures.db"), "secret_fi
 text = json.dumps(config, indent=1, sort_keys=True) + "\n"
 if not path.is_file() or path.read_text() != text:
     path.write_text(text)
+# nbgrader (classroom assignments) finds the course's classroom/nbgrader from anywhere in this venv
+course = pathlib.Path.cwd() / "classroom" / "nbgrader"
+grader = venv / "etc" / "jupyter" / "nbgrader_config.py"
+text = ("# Written by course.sh: nbgrader in this environment reads the course's classroom/nbgrader/nbgrader_config.py\n"
+        "# first (a nbgrader_config.py in the folder nbgrader runs from comes after it).\n"
+        f"load_subconfig('nbgrader_config.py', {str(course)!r})  # noqa: F821\n")
+if (course / "nbgrader_config.py").is_file() and (not grader.is_file() or grader.read_text() != text):
+    grader.write_text(text)
+# nbgrader's panels (Formgrader, Create Assignment, Validate) only where asked for (setup --nbgrader):
+# a self-study learner's JupyterLab shows the course, not an instructor's tools
+ui = (venv / ".bubblekit-nbgrader-ui").is_file()
+server = {f"nbgrader.server_extensions.{x}": ui
+          for x in ("formgrader", "validate_assignment", "assignment_list", "course_list")}
+server["notebook_shim"] = False  # classic-notebook compatibility, unused here; it only printed a deprecation warning
+config.setdefault("ServerApp", {})["jpserver_extensions"] = server
+text = json.dumps(config, indent=1, sort_keys=True) + "\n"
+if path.read_text() != text:
+    path.write_text(text)
+page = venv / "etc" / "jupyter" / "labconfig" / "page_config.json"
+page.parent.mkdir(parents=True, exist_ok=True)
+settings = json.loads(page.read_text()) if page.is_file() else {}
+settings.setdefault("disabledExtensions", {})["@jupyter/nbgrader"] = not ui
+text = json.dumps(settings, indent=1, sort_keys=True) + "\n"
+if not page.is_file() or page.read_text() != text:
+    page.write_text(text)
 PY
 }
 
-make_workspace() {  # copy new exercises into workspace/; never overwrites (bubblekit/course/workspace.py)
-    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT" "$@"
+setup_slides() {  # the optional "slides" extra: JupyterLab's RISE (live reveal.js slideshows of the lessons)
+    "$VENV/bin/python" -c 'import jupyterlab_rise' 2>/dev/null && return 0
+    say "installing the slides extra (jupyterlab-rise) into $VENV"
+    "$VENV/bin/python" -m pip install --quiet -e ".[slides]" 2>&1 \
+        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+}
+
+make_workspace() {  # copy new exercises into workspace/ (and workspace/zh/ for --lang zh); never overwrites
+    "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT"
+    if [ "$COURSE_LANG" = zh ]; then
+        "$VENV/bin/python" -m bubblekit.course.workspace --root "$ROOT" --lang zh
+    fi
 }
 
 trust_course() {  # trust the notebooks the course ships, unchanged, so their saved JavaScript outputs show
@@ -161,6 +250,7 @@ PY
 
 test_all() {
     export MPLBACKEND=Agg   # off-screen figures in tests (JupyterLab keeps its inline default)
+    unset BUBBLEKIT_LANG    # each notebook sets its own language; the stored outputs assume so
     local steps
     if [ $# -gt 0 ]; then steps=("$@"); else steps=(lint types exercises unit browser notebooks); fi
     JUNIT_DIR=$(mktemp -d)
@@ -203,30 +293,58 @@ test_all() {
 }
 
 usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-help}
 [ $# -gt 0 ] && shift
 case $cmd in
     setup)
+        parse_lang "$@"
+        for opt in ${REST[@]+"${REST[@]}"}; do  # check every option before setting anything up
+            case $opt in
+                --slides|--nbgrader|--no-nbgrader) ;;
+                *) die "unknown setup option '$opt'; choose from --lang en|zh --slides --nbgrader --no-nbgrader" ;;
+            esac
+        done
         setup
+        for opt in ${REST[@]+"${REST[@]}"}; do
+            case $opt in
+                --slides) setup_slides ;;
+                --nbgrader) touch "$VENV/.bubblekit-nbgrader-ui" ;;
+                --no-nbgrader) rm -f "$VENV/.bubblekit-nbgrader-ui" ;;
+            esac
+        done
+        language_pack
         jupyter_config
+        lab_language
         make_workspace
         trust_course ;;
     lab)
+        parse_lang "$@"
+        set -- ${REST[@]+"${REST[@]}"}
         setup
+        language_pack
         jupyter_config
+        lab_language
         make_workspace
         trust_course
-        say "opening JupyterLab on this folder at notebooks/00_start_here.ipynb; your exercises are in workspace/ (Ctrl-C to stop)"
+        start=notebooks/00_start_here.ipynb workspace=workspace/
+        if [ "$COURSE_LANG" = zh ]; then
+            start=notebooks/zh/00_start_here.ipynb workspace=workspace/zh/
+            if [ ! -f "$start" ]; then  # the Chinese lesson 00 is not translated yet: open the Chinese lessons' folder
+                start=notebooks/zh
+                say "the Chinese lesson 00 is not translated yet: opening the Chinese lessons in notebooks/zh/"
+            fi
+        fi
+        say "opening JupyterLab on this folder at $start; your exercises are in $workspace (Ctrl-C to stop)"
         # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00.
-        # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal;
-        # notebook_shim (classic-notebook compatibility, unused here) only printed a deprecation warning.
+        # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal
+        # (server extensions that are off: see jupyter_config).
         # The address it prints (and http://host:port/) opens lesson 00 too.
-        lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb
+        lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url="/lab/tree/$start"
                   --ServerApp.log_level=WARN --LabApp.log_level=WARN
-                  --KernelManager.transport=ipc --ServerApp.jpserver_extensions=notebook_shim=False)
+                  --KernelManager.transport=ipc)
         [ "$(id -u)" = 0 ] && lab_args+=(--allow-root)  # containers often run as root
         exec "$VENV/bin/jupyter" lab "${lab_args[@]}" "$@" ;;
     test)

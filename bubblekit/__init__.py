@@ -4,8 +4,8 @@ The package has four layers; each imports only the layers above it::
 
     core            actions (the dependency and memory rules), schedules/ (generators and
                     the registry), costs, simulator (the readable engine; _fast_engine is
-                    the tuned one), timeline, formulas, symbolic, text
-                    (pure Python: no matplotlib, widgets or torch)
+                    the tuned one), timeline, formulas, symbolic, text, memory (bytes per
+                    rank) (pure Python: no matplotlib, widgets or torch)
     analysis/       traces, calibrate, planner, search, balance
     presentation/   plotting, explorers, classroom (matplotlib, ipywidgets, Voila)
     course/         checks, published, demo, envcheck (what the lessons need)
@@ -20,16 +20,17 @@ The core is this namespace::
     bk.needs(bk.Action(1, "B", 0), 4)       # the dependency rule: what 1B0 waits for
 
 The other modules load on first use under short names, so ``import bubblekit`` stays
-light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.checks``, ...
+light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.memory``, ``bk.checks``, ...
 (``from bubblekit import plotting`` works too), and ``bk.check("03.2", answer)`` checks an
-exercise.
+exercise. ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
+Chinese (see :mod:`bubblekit.i18n`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bubblekit.actions import KINDS, Action, Event, inputs, memory_delta, needs, parse_action, produces
+from bubblekit.actions import KINDS, Action, Event, Pair, inputs, memory_delta, needs, parse_action, produces
 from bubblekit.compare import compare
 from bubblekit.costs import PRESETS, Costs, h200_costs, preset
 from bubblekit.formulas import (
@@ -41,6 +42,7 @@ from bubblekit.formulas import (
     ratio_from_overhead,
     utilization,
 )
+from bubblekit.i18n import get_language, set_language
 from bubblekit.schedules import (
     MAX_ACTIONS,
     REGISTRY,
@@ -61,7 +63,7 @@ from bubblekit.timeline import Gap, Span, Timeline
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "KINDS", "parse_action", "Event", "needs", "produces", "inputs", "memory_delta",
+    "Action", "Pair", "KINDS", "parse_action", "Event", "needs", "produces", "inputs", "memory_delta",
     "Costs", "PRESETS", "preset", "h200_costs",
     "bubble_ratio", "bubble_ratio_exact", "utilization", "bubble_overhead", "min_micro_batch",
     "overhead_from_ratio", "ratio_from_overhead",
@@ -70,6 +72,7 @@ __all__ = [
     "simulate", "simulate_readable", "SimResult", "DeadlockError",
     "Timeline", "Span", "Gap",
     "Table", "compare",
+    "set_language", "get_language",
     "__version__",
 ]
 
@@ -77,6 +80,7 @@ __all__ = [
 #: Short names for the modules outside the core, loaded on first use (see the docstring).
 _LAZY_MODULES = {
     "symbolic": "bubblekit.symbolic",
+    "memory": "bubblekit.memory",
     "traces": "bubblekit.analysis.traces",
     "calibrate": "bubblekit.analysis.calibrate",
     "planner": "bubblekit.analysis.planner",
@@ -89,6 +93,7 @@ _LAZY_MODULES = {
     "published": "bubblekit.course.published",
     "demo": "bubblekit.course.demo",
     "envcheck": "bubblekit.course.envcheck",
+    "fonts": "bubblekit.presentation.fonts",
     "lab": "bubblekit.lab",
 }
 

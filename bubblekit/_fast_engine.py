@@ -8,7 +8,9 @@ timelines, critical paths and deadlock messages. What makes it fast:
   :func:`~bubblekit.actions.produces` are called for one representative action of each
   stage and kind; every event becomes a flat integer key
   ``(event index * n_stages + stage) * m + microbatch``, so the engine indexes lists
-  instead of hashing tuples, and the latency of each input is decided from the placement;
+  instead of hashing tuples, and the latency of each input is decided from the placement
+  (an overlapped pair, whose two parts have different stages and microbatches, gets its
+  own entry with the microbatches built in: :func:`compile_pairs`);
 * **one generator per rank**: it runs its rank's order until an input is missing, then
   yields the key it waits for and is resumed when that event is made (a wake-up chain per
   key, kept in two integer lists), so no rank is ever polled and nothing is allocated
@@ -25,15 +27,16 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from bubblekit._validate import Number
-from bubblekit.actions import EVENTS, KINDS, Action, Event, needs, produces
+from bubblekit.actions import EVENTS, SINGLE_KINDS, Action, Event, Pair, needs, produces
 from bubblekit.costs import ResolvedCosts
 from bubblekit.schedules.base import Schedule
 
-__all__ = ["run", "FastRun", "compile_rules"]
+__all__ = ["run", "FastRun", "compile_rules", "compile_pairs"]
 
 #: ``plan[stage][kind]``: (duration, first needed key, its latency, second needed key, its
 #: latency, further (key, latency) needs, first made key, further made keys); keys at
-#: microbatch 0, -1 where there is none (see :func:`compile_rules`).
+#: microbatch 0, -1 where there is none (see :func:`compile_rules`). The pair kind ``F&B`` has
+#: no row there: a pair's entry is in the pair table (:func:`compile_pairs`).
 Entry = tuple[Number, int, Number, int, Number, tuple[tuple[int, Number], ...], int, tuple[int, ...]]
 Plan = list[dict[str, Entry]]
 
@@ -92,30 +95,51 @@ def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> Plan
     action's own microbatch (checked), so ``key + microbatch`` is the event of any
     microbatch.
     """
-    place = schedule.placement
     plan: Plan = []
     for s in range(schedule.n_stages):
-        row = {}
-        for k in KINDS:
+        row: dict[str, Entry] = {}
+        for k in SINGLE_KINDS:
             a = Action(s, k, 0)
-            wanted, made = needs(a, schedule.n_stages), produces(a)
+            wanted, made = needs(a, schedule.n_stages, schedule.pipes), produces(a)
             if any(e.microbatch != 0 for e in (*wanted, *made)):  # pragma: no cover - a rule for a new kind
                 raise NotImplementedError(
                     f"the fast engine needs every event of {k} to have the action's own microbatch; "
                     "use simulate(..., engine='readable')"
                 )
-            need = [(keys.key(e), ticks.comm if place[e.stage] != place[s] else 0) for e in wanted]
-            make = [keys.key(e) for e in made]
-            (k1, l1), (k2, l2) = (need + [(-1, 0), (-1, 0)])[:2]
-            row[k] = (ticks.duration(s, k), k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]))
+            row[k] = _entry(schedule, keys, s, ticks.duration(s, k), wanted, made, ticks.comm)
         plan.append(row)
     return plan
+
+
+def _entry(schedule: Schedule, keys: _Keys, stage: int, duration: Number, wanted: tuple[Event, ...],
+           made: tuple[Event, ...], comm: Number) -> Entry:
+    """One :data:`Entry`: the needed events with their hop latency, and the made events."""
+    place = schedule.placement
+    need = [(keys.key(e), comm if place[e.stage] != place[stage] else 0) for e in wanted]
+    make = [keys.key(e) for e in made]
+    (k1, l1), (k2, l2) = (need + [(-1, 0), (-1, 0)])[:2]
+    return (duration, k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]))
+
+
+def compile_pairs(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> dict[Action, Entry]:
+    """An :data:`Entry` for each overlapped pair of the schedule, keys at the parts' own
+    microbatches (the engine adds 0): its needs are its forward's then its backward's, its
+    made events both parts', its duration :meth:`~bubblekit.costs.ResolvedCosts.pair_duration`."""
+    table: dict[Action, Entry] = {}
+    for order in schedule.orders:
+        for a in order:
+            if type(a) is Pair and a not in table:
+                wanted, made = needs(a, schedule.n_stages, schedule.pipes), produces(a)
+                table[a] = _entry(schedule, keys, a.stage, ticks.pair_duration(a.forward.stage, a.backward.stage),
+                                  wanted, made, ticks.comm)
+    return table
 
 
 def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
     """Simulate ``schedule`` with integer-scaled costs ``ticks`` (see :func:`bubblekit.simulate`)."""
     keys = _Keys(schedule.n_stages, schedule.m)
     plan = compile_rules(schedule, ticks, keys)
+    pairs = compile_pairs(schedule, ticks, keys) if schedule.has_pairs else {}
     orders = schedule.orders
     p = len(orders)
     done: list[Number | None] = [None] * keys.size  # when each event was made
@@ -139,7 +163,11 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
         plan_, done_, made_, first, chain, ptr_, push_ = plan, done, made, first_waiting, next_waiting, ptr, push
         t: Number = 0
         for i, (s, k, mb) in enumerate(order):
-            duration, k1, l1, k2, l2, more_needs, m1, more_makes = plan_[s][k]
+            try:  # (free when nothing is raised)
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes = plan_[s][k]
+            except KeyError:  # an overlapped pair: its own entry, microbatches built in
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes = pairs[order[i]]
+                mb = 0
             if k1 >= 0:  # wait for each needed event, then start after the latest (+ latency)
                 k1 += mb
                 ready = done_[k1]

@@ -20,9 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from bubblekit._validate import Number, check_number
+from bubblekit.actions import Action, Pair
 from bubblekit.text import format_number
 
 __all__ = ["Costs", "MAX_COST", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs", "format_number"]
@@ -105,9 +106,18 @@ class Costs:
             layer with flash attention by its Table 1, 1.0 by default: W frees all).
         unit: the time unit, for labels (``"slot"`` or ``"ms"``).
         name: a short description shown in plots and readouts.
+        fb: time of an overlapped forward+backward pair (kind ``F&B``, DeepSeek's "F&B"),
+            from the pair's forward time ``F`` (its stage's ``f``) and backward time ``B``:
+            ``None`` or ``"sum"`` (default) ``F + B``, no overlap gain; ``"max"``
+            ``max(F, B)``, perfect overlap; or a number, the pair's time for a rank's
+            share like ``f`` (scalar ``f`` and ``b`` only), between ``max(f, b)`` and ``f + b``.
+        overlap: instead of ``fb``, the fraction of the shorter part hidden under the longer
+            one, 0..1: the pair takes ``F + B - overlap * min(F, B)`` (0 = ``"sum"``,
+            1 = ``"max"``).
 
     ``Costs(f=1, b=2)`` is the textbook model; ``Costs(f=1, i=1, w=1, comm=0.1)`` splits the
-    backward and adds a latency per hop.
+    backward and adds a latency per hop; ``Costs(f=1, i=1, w=1, fb="max")`` lets overlapped
+    pairs hide their forward entirely.
 
     Used in lessons 01, 02, 03, 04, 05, 07, 08, 09 and 10.
     """
@@ -122,6 +132,8 @@ class Costs:
     unit: str = "slot"
     name: str = "custom"
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    fb: Number | str | None = None
+    overlap: Number | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -159,6 +171,40 @@ class Costs:
             vals_t = vals if isinstance(vals, tuple) else (vals,)
             if any(x < 0 for x in vals_t):
                 raise ValueError(f"{k} came out negative ({vals!r}): with b given, {k} must not exceed b")
+        self._check_pair_cost()
+
+    def _check_pair_cost(self) -> None:
+        """Validate ``fb`` and ``overlap`` (see the class docstring); normalise ``"sum"`` to ``None``."""
+        fb, overlap = self.fb, self.overlap
+        if overlap is not None:
+            if fb is not None:
+                raise ValueError(f"give fb or overlap, not both (got fb={fb!r}, overlap={overlap!r})")
+            x = check_number("overlap", overlap, minimum=0)
+            if x > 1:
+                raise ValueError(f"overlap must be a fraction between 0 (F + B) and 1 (max(F, B)), got {overlap!r}")
+            object.__setattr__(self, "overlap", x)
+            return
+        if fb is None or fb == "sum":
+            object.__setattr__(self, "fb", None)
+            return
+        if isinstance(fb, str):
+            if fb != "max":
+                raise ValueError(f"fb must be 'sum' (F + B), 'max' (max(F, B)), a number or None, got {fb!r}")
+            return
+        if isinstance(self.f, tuple) or isinstance(self.b, tuple):
+            raise ValueError(
+                f"fb={fb!r} as a number needs scalar f and b; with per-stage costs give fb='max', fb='sum' or "
+                f"overlap=<fraction> (each pair's time then follows its two stages)"
+            )
+        t = _check_one("fb", fb, positive=True)
+        f, b = cast(Number, self.f), cast(Number, self.b)
+        lo, hi = max(f, b), cast(Number, _add(f, b))
+        if not lo <= t <= hi:
+            raise ValueError(
+                f"fb={fb!r} is outside [max(f, b), f + b] = [{format_number(lo)}, {format_number(hi)}]: an "
+                f"overlapped pair takes at least its longer part and at most both parts back to back"
+            )
+        object.__setattr__(self, "fb", t)
 
     def with_(self, **changes: Any) -> Costs:
         """A copy with some fields changed (``costs.with_(comm=0.2)``). Used in lesson 06."""
@@ -171,8 +217,15 @@ class Costs:
                 return "[" + ", ".join(format_number(e) for e in x) + "]"
             return format_number(x)  # type: ignore[arg-type]
 
+        pair = ""
+        if self.overlap is not None:
+            pair = f" F&B=F+B-{fmt(self.overlap)}·min(F,B)"
+        elif self.fb == "max":
+            pair = " F&B=max(F,B)"
+        elif self.fb is not None:
+            pair = f" F&B={fmt(self.fb)}"  # type: ignore[arg-type]
         return (
-            f"F={fmt(self.f)} B={fmt(self.b)} (I={fmt(self.i)} W={fmt(self.w)}) "
+            f"F={fmt(self.f)} B={fmt(self.b)} (I={fmt(self.i)} W={fmt(self.w)}){pair} "
             f"comm={fmt(self.comm)} {self.unit}"
         )
 
@@ -188,6 +241,15 @@ class Costs:
                 return x
             return (_div(x, v),) * n_stages  # type: ignore[arg-type]
 
+        pair: tuple[str, Number]
+        if self.overlap is not None:
+            pair = ("overlap", self.overlap)
+        elif self.fb == "max":
+            pair = ("max", 0)
+        elif self.fb is not None:
+            pair = ("time", _div(self.fb, v))  # type: ignore[arg-type]
+        else:
+            pair = ("sum", 0)
         return ResolvedCosts(
             f=per_stage("f", self.f),
             b=per_stage("b", self.b),  # type: ignore[arg-type]
@@ -196,6 +258,7 @@ class Costs:
             activation=per_stage("activation", self.activation),
             comm=self.comm,
             w_held=self.w_held,
+            pair=pair,
         )
 
 
@@ -219,10 +282,31 @@ class ResolvedCosts:
     activation: tuple[Number, ...]
     comm: Number
     w_held: Number
+    #: how an overlapped pair's time follows from its parts: ``("sum", 0)``, ``("max", 0)``,
+    #: ``("overlap", fraction)`` or ``("time", per-chunk time)`` (see :attr:`Costs.fb`).
+    pair: tuple[str, Number] = ("sum", 0)
 
     def duration(self, stage: int, kind: str) -> Number:
         """How long ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) takes on ``stage``."""
         return {"F": self.f, "B": self.b, "I": self.i, "W": self.w}[kind][stage]
+
+    def pair_duration(self, f_stage: int, b_stage: int) -> Number:
+        """How long an overlapped pair takes: forward on ``f_stage``, full backward on ``b_stage``."""
+        f, b = self.f[f_stage], self.b[b_stage]
+        rule, x = self.pair
+        if rule == "sum":
+            return f + b
+        if rule == "max":
+            return max(f, b)
+        if rule == "overlap":
+            return _exact(f + b - x * min(f, b)) if isinstance(x, (int, Fraction)) else f + b - x * min(f, b)
+        return x
+
+    def time(self, action: Action) -> Number:
+        """How long ``action`` takes (any kind, overlapped pairs included)."""
+        if type(action) is Pair:
+            return self.pair_duration(action.forward.stage, action.backward.stage)
+        return self.duration(action.stage, action.kind)
 
     def scaled_to_integers(self) -> tuple[ResolvedCosts, int]:
         """If every time is an int or Fraction, scale all times to ints; return (costs, scale).
@@ -231,15 +315,19 @@ class ResolvedCosts:
         ``t`` in the result means ``t / scale`` in the original unit. Floats give scale 1
         and are left alone.
         """
-        times = (*self.f, *self.b, *self.i, *self.w, self.comm)
+        rule, x = self.pair
+        times = (*self.f, *self.b, *self.i, *self.w, self.comm, x)
         if not all(isinstance(t, (int, Fraction)) for t in times):
             return self, 1
         scale = 1
-        for t in times:
+        for t in times[:-1]:
             if isinstance(t, Fraction):
                 scale = scale * t.denominator // math.gcd(scale, t.denominator)
+        if isinstance(x, Fraction):  # a pair's time or the overlap fraction's denominator
+            scale *= x.denominator if rule == "overlap" else x.denominator // math.gcd(scale, x.denominator)
         if scale == 1 and all(isinstance(t, int) for t in times):
             return self, 1
+        pair = (rule, x) if rule == "overlap" else (rule, int(Fraction(x) * scale))  # overlap: a fraction, not a time
 
         def sc(xs: tuple[Number, ...]) -> tuple[Number, ...]:
             return tuple(int(Fraction(x) * scale) for x in xs)
@@ -247,7 +335,7 @@ class ResolvedCosts:
         return (
             ResolvedCosts(
                 sc(self.f), sc(self.b), sc(self.i), sc(self.w), self.activation,
-                int(Fraction(self.comm) * scale), self.w_held,
+                int(Fraction(self.comm) * scale), self.w_held, pair,
             ),
             scale,
         )
@@ -273,7 +361,7 @@ def load_h200_layer_costs() -> dict[str, Any]:
     raise FileNotFoundError("bubblekit/data/h200_layer_costs.json is missing from the installation")
 
 
-def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: int = 1, comm_ms: float = 0.0) -> Costs:
+def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, comm_ms: float = 0.0) -> Costs:
     """Costs in ms from the measured H200 layer table (F, I = input-grad B, W = weight-grad).
 
     Args:

@@ -4,11 +4,13 @@ The whole semantics (lessons 02 and 04 explain it):
 
 1. Each rank runs its actions one at a time, in the order the schedule gives.
 2. An action waits for the events it needs (:func:`bubblekit.actions.needs`: the previous
-   stage's activation, the next stage's gradient, ...).
+   stage's activation, the next stage's gradient, ...; an overlapped pair ``F&B`` waits
+   for what both of its parts need).
 3. It starts at the latest of: the moment its rank is free, and the end of each input
    (plus the communication latency when that input ran on another rank).
 4. It lasts its cost, and when it ends it makes its own events
-   (:func:`bubblekit.actions.produces`), which may let other ranks go on.
+   (:func:`bubblekit.actions.produces`; a pair makes both parts' events at its end), which
+   may let other ranks go on.
 
 Times are exact: when every cost is an int or a Fraction, :func:`simulate` scales them to
 integer *ticks* (``ticks_per_unit`` of them per time unit), so no rounding ever decides a
@@ -33,7 +35,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from bubblekit._validate import Number
-from bubblekit.actions import KINDS, Action, Event, memory_delta, needs, producers, produces
+from bubblekit.actions import SINGLE_KINDS, Action, Event, Pair, memory_delta, needs, parts, producers, produces
 from bubblekit.costs import Costs, ResolvedCosts
 from bubblekit.schedules.base import Schedule, ScheduleError
 from bubblekit.timeline import Timeline
@@ -102,6 +104,7 @@ def run_orders(
     *,
     placement: Sequence[int] | None = None,
     missing_inputs: str = "wait",
+    pipes: int = 1,
 ) -> Run:
     """Run each rank's order under the dependency rule; ``timing`` says when each action runs.
 
@@ -117,6 +120,8 @@ def run_orders(
         missing_inputs: ``"wait"`` (an input no action makes is waited for: a deadlock) or
             ``"given"`` (it is taken as there from the start: a measured step with some
             actions missing).
+        pipes: independent pipelines over the stages (2 for DualPipe; see
+            :class:`~bubblekit.Schedule`).
 
     Raises :class:`DeadlockError` when some ranks can never go on.
     """
@@ -125,7 +130,7 @@ def run_orders(
     made_somewhere = {e for order in orders for a in order for e in produces(a)}
 
     def waits_for(action: Action) -> list[Event]:
-        return [e for e in needs(action, n_stages) if missing_inputs == "wait" or e in made_somewhere]
+        return [e for e in needs(action, n_stages, pipes) if missing_inputs == "wait" or e in made_somewhere]
 
     done: dict[Event, tuple[int, int]] = {}  # event -> (rank, index) of the action that made it
     nxt = [0] * len(orders)  # next action of each rank
@@ -164,14 +169,18 @@ def explain_deadlock(
 ) -> str:
     """The deadlock message: each blocked rank, the action it waits for, and why that never runs.
 
-    ``stuck[rank] = (index of the blocked action, the event it waits for)``.
+    ``stuck[rank] = (index of the blocked action, the event it waits for)``. An action
+    inside an overlapped pair is named with its pair (``7B3 (in the pair 0F7&7B3)``).
     """
-    where = {a: r for r, order in enumerate(orders) for a in order}
+    where = {x: r for r, order in enumerate(orders) for a in order for x in parts(a)}
+    pair_of = {x: a for order in orders for a in order if type(a) is Pair for x in parts(a)}
 
-    def maker(event: Event) -> tuple[Action, int | None]:
+    def maker(event: Event) -> tuple[Action | str, int | None]:
         found = [a for a in producers(event) if a in where]
         action = found[0] if found else producers(event)[0]
         rank = where.get(action, placement[event.stage] if placement is not None else None)
+        if action in pair_of:
+            return f"{action} (in the pair {pair_of[action]})", rank
         return action, rank
 
     lines = ["deadlock: these ranks wait forever (each waits for an action that cannot run):"]
@@ -199,6 +208,7 @@ def critical_path(
     ends: Sequence[Sequence[Number]],
     made_by: Callable[[Event], tuple[int, int] | None],
     latency: Number,
+    pipes: int = 1,
 ) -> list[tuple[int, int]]:
     """The chain of actions that sets the makespan, first to last, as ``(rank, index)``.
 
@@ -214,7 +224,7 @@ def critical_path(
     while True:
         free = ends[r][i - 1] if i else 0
         cause, cause_ready = None, None
-        for event in needs(orders[r][i], n_stages):
+        for event in needs(orders[r][i], n_stages, pipes):
             src = made_by(event)
             if src is None:
                 continue
@@ -266,10 +276,20 @@ class SimResult(Timeline):
 
     # --------------------------------------------------------------- memory
     def _memory_table(self) -> dict[tuple[int, str], tuple[float, float]]:
-        """``(stage, kind) -> (allocated at start, freed at end)``, by the memory rule, as floats."""
+        """``(stage, kind) -> (allocated at start, freed at end)``, by the memory rule, as floats.
+
+        Single kinds only: a pair's entry comes from its parts (:meth:`_delta`).
+        """
         act = [float(a) for a in self.resolved.activation]
         wh = float(self.resolved.w_held)
-        return {(s, k): memory_delta(Action(s, k, 0), act, wh) for s in range(len(act)) for k in KINDS}  # type: ignore[misc]
+        return {(s, k): memory_delta(Action(s, k, 0), act, wh) for s in range(len(act)) for k in SINGLE_KINDS}  # type: ignore[misc]
+
+    @staticmethod
+    def _delta(table: dict[tuple[int, str], tuple[float, float]], a: Action) -> tuple[float, float]:
+        """``(allocated, freed)`` of any action: a pair allocates its forward's and frees its backward's."""
+        if type(a) is Pair:
+            return table[a.forward.stage, "F"][0], table[a.backward.stage, a.backward.kind][1]
+        return table[a.stage, a.kind]
 
     @cached_property
     def memory_curves(self) -> list[list[tuple[Number, float]]]:
@@ -286,11 +306,12 @@ class SimResult(Timeline):
         table = self._memory_table()
         real = self._real
         curves: list[list[tuple[Number, float]]] = []
+        delta = self._delta
         for r, order in enumerate(self.schedule.orders):
             held = 0.0
             pts: list[tuple[Number, float]] = [(0, 0.0)]
-            for (s, k, _), st, en in zip(order, self._starts[r], self._ends[r]):
-                alloc, free = table[s, k]
+            for a, st, en in zip(order, self._starts[r], self._ends[r]):
+                alloc, free = delta(table, a)
                 for t, change in ((st, alloc), (en, -free)):
                     if not change:
                         continue
@@ -307,7 +328,7 @@ class SimResult(Timeline):
     def peak_activations(self) -> tuple[float, ...]:
         """Peak activations held on each rank, in microbatch activations."""
         table = self._memory_table()
-        if all(not alloc or not free for alloc, free in table.values()):
+        if not self.schedule.has_pairs and all(not alloc or not free for alloc, free in table.values()):
             # every action only allocates or only frees: the peak is a running sum's maximum
             net = {key: alloc - free for key, (alloc, free) in table.items()}
             if len(set(self.resolved.activation)) == 1:  # the same on every stage: look up by kind
@@ -319,8 +340,8 @@ class SimResult(Timeline):
         peaks = []
         for order in self.schedule.orders:
             held = top = 0.0
-            for s, k, _ in order:
-                alloc, free = table[s, k]
+            for a in order:
+                alloc, free = self._delta(table, a)
                 held += alloc
                 top = max(top, held)
                 held -= free
@@ -344,7 +365,7 @@ class SimResult(Timeline):
         """
         orders = self.schedule.orders
         chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
-                              self._latency_ticks)
+                              self._latency_ticks, self.schedule.pipes)
         return [(r, orders[r][i]) for r, i in chain]
 
     def __repr__(self) -> str:
@@ -395,11 +416,12 @@ def simulate(
         schedule.validate()
     else:
         schedule.check_ranges()
-    resolved = costs.resolve(schedule.n_stages, schedule.v)
+    resolved = costs.resolve(schedule.n_stages, schedule.chunks_per_microbatch)
     ticks, scale = resolved.scaled_to_integers()
     if engine == "readable":
-        timing = cost_timing(lambda a: ticks.duration(a.stage, a.kind), ticks.comm)
-        run = run_orders(schedule.orders, schedule.n_stages, timing, placement=schedule.placement)
+        timing = cost_timing(ticks.time, ticks.comm)
+        run = run_orders(schedule.orders, schedule.n_stages, timing, placement=schedule.placement,
+                         pipes=schedule.pipes)
         return SimResult(schedule, costs, resolved, run.starts, run.ends, scale, run.made_by.get, ticks.comm,
                          engine="readable")
     from bubblekit import _fast_engine

@@ -1,20 +1,24 @@
-"""The bubble formulas in sympy: symbols and building blocks for deriving them in front of the learner.
+"""The bubble formulas in sympy, built in front of the learner from named pieces of the diagram.
 
-Lesson 03 derives ``b = (p-1)/(m+p-1)`` step by step from a *counted* makespan instead of
-quoting it. This module gives the pieces; the notebook does the algebra in its own cells
-and checks every result against :func:`bubblekit.simulate`.
+Lesson 03 derives ``b = (p-1)/(m+p-1)`` step by step instead of quoting it. This module gives
+the *pieces* a pipeline diagram shows (one rank's work, the crossing of the other ranks, a
+wave, a chunk, the hops on the critical path); the makespans are sums of those pieces, and
+:func:`confirm` checks any expression against :func:`bubblekit.simulate` over a grid of
+configurations, so that every step of the derivation is confirmed twice: by sympy (the
+learner's expression equals the one built from the pieces) and by the simulator.
 
 Symbols (all positive; ``p``, ``m``, ``v`` integers):
 
 * ``p`` pipeline stages (ranks), ``m`` microbatches per step, ``v`` chunks per rank;
 * ``t_f``, ``t_b``: forward and full-backward time of **one rank's share** of the model for one
   microbatch (any time unit: abstract slots or ms);
-* ``comm`` (printed ``c``): latency of one hop between neighbouring ranks, same unit;
-* ``target`` (printed ``b^*``): the largest bubble fraction we accept.
+* ``comm`` (alias ``c``, printed ``c``): latency of one hop between neighbouring ranks, same unit;
+* ``target`` (alias ``b_star``, printed ``b^*``): the largest bubble fraction we accept.
 
-Conventions (the course's, stated in lesson 00 and the README): ``b`` is the *fraction of total device-time* that is idle,
-idle / (p x makespan), the source article's ``b``; Megatron-LM's ``(p-1)/m`` is bubble time over
-*ideal* time, ``b / (1 - b)`` (:data:`MEGATRON_OVERHEAD`).
+Conventions (the course's, stated in lesson 00 and the README): ``b`` is the *fraction of total
+device-time* that is idle, idle / (p x makespan), the source article's ``b`` (``bubble_ratio``);
+Megatron-LM's ``(p-1)/m`` is bubble time over *busy* time, ``b / (1 - b)`` (``bubble_overhead``,
+:data:`MEGATRON_OVERHEAD`). All stages are equal (every rank's share costs ``t_f`` and ``t_b``).
 
 This is the only bubblekit module that imports sympy.
 """
@@ -23,19 +27,31 @@ from __future__ import annotations
 
 import math
 import numbers
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Union
 
 import sympy as sp
 
 from bubblekit._validate import check_int
+from bubblekit.actions import Action
+from bubblekit.costs import Costs
+from bubblekit.schedules import schedule as build_schedule
+from bubblekit.schedules import spec
+from bubblekit.simulator import SimResult, simulate
+from bubblekit.text import Table
 
 __all__ = [
-    "p", "m", "v", "t_f", "t_b", "comm", "target",
-    "makespan_gpipe", "makespan_1f1b", "makespan_interleaved", "busy_per_rank",
+    "p", "m", "v", "t_f", "t_b", "comm", "c", "target", "b_star",
+    "work", "crossing", "wave", "chunk", "busy_per_rank", "idle_per_rank",
+    "gpipe_hops", "round_trips_1f1b", "hops_1f1b",
+    "makespan_gpipe", "makespan_1f1b", "makespan_interleaved",
     "bubble_fraction", "overhead_of",
     "BUBBLE_RATIO", "UTILIZATION", "INTERLEAVED_RATIO", "MEGATRON_OVERHEAD",
     "solve_min_m", "min_micro_batch", "evaluate",
+    "critical_hops", "round_trips", "confirm", "Confirmation", "Case", "QUANTITIES", "CONDITIONS",
 ]
 
 #: Pipeline stages (ranks), a positive integer.
@@ -50,69 +66,152 @@ t_f = sp.Symbol("t_f", positive=True)
 t_b = sp.Symbol("t_b", positive=True)
 #: Latency of one hop between neighbouring ranks (same unit as ``t_f``); prints as ``c``.
 comm = sp.Symbol("c", nonnegative=True)
+#: Short name of :data:`comm`.
+c = comm
 #: The largest acceptable bubble fraction, strictly between 0 and 1; prints as ``b^*``.
 target = sp.Symbol("b^*", positive=True)
+#: Short name of :data:`target`.
+b_star = target
 
 
-def makespan_gpipe(
-    p: Any = p, m: Any = m, t_f: Any = t_f, t_b: Any = t_b, comm: Any = 0
-) -> sp.Expr:
-    """Makespan of all-forward-all-backward (GPipe) with equal stages, counted from the diagram.
+# ============================================================ the pieces of a diagram
+def work(t: Any = t_f, m: Any = m) -> sp.Expr:
+    """One rank's work in one direction: ``m`` actions of duration ``t``, i.e. ``m t``.
 
-    The forward wave needs ``m + p - 1`` forward slots: ``p - 1`` to fill the pipeline, then
-    one per microbatch. The backward wave mirrors it. Each of the ``p - 1`` hops is crossed
-    once on the way down and once on the way up by the critical path, adding ``2 (p - 1) c``::
+    ``work(t_f)`` is the time rank 0 needs to start the last microbatch's forward plus that
+    forward; ``work(t_f) + work(t_b)`` is everything one rank does in a step
+    (:func:`busy_per_rank`). Used in lesson 03.
+    """
+    return sp.sympify(m) * t
 
-        T = (m + p - 1)(t_f + t_b) + 2 (p - 1) c
 
-    Exact for :func:`bubblekit.simulate` with ``Costs(f=t_f, b=t_b, comm=c)``. With ``comm = 0``
-    it is also 1F1B's makespan.
+def crossing(t: Any = t_f, p: Any = p) -> sp.Expr:
+    """The time one microbatch needs to cross the ``p - 1`` ranks after the first: ``(p - 1) t``.
+
+    In the forward wave the last microbatch leaves rank 0 and still has ``p - 1`` forwards to
+    run, one per remaining rank, each of duration ``t``; the backward wave mirrors it. Used in
+    lesson 03.
+    """
+    return (sp.sympify(p) - 1) * t
+
+
+def wave(t: Any = t_f, p: Any = p, m: Any = m) -> sp.Expr:
+    """One wave of GPipe (all forwards, or all backwards): ``work(t) + crossing(t) = (m + p - 1) t``.
+
+    Returned factored, ``(m + p - 1) t``. Used in lesson 03.
+    """
+    return sp.factor(work(t, m) + crossing(t, p))
+
+
+def chunk(t: Any = t_f, v: Any = v) -> sp.Expr:
+    """One chunk action when each rank's share is cut into ``v`` chunks: ``t / v``. Used in lesson 03."""
+    return t / sp.sympify(v)
+
+
+def busy_per_rank(m: Any = m, t_f: Any = t_f, t_b: Any = t_b) -> sp.Expr:
+    """Work of one rank in one step: ``work(t_f) + work(t_b) = m (t_f + t_b)`` (every rank the same).
 
     Used in lesson 03.
     """
-    return (m + p - 1) * (t_f + t_b) + 2 * (p - 1) * comm
+    return sp.factor(work(t_f, m) + work(t_b, m))
+
+
+def idle_per_rank(makespan: Any, busy: Any = None) -> sp.Expr:
+    """Idle time of one rank: ``makespan - busy`` (default busy: :func:`busy_per_rank`), factored.
+
+    Used in lesson 03.
+    """
+    busy = busy_per_rank() if busy is None else busy
+    return sp.factor(sp.simplify(sp.sympify(makespan) - busy))
+
+
+# ============================================================ hops on the critical path
+def gpipe_hops(p: Any = p) -> sp.Expr:
+    """Hops on GPipe's critical path: ``2 (p - 1)``.
+
+    The critical path runs forwards down the ranks and backwards up them; GPipe never runs a
+    backward before a forward on the same rank, so the path can go down only in the forward
+    wave and up only in the backward wave: ``p - 1`` links each way. Used in lesson 03.
+    """
+    return 2 * (sp.sympify(p) - 1)
+
+
+def round_trips_1f1b(p: Any = p, m: Any = m) -> sp.Expr:
+    """Round trips on 1F1B's critical path with latency: ``1 + ceiling((m - 1) / p)``.
+
+    A round trip is one microbatch's forward going down to the last rank and its backward
+    coming back up. Between two round trips the path turns on some rank ``r`` from a backward
+    ``B_j`` to the forward that follows it in 1F1B's steady state, ``F_{j + p - r}``: a turn
+    moves the path at most ``p`` microbatches on. The path must get from microbatch 0 to
+    microbatch ``m - 1``, so it needs at least ``ceiling((m - 1) / p)`` turns, and the longest
+    path takes the fewest (see :func:`hops_1f1b`). Used in lesson 03.
+    """
+    return 1 + sp.ceiling((sp.sympify(m) - 1) / p)
+
+
+def hops_1f1b(p: Any = p, m: Any = m) -> sp.Expr:
+    """Hops on 1F1B's critical path with latency: ``2 (m + p - 1 - round trips)``.
+
+    The critical path runs ``m + p - 1`` forwards and as many backwards (the compute is the same
+    as without latency). Between consecutive actions it either hops to a neighbour (latency
+    ``c``) or stays on its rank; it stays exactly twice per round trip less one (at the bottom,
+    ``F -> B`` on the last rank; at each turn, ``B -> F``), so
+    ``hops = 2(m + p - 1) - 1 - (2 E - 1) = 2 (m + p - 1 - E)`` with ``E`` round trips. Fewer
+    round trips mean more hops: the longest path has ``E =`` :func:`round_trips_1f1b`.
+    Equal to ``2 (p - 1) + 2 floor((m - 1)(p - 1) / p)`` for whole ``p, m >= 1``.
+    Used in lesson 03.
+    """
+    return 2 * (sp.sympify(m) + p - 1 - round_trips_1f1b(p, m))
+
+
+# ============================================================ makespans
+def makespan_gpipe(
+    p: Any = p, m: Any = m, t_f: Any = t_f, t_b: Any = t_b, comm: Any = 0
+) -> sp.Expr:
+    """Makespan of GPipe with equal stages: ``wave(t_f) + wave(t_b) + gpipe_hops(p) c``.
+
+    ``T = (m + p - 1)(t_f + t_b) + 2 (p - 1) c``: the forward wave, the backward wave, and a
+    latency ``c`` on each hop of the critical path. Exact for :func:`bubblekit.simulate` with
+    ``Costs(f=t_f, b=t_b, comm=c)``. With ``comm = 0`` it is also 1F1B's makespan.
+
+    Used in lesson 03.
+    """
+    compute = sp.factor(wave(t_f, p, m) + wave(t_b, p, m))
+    return compute + gpipe_hops(p) * comm
 
 
 def makespan_1f1b(
     p: Any = p, m: Any = m, t_f: Any = t_f, t_b: Any = t_b, comm: Any = comm
 ) -> sp.Expr:
-    """Makespan of 1F1B with equal stages and a per-hop latency ``c`` (bubblekit's latency model).
+    """Makespan of 1F1B with equal stages and a per-hop latency ``c``: compute plus ``hops_1f1b c``.
 
-    Without latency it equals GPipe's. With latency, 1F1B's steady state alternates F and B,
-    so the critical path zig-zags between neighbouring ranks and crosses extra hops: counting
-    the hops on :attr:`SimResult.critical_path` gives ``2 (p - 1) + 2 floor((m - 1)(p - 1) / p)``::
-
-        T = (m + p - 1)(t_f + t_b) + 2 (p - 1) c + 2 floor((m - 1)(p - 1) / p) c
-
-    Latency model: a hop delays the receiver by ``c`` but does not occupy either rank
-    (asynchronous send). Verified against :func:`bubblekit.simulate` in lesson 03.
+    ``T = (m + p - 1)(t_f + t_b) + 2 (m + p - 1 - E) c`` with ``E = 1 + ceiling((m - 1)/p)``
+    round trips (:func:`round_trips_1f1b`). Latency model: a hop delays the receiver by ``c``
+    but occupies neither rank (asynchronous send). Exact for :func:`bubblekit.simulate`
+    (``tests/test_symbolic.py``), also for ``c`` larger than a slot.
 
     Used in lesson 03.
     """
-    extra = 2 * sp.floor((m - 1) * (p - 1) / p) * comm
-    return (m + p - 1) * (t_f + t_b) + 2 * (p - 1) * comm + extra
+    compute = sp.factor(wave(t_f, p, m) + wave(t_b, p, m))
+    return compute + hops_1f1b(p, m) * comm
 
 
 def makespan_interleaved(p: Any = p, m: Any = m, v: Any = v, t_f: Any = t_f, t_b: Any = t_b) -> sp.Expr:
     """Makespan of interleaved 1F1B with ``v`` chunks per rank, no latency, ``m >= p``.
 
-    A chunk action costs ``t / v`` (each rank's share is split into ``v`` chunks), so filling
-    and draining take ``p - 1`` *chunk* slots: ``T = (m + (p - 1)/v)(t_f + t_b)``.
-    For ``m < p`` the schedule cannot keep the pipe full and the simulator gives more.
+    Each rank still does all of its work, ``work(t_f) + work(t_b)``; only the crossing is made
+    in chunk steps, ``crossing(chunk(t_f)) + crossing(chunk(t_b))``:
+    ``T = (m + (p - 1)/v)(t_f + t_b)``. Exact for every ``m >= p`` that PyTorch's schedule
+    accepts; for ``m < p`` the pipeline runs dry between chunk rounds and the simulator gives
+    more.
 
     Used in lesson 03.
     """
-    return (m + (p - 1) / v) * (t_f + t_b)
+    busy = busy_per_rank(m, t_f, t_b)
+    return sp.factor(busy + crossing(chunk(t_f, v), p) + crossing(chunk(t_b, v), p))
 
 
-def busy_per_rank(m: Any = m, t_f: Any = t_f, t_b: Any = t_b) -> sp.Expr:
-    """Work of one rank in one step: ``m (t_f + t_b)`` (every rank does the same with equal stages).
-
-    Used in lesson 03.
-    """
-    return m * (t_f + t_b)
-
-
+# ============================================================ ratios
 def bubble_fraction(makespan: Any, busy: Any, ranks: Any = p) -> sp.Expr:
     """Idle device-time over total device-time, ``(ranks*T - ranks*busy) / (ranks*T)``, simplified.
 
@@ -200,8 +299,12 @@ def min_micro_batch(p_value: int, target_value: Any = Fraction(1, 5), v_value: i
     return max(1, int(sp.ceiling(root)))
 
 
+_NAMES = {"p": p, "m": m, "v": v, "t_f": t_f, "t_b": t_b, "comm": comm, "c": comm, "target": target,
+          "b_star": target}
+
+
 def evaluate(expr: Any, **values: Any) -> Fraction | float:
-    """Substitute ``values`` (by symbol name: ``p``, ``m``, ``v``, ``t_f``, ``t_b``, ``comm``, ``target``).
+    """Substitute ``values`` (by name: ``p``, ``m``, ``v``, ``t_f``, ``t_b``, ``comm`` or ``c``, ``target``).
 
     Returns an exact :class:`~fractions.Fraction` when the result is rational (ints and
     Fractions in, a simulator's exact makespan to compare with), else a float. Raises
@@ -209,15 +312,267 @@ def evaluate(expr: Any, **values: Any) -> Fraction | float:
 
     Used in lesson 03.
     """
-    table = {"p": p, "m": m, "v": v, "t_f": t_f, "t_b": t_b, "comm": comm, "c": comm, "target": target}
     subs = {}
     for key, val in values.items():
-        if key not in table:
-            raise ValueError(f"unknown symbol name {key!r}; use one of {sorted(table)}")
-        subs[table[key]] = _rational(key, val)
+        if key not in _NAMES:
+            raise ValueError(f"unknown symbol name {key!r}; use one of {sorted(_NAMES)}")
+        subs[_NAMES[key]] = _rational(key, val)
     out = sp.sympify(expr).subs(subs)
     if out.free_symbols:
         raise ValueError(f"no value given for {sorted(str(s) for s in out.free_symbols)}")
     if out.is_Rational:
         return Fraction(int(out.p), int(out.q))
     return float(out)
+
+
+# ============================================================ the simulator's side
+def critical_hops(result: SimResult) -> int:
+    """How many times the simulated critical path changes rank: the latencies the makespan pays.
+
+    Used in lesson 03 (the simulator confirms :func:`gpipe_hops` and :func:`hops_1f1b`).
+    """
+    if not isinstance(result, SimResult):
+        raise TypeError(f"result must be a SimResult (bk.simulate(...)), got {type(result).__name__}")
+    path = result.critical_path
+    return sum(1 for (r1, _), (r2, _) in zip(path, path[1:]) if r1 != r2)
+
+
+def round_trips(result: SimResult) -> int:
+    """Round trips on the simulated critical path: its steps from a forward to a backward on one rank.
+
+    Each round trip turns once at the bottom, from a microbatch's forward to a backward on the
+    same rank. Used in lesson 03 (the simulator confirms :func:`round_trips_1f1b`).
+    """
+    if not isinstance(result, SimResult):
+        raise TypeError(f"result must be a SimResult (bk.simulate(...)), got {type(result).__name__}")
+    path = result.critical_path
+    return sum(1 for (r1, a1), (r2, a2) in zip(path, path[1:])
+               if r1 == r2 and _kind(a1) == "F" and _kind(a2) in ("B", "I"))
+
+
+def _kind(action: Action | str) -> str:
+    return action.kind if isinstance(action, Action) else str(action)
+
+
+#: What :func:`confirm` can compare, each read from a :class:`~bubblekit.SimResult`.
+QUANTITIES: dict[str, Callable[[SimResult], Any]] = {
+    "makespan": lambda r: r.makespan,
+    "bubble_ratio": lambda r: r.bubble_ratio_exact,
+    "bubble_overhead": lambda r: r.bubble_overhead_exact,
+    "idle_per_rank": lambda r: r.idle[0] if len(set(r.idle)) == 1 else tuple(r.idle),
+    "hops": critical_hops,
+    "round_trips": round_trips,
+}
+
+#: Named conditions on ``(p, m, v)`` for :func:`confirm`'s ``where``.
+CONDITIONS: dict[str, Callable[[int, int, int], bool]] = {
+    "m >= p": lambda p, m, v: m >= p,
+    "m < p": lambda p, m, v: m < p,
+    "m % p == 0": lambda p, m, v: m % p == 0,
+    "m % p != 0": lambda p, m, v: m % p != 0,
+}
+
+#: :func:`confirm` refuses grids larger than this many simulations (it would take minutes).
+MAX_CASES = 5000
+
+_Cost = Union[int, Fraction]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One configuration compared by :func:`confirm`: the formula's value and the simulator's."""
+
+    schedule: str
+    p: int
+    m: int
+    v: int
+    t_f: _Cost
+    t_b: _Cost
+    c: _Cost
+    formula: Any
+    simulated: Any
+
+    @property
+    def equal(self) -> bool:
+        """True when the two values are equal (exactly: the simulator works in whole ticks)."""
+        return bool(self.formula == self.simulated)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What :func:`confirm` found: truthy when sympy and the simulator agree in every case.
+
+    Attributes:
+        quantity: what was compared (a key of :data:`QUANTITIES`).
+        schedules: display names of the schedules simulated.
+        grid: the grid in words (for the printed line).
+        cases: every configuration compared, in order.
+        refused: configurations the schedule does not accept (its ``m`` rule), not compared.
+    """
+
+    quantity: str
+    schedules: tuple[str, ...]
+    grid: str
+    cases: tuple[Case, ...]
+    refused: int = 0
+
+    @property
+    def mismatches(self) -> tuple[Case, ...]:
+        """The cases where the formula and the simulator differ."""
+        return tuple(k for k in self.cases if not k.equal)
+
+    def __bool__(self) -> bool:
+        return bool(self.cases) and not self.mismatches
+
+    def table(self, *, all_cases: bool = False, limit: int = 12) -> Table:
+        """The cases that differ (or every case) as a :class:`~bubblekit.text.Table`.
+
+        At most ``limit`` rows; a setting that is the same in every row (the schedule, ``v``,
+        the costs) moves from the columns into the title. Columns ``sympy`` and ``simulator``
+        hold the two values (exact) and ``equal`` whether they agree.
+        """
+        limit = check_int("limit", limit)
+        rows = list(self.cases if all_cases else self.mismatches)[:limit]
+        settings = ["schedule", "p", "m", "v", "t_f", "t_b", "c"]
+        fixed = [k for k in settings if k not in ("p", "m") and rows
+                 and len({getattr(r, k) for r in rows}) == 1]
+        cols = [k for k in settings if k not in fixed] + ["formula", "simulated", "equal"]
+        what = "every case" if all_cases else "cases that differ"
+        same = ", ".join(str(getattr(rows[0], k)) if k == "schedule" else f"{k} = {getattr(rows[0], k)}"
+                         for k in fixed)
+        return Table([{k: getattr(r, k) for k in cols} for r in rows], cols,
+                     formats={"formula": "exact", "simulated": "exact"},
+                     headers={"formula": "sympy", "simulated": "simulator"},
+                     title=f"{self.quantity}, {what}" + (f" ({same})" if same else ""))
+
+    def __repr__(self) -> str:
+        n, bad = len(self.cases), len(self.mismatches)
+        if not bad:
+            head = f"{self.quantity}: sympy = simulator in all {n} cases"
+        else:
+            larger = sum(1 for k in self.mismatches if _larger(k.simulated, k.formula))
+            head = f"{self.quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})"
+        grid = f"{', '.join(self.schedules)}; {self.grid}"
+        if self.refused:
+            grid += f"; {self.refused} refused by the schedule's m rule"
+        return head + "\n" + textwrap.fill(grid, width=88, initial_indent="  ", subsequent_indent="  ")
+
+    __str__ = __repr__
+
+
+def _larger(a: Any, b: Any) -> bool:
+    try:
+        return bool(a > b)
+    except TypeError:
+        return False
+
+
+def _span(values: Sequence[Any]) -> str:
+    """``1..8`` for a run of whole numbers, else the values joined by commas."""
+    vals = list(values)
+    if len(vals) > 2 and all(isinstance(x, int) for x in vals) and vals == list(range(vals[0], vals[-1] + 1)):
+        return f"{vals[0]}..{vals[-1]}"
+    return ", ".join(str(x) for x in vals)
+
+
+def _whole_numbers(name: str, values: Iterable[Any]) -> list[int]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a list or range of whole numbers, got {values!r}")
+    out = [check_int(name, x) for x in values]
+    if not out:
+        raise ValueError(f"{name} must not be empty")
+    return out
+
+
+def confirm(
+    expr: Any,
+    schedules: str | Sequence[str],
+    quantity: str = "makespan",
+    *,
+    p: Iterable[int] = range(1, 9),
+    m: Iterable[int] = range(1, 13),
+    v: Iterable[int] = (2, 3, 4),
+    costs: Iterable[tuple[_Cost, _Cost]] = ((1, 1), (1, 2), (2, 3)),
+    comm: Iterable[_Cost] = (0,),
+    where: str | Callable[[int, int, int], bool] | None = None,
+) -> Confirmation:
+    """Compare a sympy expression with the simulator over a grid of configurations.
+
+    For every schedule, ``p``, ``m``, ``v`` (only for schedules with several chunks per rank;
+    the others use ``v = 1``), ``(t_f, t_b)`` in ``costs`` and latency ``c`` in ``comm`` that
+    ``where`` admits, simulate with ``Costs(f=t_f, b=t_b, comm=c)`` and compare ``quantity``
+    (see :data:`QUANTITIES`: ``makespan`` in slots, ``bubble_ratio``, ``bubble_overhead``,
+    ``idle_per_rank``, ``hops`` or ``round_trips`` on the critical path) with ``expr``
+    evaluated exactly (:func:`evaluate`). Configurations the schedule refuses (its ``m`` rule)
+    are counted in ``refused``, not compared.
+
+    Args:
+        expr: a sympy expression in ``p, m, v, t_f, t_b, c``.
+        schedules: a registry name (``"gpipe"``) or a list of them.
+        quantity: a key of :data:`QUANTITIES`.
+        p, m, v: whole numbers to try; costs: ``(t_f, t_b)`` pairs; comm: latencies (ints or
+            Fractions: exact arithmetic).
+        where: a key of :data:`CONDITIONS` (``"m >= p"``, ``"m < p"``, ...) or a function
+            ``(p, m, v) -> bool``.
+
+    Returns a :class:`Confirmation`: truthy when every compared case agrees; it prints as one
+    short line and ``.table()`` lists the cases that differ. Raises ``ValueError`` when no case
+    is left to compare or the grid exceeds :data:`MAX_CASES` simulations.
+
+    Used in lesson 03.
+    """
+    if quantity not in QUANTITIES:
+        raise ValueError(f"quantity must be one of {sorted(QUANTITIES)}, got {quantity!r}")
+    names = [schedules] if isinstance(schedules, str) else list(schedules)
+    if not names:
+        raise ValueError("schedules must name at least one schedule")
+    entries = [spec(n) for n in names]
+    ps, ms, vs = _whole_numbers("p", p), _whole_numbers("m", m), _whole_numbers("v", v)
+    cost_pairs = [(Fraction(f), Fraction(b)) for f, b in costs]
+    latencies = [Fraction(x) for x in comm]
+    if not cost_pairs or not latencies:
+        raise ValueError("costs and comm must not be empty")
+    if where is None:
+        keep: Callable[[int, int, int], bool] = lambda _p, _m, _v: True  # noqa: E731
+        where_text = ""
+    elif isinstance(where, str):
+        if where not in CONDITIONS:
+            raise ValueError(f"where must be one of {sorted(CONDITIONS)} or a function (p, m, v) -> bool, got {where!r}")
+        keep, where_text = CONDITIONS[where], where
+    elif callable(where):
+        keep, where_text = where, "a condition"
+    else:
+        raise TypeError(f"where must be a condition name or a function (p, m, v) -> bool, got {where!r}")
+    configs = [(e, pp, mm, vv) for e in entries for pp in ps for mm in ms
+               for vv in (vs if e.chunks == "many" else [1]) if keep(pp, mm, vv)]
+    total = len(configs) * len(cost_pairs) * len(latencies)
+    if total > MAX_CASES:
+        raise ValueError(f"the grid has {total} simulations, more than MAX_CASES = {MAX_CASES}: try fewer values")
+    read = QUANTITIES[quantity]
+    cases: list[Case] = []
+    refused = 0
+    for e, pp, mm, vv in configs:
+        try:
+            sched = build_schedule(e.name, pp, mm, vv if e.chunks == "many" else None)
+        except ValueError:
+            refused += len(cost_pairs) * len(latencies)
+            continue
+        for f, b in cost_pairs:
+            for lat in latencies:
+                sim = read(simulate(sched, Costs(f=_plain(f), b=_plain(b), comm=_plain(lat))))
+                formula = evaluate(expr, p=pp, m=mm, v=vv, t_f=f, t_b=b, comm=lat)
+                cases.append(Case(e.display_name, pp, mm, vv, _plain(f), _plain(b), _plain(lat), formula, sim))
+    if not cases:
+        raise ValueError("no configuration left to compare: widen the grid or the condition")
+    parts = [f"p = {_span(ps)}", f"m = {_span(ms)}" + (f", {where_text}" if where_text else "")]
+    if any(e.chunks == "many" for e in entries):
+        parts.append(f"v = {_span(vs)}")
+    parts.append("(t_f, t_b) = " + " ".join(f"({_plain(f)}, {_plain(b)})" for f, b in cost_pairs))
+    parts.append(f"c = {_span([_plain(x) for x in latencies])}")
+    return Confirmation(quantity, tuple(dict.fromkeys(e.display_name for e in entries)), "; ".join(parts),
+                        tuple(cases), refused)
+
+
+def _plain(x: Fraction) -> _Cost:
+    """A whole Fraction as an int (for Costs and for printing), else the Fraction."""
+    return int(x) if x.denominator == 1 else x

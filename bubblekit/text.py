@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import numbers
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Union
@@ -66,7 +67,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "ratio": lambda x: f"{float(x):.4f}",
     "percent": _percent(1),
     "percent2": _percent(2),
-    "int": lambda x: f"{int(x):,}",
+    "int": lambda x: f"{round(x):,}",
     "float1": lambda x: f"{float(x):.1f}",
     "float2": lambda x: f"{float(x):.2f}",
     "text": str,
@@ -181,6 +182,11 @@ class Table:
         return [[format_value(r[c], self.formats.get(c, "auto")) for c in self.columns] for r in self.rows]
 
     # ------------------------------------------------------------- display
+    @staticmethod
+    def _width(s: str) -> int:
+        """Columns ``s`` takes in a terminal: East Asian wide characters (中文) take two."""
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
+
     def _numeric(self, name: str) -> bool:
         values = [v for v in self.column(name) if v is not None]
         return bool(values) and all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in values)
@@ -189,11 +195,15 @@ class Table:
         """Aligned plain text: numeric columns right-aligned."""
         head = [self.headers[c] for c in self.columns]
         body = self.cells()
-        widths = [max([len(h)] + [len(row[j]) for row in body]) for j, h in enumerate(head)]
+        widths = [max([self._width(h)] + [self._width(row[j]) for row in body]) for j, h in enumerate(head)]
         right = [self._numeric(c) for c in self.columns]
 
+        def pad(v: str, w: int, to_right: bool) -> str:
+            fill = " " * (w - self._width(v))
+            return fill + v if to_right else v + fill
+
         def line(values: Sequence[str]) -> str:
-            return "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(values, widths, right)).rstrip()
+            return "  ".join(pad(v, w, r) for v, w, r in zip(values, widths, right)).rstrip()
 
         out = [self.title] if self.title else []
         out += [line(head), "  ".join("-" * w for w in widths)]

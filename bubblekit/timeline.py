@@ -15,7 +15,7 @@ Bubble conventions (stated in lesson 00 and the README):
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
@@ -23,8 +23,9 @@ from typing import Any, NamedTuple
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.actions import Action
+from bubblekit.text import Table, format_number, plural
 
-__all__ = ["Timeline", "Span", "Gap"]
+__all__ = ["Timeline", "Span", "Gap", "compare_timelines"]
 
 
 
@@ -282,6 +283,47 @@ class Timeline:
         n = check_int("n", n, minimum=0)
         return sorted(self.idle_intervals(), key=lambda g: g.duration, reverse=True)[:n]
 
+    def idle_parts(self, rank: int) -> tuple[Number, Number, Number]:
+        """``(fill, middle, drain)`` idle time of one rank, in the timeline's unit.
+
+        * **fill**: idle from the start of the step to the rank's first action;
+        * **drain**: idle from the rank's last action to the end of the step;
+        * **middle**: the rest of its idle time, between its first and its last action.
+
+        The three add up to ``idle[rank]``. A rank with no action in the step window is idle
+        for the whole step, counted as fill. Used in lessons 01 and 02.
+        """
+        (r,) = self._ranks(rank)
+        span = self._t1 - self._t0
+        inside = [(s, e) for s, e in zip(self._starts[r], self._ends[r]) if e > self._t0 and s < self._t1]
+        if not inside:
+            return (self._real(span), 0, 0)
+        first = max(min(s for s, _ in inside), self._t0)
+        last = min(max(e for _, e in inside), self._t1)
+        fill, drain = first - self._t0, self._t1 - last
+        middle = span - self._busy_ticks[r] - fill - drain
+        return (self._real(fill), self._real(middle), self._real(drain))
+
+    def idle_table(self) -> Table:
+        """Per rank: busy time and where its idle time sits (fill, middle, drain), as a :class:`Table`.
+
+        Columns ``rank``, ``busy``, ``fill``, ``middle``, ``drain``, ``idle``, in the timeline's
+        unit (see :meth:`idle_parts`); the raw values stay available for asserts
+        (``t.column("fill")``). Used in lessons 01 and 02.
+        """
+        rows = []
+        for r in range(self.p):
+            fill, middle, drain = self.idle_parts(r)
+            rows.append({"rank": r, "busy": self.busy[r], "fill": fill, "middle": middle, "drain": drain,
+                         "idle": self.idle[r]})
+        unit = plural(self.unit)
+        return Table(
+            rows,
+            headers={name: f"{name} ({unit})" for name in ("busy", "fill", "middle", "drain", "idle")},
+            note="fill: idle before the rank's first action; drain: idle after its last; "
+                 "middle: idle in between; idle = fill + middle + drain",
+        )
+
     # ------------------------------------------------- phases and partial windows
     def phases(self) -> dict[str, tuple[float, float]]:
         """Fill, steady and drain windows, in the timeline's unit (floats); plots mark them.
@@ -421,3 +463,47 @@ class Timeline:
             f"<Timeline ranks={self.p} spans={self.n_spans} makespan={self.makespan} {self.unit} "
             f"bubble_ratio={self.bubble_ratio:.4f}>"
         )
+
+
+def _numbers(values: Sequence[Any]) -> str:
+    """A tuple of numbers as the course prints them: ``(24, 9, 1.5)``, not ``(24.0, 9.0, 1.5)``."""
+    return "(" + ", ".join(format_number(x, fractions=False) for x in values) + ")"
+
+
+def compare_timelines(named: Mapping[str, Timeline]) -> Table:
+    """Timelines side by side, under names you choose: ``{"GPipe": r1, "1F1B": r2}``.
+
+    For timelines you already have (one schedule under two cost models, a forward-only run, a
+    measured trace); :func:`bubblekit.compare` builds and simulates schedules by name instead.
+    Returns a :class:`~bubblekit.text.Table` with one row per timeline: ``name``,
+    ``makespan``, ``idle`` (per rank, a tuple), ``gaps`` (per rank, how many separate idle
+    stretches), ``bubble_ratio`` and ``bubble_overhead``. Times are in the timelines' unit,
+    which must be the same for all. Used in lesson 02.
+    """
+    if not isinstance(named, Mapping) or not named:
+        raise TypeError(f"named must be a non-empty dict of name -> Timeline, got {named!r}")
+    units = set()
+    rows: list[dict[str, Any]] = []
+    for name, tl in named.items():
+        if not isinstance(tl, Timeline):
+            raise TypeError(f"named[{name!r}] must be a Timeline (e.g. bk.simulate(...)), got {type(tl).__name__}")
+        units.add(tl.unit)
+        rows.append({
+            "name": str(name),
+            "makespan": tl.makespan,
+            "idle": tl.idle,
+            "gaps": tuple(len(tl.idle_intervals(r)) for r in range(tl.p)),
+            "bubble_ratio": tl.bubble_ratio,
+            "bubble_overhead": tl.bubble_overhead,
+        })
+    if len(units) != 1:
+        raise ValueError(f"named's timelines must share one time unit, got {sorted(units)}")
+    unit = plural(units.pop())
+    return Table(
+        rows,
+        formats={"makespan": "decimal", "idle": _numbers, "gaps": _numbers, "bubble_ratio": "percent",
+                 "bubble_overhead": "percent"},
+        headers={"makespan": f"makespan ({unit})", "idle": f"idle per rank ({unit})", "gaps": "gaps per rank"},
+        note="bubble_ratio = idle / (p × makespan), the fraction of the step; "
+             "bubble_overhead = idle / busy (Megatron's (p-1)/m)",
+    )

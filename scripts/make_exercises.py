@@ -85,7 +85,8 @@ FIX = "python scripts/make_exercises.py"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 __all__ = [
-    "MarkerError", "UsageError", "strip_source", "make_exercise", "generate", "render", "digest",
+    "MarkerError", "UsageError", "strip_source", "normalise", "cell_where", "solution_region", "clear_cell",
+    "make_exercise", "solution_files", "generate", "render", "digest",
     "read_manifest", "course_copy", "course_copies", "CheckReport", "check", "WriteReport", "write", "main",
 ]
 
@@ -136,37 +137,67 @@ def _tags(cell: Any) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
-def make_exercise(nb: Any, name: str) -> Any:
-    """Return the exercise version of solution notebook ``nb`` (``name`` is used in errors and the banner)."""
+def normalise(nb: Any) -> Any:
+    """A copy of ``nb`` as nbformat 4.5 with a deterministic id on every cell (``cell-<index>`` where missing)."""
     nb = copy.deepcopy(nb)
     nb.nbformat, nb.nbformat_minor = 4, max(5, int(nb.get("nbformat_minor", 5)))
     for index, cell in enumerate(nb.cells):
         if not cell.get("id"):  # deterministic ids for old notebooks (nbformat would invent random ones)
             cell["id"] = f"cell-{index}"
+    return nb
+
+
+def cell_where(name: str, index: int, cell: Any) -> str:
+    """``"<notebook> cell <n> (id <id>)"``: where a cell is, for error messages."""
+    return f"{name} cell {index}" + (f" (id {cell['id']})" if cell.get("id") else "")
+
+
+def solution_region(cell: Any, where: str) -> tuple[str, bool]:
+    """The cell's source with its solution regions replaced by stubs, and whether it had one.
+
+    The one parser of the markers (:func:`strip_source`) for code and markdown cells; a raw
+    cell keeps its source and may not hold a marker. Also used by ``scripts/make_nbgrader.py``.
+
+    Raises:
+        MarkerError: a nested, unmatched or unterminated marker, or a marker in a raw cell.
+    """
+    if cell.cell_type == "raw":
+        if BEGIN in cell.source or END in cell.source:
+            raise MarkerError(f"{where}: solution markers are not allowed in a raw cell (only code and markdown)")
+        return cell.source, False
+    return strip_source(cell.source, kind=cell.cell_type, where=where)
+
+
+def clear_cell(cell: Any) -> None:
+    """Drop a cell's run state in place: outputs, execution count, timing and view metadata."""
+    metadata = cell.setdefault("metadata", {})
+    for key in ("execution", "collapsed", "scrolled", "ExecuteTime"):
+        metadata.pop(key, None)
+    if cell.cell_type == "code":
+        cell.outputs = []
+        cell.execution_count = None
+
+
+def make_exercise(nb: Any, name: str) -> Any:
+    """Return the exercise version of solution notebook ``nb`` (``name`` is used in errors and the banner)."""
+    nb = normalise(nb)
     cells = []
     for index, cell in enumerate(nb.cells):
-        where = f"{name} cell {index}" + (f" (id {cell['id']})" if cell.get("id") else "")
         if SOLUTION_TAG in _tags(cell):
             continue
+        source, found = solution_region(cell, cell_where(name, index, cell))
         if cell.cell_type == "raw":
-            if BEGIN in cell.source or END in cell.source:
-                raise MarkerError(f"{where}: solution markers are not allowed in a raw cell (only code and markdown)")
             cells.append(cell)
             continue
-        source, found = strip_source(cell.source, kind=cell.cell_type, where=where)
         if cell.cell_type == "markdown":
             source = _EXERCISE_LINK_RE.sub(rf"](../{WORKSPACE_DIR}/\1\2)", source)
         cell.source = source
-        metadata = cell.setdefault("metadata", {})
-        for key in ("execution", "collapsed", "scrolled", "ExecuteTime"):
-            metadata.pop(key, None)
+        clear_cell(cell)
         if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
             if found:
                 tags = _tags(cell)
                 if STUB_TAG not in tags:
-                    metadata["tags"] = tags + [STUB_TAG]
+                    cell.metadata["tags"] = tags + [STUB_TAG]
         elif "attachments" in cell and found:
             cell.pop("attachments")
         cells.append(cell)

@@ -114,6 +114,7 @@ class Lab:
         env = {
             **os.environ,
             "BUBBLEKIT_VENV": str(VENV),
+            "BUBBLEKIT_NO_INSTALL": "1",  # a stale set-up fails instead of re-pointing .venv at the copy
             "JUPYTER_RUNTIME_DIR": str(runtime),
             "JUPYTER_CONFIG_DIR": str(tmp / "config"),
             "JUPYTERLAB_SETTINGS_DIR": str(tmp / "lab-settings"),

@@ -169,3 +169,17 @@ def test_schedule_spec_positional_fields_still_work() -> None:
     entry = bk.ScheduleSpec("x", bk.schedules.classic.gpipe, "one", False, "summary", "paper", "ScheduleGPipe")
     assert entry.torch_class == "ScheduleGPipe" and entry.display_name == "x" and entry.aliases == ()
     assert entry.check(2, 3) == 1 and entry.n_actions(2, 3) == 12
+
+
+def test_interleaved_formula_holds_for_every_accepted_m_at_least_p() -> None:
+    """(p-1)/(m v+p-1) for every m >= p the schedule accepts (multiples of p or not), equal stages;
+    the registry's closed form says so, and gives none below p, where the bubble is larger."""
+    for p in range(2, 6):
+        for v in (2, 3):
+            for m in bk.legal_ms("interleaved", p, v=v, up_to=4 * p):
+                r = bk.simulate(bk.schedule("interleaved", p, m, v), bk.Costs(f=1, b=2))
+                form = bk.spec("interleaved").closed_form(p, m, v)
+                if m >= p:
+                    assert form is not None and r.bubble_ratio_exact == form[0] == Fraction(p - 1, m * v + p - 1)
+                else:
+                    assert form is None and r.bubble_ratio_exact > Fraction(p - 1, m * v + p - 1)

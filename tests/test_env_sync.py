@@ -4,7 +4,8 @@ Rules:
 
 * every package of ``[project] dependencies`` and of the ``course`` and ``test`` extras is
   a conda dependency of environment.yml with the same version specifier, and vice versa;
-* the ``lab`` extra (torch) is pip-only and must not be a conda dependency;
+* the ``lab`` extra (torch) and the optional ``slides`` extra (jupyterlab-rise) are pip-only
+  and must not be conda dependencies;
 * environment.yml uses the conda-forge channel, ``python>=3.10`` (pyproject's
   ``requires-python``) and installs the package itself with ``pip: [-e .]``.
 
@@ -26,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: PyPI name -> conda-forge name, where they differ.
 NAME_MAP: dict[str, str] = {}
-#: Extras mirrored in environment.yml (the "lab" extra is pip-only: torch).
+#: Extras mirrored in environment.yml (the "lab" extra is pip-only: torch; "slides" is optional: RISE).
 MIRRORED_EXTRAS = ("course", "test")
-PIP_ONLY_EXTRAS = ("lab",)
+PIP_ONLY_EXTRAS = ("lab", "slides", "zh")  # torch; RISE; JupyterLab's zh-CN language pack (course.sh lab --lang zh)
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$")
 

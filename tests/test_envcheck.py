@@ -10,6 +10,7 @@ import pytest
 
 import bubblekit as bk
 from bubblekit.course import envcheck
+from bubblekit.course.checks._display import MARKS
 
 
 def test_report_lists_python_bubblekit_required_and_optional() -> None:
@@ -29,7 +30,10 @@ def test_missing_or_old_required_package_is_reported(monkeypatch: pytest.MonkeyP
     report = envcheck.environment_report()
     assert not report.ok
     assert report.problems == ["numpy: 1.0 is too old, need >= 1.24", "sympy: missing, need >= 1.12"]
-    assert "NOT ready" in repr(report) and "❌" in report._repr_html_()
+    html = report._repr_html_()
+    assert "NOT ready" in repr(report) and MARKS["wrong"] in html and "too old" in html and "missing" in html
+    statuses = {row.name: row.status for row in report.rows}
+    assert statuses["numpy"] == statuses["sympy"] == "wrong" and statuses["python"] == "correct"
 
 
 def test_missing_optional_package_keeps_ok(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,6 +42,27 @@ def test_missing_optional_package_keeps_ok(monkeypatch: pytest.MonkeyPatch) -> N
     report = envcheck.environment_report()
     assert report.ok and report.versions()["torch"] is None
     assert "not installed" in repr(report)
+    assert {row.name: row.status for row in report.rows}["torch"] == "missing"
+    assert MARKS["missing"] in report._repr_html_()
+
+
+def _emoji(text: str) -> list[str]:
+    """Characters that need a colour-emoji font: pictographs, and the dingbats drawn as emoji (✅ ➖ ❌)."""
+    return [ch for ch in text if ord(ch) >= 0x1F000 or ch in "\u2705\u2796\u274c\u274e\u2714\u2716"]
+
+
+def test_marks_are_the_checks_text_symbols_never_emoji(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = envcheck._installed
+    monkeypatch.setattr(envcheck, "_installed", lambda name: None if name in ("torch", "sympy") else real(name))
+    report = envcheck.environment_report()
+    html, text = report._repr_html_(), repr(report)
+    assert not _emoji(html) and not _emoji(text)
+    for status in ("correct", "missing", "wrong"):
+        assert MARKS[status] in html and MARKS[status] in text
+    assert "bubblekit-mark" in html  # drawn in a font stack that has the symbols, beside a word
+    monkeypatch.setenv("BUBBLEKIT_ASCII", "1")
+    ascii_text = repr(report)
+    assert ascii_text.isascii() and "[ok] python" in ascii_text and "[x] sympy" in ascii_text
 
 
 @pytest.mark.parametrize(("text", "parts"), [("2.13.0+cpu", (2, 13, 0)), ("8.1", (8, 1)), ("1.24rc1", (1, 24)), ("x", ())])

@@ -68,7 +68,7 @@ def make_course_copy(dest: Path) -> Path:
 
 
 def env_for_course() -> dict[str, str]:
-    env = {**os.environ, **GIT_ENV, "BUBBLEKIT_VENV": str(VENV), "MPLBACKEND": "Agg",
+    env = {**os.environ, **GIT_ENV, "BUBBLEKIT_VENV": str(VENV), "BUBBLEKIT_NO_INSTALL": "1", "MPLBACKEND": "Agg",
            "PATH": f"{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("BUBBLEKIT_CHECK_WORKTREE", None)
     return env
@@ -406,3 +406,96 @@ def test_lessons_exercise_links_open_the_learners_copy() -> None:
     assert seen >= 9
     start = _markdown_links(ROOT / "notebooks" / "00_start_here.ipynb")
     assert "../workspace/10_interview_bank.ipynb" in start and "../solutions/10_interview_bank.ipynb" in start
+
+
+# ----------------------------------------------------------------------------- course.sh lab --lang zh (no browser)
+
+
+def _fake_venv_recording_pip(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Like _fake_venv, and its python records ``-m pip ...`` instead of installing anything."""
+    fake, log = _fake_venv(tmp_path)
+    pip_log = tmp_path / "pip-calls.txt"
+    (fake / "bin" / "python").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$@" >> "{pip_log}"; exit 0; fi\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    return fake, log, pip_log
+
+
+def _stamp(course: Course, fake: Path, extras: str, name: str) -> None:
+    key = subprocess.run(
+        [sys.executable, "-c",
+         "import hashlib, sys; data = open('pyproject.toml', 'rb').read() + sys.argv[1].encode() + sys.version.encode();"
+         " print(hashlib.sha256(data).hexdigest())", extras],
+        cwd=course.dir, capture_output=True, text=True, check=True).stdout
+    (fake / name).write_text(key)
+
+
+def _lab(course: Course, fake: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**env_for_course(), "BUBBLEKIT_VENV": str(fake)}
+    return subprocess.run(["bash", "course.sh", "lab", *args], cwd=course.dir, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+@needs_git
+def test_course_sh_lab_in_chinese_and_back(course: Course, tmp_path: Path) -> None:
+    fake, log, pip_log = _fake_venv_recording_pip(tmp_path)
+    _stamp(course, fake, "course,test,lab", ".bubblekit-setup")
+    override = fake / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "bubblekit-language.json"
+    lesson00 = course.dir / "notebooks" / "zh" / "00_start_here.ipynb"
+    # the Chinese edition's exercises, as scripts/make_exercises.py will make them (with a manifest)
+    (course.dir / "exercises" / "zh").mkdir()
+    (course.dir / "exercises" / "zh" / "08_case_studies.ipynb").write_text(notebook("# 练习"))
+    (course.dir / "exercises" / "zh" / ".manifest.json").write_text('{"files": {"08_case_studies.ipynb": ""}}')
+
+    # 1. --lang zh: the language pack is installed once (the [zh] extra), JupyterLab speaks Chinese
+    run = _lab(course, fake, "--lang", "zh", "--port=8999", "--no-browser")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert pip_log.read_text().split() == ["-m", "pip", "install", "--quiet", "-e", ".[zh]"]
+    assert json.loads(override.read_text()) == {"@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}
+    assert override.resolve().is_relative_to(fake.resolve())  # nothing written outside the venv
+    lab = [c for c in (json.loads(line) for line in log.read_text().splitlines()) if c[0] == "lab"][-1]
+    target = "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb" if lesson00.is_file() \
+        else "--LabApp.default_url=/lab/tree/notebooks/zh"  # lesson 00 not translated yet: the Chinese lessons
+    assert target in lab and lab[-2:] == ["--port=8999", "--no-browser"] and "--lang" not in lab
+    assert (course.dir / "workspace" / "zh" / "08_case_studies.ipynb").is_file()
+    assert (course.dir / "workspace" / "01_what_is_a_bubble.ipynb").is_file()
+
+    # 2. again, with lesson 00 translated and --lang=zh: no second installation, lesson 00 opens
+    if not lesson00.is_file():
+        lesson00.write_text(notebook("import bubblekit as bk"))
+    mine = course.dir / "workspace" / "zh" / "08_case_studies.ipynb"
+    mine.write_text("my work 气泡")
+    run = _lab(course, fake, "--lang=zh")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert len(pip_log.read_text().splitlines()) == 1
+    lab = [c for c in (json.loads(line) for line in log.read_text().splitlines()) if c[0] == "lab"][-1]
+    assert "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb" in lab
+    assert mine.read_text() == "my work 气泡"  # the learner's Chinese exercise is kept
+
+    # 3. back to English (the default): the override is gone, lesson 00 in English opens
+    run = _lab(course, fake)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert not override.exists()
+    lab = [c for c in (json.loads(line) for line in log.read_text().splitlines()) if c[0] == "lab"][-1]
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in lab
+
+    # 4. a wrong language is refused before anything runs
+    bad = _lab(course, fake, "--lang", "fr")
+    assert bad.returncode == 1 and "unknown language 'fr' for --lang; choose en or zh" in bad.stderr
+    assert _lab(course, fake, "--lang").returncode == 1
+
+
+def test_sync_workspace_chinese_edition(tmp_path: Path) -> None:
+    root = _mini_course(tmp_path / "course")
+    report = ws.sync_workspace(root, language="zh")  # no exercises/zh/ yet: nothing, no error
+    assert report.created == () and "none yet" in report.summary()
+    (root / "exercises" / "zh").mkdir()
+    (root / "exercises" / "zh" / "01_a.ipynb").write_text(notebook("# 练习"))
+    (root / "exercises" / "zh" / ".manifest.json").write_text('{"files": {"01_a.ipynb": ""}}')
+    report = ws.sync_workspace(root, language="zh")
+    assert [p.relative_to(root).as_posix() for p in report.created] == ["workspace/zh/01_a.ipynb"]
+    assert not (root / "workspace" / "01_a.ipynb").exists()  # the English workspace is separate
+    with pytest.raises(ValueError, match="language='fr'"):
+        ws.sync_workspace(root, language="fr")

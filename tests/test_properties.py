@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import bubblekit as bk
-from bubblekit.actions import Action
+from bubblekit.actions import Action, parts
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -51,8 +51,9 @@ def check_invariants(sched: bk.Schedule, costs: bk.Costs, r: bk.SimResult) -> No
     start_of: dict[Action, Fraction] = {}
     for s in spans:
         assert s.action is not None
-        end_of[s.action] = Fraction(s.end)
-        start_of[s.action] = Fraction(s.start)
+        for part in parts(s.action):  # an overlapped pair: both parts start and end with it
+            end_of[part] = Fraction(s.end)
+            start_of[part] = Fraction(s.start)
     # No overlap on a rank, and each rank keeps its order.
     for rank in range(sched.p):
         rs = list(r.spans(rank))
@@ -60,15 +61,15 @@ def check_invariants(sched: bk.Schedule, costs: bk.Costs, r: bk.SimResult) -> No
             assert Fraction(a.end) <= Fraction(b.start)
     # Every dependency respected, with latency across ranks.
     c = Fraction(costs.comm)
-    last = sched.n_stages - 1
+    length = sched.n_stages // sched.pipes  # stages per pipeline (DualPipe runs two)
     for a, start in start_of.items():
         s, k, mb = a
         deps: list[Action] = []
-        if k == "F" and s > 0:
+        if k == "F" and s % length > 0:
             deps.append(Action(s - 1, "F", mb))
         if k in ("B", "I"):
             deps.append(Action(s, "F", mb))
-            if s < last:
+            if s % length < length - 1:
                 nxt = Action(s + 1, "I", mb)
                 deps.append(nxt if nxt in end_of else Action(s + 1, "B", mb))
         if k == "W":
@@ -110,7 +111,8 @@ def test_shuffled_orders_run_correctly_or_deadlock(config: tuple[bk.Schedule, bk
                 if len(order) > 1:
                     j = rnd.randrange(len(order) - 1)  # type: ignore[attr-defined]
                     order[j], order[j + 1] = order[j + 1], order[j]
-    shuffled = bk.Schedule("shuffled", sched.p, sched.m, sched.placement, tuple(tuple(o) for o in orders))
+    shuffled = bk.Schedule("shuffled", sched.p, sched.m, sched.placement, tuple(tuple(o) for o in orders),
+                           pipes=sched.pipes)
     try:
         r = bk.simulate(shuffled, costs)
     except bk.DeadlockError as exc:

@@ -54,27 +54,57 @@ def test_table5_rejects_unknown_columns() -> None:
 
 @pytest.mark.parametrize("p,m", [(4, 8), (8, 32), (6, 24)])
 def test_zb_readme_closed_forms(p: int, m: int) -> None:
+    """The README's row since 2024-07-03: B = (p-1)/(m+p-1), ZB1P B/3 (approximately: its bubble time is a
+    third of 1F1B's, over its own step it is (p-1)/(3m+p-1)), ZB2P/ZBV 0, V-Half about B/2, V-Min about 2B/3."""
     rows = {r.method: r.computed for r in P.zb_readme_comparison(p, m)}
-    assert rows["1F1B"]["bubble rate"] == pytest.approx((p - 1) / m)
-    assert rows["ZB1P"]["bubble rate"] == pytest.approx((p - 1) / (3 * m))
+    b = (p - 1) / (m + p - 1)
+    assert rows["1F1B"]["bubble rate"] == pytest.approx(b) == rows["1F1B"]["bubble rate (README formula)"]
+    assert rows["ZB1P"]["bubble rate"] == pytest.approx((p - 1) / (3 * m + p - 1))
+    assert rows["ZB1P"]["bubble rate (README formula)"] == pytest.approx(b / 3)
+    assert rows["ZB1P"]["bubble rate (README formula)"] < rows["ZB1P"]["bubble rate"]
     assert rows["ZB2P"]["bubble rate"] == pytest.approx(0.0, abs=1e-12)  # m >= 2p - 1 here
     assert rows["ZBV"]["bubble rate"] == pytest.approx(0.0, abs=1e-12)
+    assert rows["V-Half"]["bubble rate"] <= b / 2 + 0.011 and rows["V-Min"]["bubble rate"] <= 2 * b / 3 + 0.017
     assert rows["ZB1P"]["activation memory"] == 1.0 and rows["ZBV"]["activation memory"] == 1.0
     assert rows["ZB2P"]["activation memory"] == pytest.approx((2 * p - 1) / p)
-    assert rows["ZBV"]["communication volume"] == 2.0
+    assert rows["V-Half"]["activation memory"] == ((p + 2) // 2) / p
+    assert rows["V-Min"]["activation memory"] == ((p + 4) // 3) / p
+    for name in ("ZBV", "V-Half", "V-Min"):
+        assert rows[name]["communication volume"] == 2.0
     assert rows["ZB2P"]["communication volume"] == 1.0
 
 
-@pytest.mark.parametrize("costs", [bk.Costs(f=1, i=1, w=1), bk.Costs(f=2, i=2, w=1), bk.Costs(f=3, i=4, w=2)])
+def test_zb_readme_wording_and_history() -> None:
+    """The current wording, and the older Megatron-overhead wording with its dates."""
+    entries = {method: pub["bubble rate"] for method, _, pub in P.ZB_README}
+    assert entries["1F1B"] == "(p-1)/(m+p-1)=B" and entries["ZB1P"] == "B/3"
+    assert [m for m, _, _ in P.ZB_README] == ["1F1B", "ZB1P", "ZB2P", "ZBV", "V-Half", "V-Min"]
+    old = [h for h in P.ZB_README_HISTORY if h[2] == "(p-1)/m"]
+    assert old == [("2023-11-20", "2024-07-03", "(p-1)/m", "(p-1)/3m")]
+    assert P.ZB_README_HISTORY[-1][:3] == ("2024-07-03", "today", "(p-1)/(m+p-1)=B")
+
+
+@pytest.mark.parametrize("costs", [bk.Costs(f=1, i=1, w=1), bk.Costs(f=2, i=2, w=1), bk.Costs(f=1, i=1, w=1, fb="max"),
+                                   bk.Costs(f=3, i=3, w=2, overlap=0.5)])
 def test_dualpipe_readme_rows(costs: bk.Costs) -> None:
-    p, m = 4, 16
-    rows = {r.method: r for r in P.dualpipe_readme_comparison(p, m, costs)}
-    for name in ("1F1B", "ZB1P"):
-        c = rows[name].computed
-        assert c["bubble"] == pytest.approx(c["bubble (README formula, same costs)"])
-        assert c["activation"] == p  # PP microbatch activations
-    assert rows["DualPipe"].computed["activation"] == 2 * p + 1  # PP + 1 chunks, PP = 2p
-    assert "DualPipeV" in rows["DualPipe"].note
+    """On the README's basis (PP stages): every bubble equals its README expression when I = F and W <= F;
+    DualPipe PP + 1 chunk activations and 2x parameters on PP devices, DualPipeV the same on PP/2."""
+    pp, m = 8, 32
+    rows = {r.method: r for r in P.dualpipe_readme_comparison(pp, m, costs)}
+    assert list(rows) == ["1F1B", "ZB1P", "DualPipe", "DualPipeV"]
+    for name, row in rows.items():
+        c = row.computed
+        assert c["bubble"] == pytest.approx(c["bubble (README formula, same costs)"]), name
+    assert rows["1F1B"].computed["activation"] == rows["ZB1P"].computed["activation"] == pp
+    for name in ("DualPipe", "DualPipeV"):
+        assert rows[name].computed["activation"] == pp + 1 and rows[name].computed["parameter"] == 2
+    assert rows["DualPipe"].computed["devices"] == pp and rows["DualPipeV"].computed["devices"] == pp / 2
+    assert rows["DualPipeV"].published["devices"] == "PP/2" and rows["DualPipe"].published["parameter"] == "2x"
+
+
+def test_dualpipe_readme_formula_fails_when_i_differs_from_f() -> None:
+    rows = {r.method: r.computed for r in P.dualpipe_readme_comparison(8, 32, bk.Costs(f=2, i=3, w=1))}
+    assert rows["DualPipe"]["bubble"] < rows["DualPipe"]["bubble (README formula, same costs)"]
 
 
 def test_dualpipe_bubble_time() -> None:
@@ -84,6 +114,8 @@ def test_dualpipe_bubble_time() -> None:
         P.dualpipe_bubble_time(7, 1, 2, 1)
     with pytest.raises((TypeError, ValueError)):
         P.dualpipe_bubble_time(8, -1, 2, 1)
+    with pytest.raises(ValueError, match="pp must be even"):
+        P.dualpipe_readme_comparison(5, 16)
 
 
 def test_megatron_table1_is_consistent() -> None:
@@ -135,6 +167,8 @@ def test_deepseek_dualpipe_estimate() -> None:
     bubble = P.dualpipe_bubble_time(16, 1, 2, 1)
     assert est.m == m
     assert est.bubble_ratio == pytest.approx(bubble / (bubble + m * 3))
+    # the closed form is the simulated DualPipe (pairs as units, F : B : W = 1 : 2 : 1, I = F)
+    assert est.bubble_ratio == pytest.approx(bk.simulate(bk.schedule("dualpipe", 16, m), bk.Costs(f=1, b=2)).bubble_ratio)
     # the same configuration under 1F1B wastes more
     assert P.case_estimate("DeepSeek-V3", schedule_name="1f1b").bubble_ratio > est.bubble_ratio
 

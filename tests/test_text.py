@@ -79,3 +79,11 @@ def test_compare_takes_built_schedules_and_results_and_rejects_a_bare_name() -> 
         bk.compare("1f1b", 2, 4)
     with pytest.raises(ValueError, match="p and m"):
         bk.compare(["1f1b"])
+
+
+def test_int_format_rounds_and_wide_characters_align() -> None:
+    assert format_value(85_703.6, "int") == "85,704"
+    t = Table([("气泡比例", 1), ("bubble", 22)], ["名称", "n"])
+    lines = str(t).splitlines()
+    # every line has the same display width: 中文 characters count as two columns
+    assert len({Table._width(line) for line in lines[2:]}) == 1

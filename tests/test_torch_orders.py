@@ -3,8 +3,9 @@
 No process group is needed: the schedules are built with light fake stage objects that
 expose what the constructors read (``stage_index``, ``num_stages``, ``group_size``,
 ``group_rank``, ``submod``). For the multi-stage schedules the compute order is PyTorch's
-``pipeline_order`` (idle ``None`` slots dropped, ``OVERLAP_F_B`` expanded into its
-sub-actions, non-compute actions such as ``REDUCE_GRAD`` dropped). For the single-stage
+``pipeline_order`` (idle ``None`` slots dropped, each ``OVERLAP_F_B`` with its two
+sub-actions are kept as one pair, ``(0F7;7B3)OVERLAP_F_B``, non-compute actions such as
+``REDUCE_GRAD`` dropped). For the single-stage
 ``ScheduleGPipe`` and ``Schedule1F1B`` the runtime order is recorded by running their
 ``_step_microbatches`` loop against a stage that logs each ``forward_one_chunk`` and
 ``backward_one_chunk`` call (communication ops are empty lists).
@@ -18,8 +19,9 @@ Documented differences (each asserted below, so a change in PyTorch shows up):
 * ``Schedule1F1B`` refuses ``m < p``; bubblekit's ``1f1b`` accepts it (warm-up ``min(p-r, m)``).
 * ``ScheduleInterleavedZeroBubble`` refuses ``m % max(1, m // p) != 0`` even with one stage
   per rank, where the rule changes nothing; bubblekit's ``zb-h1`` accepts every ``m``.
-* ``ScheduleDualPipeV`` emits ``OVERLAP_F_B`` (forward of one chunk + full backward of the
-  other); bubblekit writes its sub-actions in order, as PyTorch's default runtime runs them.
+* none for ``ScheduleDualPipeV``: its ``OVERLAP_F_B`` actions (forward of one chunk + full
+  backward of the other) are bubblekit's overlapped pairs, at the same places (DeepSeek's
+  order, including the unit on the last rank that is not overlapped).
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ def compute_orders(pipeline_order: dict[int, list[Any]]) -> dict[int, list[str]]
         for a in actions:
             if a is None:
                 continue
-            if a.sub_actions is not None:  # OVERLAP_F_B: its constituents, in order
-                row.extend(str(s) for s in a.sub_actions)
+            if a.sub_actions is not None:  # OVERLAP_F_B: one pair, PyTorch's text
+                row.append(str(a))
             elif a.computation_type.name in _COMPUTE:
                 row.append(str(a))
         out[rank] = row
@@ -185,7 +187,9 @@ def test_zbv_orders() -> None:
             assert _bk("zbv", p, m) == torch_multi(S.ScheduleZBVZeroBubble, p, m, 2, v_shape=True), (p, m)
 
 
-def test_dualpipev_orders_with_overlap_expanded() -> None:
+def test_dualpipev_orders_pairs_included() -> None:
+    """bubblekit's pairs are PyTorch's OVERLAP_F_B actions, at the same places (and read back)."""
+    pairs = 0
     for p in GRID_P:
         for m in range(1, 20):
             if m < 2 * p:
@@ -194,11 +198,18 @@ def test_dualpipev_orders_with_overlap_expanded() -> None:
                 with pytest.raises(ValueError, match=f"m={m}"):
                     bk.schedule("dualpipev", p, m)
                 continue
-            assert _bk("dualpipev", p, m) == torch_multi(S.ScheduleDualPipeV, p, m, 2, v_shape=True), (p, m)
+            theirs = torch_multi(S.ScheduleDualPipeV, p, m, 2, v_shape=True)
+            assert _bk("dualpipev", p, m) == theirs, (p, m)
+            pairs += sum(x.endswith("OVERLAP_F_B") for row in theirs.values() for x in row)
+            text = "\n".join(" ".join(row) for _, row in sorted(theirs.items()))
+            assert bk.Schedule.from_text(text, m=m).orders == bk.schedule("dualpipev", p, m).orders
+    assert pairs > 100
 
 
-def test_dualpipev_torch_really_overlaps() -> None:
-    """The expansion matters: PyTorch's DualPipeV order does contain OVERLAP_F_B actions."""
+def test_dualpipev_torch_pair_text() -> None:
+    """PyTorch writes a pair as (0F7;7B3)OVERLAP_F_B, forward first; bubblekit reads and writes it."""
     stages = [FakeStage(0, 8, 4, 0), FakeStage(7, 8, 4, 0)]
     order = S.ScheduleDualPipeV(stages, 8).pipeline_order
-    assert any(a is not None and a.sub_actions is not None for row in order.values() for a in row)
+    texts = [str(a) for row in order.values() for a in row if a is not None and a.sub_actions is not None]
+    assert "(0F7;7B3)OVERLAP_F_B" in texts
+    assert str(bk.parse_action("(0F7;7B3)OVERLAP_F_B")) == "0F7&7B3"

@@ -40,6 +40,15 @@ CONFIGS = [("1f1b", 2, 4, None), ("1f1b", 3, 2, None), ("gpipe", 2, 3, None), ("
            ("zb-h1", 2, 4, None), ("zbv", 2, 4, None), ("dualpipev", 2, 4, None)]
 
 
+def _row_name(row: str) -> str:
+    """The action a CSV row names (an overlapped pair's row: stage and microbatch cells 'f&b')."""
+    _, stage, kind, mb = row.split(",")[:4]
+    if kind == "F&B":
+        (fs, bs), (fm, bm) = stage.split("&"), mb.split("&")
+        return f"{fs}F{fm}&{bs}B{bm}"
+    return str(bk.Action(int(stage), kind, int(mb)))
+
+
 def simulated(config: tuple[str, int, int, int | None], comm: float) -> bk.SimResult:
     name, p, m, v = config
     return bk.simulate(bk.schedule(name, p, m, v), bk.Costs(f=1.0, b=2.0, i=1.0, w=1.0, comm=comm, unit="ms"))
@@ -271,7 +280,7 @@ def test_corrupted_csv_never_gives_a_silent_wrong_bubble(
     folder = tmp_path_factory.mktemp("csv")
     lines = write_csv([truth] * n_steps, folder / "good.csv").read_text().splitlines()
     head, rows = lines[:2], lines[2:]
-    names = {i: str(bk.Action(int(r.split(",")[1]), r.split(",")[2], int(r.split(",")[3]))) for i, r in enumerate(rows)}
+    names = {i: _row_name(r) for i, r in enumerate(rows)}
     damage = damage_csv(rows, plan, shuffle)
     text = ("\r\n" if crlf else "\n").join(head + [r for _, r in damage.items]) + "\n"
     path = folder / "corrupted.csv"

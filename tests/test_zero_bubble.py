@@ -5,11 +5,12 @@ Closed forms checked exactly (Fractions, no tolerance), comm 0, equal stages:
 * Zero-bubble paper (Qi et al., ICLR 2024), Table 1 in its notation ``B`` = our ``I``:
   1F1B bubble ``(p-1)(F+B+W)``, ZB-H1 ``(p-1)(F+B-W)``, ZB-H2 ``(p-1)(F+B-2W)``; peak
   memory ``p M_B``, ``p M_B``, ``(2p-1) M_B``.
-* sail-sg/zero-bubble-pipeline-parallelism README (T_F = T_B = T_W): bubble rate 1F1B
-  ``(p-1)/m``, ZB1P ``(p-1)/3m``, ZB2P 0, ZBV 0; activation memory 1x, 1x, 2x, 1x.
+* sail-sg/zero-bubble-pipeline-parallelism README (T_F = T_B = T_W): bubble rate, since
+  2024-07-03, 1F1B ``(p-1)/(m+p-1) = B``, ZB1P ``B/3``, ZB2P 0, ZBV 0 (from 2023-11-20 to
+  2024-07-03 it read ``(p-1)/m`` and ``(p-1)/3m``); activation memory 1x, 1x, 2x, 1x.
 * deepseek-ai/DualPipe README (``B`` = full backward = our ``I + W``): 1F1B
-  ``(PP-1)(F+B)``, ZB1P ``(PP-1)(F+B-2W)``, DualPipe ``(PP/2-1)(F&B+B-3W)``; activation
-  ``PP``, ``PP``, ``PP+1``.
+  ``(PP-1)(F+B)``, ZB1P ``(PP-1)(F+B-2W)``; activation ``PP``, ``PP``. Its DualPipe and
+  DualPipeV rows are checked in ``tests/test_dualpipe.py``.
 
 Where each holds in bubblekit's model is stated in the test that checks it.
 """
@@ -122,11 +123,20 @@ def test_readme_tables_1f1b_and_zb1p_rows() -> None:
 
 
 def test_zero_bubble_readme_bubble_rates() -> None:
-    """sail-sg README, T_F = T_B = T_W: 1F1B (p-1)/m, ZB1P (p-1)/3m (Megatron's overhead)."""
+    """sail-sg README, T_F = T_B = T_W. Since 2024-07-03: 1F1B (p-1)/(m+p-1) = B, the fraction of the
+    step (bubble_ratio); ZB1P "B/3": its bubble time is exactly a third of 1F1B's, so B/3 is that time
+    over 1F1B's step (over ZB1P's own, shorter step it is (p-1)/(3m+p-1), a little more). The older
+    wording (p-1)/m and (p-1)/3m (2023-11-20 .. 2024-07-03) is Megatron's overhead."""
     for p in range(2, 7):
         for m in (p, 2 * p, 3 * p + 1):
-            assert _sim("1f1b", p, m).bubble_overhead_exact == Fr(p - 1, m)
-            assert _sim("zb-h1", p, m).bubble_overhead_exact == Fr(p - 1, 3 * m)
+            one, zb = _sim("1f1b", p, m), _sim("zb-h1", p, m)
+            b = Fr(p - 1, m + p - 1)
+            assert one.bubble_ratio_exact == b
+            assert sum(zb.idle) * 3 == sum(one.idle)
+            assert Fr(sum(zb.idle)) / (p * one.makespan) == b / 3
+            assert zb.bubble_ratio_exact == Fr(p - 1, 3 * m + p - 1) > b / 3
+            assert one.bubble_overhead_exact == Fr(p - 1, m)
+            assert zb.bubble_overhead_exact == Fr(p - 1, 3 * m)
 
 
 # ------------------------------------------------------------------------------ ZB-H2
@@ -186,28 +196,10 @@ def test_zbv_default_costs_stay_exact() -> None:
 
 
 # ---------------------------------------------------------------------------- DualPipeV
-def test_dualpipev_bubble_and_readme_row() -> None:
-    """DualPipeV at F = I = W, comm 0: bubble (p-1)F/2 per rank (chunk forward = F/2).
-
-    The DualPipe README row (PP/2-1)(F&B+B-3W) (PP = 2p stages, chunk costs) does NOT hold
-    here: bubblekit runs each overlapped pair as F then B, the F free to start before the
-    B's gradient arrives, and F&B = F + B. With F = I = W that formula gives (p-1)F, twice
-    what the simulator measures.
-    """
-    for p in range(1, 7):
-        for m in range(2 * p, 4 * p + 2):
-            r = _sim("dualpipev", p, m)
-            bubble = r.makespan - 3 * m
-            assert set(r.idle) == {bubble} and bubble == Fr(p - 1, 2)
-            fc = ic = wc = Fr(1, 2)
-            readme = (p - 1) * ((fc + ic + wc) + (ic + wc) - 3 * wc)
-            assert readme == 2 * bubble
-
-
 # ------------------------------------------------------------------------------ memory
 def test_peak_memory_matches_the_papers() -> None:
     """Peak activations (microbatch activations, W frees all): ZB-H1 and ZB-V = 1F1B (p M_B),
-    ZB-H2 <= 2p-1 (= when m >= 2p-1), DualPipeV p + 1/2 = (2p+1) chunks (README's PP+1)."""
+    ZB-H2 <= 2p-1 (= when m >= 2p-1), DualPipeV p + 1/2 = (2p+1) chunks (README's PP+1), pairs as units."""
     for p in range(1, 8):
         for m in range(1, 3 * p + 2):
             one = _sim("1f1b", p, m).max_peak_activations

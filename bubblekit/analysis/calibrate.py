@@ -445,13 +445,13 @@ def calibrated_simulation(
         sim = simulate(schedule, costs)
         return _compute_only(sim, schedule.orders, report.overhead, "calibrated simulation")
     rc = costs.resolve(schedule.n_stages, schedule.v)
-    dur = {k.upper(): [float(x) - report.overhead for x in getattr(rc, k)] for k in ("f", "b", "i", "w")}
+    overhead = report.overhead
     sim = simulate(schedule, _with_pickup(costs, schedule, report.pickup_shares))
     starts, ends = [], []
     for r, order in enumerate(schedule.orders):
         e = [float(x) for x in sim.arrays(r)[1]]
         ends.append(e)
-        starts.append([x - dur[a.kind][a.stage] for x, a in zip(e, order)])
+        starts.append([x - (float(rc.time(a)) - overhead) for x, a in zip(e, order)])  # any kind, pairs too
     return Timeline(starts, ends, [list(o) for o in schedule.orders], unit=timeline.unit,
                     source="calibrated simulation")
 
@@ -756,6 +756,9 @@ def compare_measured(
         sched = schedule
     else:
         raise TypeError(f"schedule must be a name, a bubblekit Schedule or None, got {type(schedule).__name__}")
+    if sched.has_pairs and not any(a.kind == "F&B" for a in obs.by_action):
+        # the runtime ran each overlapped pair as its two parts (PyTorch's default): compare like with like
+        sched = sched.split_pairs()
     if sched.p != timeline.p:
         raise ValueError(f"the schedule has p={sched.p} ranks but the timeline has {timeline.p}")
     costs, report = calibrate(timeline, sched, statistic=statistic)

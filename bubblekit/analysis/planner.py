@@ -15,8 +15,10 @@ Conventions:
   microbatch leaves on a rank holding its whole share of the model without
   recomputation (see :mod:`bubblekit.costs`). A budget may also be given in bytes when
   the bytes of one microbatch activation are known (the measured presets carry them in
-  ``costs.extra["activation_bytes_per_microbatch"]``). Only activations count: weights,
-  gradients and optimizer state are assumed to fit already.
+  ``costs.extra["activation_bytes_per_microbatch"]``). With ``model=`` and ``gpu_memory=``
+  the whole rank counts instead: weights, gradients, optimizer state and activations in
+  bytes (:mod:`bubblekit.memory`), so a schedule that holds two copies of the parameters
+  (DualPipe) or more activations can be refused for the GPU it would run on.
 * **Recomputation** (activation checkpointing, 激活重算) is a second :class:`Costs`: its
   backward is longer (it re-runs the forward) and its ``activation`` is smaller.
   :func:`h200_recompute_costs` builds the pair from the measured H200 data;
@@ -37,6 +39,7 @@ from typing import Any
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs
+from bubblekit.memory import GB, MemoryReport, Model, memory_per_rank
 from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
 from bubblekit.schedules.base import MAX_ACTIONS, check_size
 from bubblekit.simulator import SimResult, simulate
@@ -238,9 +241,12 @@ class Candidate:
         peak_activations: the largest per-rank peak, in microbatch activations of the plain model.
         peak_bytes: ``peak_activations`` x bytes per activation, when known.
         hops: cross-rank messages per step (:func:`hops_per_step`).
-        fits: built, simulated, and within the memory budget.
+        fits: built, simulated, and within the memory budget (and the GPU, with a model).
         reason: why it does not fit (empty when it does).
         result: the :class:`SimResult` (not shown in reprs).
+        total_bytes: the largest rank's weights + gradients + optimizer state + activations, in
+            bytes, when a :class:`~bubblekit.memory.Model` was given (else ``None``).
+        memory: the per-rank :class:`~bubblekit.memory.MemoryReport` (not shown in reprs).
     """
 
     schedule: str
@@ -259,6 +265,8 @@ class Candidate:
     fits: bool
     reason: str = ""
     result: SimResult | None = field(default=None, repr=False, compare=False)
+    total_bytes: float | None = None
+    memory: MemoryReport | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -279,12 +287,17 @@ def evaluate(
     memory_budget: float | None = None,
     activation_bytes: float | None = None,
     max_actions: int | None = MAX_ACTIONS,
+    model: Model | None = None,
+    gpu_memory: float | None = None,
+    memory_options: dict[str, Any] | None = None,
 ) -> Candidate:
     """Build, simulate and measure one configuration (see :func:`plan` for the conventions).
 
     A schedule that cannot be built (e.g. interleaved with an ``m`` PyTorch refuses, or
     one larger than ``max_actions``) or costs that do not fit it come back with
-    ``fits=False`` and the error in ``reason``.
+    ``fits=False`` and the error in ``reason``. With a ``model``, the bytes of every rank
+    are computed (:func:`bubblekit.memory.memory_per_rank`, ``recompute="full"`` for a
+    recomputed candidate) and, with ``gpu_memory`` (bytes), checked against it.
     """
     name = spec(name).name
     spec_v = None if REGISTRY[name].chunks == "one" else v
@@ -300,9 +313,24 @@ def evaluate(
     if memory_budget is not None and peak > memory_budget + _EPS:
         fits = False
         reason = f"memory: peak {peak:.3g} > budget {memory_budget:.3g} microbatch activations"
+    report = None
+    if model is not None:
+        options = dict(memory_options or {})
+        options.setdefault("recompute", "full" if recompute else "none")
+        try:
+            report = memory_per_rank(sched, model, gpu_memory=gpu_memory, **options)
+        except ValueError as err:  # e.g. layers that do not split into this many stages
+            return Candidate(name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
+                             res.bubble_ratio, res.bubble_overhead, peak, pbytes, sched.hops_per_step, False,
+                             f"memory: {err}", res)
+        if report.fits is False and fits:
+            fits = False
+            reason = (f"memory: rank {report.worst_rank} needs {report.max_total / GB:.3g} GB "
+                      f"> {report.gpu_memory / GB:.3g} GB per GPU")  # type: ignore[operator]
     return Candidate(
         name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
         res.bubble_ratio, res.bubble_overhead, peak, pbytes, sched.hops_per_step, fits, reason, res,
+        None if report is None else report.max_total, report,
     )
 
 
@@ -347,7 +375,8 @@ class PlanTable:
         if limit is not None:
             rows = rows[:limit]
         unit = self.candidates[0].unit if self.candidates else ""
-        mem_head = "peak GiB" if self.activation_bytes is not None else "peak act"
+        totals = any(c.total_bytes is not None for c in rows)
+        mem_head = "total GB" if totals else "peak GiB" if self.activation_bytes is not None else "peak act"
         head = (f"{'#':>2}  {'configuration':<32} {'step ' + unit:>10} {'per mb':>8} {'bubble':>7} "
                 f"{mem_head:>8} {'hops':>5}  fits")
         lines = [head, "-" * len(head)]
@@ -355,10 +384,14 @@ class PlanTable:
             if c.makespan is None:
                 lines.append(f"{k:>2}  {c.label:<32} {'-':>10} {'-':>8} {'-':>7} {'-':>8} {'-':>5}  no ({c.reason[:40]})")
                 continue
-            mem = c.peak_bytes / 2**30 if c.peak_bytes is not None else c.peak_activations
+            if totals:
+                mem_text = f"{c.total_bytes / GB:>8.3g}" if c.total_bytes is not None else f"{'-':>8}"
+            else:
+                mem = c.peak_bytes / 2**30 if c.peak_bytes is not None else c.peak_activations
+                mem_text = f"{mem:>8.3g}"
             lines.append(
                 f"{k:>2}  {c.label:<32} {float(c.makespan):>10.4g} {c.time_per_microbatch:>8.4g} "
-                f"{c.bubble_ratio:>7.1%} {mem:>8.3g} {c.hops:>5}  {'yes' if c.fits else 'no'}"
+                f"{c.bubble_ratio:>7.1%} {mem_text} {c.hops:>5}  {'yes' if c.fits else 'no'}"
             )
         if not rows:
             lines.append("(no configuration fits)")
@@ -468,6 +501,9 @@ def plan(
     rank_by: str = "time_per_microbatch",
     max_actions: int | None = MAX_PLAN_ACTIONS,
     progress: Progress = None,
+    model: Model | None = None,
+    gpu_memory: Number | None = None,
+    memory_options: dict[str, Any] | None = None,
 ) -> PlanTable:
     """Enumerate schedule x m x v (x recomputation), simulate each, rank by speed under a memory budget.
 
@@ -490,6 +526,12 @@ def plan(
             (default :data:`MAX_PLAN_ACTIONS`, about ten seconds); ``None`` lifts the limit.
         progress: ``None`` reports progress on standard error for plans estimated to take
             more than a few seconds; ``True``/``False`` always/never; or a function of one line.
+        model: the model (:class:`bubblekit.memory.Model`): each candidate then gets its bytes
+            per rank (weights, gradients, optimizer state, activations; ``Candidate.total_bytes``).
+        gpu_memory: bytes per GPU (e.g. ``80 * bubblekit.memory.GB``); needs ``model``; a
+            candidate whose largest rank exceeds it does not fit.
+        memory_options: further options of :func:`bubblekit.memory.memory_per_rank`
+            (``precision``, ``tp``, ``dp``, ``zero``, ``activations``, ...).
 
     Returns:
         A :class:`PlanTable`: feasible candidates first, best first; ``.best``, ``.to_text()``.
@@ -498,9 +540,19 @@ def plan(
         TypeError / ValueError naming the parameter for bad input (unknown schedule, empty
         ``ms``, both budgets, a byte budget without a byte size, ...).
 
-    Used in lesson 05.
+    Used in lessons 05 and 07.
     """
     p = check_int("p", p)
+    if model is not None and not isinstance(model, Model):
+        raise TypeError(f"model must be a bubblekit.memory.Model or None, got {type(model).__name__}")
+    gpu: float | None = None
+    if gpu_memory is not None:
+        if model is None:
+            raise ValueError("gpu_memory needs model=bubblekit.memory.Model(...): the bytes of the parameters, "
+                             "gradients, optimizer state and activations come from the model's size")
+        gpu = float(check_number("gpu_memory", gpu_memory, minimum=0, allow_equal=False))
+    if memory_options is not None and not isinstance(memory_options, dict):
+        raise TypeError(f"memory_options must be a dict of memory_per_rank options, got {memory_options!r}")
     if costs is None:
         costs = Costs()
     if not isinstance(costs, Costs):
@@ -543,7 +595,8 @@ def plan(
     out: list[Candidate] = []
     for k, (name, v, m, rc, c) in enumerate(configs, 1):
         out.append(evaluate(name, p, m, v, costs=c, recompute=rc, memory_budget=budget,
-                            activation_bytes=activation_bytes, max_actions=MAX_ACTIONS if max_actions else None))
+                            activation_bytes=activation_bytes, max_actions=MAX_ACTIONS if max_actions else None,
+                            model=model, gpu_memory=gpu, memory_options=memory_options))
         step(k)
     out.sort(key=_sort_key(rank_by))
     return PlanTable(tuple(out), rank_by, budget, activation_bytes)

@@ -13,6 +13,7 @@ Pure core: no matplotlib. ``python -m bubblekit demo`` prints :func:`demo_text`.
 
 from __future__ import annotations
 
+import textwrap
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -93,10 +94,11 @@ def check_against_simulator(
         costs: the cost model; default ``preset("uniform")`` (F = B = 1 slot, no
             communication), the formulas' assumption.
 
-    The interleaved formula assumes ``m`` is a multiple of ``p`` (Megatron-LM requires
-    it). PyTorch's ``ScheduleInterleaved1F1B`` also accepts ``m < p``; such rows are
-    simulated and come out *larger* than the formula (``equal`` is False, ``note`` says
-    why). A schedule that refuses an ``m`` gives ``simulated=None`` and the refusal.
+    The interleaved formula holds for every ``m >= p`` that PyTorch's
+    ``ScheduleInterleaved1F1B`` accepts (a multiple of ``p`` or not). PyTorch also accepts
+    ``m < p``; such rows are simulated and come out *larger* than the formula (``equal`` is
+    False, ``note`` says why). A schedule that refuses an ``m`` gives ``simulated=None`` and
+    the refusal.
     """
     p = check_int("p", p)
     v = check_int("v", v, minimum=2)
@@ -114,11 +116,11 @@ def check_against_simulator(
             sim = simulate(sched, costs).bubble_ratio_exact
             equal = sim == formula
             note = ""
-            if not equal and vv > 1 and m % p:
+            if not equal and vv > 1 and m < p:
                 note = (
-                    f"m={m} is not a multiple of p={p}: the interleaved formula assumes it "
-                    "(Megatron-LM requires it); PyTorch's ScheduleInterleaved1F1B accepts it "
-                    "and the simulated bubble is larger"
+                    f"m={m} is below p={p}: the interleaved formula needs m >= p (it holds for every "
+                    "m >= p that PyTorch's ScheduleInterleaved1F1B accepts); with fewer microbatches "
+                    "than ranks the pipeline runs dry between chunk rounds and the simulated bubble is larger"
                 )
             out.append(SimCheck(m, name, vv, float(formula), float(sim), equal, note))
     return out
@@ -136,6 +138,11 @@ def _article_lines_zh(p: int, rows: list[DemoRow], util_m: int, target: float) -
     return lines
 
 
+def _wrapped(text: str, indent: str, width: int = 76) -> list[str]:
+    """``text`` as lines of at most ``width`` characters, the first indented by ``indent``, the rest by two more."""
+    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")
+
+
 def demo_text(lang: str = "en", *, check: bool = True) -> str:
     """The article's demo output, computed by bubblekit (p = 8, m = 2 ... 32).
 
@@ -143,7 +150,8 @@ def demo_text(lang: str = "en", *, check: bool = True) -> str:
         lang: ``"zh"`` prints the article's own lines (Chinese labels) character for
             character; ``"en"`` the same numbers and format strings with English labels.
         check: append the simulator check (:func:`check_against_simulator`) and notes.
-            In English, a ``*`` marks an interleaved cell the formula gets wrong.
+            In English, a ``*`` marks an interleaved cell the formula gets wrong. Lines are
+            at most 80 characters (no sideways scrolling in a notebook).
 
     Bubble ratios are fractions of device-time (idle / (p x makespan)), not Megatron's
     overhead (p - 1) / m.
@@ -159,8 +167,8 @@ def demo_text(lang: str = "en", *, check: bool = True) -> str:
     else:
         lines = [
             f"pipeline stages p = {p}",
-            "bubble ratio b = idle / (p x makespan): ordinary (GPipe, the article's naive), 1F1B, "
-            f"interleaved v={v}",
+            "bubble ratio b = idle / (p x makespan)",
+            f"columns: naive (GPipe, the article's ordinary), 1F1B, interleaved v={v}",
             f"{'m':<5}   {'naive':>6}    {'1F1B':>6}      {f'v={v}':>6}",
         ]
         for r in rows:
@@ -172,7 +180,7 @@ def demo_text(lang: str = "en", *, check: bool = True) -> str:
         lines.append(f"to bring the bubble down to {target:.0%} or less, m must be at least {need}")
     if check:
         lines.append("")
-        lines.append("checked against the simulator (uniform costs F = B = 1 slot, no communication):")
+        lines.append("checked against the simulator (F = B = 1 slot, no communication):")
         for name, vv in (("gpipe", 1), ("1f1b", 1), ("interleaved", v)):
             mine = [c for c in checks if c.schedule == name]
             ok = [c.m for c in mine if c.equal]
@@ -181,20 +189,19 @@ def demo_text(lang: str = "en", *, check: bool = True) -> str:
                 lines.append(f"  {label}: simulated bubble_ratio equals the formula for every m")
                 continue
             lines.append(f"  {label}: equal for m = {', '.join(map(str, ok)) or 'none'}")
-            notes: list[str] = []
             for c in mine:
                 if c.equal:
                     continue
                 if c.simulated is None:
-                    lines.append(f"    m={c.m}: the schedule refuses it: {c.note}")
+                    lines += _wrapped(f"m={c.m}: the schedule refuses it: {c.note}", "    ")
                     continue
                 lines.append(f"    m={c.m}: formula {c.formula:6.1%}, simulated {c.simulated:6.1%}")
-                if c.note and c.note.split(":", 1)[1] not in notes:
-                    notes.append(c.note.split(":", 1)[1])
-            for n in notes:
-                lines.append(f"    * m is not a multiple of p={p}:{n}")
-        lines.append("  the article's 1F1B column repeats the ordinary one: 1F1B has GPipe's bubble; "
-                     "it saves activation memory (p instead of m microbatches)")
-        lines.append(f"  the article's search stopped at m = 128; bubblekit.min_micro_batch solves "
-                     f"(p-1)/(m+p-1) <= {target:g} exactly")
+            if any(c.note and c.simulated is not None for c in mine):
+                lines += _wrapped(f"* m < p = {p}: the formula needs m >= p (any m >= p that PyTorch accepts); "
+                                  "below p the pipeline runs dry between chunk rounds and the bubble is larger",
+                                  "  ")
+        lines += _wrapped("the article's 1F1B column repeats the ordinary one: 1F1B has GPipe's bubble; "
+                          "it saves activation memory (p instead of m microbatches)", "  ")
+        lines += _wrapped(f"the article's search stopped at m = 128; bubblekit.min_micro_batch solves "
+                          f"(p-1)/(m+p-1) <= {target:g} exactly", "  ")
     return "\n".join(lines) + "\n"

@@ -9,6 +9,11 @@ imports no matplotlib, widgets or torch itself (it is part of the pure core)::
 
 Required packages are bubblekit's own dependencies (matplotlib, sympy, ipywidgets, numpy);
 ``torch`` (the ``lab`` extra, for lesson 06's real run) and JupyterLab are optional.
+
+Marks are the exercise checks' (:mod:`bubblekit.course.checks._display`): ``✓`` present,
+``○`` optional and not installed, ``✗`` missing or too old; text symbols in fonts that carry
+them, never emoji (which show as empty boxes without an emoji font), beside a word that says
+the same; a terminal that cannot show them gets ``[ok]``, ``[ ]``, ``[x]``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import re
 import sys
 from dataclasses import dataclass
 from importlib import metadata
+
+from bubblekit.course.checks._display import mark_html, plain
 
 __all__ = ["EnvRow", "EnvReport", "environment_report", "REQUIRED", "OPTIONAL"]
 
@@ -48,6 +55,21 @@ class EnvRow:
     version: str | None
     needed: str
     ok: bool
+
+    @property
+    def status(self) -> str:
+        """The mark's status: ``"correct"`` (installed and good), ``"missing"`` (optional, not
+        installed) or ``"wrong"`` (required and missing or too old)."""
+        if not self.ok:
+            return "wrong"
+        return "correct" if self.version else "missing"
+
+    @property
+    def word(self) -> str:
+        """What the mark means, in words: ``ok``, ``not installed`` or ``missing`` / ``too old``."""
+        if self.ok:
+            return "ok" if self.version else "not installed"
+        return "missing" if self.version is None else "too old"
 
 
 @dataclass(frozen=True)
@@ -79,14 +101,13 @@ class EnvReport:
         width = max(len(row.name) for row in self.rows)
         lines = [f"platform: {self.platform}"]
         for row in self.rows:
-            mark = "ok" if row.ok and row.version else ("--" if row.ok else "!!")
-            lines.append(f"{mark} {row.name:<{width}}  {row.version or 'not installed':<14}  {row.needed}")
+            lines.append(plain(row.status, f"{row.name:<{width}}  {row.version or 'not installed':<14}  {row.needed}"))
         lines.append("environment ready" if self.ok else "NOT ready: " + "; ".join(self.problems))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         body = "".join(
-            f"<tr><td>{'✅' if row.ok and row.version else ('➖' if row.ok else '❌')}</td>"
+            f"<tr><td>{mark_html(row.status)} {html.escape(row.word)}</td>"
             f"<td><code>{html.escape(row.name)}</code></td><td>{html.escape(row.version or 'not installed')}</td>"
             f"<td>{html.escape(row.needed)}</td></tr>"
             for row in self.rows

@@ -11,8 +11,10 @@ Contents:
 * the zero-bubble paper (Qi et al., ICLR 2024, arXiv 2401.10241): the profiled
   ``T_F, T_B, T_W, T_comm`` of its evaluation (Table 9) and the bubble rates it computed
   from them (Table 5), reproduced with :func:`zb_table5_comparison`;
-* the closed forms of the zero-bubble README and of the DualPipe README
-  (:func:`zb_readme_comparison`, :func:`dualpipe_readme_comparison`);
+* the closed forms of the zero-bubble README (as it reads since 2024-07-03, with its history in
+  :data:`ZB_README_HISTORY`) and of the DualPipe README (its DualPipe and DualPipeV rows on the
+  README's basis, the same number of stages) (:func:`zb_readme_comparison`,
+  :func:`dualpipe_readme_comparison`);
 * four training configurations for lesson 08 (:data:`CASES`): Megatron-LM's weak-scaling
   table (Narayanan et al., SC21, Table 1), BLOOM-176B, Llama 3 405B and DeepSeek-V3, with
   :func:`case_estimate` for the bubble, the idle GPU-hours and their cost.
@@ -54,6 +56,7 @@ __all__ = [
     "zb_table5_comparison",
     "ReadmeRow",
     "ZB_README",
+    "ZB_README_HISTORY",
     "zb_readme_comparison",
     "DUALPIPE_README",
     "dualpipe_bubble_time",
@@ -114,6 +117,15 @@ SOURCES: dict[str, Source] = {
                "https://github.com/sail-sg/zero-bubble-pipeline-parallelism"),
         Source("dualpipe-readme", "DualPipe (repository README)", "DeepSeek-AI (J. Li, C. Deng, W. Liang)",
                "github.com/deepseek-ai/DualPipe", 2025, "https://github.com/deepseek-ai/DualPipe"),
+        Source("cut-in-half", "Cut-in-half (blog post credited by the DualPipe README for DualPipeV)", "Sea AI Lab",
+               "hackmd.io/@ufotalent/r1lVXsa9Jg", 2025, "https://hackmd.io/@ufotalent/r1lVXsa9Jg"),
+        Source("zero", "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
+               "Rajbhandari, Rasley, Ruwase, He (Microsoft)", "SC 2020; arXiv 1910.02054", 2020,
+               "https://arxiv.org/abs/1910.02054"),
+        Source("korthikanti", "Reducing Activation Recomputation in Large Transformer Models",
+               "Korthikanti et al. (NVIDIA)", "MLSys 2023; arXiv 2205.05198", 2022, "https://arxiv.org/abs/2205.05198"),
+        Source("controllable-memory", "Pipeline Parallelism with Controllable Memory", "Qi, Wan, Amar, Lin (Sea AI Lab)",
+               "NeurIPS 2024; arXiv 2405.15362", 2024, "https://arxiv.org/abs/2405.15362"),
         Source("megatron-sc21", "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
                "Narayanan et al. (NVIDIA, Stanford, Microsoft)", "SC 2021; arXiv 2104.04473", 2021,
                "https://arxiv.org/abs/2104.04473"),
@@ -299,27 +311,52 @@ class ReadmeRow:
     note: str = ""
 
 
-#: sail-sg/zero-bubble-pipeline-parallelism README, "Comparision of Schedules" table
-#: (assumes T_F = T_B = T_W; p stages, m microbatches).
+#: sail-sg/zero-bubble-pipeline-parallelism README, "Comparision of Schedules" table, as it reads
+#: since 2024-07-03 (commit 8120636a, merged 2024-07-04 with the V schedules; unchanged since):
+#: T_F = T_B = T_W assumed, p stages, m microbatches, B = 1F1B's bubble rate. The bubble rate is
+#: a fraction of the step (bubble / (ideal + bubble)), not Megatron's bubble / ideal.
+#: Columns: method, bubblekit schedule, README entries.
 ZB_README: tuple[tuple[str, str | None, dict[str, str]], ...] = (
-    ("1F1B", "1f1b", {"bubble rate": "(p-1)/m", "activation memory": "1x", "communication volume": "1x"}),
-    ("ZB1P", "zb-h1", {"bubble rate": "(p-1)/3m", "activation memory": "1x", "communication volume": "1x"}),
+    ("1F1B", "1f1b", {"bubble rate": "(p-1)/(m+p-1)=B", "activation memory": "1x", "communication volume": "1x"}),
+    ("ZB1P", "zb-h1", {"bubble rate": "B/3", "activation memory": "1x", "communication volume": "1x"}),
     ("ZB2P", "zb-h2", {"bubble rate": "0", "activation memory": "2x", "communication volume": "1x"}),
     ("ZBV", "zbv", {"bubble rate": "0", "activation memory": "1x", "communication volume": "2x"}),
+    ("V-Half", "v-half", {"bubble rate": "B/2", "activation memory": "1/2x", "communication volume": "2x"}),
+    ("V-Min", "v-min", {"bubble rate": "2B/3 + O(n) overhead", "activation memory": "1/3x",
+                        "communication volume": "2x"}),
 )
+
+#: The README's Bubble Rate row over time (``git log --all -G'Bubble Rate' -- README.md`` on the
+#: repository): (from, until, the 1F1B and ZB1P entries). Until 2024-07-03 it gave Megatron's
+#: overhead (bubble / ideal time); since then a fraction of the step.
+ZB_README_HISTORY: tuple[tuple[str, str, str, str], ...] = (
+    ("2023-11-17", "2023-11-20", "p-1/m", "p-1/3m"),
+    ("2023-11-20", "2024-07-03", "(p-1)/m", "(p-1)/3m"),
+    ("2024-07-03", "today", "(p-1)/(m+p-1)=B", "B/3"),
+)
+
+
+def _readme_rate(entry: str, b: float) -> float | None:
+    """The numeric value of a README bubble-rate entry, with ``B`` = 1F1B's rate (O(n) dropped)."""
+    values = {"(p-1)/(m+p-1)=B": b, "B/3": b / 3, "0": 0.0, "B/2": b / 2, "2B/3 + O(n) overhead": 2 * b / 3}
+    return values.get(entry)
 
 
 def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
     """bubblekit's numbers for the zero-bubble README table, with F = I = W = 1 slot.
 
-    Bubble rate: :func:`stage_span_overhead` (the README's convention, bubble over ideal
-    time per stage). Activation memory: the largest per-rank peak over 1F1B's. Communication
-    volume: cross-rank messages per step (:attr:`bubblekit.Schedule.hops_per_step`) over
-    1F1B's; every message carries one activation-sized tensor.
+    Bubble rate: :func:`stage_span_bubble_rate` (the authors' measure: each rank from its own
+    first to its own last action, a fraction of that span), beside the README's expression
+    evaluated with ``B = (p-1)/(m+p-1)`` ("bubble rate (README formula)"). Activation memory: the
+    largest per-rank peak over 1F1B's. Communication volume: cross-rank messages per step
+    (:attr:`bubblekit.Schedule.hops_per_step`) over 1F1B's; every message carries one
+    activation-sized tensor.
 
     ``ZB1P`` and ``ZB2P`` are the automatically searched schedules of the paper; their
-    handcrafted counterparts ZB-H1 and ZB-H2 have the same closed forms at F = I = W
-    and are what bubblekit simulates.
+    handcrafted counterparts ZB-H1 and ZB-H2 have the same closed forms at F = I = W and are
+    what bubblekit simulates.
+
+    Used in lesson 07.
     """
     p = check_int("p", p)
     m = check_int("m", m)
@@ -327,42 +364,67 @@ def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
     base = simulate(schedule("1f1b", p, m), costs)
     base_peak = base.max_peak_activations
     base_hops = base.schedule.hops_per_step
+    b = (p - 1) / (m + p - 1)
     rows = []
     for method, name, pub in ZB_README:
         assert name is not None
         res = simulate(schedule(name, p, m), costs)
+        formula = _readme_rate(pub["bubble rate"], b)
         computed = {
-            "bubble rate": stage_span_overhead(res),
+            "bubble rate": stage_span_bubble_rate(res),
+            "bubble rate (README formula)": float("nan") if formula is None else formula,
             "activation memory": res.max_peak_activations / base_peak,
             "communication volume": res.schedule.hops_per_step / base_hops if base_hops else 1.0,
         }
         note = ""
-        if method == "ZB2P":
+        if method == "ZB1P":
+            note = ("its bubble time is exactly a third of 1F1B's; 'B/3' divides it by 1F1B's step, over its own "
+                    "shorter step it is (p-1)/(3m+p-1)")
+        elif method == "ZB2P":
             note = (f"peak is 2p-1 = {2 * p - 1} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
                     "and counts per-stage spans (bubble_ratio over the whole makespan is larger)")
         elif method == "ZBV":
             note = "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1"
+        elif method in ("V-Half", "V-Min"):
+            peak = "(p+2)//2" if method == "V-Half" else "(p+4)//3"
+            note = (f"peak {peak} = {res.max_peak_activations:g} of 1F1B's p = {p}: '{pub['activation memory']}' "
+                    f"is the limit for large p; the bubble is about the README's fraction of B")
         rows.append(ReadmeRow(method, name, pub, computed, note))
     return rows
 
 
-#: deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison" (the same
-#: table is Table 2 of the DeepSeek-V3 report): F forward chunk, B full backward chunk, W
-#: weight-gradient chunk, F&B two mutually overlapped forward and backward chunks.
+#: deepseek-ai/DualPipe README, "Pipeline Bubbles and Memory Usage Comparison (based on the same
+#: number of PP stages)", as it reads since 2025-03-05 (commits cfc4361 of 2025-03-04, which added
+#: the DualPipeV row and the #Devices column, and f371022): F forward chunk, B full backward chunk,
+#: W weight-gradient chunk, F&B two mutually overlapped forward and backward chunks; "PP denotes
+#: the number of pp stages (even)". The first table (2025-02-20) had the first three rows only,
+#: with 1F1B's bubble mistyped "(PP-1)(F+W)" (fixed 2025-02-27). DeepSeek-V3's report (Dec 2024)
+#: has DualPipe, not DualPipeV: DualPipeV was added to the repository on 2025-03-04, crediting
+#: Sea AI Lab's "Cut-in-half" write-up. Columns: method, bubblekit schedule, README entries.
 DUALPIPE_README: tuple[tuple[str, str | None, dict[str, str]], ...] = (
-    ("1F1B", "1f1b", {"bubble": "(PP-1)(F+B)", "parameter": "1x", "activation": "PP"}),
-    ("ZB1P", "zb-h1", {"bubble": "(PP-1)(F+B-2W)", "parameter": "1x", "activation": "PP"}),
-    ("DualPipe", "dualpipev", {"bubble": "(PP/2-1)(F&B+B-3W)", "parameter": "2x", "activation": "PP+1"}),
+    ("1F1B", "1f1b", {"bubble": "(PP-1)(F+B)", "parameter": "1x", "activation": "PP", "devices": "PP"}),
+    ("ZB1P", "zb-h1", {"bubble": "(PP-1)(F+B-2W)", "parameter": "1x", "activation": "PP", "devices": "PP"}),
+    ("DualPipe", "dualpipe", {"bubble": "(PP/2-1)(F&B+B-3W)", "parameter": "2x", "activation": "PP+1",
+                              "devices": "PP"}),
+    ("DualPipeV", "dualpipev", {"bubble": "(PP/2-1)(F&B+B-3W)", "parameter": "2x", "activation": "PP+1",
+                                "devices": "PP/2"}),
 )
 
 
 def dualpipe_bubble_time(pp: int, f: float, b: float, w: float, fb: float | None = None) -> float:
-    """DualPipe's closed-form bubble per device, ``(PP/2 - 1)(F&B + B - 3W)`` (README / V3 report Table 2).
+    """DualPipe's closed-form bubble per device, ``(PP/2 - 1)(F&B + B - 3W)`` (the DualPipe README).
+
+    In bubblekit's model (each ``F&B`` pair one unit, no latency) it is exactly the largest idle
+    time of a rank over the step, for DualPipe on PP ranks and DualPipeV on PP/2, when the
+    input-gradient pass takes as long as the forward (``I = F``, so ``B = F + W``) and ``W <= F``,
+    for any ``F&B`` between ``max(F, B)`` and ``F + B`` (``tests/test_dualpipe.py``).
 
     Args:
         pp: pipeline stages PP (even, >= 2).
         f, b, w: forward, full backward and weight-gradient time of one chunk (time unit).
         fb: time of an overlapped forward+backward pair; default ``f + b`` (no overlap gain).
+
+    Used in lessons 07 and 08.
     """
     pp = check_int("pp", pp)
     if pp % 2:
@@ -374,52 +436,66 @@ def dualpipe_bubble_time(pp: int, f: float, b: float, w: float, fb: float | None
     return (pp // 2 - 1) * (fb_ + b - 3 * w)
 
 
-def dualpipe_readme_comparison(p: int = 4, m: int = 16, costs: Costs | None = None) -> list[ReadmeRow]:
-    """bubblekit beside the DualPipe README's closed forms on ``p`` ranks.
+def _chunk_costs(costs: Costs, chunks: int) -> Costs:
+    """``costs`` read as one chunk's times, for a schedule whose microbatch passes ``chunks`` chunks per rank."""
+    if chunks == 1:
+        return costs
+    scale = (lambda x: tuple(e * chunks for e in x)) if isinstance(costs.f, tuple) else (lambda x: x * chunks)
+    fb = costs.fb * chunks if isinstance(costs.fb, (int, float)) and not isinstance(costs.fb, bool) else costs.fb
+    return costs.with_(f=scale(costs.f), b=scale(costs.b), i=scale(costs.i), w=scale(costs.w), fb=fb)
 
-    1F1B and ZB1P (ZB-H1) run with ``PP = p`` stages of one chunk each. DualPipe is
-    simulated as bubblekit's ``dualpipev`` (PyTorch's DualPipeV, DeepSeek's "cut-in-half"
-    DualPipe): ``p`` ranks hold ``PP = 2p`` chunks, so its formula is evaluated with
-    ``PP = 2p`` and per-chunk times (half a rank's share). bubblekit runs an ``F&B`` pair
-    back to back (no overlap), so the formula is also evaluated with ``F&B = F + B``.
 
-    Bubble: the largest idle time of a rank between its own first and last action
-    (:func:`max_rank_bubble_time`). Parameter: model share per rank relative to 1F1B.
-    Activation: the largest per-rank peak in *chunk* activations (a rank's share divided
-    by the chunks it holds), the README's unit.
+def dualpipe_readme_comparison(pp: int = 4, m: int = 16, costs: Costs | None = None) -> list[ReadmeRow]:
+    """bubblekit beside the DualPipe README's table, on its own basis: the same number PP of stages.
+
+    1F1B, ZB1P (ZB-H1) and DualPipe run on PP ranks, DualPipeV on PP/2 ranks (its 2 chunks per
+    rank are PP stages in all). ``costs`` are **one chunk's** times (F, I, W, and the pair time
+    ``fb`` / ``overlap``; default F = I = W = 1 slot, F&B = F + B); each schedule gets them per chunk.
+
+    Bubble: the largest idle time of a rank over the step (makespan minus its busy time), beside
+    the README's expression with the same chunk times ("bubble (README formula, same costs)"); they
+    agree exactly for DualPipe and DualPipeV when I = F and W <= F (the README's own cells), and
+    not otherwise. Parameter: stages held per device over 1F1B's. Activation: the largest peak in
+    chunk activations (the README's unit). Devices: ranks used.
+
+    Used in lessons 07 and 09.
     """
-    p = check_int("p", p)
+    pp = check_int("pp", pp)
     m = check_int("m", m)
+    if pp < 2 or pp % 2:
+        raise ValueError(f"pp must be even and >= 2 (DualPipe's PP stages), got pp={pp}")
     if costs is None:
         costs = Costs(f=1, i=1, w=1)
+    one_chunk = costs.resolve(1, 1)
+    f, i, w = (float(one_chunk.f[0]), float(one_chunk.i[0]), float(one_chunk.w[0]))
+    b = i + w
+    fb = float(one_chunk.pair_duration(0, 0))
     rows = []
     for method, name, pub in DUALPIPE_README:
         assert name is not None
-        sched = schedule(name, p, m)
-        res = simulate(sched, costs)
-        v = sched.v
-        rc = costs.resolve(sched.n_stages, v)
-        f, i, w = float(rc.f[0]), float(rc.i[0]), float(rc.w[0])
-        b = i + w  # full backward of one chunk
-        pp = sched.n_stages
-        if method == "DualPipe":
-            formula = dualpipe_bubble_time(pp, f, b, w)
+        ranks = pp // 2 if name == "dualpipev" else pp
+        sched = schedule(name, ranks, m)
+        res = simulate(sched, _chunk_costs(costs, sched.chunks_per_microbatch))
+        if name in ("dualpipe", "dualpipev"):
+            formula = dualpipe_bubble_time(pp, f, b, w, fb)
         elif method == "ZB1P":
             formula = (pp - 1) * (f + b - 2 * w)
         else:
             formula = (pp - 1) * (f + b)
         computed = {
-            "bubble": max_rank_bubble_time(res),
+            "bubble": float(max(res.idle)),
             "bubble (README formula, same costs)": formula,
-            "parameter": 1.0,  # v chunks of 1/(p v) of the model each: 1/p per rank, like 1F1B
-            "activation": res.max_peak_activations * v,
+            "parameter": max(len(sched.stages_of(r)) for r in range(ranks)) / 1.0,
+            "activation": res.max_peak_activations * sched.chunks_per_microbatch,
+            "devices": float(ranks),
         }
         note = ""
-        if method == "DualPipe":
-            note = ("README counts DualPipe on PP ranks with two copies of the parameters (2x); DualPipeV puts "
-                    "the same PP = 2p chunks on p ranks, one copy (1x). The closed form assumes DeepSeek's own "
-                    "order with overlapped F&B pairs; bubblekit simulates PyTorch's DualPipeV order without "
-                    "overlap, so its measured idle time can differ from the formula even with F&B = F+B.")
+        if name == "dualpipe":
+            note = ("two directions on PP ranks, each rank holds one stage of each: 2 copies of the model; "
+                    "the formula is exact when I = F and W <= F, with each F&B pair one unit")
+        elif name == "dualpipev":
+            note = ("DualPipe cut in half: PP stages in a V on PP/2 ranks, one copy of the model; '2x' parameters "
+                    "per device only because there are half as many devices")
         rows.append(ReadmeRow(method, name, pub, computed, note))
     return rows
 

@@ -74,6 +74,8 @@ class WorkspaceReport:
     def summary(self) -> str:
         """One line for the terminal, e.g. ``workspace/: 2 new exercise notebook(s) copied ...``."""
         where = _display(self.workspace)
+        if not self.created and not self.kept:
+            return f"{where}: no exercise notebooks to copy (this edition has none yet)"
         if not self.created:
             return f"{where}: all {len(self.kept)} exercise notebooks already there (left as they are)"
         names = ", ".join(p.name for p in self.created[:3]) + (" ..." if len(self.created) > 3 else "")
@@ -144,13 +146,16 @@ def _exercise_files(exercises: Path) -> list[Path]:
     )
 
 
-def sync_workspace(root: Path | str, workspace: Path | str | None = None) -> WorkspaceReport:
+def sync_workspace(root: Path | str, workspace: Path | str | None = None, *, language: str = "en") -> WorkspaceReport:
     """Copy each course exercise (``exercises/*.ipynb`` listed in its manifest) that ``workspace/``
     does not have yet; never overwrite.
 
     Args:
         root: the course folder (holding ``exercises/``).
-        workspace: the learner's folder (default ``root/workspace``); created if missing.
+        workspace: the learner's folder (default ``root/workspace``, or ``root/workspace/zh`` for
+            Chinese); created if missing.
+        language: ``"en"``, or ``"zh"`` for the Chinese edition: ``exercises/zh/`` into
+            ``workspace/zh/`` (nothing while the course has no ``exercises/zh/`` yet).
 
     A file already in the workspace is the learner's and is never opened for writing, even
     when the course's exercise changed since (the new version stays in ``exercises/``).
@@ -162,10 +167,15 @@ def sync_workspace(root: Path | str, workspace: Path | str | None = None) -> Wor
             not a folder.
     """
     root = Path(root)
-    exercises = root / EXERCISES_DIR
-    if not exercises.is_dir():
+    if language not in ("en", "zh"):
+        raise ValueError(f"language={language!r} is not a course language; choose 'en' or 'zh'")
+    edition = () if language == "en" else (language,)
+    if not (root / EXERCISES_DIR).is_dir():
         raise ValueError(f"root={str(root)!r} has no {EXERCISES_DIR}/ folder: pass the course folder")
-    target = root / WORKSPACE_DIR if workspace is None else Path(workspace)
+    exercises = root.joinpath(EXERCISES_DIR, *edition)
+    target = root.joinpath(WORKSPACE_DIR, *edition) if workspace is None else Path(workspace)
+    if not exercises.is_dir():  # an edition the course does not ship yet
+        return WorkspaceReport(target, (), ())
     if target.exists() and not target.is_dir():
         raise ValueError(f"workspace={str(target)!r} exists and is not a folder; move it away or pass another")
     target.mkdir(parents=True, exist_ok=True)
@@ -306,6 +316,8 @@ def build_parser(prog: str = "bubblekit workspace") -> argparse.ArgumentParser:
     parser.add_argument("--root", type=Path, default=None,
                         help="the course folder (default: the one holding the current folder)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print nothing when nothing was copied")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en",
+                        help="zh: the Chinese edition's exercises (exercises/zh/ into workspace/zh/); default en")
     parser.add_argument("--course-notebooks", action="store_true",
                         help="instead, list the notebooks the course ships (for course.sh), one per line")
     parser.add_argument("--export-changed", type=Path, metavar="DIR", default=None,
@@ -338,7 +350,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "bubblekit workspace") -
         root = find_root(args.root)
         if args.course_notebooks:
             return _list_course_notebooks(root, args.export_changed)
-        report = sync_workspace(root)
+        report = sync_workspace(root, language=args.lang)
     except (ValueError, OSError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2

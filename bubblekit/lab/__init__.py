@@ -121,8 +121,8 @@ class LabResult:
         tls = _timelines_from_events(record["events"], cfg.ranks, measured, src)
         name = bubblekit_name(cfg.info, cfg.v)
         sched = None
-        if name is not None:
-            sched = build_schedule(name, cfg.ranks, cfg.microbatches, cfg.v)
+        if name is not None:  # PyTorch's default runtime runs an OVERLAP_F_B's two parts one after the other
+            sched = build_schedule(name, cfg.ranks, cfg.microbatches, cfg.v).split_pairs()
         torch_orders = {int(r): list(o) for r, o in record.get("torch_static_orders", {}).items()}
         return cls(cfg, record, tls, sched, torch_orders)
 

@@ -47,7 +47,7 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import check_int
-from bubblekit.actions import Action, inputs
+from bubblekit.actions import Action, Pair, inputs, parts
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
@@ -61,7 +61,7 @@ __all__ = [
     "BOX_HEIGHT", "LABEL_LIMIT", "COMPOUND_ABOVE", "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO", "SMALL_LABEL_PT",
     "use_course_style", "plot_pipeline", "plot_memory", "plot_sweep",
     "animate_pipeline", "pipeline_animation_html", "save_animation_gif",
-    "time_label",
+    "time_label", "plot_frontier",
 ]
 
 TimelineOrList = Union[Timeline, Sequence[Timeline]]
@@ -209,6 +209,8 @@ class _Spans:
         chunks: list[int] = []
         self.labels: list[Action | str] = []
         self.key: list[str] = []
+        #: overlapped pairs: span index -> (backward part's microbatch, its kind index)
+        self.pair_b: dict[int, tuple[int, int]] = {}
         kind_index = {k: i for i, k in enumerate(_KIND_ORDER)}
         for r in range(tl.p):
             st, en, lbs = tl.arrays(r)
@@ -226,6 +228,10 @@ class _Spans:
                 continue
             parsed: list[tuple[int, str, int] | None] = []
             for lb in lbs:
+                if type(lb) is Pair:  # one box: coloured as its forward, both labels, backward drawn below
+                    self.pair_b[len(kinds) + len(parsed)] = (lb.backward.microbatch, kind_index["B"])
+                    parsed.append((lb.stage, "F", lb.microbatch))
+                    continue
                 if isinstance(lb, Action):
                     parsed.append((lb.stage, lb.kind, lb.microbatch))
                     continue
@@ -237,7 +243,7 @@ class _Spans:
                     kinds.append(kind_index[pa[1]])
                     mbs.append(pa[2])
                     chunks.append(chunk_of[pa[0]])
-                    self.key.append("")
+                    self.key.append(f"F{lb.forward.microbatch}&B{lb.backward.microbatch}" if type(lb) is Pair else "")
                     continue
                 text = str(lb)
                 low = text.lower()
@@ -515,6 +521,16 @@ def _draw_timeline(
         boxes = _compound([verts[index == g] for g in groups], facecolors=table[groups],
                           edgecolors="white", linewidths=edge_w, zorder=2, gid="actions")
     ax.add_collection(boxes, autolim=False)
+    if sp.pair_b:  # an overlapped pair is one box: its lower half in its backward part's colour
+        idx = np.array(sorted(sp.pair_b))
+        b_mb = np.array([sp.pair_b[i][0] for i in idx])
+        lower = _rects(sp.start[idx], sp.end[idx], sp.rank[idx] + BOX_HEIGHT / 4, BOX_HEIGHT / 2)
+        if color_by == "kind":
+            b_colors = np.tile(np.append(mcolors.to_rgb(KIND_COLORS["B"]), 1.0), (len(idx), 1))
+        else:
+            b_colors = np.array([_lighten(PALETTE[mb % len(PALETTE)], _KIND_LIGHTEN["B"]) for mb in b_mb])
+        ax.add_collection(_poly(lower, facecolors=b_colors, edgecolors="white", linewidths=edge_w, zorder=2.1,
+                                gid="pair-backward"), autolim=False)
     chunks_present = sorted(set(sp.chunk.tolist())) if sp.n else [0]
     for c in chunks_present:
         if c == 0:
@@ -597,6 +613,9 @@ def _legend(ax: Axes, sp: _Spans, color_by: str, show_bubbles: bool, critical_pa
         for k in kinds_present:
             handles.append(Patch(facecolor=tuple(_lighten(PALETTE[0], _KIND_LIGHTEN[k])),
                                  label=f"{_KIND_NAMES[k]}" + (" (colour = microbatch)" if k == "F" else "")))
+    if sp.pair_b:
+        handles.append(Patch(facecolor=KIND_COLORS["F"], edgecolor=KIND_COLORS["B"], linewidth=3,
+                             label="F&B overlapped pair (top F, bottom B)"))
     for c in chunks:
         if c:
             handles.append(Patch(facecolor="#DDDDDD", edgecolor=CHUNK_EDGE_COLOR, linewidth=CHUNK_EDGE_WIDTH,
@@ -665,10 +684,11 @@ def _dependency_pairs(tl: SimResult) -> list[tuple[int, float, int, float]]:
         st, en, lbs = tl.arrays(r)
         for s0, e0, a in zip(st, en, lbs):
             if isinstance(a, Action):
-                where[a] = (r, s0, e0)
+                for x in parts(a):  # a pair's parts start and end with it
+                    where[x] = (r, s0, e0)
     out = []
     for a, (r, s0, _) in where.items():
-        for src in inputs(a, tl.schedule.n_stages, where.__contains__):
+        for src in inputs(a, tl.schedule.n_stages, where.__contains__, tl.schedule.pipes):
             made = where.get(src)
             if made is not None and made[0] != r:
                 out.append((made[0], made[2], r, s0))
@@ -828,6 +848,8 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
         size = fontsize
         full = sp.text(i)
         short = str(int(sp.mb[i])) if sp.mb[i] >= 0 and not sp.key[i] else ""
+        if i in sp.pair_b:  # an overlapped pair: both microbatches, forward's first
+            short = f"{int(sp.mb[i])}&{sp.pair_b[i][0]}"
         if _text_em(full) * em_px + pad_px <= w_px:
             text = full
         elif short and _text_em(short) * em_px + pad_px <= w_px:
@@ -1233,3 +1255,68 @@ def save_animation_gif(result: Timeline, path: str | Path, **kw: Any) -> Path:
     fps = max(1, round(1000.0 / float(kw.get("interval_ms", 80))))
     anim.save(str(path), writer=manimation.PillowWriter(fps=fps))
     return path
+
+
+# ------------------------------------------------------------------------- frontier
+#: Distinct colours and markers for the schedules of a frontier (colour-blind safe first, then
+#: further distinct hues; the marker shapes alone also tell the points apart).
+_FRONTIER_COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#8C564B",
+                    "#7F7F7F", "#B8860B")
+_FRONTIER_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
+
+
+def plot_frontier(
+    table: Any,
+    *,
+    x: str = "total",
+    y: str = "bubble_ratio",
+    gpu_memory_gb: float | None = None,
+    title: str | None = None,
+    colors: Sequence[str] | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+) -> Figure:
+    """Bubble against memory per device: one distinct point per schedule of a frontier table.
+
+    Args:
+        table: a :class:`~bubblekit.text.Table` from :func:`bubblekit.memory.frontier` (or any
+            table with a ``schedule`` column and the ``x`` and ``y`` columns).
+        x: the memory column (GB per device): ``"total"`` (default), ``"activations"`` or ``"state"``.
+        y: the bubble column: ``"bubble_ratio"`` (a fraction, drawn in %) or ``"time_per_microbatch"``.
+        gpu_memory_gb: draw the GPU's memory as a vertical line (GB).
+        title: the title (default the table's title).
+        colors: one colour per row (default: distinct colours, and a distinct marker per row).
+        xlabel, ylabel: axis labels (default: what the frontier's columns hold).
+
+    Used in lesson 07.
+    """
+    rows = list(table)
+    if not rows or any(k not in rows[0] for k in ("schedule", x, y)):
+        raise ValueError(f"table must have rows with columns 'schedule', {x!r} and {y!r}")
+    pal = list(colors) if colors is not None else list(_FRONTIER_COLORS)
+    if len(pal) < len(rows):
+        raise ValueError(f"colors has {len(pal)} colours for {len(rows)} schedules")
+    fig = Figure(figsize=(9.0, 5.0), layout="constrained")
+    ax = fig.subplots()
+    scale = 100.0 if y == "bubble_ratio" else 1.0
+    for k, row in enumerate(rows):
+        marker = _FRONTIER_MARKERS[k % len(_FRONTIER_MARKERS)]
+        ax.plot(float(row[x]), float(row[y]) * scale, marker, ms=14 if marker == "*" else 10,
+                color=pal[k], markeredgecolor="white", label=str(row["schedule"]), gid=f"frontier-{k}")
+    if gpu_memory_gb is not None:
+        ax.axvline(float(gpu_memory_gb), color="#555555", linestyle="--", linewidth=1.0, gid="gpu-memory")
+        ax.text(float(gpu_memory_gb), 1.0, " GPU memory", transform=ax.get_xaxis_transform(), ha="left", va="top",
+                fontsize="small", color="#333333")
+    ax.set_xlabel(xlabel if xlabel is not None else
+                  {"total": "memory per device (GB): parameters, gradients, optimizer state, activations",
+                   "activations": "activation memory per device (GB)", "state": "model state per device (GB)"}.get(x, x))
+    ax.set_ylabel(ylabel if ylabel is not None else
+                  "bubble_ratio (% of the step)" if y == "bubble_ratio" else y.replace("_", " "))
+    if y == "bubble_ratio":
+        ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.set_title(title if title is not None else getattr(table, "title", ""), loc="left", fontsize=_title_size())
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize="small")
+    return fig
+

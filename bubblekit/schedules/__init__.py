@@ -12,6 +12,8 @@ from fractions import Fraction
 
 from bubblekit.schedules.base import MAX_ACTIONS, Schedule, ScheduleError, looped_placement, v_placement
 from bubblekit.schedules.classic import gpipe, interleaved_1f1b, interleaved_m_rule, looped_bfs, one_f_one_b
+from bubblekit.schedules.controllable_memory import v_half, v_half_peak, v_min, v_min_peak, v_zb
+from bubblekit.schedules.dualpipe import dualpipe, dualpipe_m_rule, dualpipev, dualpipev_m_rule
 from bubblekit.schedules.registry import (
     REGISTRY,
     ScheduleSpec,
@@ -22,11 +24,11 @@ from bubblekit.schedules.registry import (
     schedule,
     spec,
 )
-from bubblekit.schedules.zero_bubble import dualpipev, dualpipev_m_rule, zb_h1, zb_h2, zbv
+from bubblekit.schedules.zero_bubble import zb_h1, zb_h2, zbv
 
 __all__ = [
     "Schedule", "ScheduleError", "ScheduleSpec", "schedule", "spec", "register", "REGISTRY",
-    "names", "display_name", "legal_ms", "looped_placement", "v_placement", "MAX_ACTIONS",
+    "names", "display_name", "legal_ms", "looped_placement", "v_placement", "MAX_ACTIONS", "v_zb",
 ]
 
 
@@ -36,8 +38,10 @@ def _fill_drain(p: int, m: int, v: int) -> Fraction:
 
 
 def _interleaved_bubble(p: int, m: int, v: int) -> Fraction | None:
-    """``(p-1)/(m v+p-1)`` (Megatron-LM) when ``m`` is a multiple of ``p``; no closed form otherwise."""
-    return Fraction(p - 1, m * v + p - 1) if m % p == 0 else None
+    """``(p-1)/(m v+p-1)`` (Megatron-LM) for every accepted ``m >= p`` (a multiple of ``p`` or
+    not, PyTorch's rule); with ``m < p`` the chunks cannot keep the pipe full and the bubble
+    is larger: no closed form."""
+    return Fraction(p - 1, m * v + p - 1) if m >= p else None
 
 
 def _interleaved_peak(p: int, m: int, v: int) -> Fraction:
@@ -83,7 +87,7 @@ register(ScheduleSpec(
     "zb-h1", zb_h1, "one", True,
     "1F1B with backward split into I and W, W delayed to fill bubbles: bubble (p-1)(F+I-W), 1F1B's memory",
     "Qi et al., Zero Bubble Pipeline Parallelism (ICLR 2024), ZB-H1", "ScheduleInterleavedZeroBubble",
-    display="ZB-H1", aliases=("zbh1",),
+    display="ZB-H1", aliases=("zbh1", "zb1p"),
     peak=lambda p, m, v: min(p, m), peak_text="min(p, m)",
 ))
 register(ScheduleSpec(
@@ -101,10 +105,34 @@ register(ScheduleSpec(
     peak=lambda p, m, v: min(p, m), peak_text="min(p, m)",
 ))
 register(ScheduleSpec(
+    "v-half", v_half, "two", True,
+    "V shape with about half of 1F1B's activation memory ((p+2)//2), bubble about half of 1F1B's at F=I=W",
+    "Qi, Wan, Amar, Lin, Pipeline Parallelism with Controllable Memory (NeurIPS 2024), V-Half", None,
+    display="V-Half", aliases=("vhalf",),
+    peak=lambda p, m, v: v_half_peak(p, m), peak_text="min((p+2)//2, m)",
+))
+register(ScheduleSpec(
+    "v-min", v_min, "two", True,
+    "V shape with about a third of 1F1B's activation memory ((p+4)//3), bubble about 2/3 of 1F1B's at F=I=W",
+    "Qi, Wan, Amar, Lin, Pipeline Parallelism with Controllable Memory (NeurIPS 2024), V-Min", None,
+    display="V-Min", aliases=("vmin",),
+    peak=lambda p, m, v: v_min_peak(p, m), peak_text="min((p+4)//3, m)",
+))
+register(ScheduleSpec(
     "dualpipev", dualpipev, "two", True,
-    "DeepSeek's cut-in-half DualPipe: V shape, overlapped F+B pairs (run back to back here), m >= 2p",
-    "DeepSeek-AI, DeepSeek-V3 Technical Report (2024), DualPipeV", "ScheduleDualPipeV",
+    "DualPipe cut in half: 2p stages in a V on p ranks, overlapped F&B pairs, one copy of the model; m >= 2p",
+    "DualPipeV, github.com/deepseek-ai/DualPipe (added 2025-03-04), from Sea AI Lab's 'cut-in-half' DualPipe",
+    "ScheduleDualPipeV",
     display="DualPipeV", aliases=("dualpipe-v",),
     m_rule="m >= 2p", m_problem=dualpipev_m_rule,
-    peak=lambda p, m, v: Fraction(2 * p + 1, 2), peak_text="p + 1/2 (2p+1 chunk activations)",
+    peak=lambda p, m, v: Fraction(2 * p + 1, 2), peak_text="p + 1/2 (2p+1 chunk activations: the README's PP+1)",
+))
+register(ScheduleSpec(
+    "dualpipe", dualpipe, "two", True,
+    "two pipelines in opposite directions on p ranks, overlapped F&B pairs: 2x parameters, "
+    "bubble (PP/2-1)(F&B+B-3W) when I = F",
+    "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv 2412.19437, 2024), DualPipe", None,
+    display="DualPipe", aliases=("dual-pipe", "bidirectional-dualpipe"),
+    m_rule="p even, m even and m >= 2p", m_problem=dualpipe_m_rule,
+    peak=lambda p, m, v: p + 1, peak_text="p + 1 (the README's PP+1 stage activations)",
 ))

@@ -10,12 +10,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from itertools import chain, repeat
 from operator import itemgetter
 
 from bubblekit._validate import check_int
-from bubblekit.actions import KINDS, Action, parse_action
+from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
 
@@ -23,6 +23,10 @@ __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_
 #: Building, simulating and measuring costs about 2 µs and 250 bytes per action
 #: (``benchmarks/bench_core.py``), so this many take a few seconds and about half a gigabyte.
 MAX_ACTIONS = 2_000_000
+
+#: The message for an action of kind ``F&B`` that is not a :class:`~bubblekit.actions.Pair`.
+_NOT_A_PAIR = ("rank {rank} has {a}, an action of kind F&B without its two parts: build an overlapped pair as "
+               "Pair(forward, backward) or parse_action('0F7&7B3')")
 
 #: Simulation cost per action, for the estimates in size errors.
 _SECONDS_PER_ACTION, _BYTES_PER_ACTION = 2e-6, 250
@@ -67,7 +71,9 @@ def v_placement(p: int) -> tuple[int, ...]:
     """V shape with two chunks per rank: stages go down ranks 0..p-1, then back up.
 
     Stage ``s < p`` is on rank ``s``; stage ``s >= p`` is on rank ``2p - 1 - s``. Used by
-    ZB-V and DualPipeV, so rank 0 holds the first and the last stage.
+    ZB-V, V-Half, V-Min and DualPipeV, so rank 0 holds the first and the last stage; and by
+    DualPipe with two pipelines (stages ``p..2p-1`` are then the second direction's stages
+    ``0..p-1``, entering at rank ``p - 1``).
     """
     return tuple(s if s < p else 2 * p - 1 - s for s in range(2 * p))
 
@@ -82,8 +88,13 @@ class Schedule:
         m: number of microbatches in the step.
         placement: ``placement[s]`` is the rank holding stage ``s``; ``len(placement)``
             is the number of stages (``p * v``).
-        orders: ``orders[r]`` is rank ``r``'s actions in execution order.
+        orders: ``orders[r]`` is rank ``r``'s actions in execution order (an overlapped
+            pair, :class:`~bubblekit.actions.Pair`, is one action).
         source: where the schedule comes from (paper, repository).
+        pipes: independent pipelines over the stages (default 1). DualPipe runs 2, one per
+            direction: with ``L = n_stages // pipes``, stages ``k L .. (k+1) L - 1`` form
+            pipeline ``k``, which carries microbatches ``k m/pipes .. (k+1) m/pipes - 1``
+            (:meth:`microbatches_of`); the dependency rule stops at each pipeline's ends.
 
     Used in lessons 01, 02, 03, 04, 05, 07 and 10.
     """
@@ -95,6 +106,7 @@ class Schedule:
     orders: tuple[tuple[Action, ...], ...]
     source: str = ""
     notes: dict[str, str] = field(default_factory=dict, compare=False)
+    pipes: int = 1
 
     # ----------------------------------------------------------------- shape
     @property
@@ -106,6 +118,30 @@ class Schedule:
     def v(self) -> int:
         """Stages (chunks) per rank."""
         return self.n_stages // self.p
+
+    @property
+    def chunks_per_microbatch(self) -> int:
+        """Chunks one microbatch passes through on each rank: ``v / pipes``.
+
+        A scalar cost in :class:`~bubblekit.Costs` (one rank's share of the model) is divided
+        by this per chunk action: ``v`` for interleaved and V shapes, but 1 for DualPipe,
+        whose two chunks per rank are two copies of one stage each, one per direction.
+        """
+        return max(1, self.v // self.pipes)
+
+    def microbatches_of(self, stage: int) -> range:
+        """The microbatches that pass through ``stage``: all of them, or its pipeline's share."""
+        if self.pipes == 1:
+            return range(self.m)
+        share = self.m // self.pipes
+        k = stage // (self.n_stages // self.pipes)
+        return range(k * share, (k + 1) * share)
+
+    @cached_property
+    def has_pairs(self) -> bool:
+        """True when some rank runs an overlapped pair (kind ``F&B``)."""
+        kind = itemgetter(1)
+        return any(PAIR in map(kind, order) for order in self.orders)
 
     @property
     def split_backward(self) -> bool:
@@ -124,13 +160,30 @@ class Schedule:
         Every stage boundary whose two stages sit on different ranks carries one activation
         per microbatch forward and one gradient backward: ``2 * m * crossings``. With the
         looped placement of interleaved 1F1B that is ``2 * m * (p * v - 1)`` for ``p >= 2``;
-        with ``v = 1``, ``2 * m * (p - 1)``.
+        with ``v = 1``, ``2 * m * (p - 1)``. A V shape turns on its last rank without a message:
+        ``2 * m * 2(p - 1)``. With several pipelines (DualPipe) each pipeline's boundaries
+        carry its own microbatches: ``2 * (m / 2) * (p - 1)`` per direction, ``2 m (p - 1)``
+        in all, the same as 1F1B.
 
         Used in lessons 05, 06, 07, 09 and 10.
         """
         pl = self.placement
-        crossings = sum(1 for s in range(len(pl) - 1) if pl[s] != pl[s + 1])
-        return 2 * self.m * crossings
+        length = len(pl) // self.pipes
+        crossings = sum(1 for s in range(len(pl) - 1) if pl[s] != pl[s + 1] and (s + 1) % length)
+        return 2 * (self.m // self.pipes) * crossings
+
+    def split_pairs(self) -> Schedule:
+        """The same schedule with each overlapped pair run as its forward, then its backward.
+
+        That is what PyTorch's default runtime executes for an ``OVERLAP_F_B`` action when no
+        overlap function is registered (the lab's runs), and what bubblekit simulated before
+        pairs were units. Returns ``self`` when there is no pair. Used in lesson 07.
+        """
+        if not self.has_pairs:
+            return self
+        orders = tuple(tuple(x for a in order for x in parts(a)) for order in self.orders)
+        return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source + " (pairs split)",
+                        notes=dict(self.notes), pipes=self.pipes)
 
     def stages_of(self, rank: int) -> tuple[int, ...]:
         """Stages held by ``rank``, in model order. Used in lessons 07 and 10."""
@@ -141,14 +194,20 @@ class Schedule:
         """Raise :class:`ScheduleError` unless every action appears exactly once on its rank.
 
         Expected actions: for each stage and microbatch, ``F`` and either ``B`` or both
-        ``I`` and ``W``. Dependencies that can never be met are found by the simulator,
-        which names the blocked ranks.
+        ``I`` and ``W``; the ``F`` and ``B`` may be parts of overlapped pairs (``0F7&7B3``),
+        whose two parts must both sit on the rank that runs the pair. With ``pipes``
+        pipelines each stage expects only its pipeline's microbatches. Dependencies that
+        can never be met are found by the simulator, which names the blocked ranks.
         """
         if len(self.orders) != self.p:
             raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
         for stage, rank in enumerate(self.placement):
             if not 0 <= rank < self.p:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
+        self._check_pipes()
+        if self.has_pairs or self.pipes > 1:
+            self._explain_problems()  # the exact check (pairs and pipelines are rare and small)
+            return
         if not self._looks_legal():
             pairs = self.n_stages * self.m
             if pairs > MAX_ACTIONS and 2 * pairs > self.n_actions:  # too many to list one by one
@@ -158,20 +217,34 @@ class Schedule:
                 )
             self._explain_problems()
 
+    def _check_pipes(self) -> None:
+        """``pipes`` must divide both the stages and the microbatches."""
+        if type(self.pipes) is not int or self.pipes < 1:
+            raise ScheduleError(f"pipes must be an int >= 1 (independent pipelines), got {self.pipes!r}")
+        if self.pipes > 1 and (self.n_stages % self.pipes or self.m % self.pipes):
+            raise ScheduleError(
+                f"pipes={self.pipes} must divide the {self.n_stages} stages and the m={self.m} microbatches "
+                f"(each pipeline has n_stages/pipes stages and carries m/pipes microbatches)"
+            )
+
     def check_ranges(self) -> None:
         """Raise :class:`ScheduleError` unless every action's stage, rank and microbatch exist.
 
         The part of :meth:`validate` that even a partial schedule (``simulate(...,
         validate=False)``, e.g. a forward-only factory line) must pass: each action's
         stage is in ``0..n_stages-1`` and held by the rank that runs it, and its
-        microbatch is in ``0..m-1``. Missing or repeated actions are allowed.
+        microbatch is in ``0..m-1``; both parts of a pair count. Missing or repeated
+        actions are allowed.
         """
         if len(self.orders) != self.p:
             raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
+        self._check_pipes()
         get_stage, get_kind, get_mb = itemgetter(0), itemgetter(1), itemgetter(2)
         for rank, order in enumerate(self.orders):
             if not order:
                 continue
+            if self.has_pairs:
+                self._check_pair_ranks(rank, order)
             unknown = set(map(get_kind, order)) - set(KINDS)
             if unknown:
                 raise ScheduleError(f"rank {rank} has actions of unknown kind {sorted(unknown)}: kinds are {', '.join(KINDS)}")
@@ -222,26 +295,62 @@ class Schedule:
                 by_kind[a[1]].add((a[0], a[2]))
         return by_kind["I"] == by_kind["W"] and not (by_kind["B"] & by_kind["I"])
 
+    def _check_pair_ranks(self, rank: int, order: Sequence[Action]) -> None:
+        """Both parts of every pair on ``rank``'s line must be stages of ``rank`` (and exist)."""
+        for a in order:
+            if type(a) is not Pair:
+                if a.kind == PAIR:
+                    raise ScheduleError(_NOT_A_PAIR.format(rank=rank, a=repr(a)))
+                continue
+            for part in parts(a):
+                if not (type(part.stage) is int and 0 <= part.stage < self.n_stages):
+                    raise ScheduleError(f"rank {rank} has {a}, but stages are 0..{self.n_stages - 1}")
+                if self.placement[part.stage] != rank:
+                    raise ScheduleError(
+                        f"rank {rank} has the pair {a}, but its part {part} is a stage of rank "
+                        f"{self.placement[part.stage]}: both parts of an overlapped pair run on the same rank"
+                    )
+                if not (type(part.microbatch) is int and 0 <= part.microbatch < self.m):
+                    raise ScheduleError(f"rank {rank} has {a}, but microbatches are 0..{self.m - 1}")
+
     def _explain_problems(self) -> None:
-        """The exact, slow check: raise :class:`ScheduleError` listing every problem found."""
+        """The exact, slow check: raise :class:`ScheduleError` listing every problem found.
+
+        Pairs are checked part by part (each part is counted once, and where a part is
+        repeated the message names the pair holding it); with ``pipes`` pipelines each
+        stage's microbatches are its pipeline's.
+        """
         problems: list[str] = []
         counts: Counter[Action] = Counter()
+        inside: dict[Action, Action] = {}
         for rank, order in enumerate(self.orders):
-            for a in order:
-                if not 0 <= a.stage < self.n_stages:
-                    problems.append(f"rank {rank} has {a}, but stages are 0..{self.n_stages - 1}")
-                elif self.placement[a.stage] != rank:
-                    problems.append(
-                        f"rank {rank} has {a}, but stage {a.stage} is on rank {self.placement[a.stage]}"
-                    )
-                if not 0 <= a.microbatch < self.m:
-                    problems.append(f"rank {rank} has {a}, but microbatches are 0..{self.m - 1}")
-                counts[a] += 1
+            for unit in order:
+                if unit.kind == PAIR and type(unit) is not Pair:
+                    problems.append(_NOT_A_PAIR.format(rank=rank, a=repr(unit)))
+                    continue
+                for a in parts(unit):
+                    where = a if a is unit else f"{unit} (its part {a})"
+                    if a is not unit:
+                        inside[a] = unit
+                    if not 0 <= a.stage < self.n_stages:
+                        problems.append(f"rank {rank} has {where}, but stages are 0..{self.n_stages - 1}")
+                    elif self.placement[a.stage] != rank:
+                        problems.append(
+                            f"rank {rank} has {where}, but stage {a.stage} is on rank {self.placement[a.stage]}"
+                            + (": both parts of an overlapped pair run on the rank of its line" if a is not unit else "")
+                        )
+                    elif a.microbatch not in self.microbatches_of(a.stage):
+                        mbs = self.microbatches_of(a.stage)
+                        extra = f" (stage {a.stage} is in pipeline {a.stage // (self.n_stages // self.pipes)})" \
+                            if self.pipes > 1 else ""
+                        problems.append(f"rank {rank} has {where}, but microbatches are {mbs.start}..{mbs.stop - 1}{extra}")
+                    counts[a] += 1
         for a, c in counts.items():
             if c > 1:
-                problems.append(f"{a} appears {c} times")
+                held = f" (once inside the pair {inside[a]})" if a in inside else ""
+                problems.append(f"{a} appears {c} times{held}")
         for s in range(self.n_stages):
-            for mb in range(self.m):
+            for mb in self.microbatches_of(s):
                 if counts[Action(s, "F", mb)] == 0:
                     problems.append(f"{Action(s, 'F', mb)} is missing (rank {self.placement[s]})")
                 has_b = counts[Action(s, "B", mb)] > 0
@@ -284,15 +393,18 @@ class Schedule:
         name: str = "custom",
         validate: bool = True,
         max_actions: int | None = MAX_ACTIONS,
+        pipes: int = 1,
     ) -> Schedule:
         """Build a schedule from text, one rank per line (``rank 0: 0F0 0F1 0B0 0B1``).
 
         The ``rank N:`` prefix is optional (lines are then ranks 0, 1, ...); ``#`` starts a
-        comment; actions may be separated by spaces or commas. The placement is inferred
-        from which rank holds each stage unless given (a sequence of rank numbers, one per
-        stage); ``m`` is inferred as the largest microbatch + 1 unless given. A step of more
-        than ``max_actions`` actions (``2 x stages x m`` at least) is refused before anything
-        is built; pass ``None`` to lift the limit.
+        comment; actions may be separated by spaces or commas. An overlapped pair is
+        written ``0F7&7B3`` (or PyTorch's ``(0F7;7B3)OVERLAP_F_B``). The placement is
+        inferred from which rank holds each stage unless given (a sequence of rank numbers,
+        one per stage); ``m`` is inferred as the largest microbatch + 1 unless given;
+        ``pipes`` says how many independent pipelines share the stages (2 for DualPipe,
+        see :class:`Schedule`). A step of more than ``max_actions`` actions (``2 x stages x
+        m`` at least) is refused before anything is built; pass ``None`` to lift the limit.
 
         Used in lessons 01, 02, 03, 04, 05, 07 and 10.
         """
@@ -312,10 +424,12 @@ class Schedule:
         if placement is None:
             placement = _infer_placement(orders, p)
         if m is None:
-            m = max((a.microbatch for order in orders for a in order), default=-1) + 1
+            m = max((x.microbatch for order in orders for a in order for x in parts(a)), default=-1) + 1
         check_size(f"Schedule.from_text(..., m={m}) over {len(placement)} stage(s)", 2 * len(placement) * m,
                    max_actions, instead="check m and the microbatch numbers in the text")
-        sched = cls(name=name, p=p, m=m, placement=tuple(placement), orders=orders, source="hand-written")
+        pipes = check_int("pipes", pipes)
+        sched = cls(name=name, p=p, m=m, placement=tuple(placement), orders=orders, source="hand-written",
+                    pipes=pipes)
         if validate:
             sched.validate()
         return sched
@@ -325,10 +439,12 @@ class Schedule:
         """Per-rank action strings in PyTorch's ``_Action`` text form (``"0F3"``).
 
         ``I`` and ``W`` match PyTorch's ``BACKWARD_INPUT`` and ``BACKWARD_WEIGHT``; ``B`` is
-        its ``FULL_BACKWARD``. Compare with ``str(a)`` for ``a`` in a PyTorch schedule's
+        its ``FULL_BACKWARD``; an overlapped pair is its ``OVERLAP_F_B``,
+        ``(0F7;7B3)OVERLAP_F_B``. Compare with ``str(a)`` for ``a`` in a PyTorch schedule's
         ``pipeline_order[rank]`` (``None`` entries are idle steps and are dropped).
         """
-        return {r: [str(a) for a in order] for r, order in enumerate(self.orders)}
+        return {r: [a.torch_text() if type(a) is Pair else str(a) for a in order]  # type: ignore[attr-defined]
+                for r, order in enumerate(self.orders)}
 
     @classmethod
     def from_torch_orders(
@@ -356,6 +472,8 @@ def _read_rows(text: str) -> dict[int, list[Action]]:
             rank, body = next_rank, line
         if rank in rows:
             raise ScheduleError(f"line {lineno}: rank {rank} is given twice")
+        body = re.sub(r"\s*([&;])\s*", r"\1", body)  # '0F7 & 7B3' and '(0F7; 7B3)' are one token each
+        body = re.sub(r"\(\s+|\s+\)", lambda mt: mt.group(0).strip(), body)
         try:
             rows[rank] = [parse_action(tok) for tok in re.split(r"[\s,]+", body) if tok]
         except ValueError as exc:
@@ -369,12 +487,19 @@ def _read_rows(text: str) -> dict[int, list[Action]]:
 def _infer_placement(orders: tuple[tuple[Action, ...], ...], p: int) -> tuple[int, ...]:
     """Each stage on the rank whose line holds its actions (one rank per stage, no gaps)."""
     where: dict[int, int] = {}
+    in_pair: dict[int, Action] = {}  # a stage first seen inside a pair: that pair
     for r, order in enumerate(orders):
-        for a in order:
-            if where.setdefault(a.stage, r) != r:
-                raise ScheduleError(
-                    f"stage {a.stage} has actions on rank {where[a.stage]} and rank {r}: a stage lives on one rank"
-                )
+        for unit in order:
+            for a in parts(unit):
+                if a is not unit:
+                    in_pair.setdefault(a.stage, unit)
+                if where.setdefault(a.stage, r) != r:
+                    pair = unit if a is not unit else in_pair.get(a.stage)
+                    inside = f" (the pair {pair}: both parts of a pair run on one rank)" if pair is not None else ""
+                    raise ScheduleError(
+                        f"stage {a.stage} has actions on rank {where[a.stage]} and rank {r}{inside}: a stage lives "
+                        f"on one rank"
+                    )
     n_stages = max(where) + 1 if where else p
     if n_stages > len(where):
         gaps = [s for s in range(min(n_stages, len(where) + 10)) if s not in where]

@@ -146,9 +146,9 @@ def interleaved_1f1b(p: int, m: int, v: int = 2) -> Schedule:
     """Interleaved 1F1B with ``v`` chunks per rank, looped placement (stage s on rank s mod p).
 
     Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
-    Megatron-LM" (SC 2021): bubble (p-1)/(m*v + p - 1) when m is a multiple of p and costs
-    are uniform. ``m`` that is not a multiple of ``p`` follows PyTorch's flexible rule
-    (rounds = max(1, m // p) must divide m) and is refused otherwise.
+    Megatron-LM" (SC 2021): bubble (p-1)/(m*v + p - 1) with equal stages and no latency, for
+    every accepted m >= p (Megatron asks for a multiple of p; PyTorch's flexible rule also takes
+    m with rounds = max(1, m // p) dividing m, and refuses the others); m < p leaves a larger bubble.
     """
     if v < 2:
         raise ValueError(f"v must be >= 2 for the interleaved schedule, got v={v} (v=1 is plain 1F1B)")

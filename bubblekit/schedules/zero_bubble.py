@@ -1,7 +1,7 @@
 """Zero-bubble schedules: backward split into ``I`` (input gradient) and ``W`` (weight gradient).
 
 Notation is PyTorch's: ``I`` is what the zero-bubble paper calls ``B``; ``W`` is the same in
-both. A full backward ``B`` (= ``I`` + ``W``) appears only in DualPipeV. Times below are in
+both. A full backward ``B`` (= ``I`` + ``W``) appears only in DualPipe(V). Times below are in
 the cost model's unit (slots or ms) and assume equal stages; memory is in *microbatch
 activations* (1.0 = one microbatch through one rank's whole share of the model).
 
@@ -28,19 +28,9 @@ Schedules (registry name, source, constraints):
   Any ``m >= 1`` (PyTorch pads to ``2p-1`` microbatches and drops the padding; so do we).
   Peak memory ``min(p, m)`` microbatch activations, the same as 1F1B. With ``m >= 2p-1``,
   F = I = W and comm 0: no idle inside any rank's span, step ``3mF + (p-1)F/2``.
-* ``dualpipev`` -- DeepSeek's DualPipeV, the "cut-in-half" DualPipe (DeepSeek-V3 technical
-  report, arXiv 2412.19437; github.com/deepseek-ai/DualPipe). Port of PyTorch 2.13's
-  ``ScheduleDualPipeV``. Needs ``m >= 2p`` (PyTorch's rule: at least as many microbatches as
-  stages). PyTorch emits ``OVERLAP_F_B`` actions (a forward of one chunk overlapped with a
-  full backward of the other); bubblekit writes each as its two constituent actions, the
-  forward first then the backward, which is also the order in which PyTorch's default
-  runtime executes them (without a registered overlap function). The simulator therefore
-  runs them one after the other: ``F&B = F + B``, no overlap gain, and the forward may
-  start before the backward's gradient has arrived (PyTorch's lowering, ``_add_send_recv``,
-  places the pair only once both sub-actions' inputs are ready). Peak memory ``p + 1/2`` microbatch activations (``2p+1`` chunk
-  activations: the DualPipe README's ``PP+1`` with ``PP = 2p`` stages). At F = I = W,
-  comm 0: bubble ``(p-1)F/2`` per rank; the README's ``(PP/2-1)(F&B+B-3W)`` does not
-  apply to this model (it gives ``(p-1)F`` with ``F&B = F+B`` and chunk costs).
+* ``dualpipe`` and ``dualpipev`` (DeepSeek's DualPipe family, overlapped ``F&B`` pairs) live
+  in :mod:`bubblekit.schedules.dualpipe`; ``v-half`` and ``v-min`` (controllable memory) in
+  :mod:`bubblekit.schedules.controllable_memory`.
 
 ``tests/test_torch_orders.py`` checks every order against PyTorch where torch is installed;
 ``tests/test_zero_bubble.py`` checks the closed forms.
@@ -51,7 +41,7 @@ from __future__ import annotations
 from bubblekit.actions import Action
 from bubblekit.schedules.base import Schedule, v_placement
 
-__all__ = ["zb_h1", "zb_h2", "zbv", "dualpipev", "dualpipev_m_rule"]
+__all__ = ["zb_h1", "zb_h2", "zbv"]
 
 _ZB_PAPER = "Qi et al., Zero Bubble Pipeline Parallelism (ICLR 2024)"
 
@@ -234,96 +224,3 @@ def zbv(p: int, m: int) -> Schedule:
         "zbv", p, m, v_placement(p), tuple(orders),
         source=f"{_ZB_PAPER}, ZB-V; order as PyTorch ScheduleZBVZeroBubble",
     )
-
-
-def dualpipev(p: int, m: int) -> Schedule:
-    """DualPipeV ("cut-in-half" DualPipe, DeepSeek-V3): V placement, overlapped F and B.
-
-    Port of PyTorch 2.13's ``ScheduleDualPipeV._calculate_single_rank_operations``. Rank
-    ``r`` holds stages ``r`` (chunk 0) and ``2p-1-r`` (chunk 1). Eight phases: chunk-0
-    forwards; F0 F1 pairs; ``I1 W F1`` (zero-bubble style); the main phase of overlapped
-    ``F0+B1`` and ``F1+B0``; ``B1`` then ``F1+B0``; ``B1 B0`` pairs (the second half as
-    ``I`` only); ``W B0``; the pending ``W`` passes.
-
-    Each PyTorch ``OVERLAP_F_B`` action appears here as its forward followed by its full
-    backward (PyTorch's default runtime order); the simulator runs them back to back, so
-    DualPipe's overlap of one chunk's compute with the other's communication is not
-    modelled. Backward passes mix ``B`` (full) and ``I`` + ``W`` (split) per microbatch.
-
-    Raises ``ValueError`` unless ``m >= 2p`` (PyTorch's rule: at least as many microbatches
-    as stages).
-    """
-    problem = dualpipev_m_rule(p, m)
-    if problem is not None:
-        raise ValueError(problem)
-    orders = tuple(_dualpipev_rank(p, m, r) for r in range(p))
-    return Schedule(
-        "dualpipev", p, m, v_placement(p), orders,
-        source="DeepSeek-AI, DualPipeV (DeepSeek-V3 report, 2024); order as PyTorch ScheduleDualPipeV",
-    )
-
-
-def dualpipev_m_rule(p: int, m: int) -> str | None:
-    """Why DualPipeV cannot run ``m`` microbatches on ``p`` ranks, or ``None`` when it can (m >= 2p)."""
-    if m >= 2 * p:
-        return None
-    return (f"m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {2 * p} "
-            "microbatches (at least one per stage, PyTorch's ScheduleDualPipeV rule)")
-
-
-def _dualpipev_rank(p: int, m: int, r: int) -> tuple[Action, ...]:
-    """Rank ``r``'s DualPipeV order (see :func:`dualpipev`), PyTorch's eight steps."""
-    s0, s1 = r, 2 * p - 1 - r
-    ops: list[Action] = []
-    nxt = {(s0, "F"): 0, (s1, "F"): 0, (s0, "I"): 0, (s1, "I"): 0}  # B and I share a counter
-    w_queue: list[tuple[int, int]] = []  # (stage, microbatch) of each I, oldest first
-    w_head = 0
-
-    def add(stage: int, kind: str) -> None:
-        key = (stage, "I" if kind == "B" else kind)
-        mb = nxt[key]
-        nxt[key] = mb + 1
-        ops.append(Action(stage, kind, mb))
-        if kind == "I":
-            w_queue.append((stage, mb))
-
-    def add_w() -> None:
-        nonlocal w_head
-        if w_head < len(w_queue):
-            stage, mb = w_queue[w_head]
-            w_head += 1
-            ops.append(Action(stage, "W", mb))
-
-    for _ in range((p - r - 1) * 2):  # step 1: F0
-        add(s0, "F")
-    for _ in range(r + 1):  # step 2: F0 F1
-        add(s0, "F")
-        add(s1, "F")
-    for _ in range(p - r - 1):  # step 3: I1 W F1
-        add(s1, "I")
-        add_w()
-        add(s1, "F")
-    for _ in range(m - 2 * p + r + 1):  # step 4: (F0+B1) (F1+B0), overlapped in PyTorch
-        add(s0, "F")  # (first pair on the last rank: not overlapped in PyTorch, same order)
-        add(s1, "B")
-        add(s1, "F")
-        add(s0, "B")
-    for _ in range(p - r - 1):  # step 5: B1, (F1+B0)
-        add(s1, "B")
-        add(s1, "F")
-        add(s0, "B")
-    step_6 = r + 1  # step 6: B1 B0, the second half as I only (zero bubble)
-    split = False
-    for i in range(step_6):
-        if i == step_6 // 2 and r % 2 == 1:
-            split = True
-        add(s1, "I" if split else "B")
-        if i == step_6 // 2 and r % 2 == 0:
-            split = True
-        add(s0, "I" if split else "B")
-    for _ in range(p - r - 1):  # step 7: W B0
-        add_w()
-        add(s0, "I" if split else "B")
-    for _ in range(r + 1):  # step 8: W
-        add_w()
-    return tuple(ops)

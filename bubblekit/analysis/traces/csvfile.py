@@ -6,9 +6,11 @@ The format, one row per action::
     rank,stage,kind,microbatch,start,end,step
     0,0,F,0,0.000000,1.000000,0
 
-``kind`` is F, B, I or W; ``start`` and ``end`` are in the reader's ``time_unit`` (ms by
-default); ``step`` is optional (without it, an action's repeats are the steps). A UTF-8
-byte-order mark (as Excel writes) is accepted. Every unreadable cell raises
+``kind`` is F, B, I or W, or ``F&B`` for an overlapped forward+backward pair, whose ``stage``
+and ``microbatch`` cells then hold both parts, forward first, joined by ``&`` (the pair
+``0F7&7B3`` is the row ``0,0&7,F&B,7&3,...``); ``start`` and ``end`` are in the reader's
+``time_unit`` (ms by default); ``step`` is optional (without it, an action's repeats are the
+steps). A UTF-8 byte-order mark (as Excel writes) is accepted. Every unreadable cell raises
 :class:`TraceError` naming the file, the line, the column and the value.
 """
 
@@ -19,6 +21,7 @@ import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from bubblekit.actions import Action, Pair
 from bubblekit.timeline import Timeline
 
 from .records import FileScan, PathLike, RawSpan, TraceError
@@ -111,16 +114,38 @@ def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str)
         scan.n_events += 1
 
 
+def _pair_cells(row: _Row) -> Pair:
+    """The overlapped pair of a ``F&B`` row: ``stage`` and ``microbatch`` cells ``"f&b"`` (forward first)."""
+    cells = {}
+    for column in ("stage", "microbatch"):
+        raw = row.cells[column].strip().split("&")
+        if len(raw) != 2 or not all(x.strip().isascii() and x.strip().isdigit() for x in raw):
+            raise row.fail(f"column {column!r}: {row.cells[column].strip()!r} is not two whole numbers joined by '&' "
+                           "(a F&B row gives the forward's and the backward's, e.g. 0&7)")
+        cells[column] = (int(raw[0]), int(raw[1]))
+    try:
+        return Pair(Action(cells["stage"][0], "F", cells["microbatch"][0]),
+                    Action(cells["stage"][1], "B", cells["microbatch"][1]))
+    except ValueError as exc:
+        raise row.fail(f"not an overlapped pair: {exc}") from None
+
+
 def _row_span(row: _Row, has_step: bool) -> RawSpan:
-    rank, stage, mb = row.index("rank"), row.index("stage"), row.index("microbatch")
+    rank = row.index("rank")
     kind = row.cells["kind"].strip().upper()
-    if kind not in ("F", "B", "I", "W"):
-        raise row.fail(f"column 'kind': {kind!r} is not one of F, B, I, W")
+    if kind == "F&B":
+        pair = _pair_cells(row)
+        stage, mb, backward = pair.stage, pair.microbatch, pair.backward
+    else:
+        if kind not in ("F", "B", "I", "W"):
+            raise row.fail(f"column 'kind': {kind!r} is not one of F, B, I, W, F&B")
+        stage, mb, backward = row.index("stage"), row.index("microbatch"), None
     start, end = row.time("start"), row.time("end")
     if end < start:
         raise row.fail(f"end {end!r} is before start {start!r} (a negative duration)")
     step = row.index("step") if has_step else None
-    return RawSpan("csv", stage, kind, mb, start, end, ("rank", rank), step, f"line {row.number}")
+    return RawSpan("csv", stage, "F&B" if backward is not None else kind, mb, start, end, ("rank", rank), step,
+                   f"line {row.number}", backward=backward)
 
 
 def write_csv(timelines: Timeline | Iterable[Timeline], path: PathLike) -> Path:
@@ -143,8 +168,12 @@ def write_csv(timelines: Timeline | Iterable[Timeline], path: PathLike) -> Path:
         w.writerow([*CSV_COLUMNS, "step"])
         for k, tl in enumerate(tls):
             for sp in tl.spans():
-                if sp.action is None:
+                a = sp.action
+                if a is None:
                     continue
-                w.writerow([sp.rank, sp.action.stage, sp.action.kind, sp.action.microbatch,
-                            f"{float(sp.start):.6f}", f"{float(sp.end):.6f}", k])
+                if type(a) is Pair:  # both parts in the stage and microbatch cells, forward first
+                    stage, mb = f"{a.forward.stage}&{a.backward.stage}", f"{a.forward.microbatch}&{a.backward.microbatch}"
+                else:
+                    stage, mb = str(a.stage), str(a.microbatch)
+                w.writerow([sp.rank, stage, a.kind, mb, f"{float(sp.start):.6f}", f"{float(sp.end):.6f}", k])
     return out

@@ -1,7 +1,9 @@
 """Step 2, parsing: the events of one Chrome / Kineto file become candidate actions (raw spans).
 
 Event names mapped to pipeline actions (``pattern="auto"`` later takes the first family that
-every rank has):
+every rank has); an overlapped forward+backward pair reads as one action of kind ``F&B``
+(:class:`~bubblekit.actions.Pair`) in each family: ``compute:0F7&7B3``, PyTorch's
+``PP:(0F7;7B3)OVERLAP_F_B`` (family ``pp``) and ``0F7&7B3`` (bubblekit's own export):
 
 =========  ========================  ============================================================
 family     example name              meaning
@@ -14,11 +16,10 @@ action     ``1F3``                   bubblekit's own Chrome export
 =========  ========================  ============================================================
 
 Besides the actions, a scan keeps what the later steps need: ``ProfilerStep#N`` ranges (steps),
-``PP:(...)OVERLAP_F_B`` ranges, the operator events of every thread (to trim ranges that
-include the receive wait) and the ``rank N`` names of threads and processes.
+the operator events of every thread (to trim ranges that include the receive wait) and the
+``rank N`` names of threads and processes.
 
-Times stay in the file's microseconds. A pipeline event (an action, a step range or an overlap
-range) whose ``ts`` or ``dur`` is missing, not a number, NaN, infinite or negative raises
+Times stay in the file's microseconds. A pipeline event (an action or a step range) whose ``ts`` or ``dur`` is missing, not a number, NaN, infinite or negative raises
 :class:`TraceError` naming the file, the event (``traceEvents[17]``), the field and the value:
 the bubble cannot be measured without it. An operator event with such a time is ignored and
 listed in the notes (it only moves a trimmed range's edges).
@@ -34,12 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bubblekit.actions import Action
+from bubblekit.actions import Action, Pair, parse_action
 
 from .records import FileScan, Pattern, RawSpan, Thread, TraceError
 from .stream import TraceEntries
 
-__all__ = ["FAMILIES", "Family", "resolve_pattern", "classify", "scan_json"]
+__all__ = ["FAMILIES", "Family", "resolve_pattern", "classify", "classify_pair", "scan_json"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,12 @@ FAMILIES: dict[str, Family] = {
         Family("action", re.compile(r"^(?P<stage>\d+)(?P<kind>[FBIW])(?P<mb>\d+)$"), False, "1F3"),
     )
 }
-OVERLAP_RE = re.compile(r"^PP:\((?P<subs>[^)]*)\)OVERLAP_F_B$")
+#: Overlapped pairs per family (the forward and backward parts' text in ``a`` and ``b``).
+_PAIR_RES: dict[str, re.Pattern[str]] = {
+    "compute": re.compile(r"^compute:(?P<a>\d+F\d+)&(?P<b>\d+B\d+)$"),
+    "pp": re.compile(r"^PP:\((?P<a>\d+F\d+);(?P<b>\d+B\d+)\)OVERLAP_F_B$"),
+    "action": re.compile(r"^(?P<a>\d+F\d+)&(?P<b>\d+B\d+)$"),
+}
 STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
 RANK_NAME_RE = re.compile(r"\brank[\s_:#-]*(\d+)\b", re.IGNORECASE)
 _COMM_RE = re.compile(
@@ -141,6 +147,24 @@ def classify(name: str, user: Pattern | None) -> tuple[str, int | None, str, int
     return None
 
 
+def classify_pair(name: str) -> tuple[str, Pair] | None:
+    """``(family, pair)`` when ``name`` marks an overlapped forward+backward pair, else ``None``.
+
+    ``PP:(0F7;7B3)OVERLAP_F_B`` (PyTorch's ``ScheduleDualPipeV`` with a registered overlap
+    function: one record for both parts) is family ``pp``; ``0F7&7B3`` is bubblekit's export.
+    """
+    if "&" not in name and "OVERLAP" not in name:
+        return None
+    for fam, rx in _PAIR_RES.items():
+        m = rx.match(name)
+        if m:
+            try:
+                return fam, Pair(parse_action(m.group("a")), parse_action(m.group("b")))
+            except ValueError:
+                return None
+    return None
+
+
 def thread_of(ev: dict[str, Any]) -> Thread:
     """The event's ``(pid, tid)``, made hashable (a corrupted id such as a list becomes its text)."""
     thread = (ev.get("pid"), ev.get("tid"))
@@ -208,7 +232,7 @@ def _complete_times(ev: dict[str, Any]) -> tuple[float, float] | str:
 
 
 # ------------------------------------------------------------------------- the scan
-_ACTION, _STEP, _OVERLAP, _OP, _OTHER = "action", "step", "overlap", "op", "other"
+_ACTION, _STEP, _PAIR, _OP, _OTHER = "action", "step", "pair", "op", "other"
 
 
 class _Tally:
@@ -264,14 +288,16 @@ class _JsonScanner:
         return self.scan
 
     # ---- one event
-    def _role(self, name: str, cat: str) -> tuple[str, tuple[str, int | None, str, int] | None]:
+    def _role(self, name: str, cat: str) -> tuple[str, Any]:
         got = classify(name, self.user)
         if got is not None:
             return _ACTION, got
         if name.startswith("ProfilerStep#") and STEP_RE.match(name):
             return _STEP, None
-        if name.startswith("PP:(") and OVERLAP_RE.match(name):
-            return _OVERLAP, None
+        if self.user is None:
+            pair = classify_pair(name)
+            if pair is not None:
+                return _PAIR, pair
         if self.keep_ops and cat != "user_annotation" and not name.startswith(("PP:", "ProfilerStep")) \
                 and _COMM_RE.search(name) is None:
             return _OP, None
@@ -333,7 +359,7 @@ class _JsonScanner:
         elif rm and ev.get("name") == "process_name":
             self.scan.process_rank[thread_of(ev)[0]] = int(rm.group(1))
 
-    def _keep(self, role: str, got: tuple[str, int | None, str, int] | None, name: str, start: float, end: float,
+    def _keep(self, role: str, got: Any, name: str, start: float, end: float,
               thread: Thread, index: int, where: str | None = None) -> None:
         if role == _OP:  # most events: no message text is made for them
             arrs = self.ops_lists.get(thread)
@@ -349,9 +375,10 @@ class _JsonScanner:
             self.scan.spans.append(RawSpan(fam, stage, kind, mb, start, end, thread, None, where))
         elif role == _STEP:
             self.scan.steps.setdefault(thread, []).append((start, end, int(STEP_RE.match(name).group(1))))  # type: ignore[union-attr]
-        elif role == _OVERLAP:
-            subs = OVERLAP_RE.match(name).group("subs")  # type: ignore[union-attr]
-            self.scan.overlaps.append((subs, start, end, thread, where))
+        elif role == _PAIR:
+            fam, pair = got
+            self.scan.spans.append(RawSpan(fam, pair.stage, pair.kind, pair.microbatch, start, end, thread, None, where,
+                                           backward=pair.backward))
 
     # ---- after the last event
     def _finish(self) -> None:

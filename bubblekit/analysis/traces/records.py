@@ -42,8 +42,9 @@ class RawSpan(NamedTuple):
     ``start`` and ``end`` are in the file's unit (us for JSON); ``stage`` is ``None`` when the
     event name has none (``Forward 3``: the stage is the rank). ``step`` is the CSV's step
     column (``None`` otherwise). ``where`` says where the event is (``traceEvents[17]``,
-    ``line 4``) for messages. ``pretrimmed`` marks spans cut out of an ``OVERLAP_F_B`` range,
-    already trimmed to their operators.
+    ``line 4``) for messages. ``pretrimmed`` marks spans already trimmed to their operators.
+    ``backward`` is set for an overlapped pair (``kind == "F&B"``, PyTorch's ``OVERLAP_F_B``):
+    ``stage`` and ``mb`` are then its forward part's and ``backward`` its backward part.
     """
 
     family: str
@@ -56,6 +57,7 @@ class RawSpan(NamedTuple):
     step: int | None
     where: str
     pretrimmed: bool = False
+    backward: Action | None = None
 
 
 @dataclass

@@ -3,8 +3,8 @@
 In order (each a function below):
 
 1. :func:`choose_family`: which event names are the pipeline's actions;
-2. :func:`prepare_spans`: split ``OVERLAP_F_B`` ranges, and trim ranges that include the
-   receive wait down to their operator events;
+2. :func:`prepare_spans`: trim ranges that include the receive wait down to their operator
+   events (an overlapped pair, ``OVERLAP_F_B``, is one action: :class:`~bubblekit.actions.Pair`);
 3. :func:`assign_steps`: give every action a step (``ProfilerStep#N`` ranges, the CSV's
    ``step`` column, or repeats), dropping exact copies of an event with a note;
 4. :func:`check_numbering`: stages and microbatches are numbered 0..n-1 without gaps;
@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import NamedTuple
 
-from bubblekit.actions import Action
+from bubblekit.actions import Action, Pair, parts
 
 from .parse import FAMILIES
 from .ranks import RankData
@@ -97,38 +97,6 @@ def trim(span: RawSpan, ops: tuple[array, array] | None) -> tuple[float, float] 
     return first, last
 
 
-def split_overlaps(data: list[RankData], do_trim: bool) -> tuple[list[RankData], int]:
-    """Turn each ``PP:(0F3;3B1)OVERLAP_F_B`` range into one ``pp`` span per sub-action.
-
-    The range (trimmed to its operators when ``do_trim``) is divided evenly in sub-action
-    order: the trace does not say where one sub-action ends. Returns the data and how many
-    ranges were split.
-    """
-    n = 0
-    out = []
-    for d in data:
-        extra: list[RawSpan] = []
-        for subs, start, end, thread, where in d.scan.overlaps:
-            acts = []
-            for tok in subs.split(";"):
-                m = FAMILIES["action"].regex.match(tok.strip())
-                if m:
-                    acts.append(Action(int(m.group("stage")), m.group("kind"), int(m.group("mb"))))
-            if not acts:
-                continue
-            if do_trim:
-                t = trim(RawSpan("pp", None, "F", 0, start, end, thread, None, where), d.scan.ops.get(thread))
-                if t is not None:
-                    start, end = t
-            width = (end - start) / len(acts)
-            for k, a in enumerate(acts):
-                extra.append(RawSpan("pp", a.stage, a.kind, a.microbatch, start + k * width,
-                                     start + (k + 1) * width, thread, None, where, pretrimmed=True))
-            n += 1
-        out.append(d._replace(spans=d.spans + extra) if extra else d)
-    return out, n
-
-
 def _trim_ranges(data: list[RankData], family: str) -> tuple[list[RankData], int, int]:
     """Cut the family's ranges to their operators: (data, ranges without operators, empty ranges)."""
     untrimmed = empty = 0
@@ -152,7 +120,7 @@ def _trim_ranges(data: list[RankData], family: str) -> tuple[list[RankData], int
 
 
 def prepare_spans(data: list[RankData], family: str, trim_mode: bool | None) -> tuple[list[RankData], bool, list[str]]:
-    """Split overlap ranges and trim wait-inclusive ranges: (data, spans still include waits, notes).
+    """Trim wait-inclusive ranges: (data, spans still include waits, notes).
 
     ``trim_mode`` is :func:`~bubblekit.analysis.traces.read_trace`'s ``trim``: ``None`` trims
     the families whose ranges include the receive wait (``pp``, ``gpipe``), ``True`` also a
@@ -161,10 +129,6 @@ def prepare_spans(data: list[RankData], family: str, trim_mode: bool | None) -> 
     fam = FAMILIES.get(family)
     wait_inclusive = bool(fam and fam.includes_wait) or (family == "user" and trim_mode is True)
     notes: list[str] = []
-    if family == "pp":
-        data, n_split = split_overlaps(data, trim_mode is not False)
-        if n_split:
-            notes.append(f"{n_split} OVERLAP_F_B ranges split evenly between their sub-actions (durations approximate)")
     if not (wait_inclusive and trim_mode is not False):
         if wait_inclusive:
             notes.append(f"'{family}' ranges include the receive wait: the bubble is underestimated (trim=False)")
@@ -197,13 +161,18 @@ def _drop_exact_copies(d: RankData, spans: list[RawSpan]) -> tuple[list[RawSpan]
             first.setdefault(key, s)
             kept.append(s)
         else:
-            stage = s.stage if s.stage is not None else d.rank
-            copies.append(f"{Action(stage, s.kind, s.mb)} ({s.where}, a copy of {orig.where})")
+            copies.append(f"{_action(s, d.rank)} ({s.where}, a copy of {orig.where})")
     notes = []
     if copies:
         notes.append(f"{d.file}: rank {d.rank}: {len(copies)} exact copies of events ignored (same action and "
                      f"times): {shown(copies, _NOTE_LIMIT)}")
     return kept, notes
+
+
+def _action(s: RawSpan, rank: int) -> Action:
+    """The span's action (its stage is the rank when the name has none; a pair when it has a backward)."""
+    a = Action(s.stage if s.stage is not None else rank, "F" if s.backward is not None else s.kind, s.mb)
+    return Pair(a, s.backward) if s.backward is not None else a
 
 
 def _marker_step(markers: list[tuple[float, float, int]], s: RawSpan) -> int | None:
@@ -230,7 +199,7 @@ def assign_steps(d: RankData, family: str, use_markers: bool) -> tuple[list[Occ]
     outside: list[str] = []
     out: list[Occ] = []
     for s in spans:
-        a = Action(s.stage if s.stage is not None else d.rank, s.kind, s.mb)
+        a = _action(s, d.rank)
         if s.step is not None:
             step = s.step
         elif markers:
@@ -269,7 +238,8 @@ def check_numbering(data: list[RankData], per_rank: list[list[Occ]]) -> None:
         first: dict[int, tuple[int, Occ]] = {}
         for r, occs in enumerate(per_rank):
             for o in occs:
-                first.setdefault(get(o.action), (r, o))
+                for part in parts(o.action):  # both parts of a pair
+                    first.setdefault(get(part), (r, o))
         if not first:
             continue
         top = max(first)
@@ -290,12 +260,13 @@ def place_stages(data: list[RankData], per_rank: list[list[Occ]]) -> dict[int, i
     placement: dict[int, int] = {}
     for d, occs in zip(data, per_rank):
         for o in occs:
-            prev = placement.setdefault(o.action.stage, d.rank)
-            if prev != d.rank:
-                raise TraceError(
-                    f"stage {o.action.stage} runs on rank {prev} ({data[prev].file}) and on rank {d.rank} "
-                    f"({d.file}, {o.where}): a stage lives on one rank; are two files from the same rank?"
-                )
+            for part in parts(o.action):
+                prev = placement.setdefault(part.stage, d.rank)
+                if prev != d.rank:
+                    raise TraceError(
+                        f"stage {part.stage} runs on rank {prev} ({data[prev].file}) and on rank {d.rank} "
+                        f"({d.file}, {o.where}): a stage lives on one rank; are two files from the same rank?"
+                    )
     return placement
 
 
@@ -307,11 +278,13 @@ def _needed_kinds(per_rank: list[list[Occ]]) -> dict[tuple[int, int], frozenset[
     that is not absurd). Each needs an F when the trace has forwards, and a backward when it
     has backwards: I and W where that (stage, microbatch) shows a split backward anywhere in
     the trace (a W needs its I, an I its W), or where the whole trace splits them; B otherwise.
+    The parts of an overlapped pair count as the F and the B they are.
     """
     union: dict[tuple[int, int], set[str]] = defaultdict(set)
     for occs in per_rank:
         for o in occs:
-            union[(o.action.stage, o.action.microbatch)].add(o.action.kind)
+            for part in parts(o.action):
+                union[(part.stage, part.microbatch)].add(part.kind)
     kinds: set[str] = set().union(*union.values())
     stages = 1 + max(s for s, _ in union)
     mbs = 1 + max(mb for _, mb in union)
@@ -340,8 +313,9 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
     counts: dict[int, int] = defaultdict(int)
     for occs in per_rank:
         for o in occs:
-            if o.action.kind in need.get((o.action.stage, o.action.microbatch), ()):
-                counts[o.step] += 1
+            for part in parts(o.action):
+                if part.kind in need.get((part.stage, part.microbatch), ()):
+                    counts[o.step] += 1
     steps = sorted(counts)
     complete = [st for st in steps if counts[st] == n_needed]
     incomplete = [st for st in steps if counts[st] != n_needed]
@@ -363,8 +337,8 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
 
 def _lacking(step: int, per_rank: list[list[Occ]], need: dict[tuple[int, int], frozenset[str]]) -> str:
     """``"step 3 lacks 1B2 (rank 1), ..."``."""
-    have = {o.action for occs in per_rank for o in occs if o.step == step}
-    rank_of = {o.action.stage: r for r, occs in enumerate(per_rank) for o in occs}
+    have = {part for occs in per_rank for o in occs if o.step == step for part in parts(o.action)}
+    rank_of = {part.stage: r for r, occs in enumerate(per_rank) for o in occs for part in parts(o.action)}
     missing = [Action(s, k, mb) for (s, mb), kinds in sorted(need.items()) for k in sorted(kinds)
                if Action(s, k, mb) not in have]
     listed = [f"{a} (rank {rank_of.get(a.stage, '?')})" for a in missing]

@@ -76,6 +76,12 @@ Marks
     that cannot show them gets ``[ok]``, ``[~]``, ``[x]``, ``[ ]`` (or set
     ``BUBBLEKIT_ASCII=1``).
 
+Autograded tests
+    :func:`require` grades by the same policy and raises ``AssertionError`` (its message is
+    the line ``check`` shows, with the first hint) unless the answer is right: the test cells
+    of the course's nbgrader assignments call it (``require("03.2", lambda: U_v)``). It does
+    not count as an attempt.
+
 Progress
     :func:`progress` lists the exercises of a lesson and which are done this session;
     :func:`reset_progress` forgets the session's attempts.
@@ -95,11 +101,13 @@ from bubblekit.course.checks._registry import (
     ids,
     load_lessons,
     progress,
+    require,
     reset_progress,
 )
 
 __all__ = [
     "check",
+    "require",
     "progress",
     "reset_progress",
     "exercise",

@@ -54,6 +54,7 @@ __all__ = [
     "Graded",
     "exercise",
     "check",
+    "require",
     "ids",
     "unregister",
     "compare_values",
@@ -414,22 +415,10 @@ def check(id: str, answer: Any) -> CheckResult:
     Raises ``ValueError`` (listing close ids) for an unknown ``id``. Used in lessons 00-03 ("check
     yourself") and in every notebook of ``exercises/`` and ``solutions/``.
     """
-    if not isinstance(id, str):
-        raise TypeError(f"id must be an exercise id string like '03.2', got {id!r} of type {type(id).__name__}")
-    load_lessons()
-    key = id.strip()
-    if key not in REGISTRY:
-        raise ValueError(_unknown_id_message(id))
-    ex = REGISTRY[key]
+    ex = _lookup(id)
     record = _SESSION.setdefault(ex.id, _Record())
-    try:
-        if ex.compare is None and _is_answer_function(answer):
-            answer = answer()
-        if answer is None or answer is Ellipsis or answer is NotImplemented:
-            return _missing(ex, record)
-        expected = _expected(ex)
-        verdict, kind = _grade(ex, answer, expected)
-    except NotImplementedError:
+    answer, verdict, kind = _assess(ex, answer)
+    if verdict is None:
         return _missing(ex, record)
 
     record.tries += 1
@@ -447,6 +436,91 @@ def check(id: str, answer: Any) -> CheckResult:
     tiers = ex.hints_for(kind)
     tier = min(record.wrong, len(tiers))
     return CheckResult(ex.id, "wrong", detail, tiers[tier - 1], tier=tier)
+
+
+def _lookup(id: Any) -> Exercise:
+    """The registered exercise ``id`` (loading the lesson modules first).
+
+    Raises:
+        TypeError: ``id`` is not a string.
+        ValueError: no exercise has that id (the message lists close ids).
+    """
+    if not isinstance(id, str):
+        raise TypeError(f"id must be an exercise id string like '03.2', got {id!r} of type {type(id).__name__}")
+    load_lessons()
+    key = id.strip()
+    if key not in REGISTRY:
+        raise ValueError(_unknown_id_message(id))
+    return REGISTRY[key]
+
+
+def _assess(ex: Exercise, answer: Any) -> tuple[Any, Verdict | None, str]:
+    """Grade ``answer`` by the policy: ``(answer as graded, verdict, kind of mistake)``.
+
+    The verdict is ``None`` for "no answer yet" (``None``, ``...``, ``NotImplemented``, or an
+    answer function that raises ``NotImplementedError``). Touches no session record.
+    """
+    try:
+        if ex.compare is None and _is_answer_function(answer):
+            answer = answer()
+        if answer is None or answer is Ellipsis or answer is NotImplemented:
+            return answer, None, ""
+        verdict, kind = _grade(ex, answer, _expected(ex))
+    except NotImplementedError:
+        return answer, None, ""
+    return answer, verdict, kind
+
+
+def require(id: str, answer: Any) -> None:
+    """Like :func:`check`, but raise ``AssertionError`` unless ``answer`` is right: for autograded tests.
+
+    The test cells of the course's nbgrader assignments (``scripts/make_nbgrader.py``) call
+    ``require("03.2", lambda: U_v)`` after each exercise: the same grading policy as
+    :func:`check`, and on anything but a right answer an ``AssertionError`` whose message is
+    the line :func:`check` shows (``03.2 not yet — too high; hint: ...``), with the first hint
+    tier (the nudge), never the expected value. nbgrader then gives the cell no points and shows
+    the message in the student's feedback.
+
+    Args:
+        id: the exercise id (``"03.2"``).
+        answer: the answer, or a zero-argument function that returns it. The function is
+            called here (even for exercises with their own ``compare``); if it raises
+            ``NameError`` (the learner never defined the name) or ``NotImplementedError`` (the
+            exercise's stub), the answer is "no answer yet".
+
+    Returns ``None`` when the answer is right, so that a test cell shows nothing (nbgrader
+    would read a displayed value as partial credit). It does not count as an attempt: hint
+    tiers and :func:`progress` are left as they were.
+
+    Raises:
+        AssertionError: the answer is not right (wrong, close, or no answer yet).
+        TypeError, ValueError: ``id`` is not a known exercise id (as :func:`check`).
+    """
+    __tracebackhide__ = True  # IPython and pytest show the message, not this function's frame
+    ex = _lookup(id)
+    if _is_answer_function(answer) and _takes_no_arguments(answer):
+        try:
+            answer = answer()
+        except (NameError, NotImplementedError):
+            answer = None
+    _, verdict, kind = _assess(ex, answer)
+    if verdict is None:
+        result = CheckResult(ex.id, "missing", "", ex.hints[0], tier=1)
+    elif verdict.status == "right":
+        return None
+    elif verdict.status == "close":
+        result = CheckResult(ex.id, "close", verdict.detail)
+    else:
+        result = CheckResult(ex.id, "wrong", verdict.detail, ex.hints_for(kind)[0], tier=1)
+    raise AssertionError(result.text)
+
+
+def _takes_no_arguments(fn: Any) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
 
 
 def _missing(ex: Exercise, record: _Record) -> CheckResult:

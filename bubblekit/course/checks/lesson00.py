@@ -12,8 +12,8 @@ from bubblekit.course.checks._registry import exercise
     hint=(
         "Simulate bk.schedule('1f1b', p=4, m=8) with bk.simulate and read .bubble_ratio "
         "(a fraction of device-time between 0 and 1).",
-        "The cell above prints it: r = bk.simulate(s) and then r.bubble_ratio; pass the number itself "
-        "(or r.bubble_ratio) to check.",
+        "The run is r = bk.simulate(bk.schedule('1f1b', p=4, m=8)); pass r.bubble_ratio itself (a fraction, "
+        "not Megatron's bubble_overhead) to check.",
     ),
     fraction_of="the step",
     mistakes=(megatron_overhead(4, 8), swapped_pm(bk.bubble_ratio, 4, 8), utilisation()),

@@ -1,7 +1,7 @@
 """Exercises of lesson 01, "What a bubble is" (``solutions/01_what_is_a_bubble.ipynb``).
 
-Also home of :func:`factory_line`, which simulates a forward-only pipeline (the article's car
-factory). Schedule exercises use :class:`ScheduleGoal` and :func:`compare_schedule` from
+:func:`factory_line` (the car factory, a forward-only pipeline) lives in
+:mod:`bubblekit.course.factory` and is re-exported here. Schedule exercises use :class:`ScheduleGoal` and :func:`compare_schedule` from
 :mod:`bubblekit.course.checks._schedules` (re-exported here for lessons 02 and 03).
 
 Expected values are computed by bubblekit when a learner checks; nothing here is typed.
@@ -12,29 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 import bubblekit as bk
-from bubblekit._validate import check_int
 from bubblekit.course.checks._mistakes import swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.factory import factory_line
 
 __all__ = ["factory_line", "ScheduleGoal", "compare_schedule", "gap_before"]
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def factory_line(stations: int, cars: int, minutes: int = 1) -> bk.SimResult:
-    """Simulate the article's car factory: ``stations`` in a row, ``cars`` through each, forward only.
-
-    Each station is a rank holding one stage; a car is a microbatch; every station takes
-    ``minutes`` per car (unit ``"min"``). There is no backward pass, so the schedule is not
-    a training step and is simulated with ``validate=False``.
-    """
-    stations = check_int("stations", stations)
-    cars = check_int("cars", cars)
-    text = "\n".join(f"rank {r}: " + " ".join(f"{r}F{i}" for i in range(cars)) for r in range(stations))
-    line = bk.Schedule.from_text(text, validate=False, name="factory")
-    return bk.simulate(line, bk.Costs(f=minutes, unit="min", name="factory"), validate=False)
 
 
 def gap_before(result: bk.Timeline, rank: int, label: str) -> Any:
@@ -71,11 +57,12 @@ def _factory_makespan() -> Any:
 
 
 @exercise("01.2", hint=("Answer (rank, length in slots); look for the widest empty stretch in one row.",
-                        "The longest stretch sits between a rank's last forward and its first backward: "
+                        "Compare the middle wait of the top row with the drain of the bottom row; "
                         "diagram.largest_gaps(1) confirms your reading."),
           mistakes=(swapped_items(),))
 def _longest_gap() -> Any:
-    gap = bk.simulate(bk.schedule("gpipe", 4, 4), bk.preset("b=2f")).largest_gaps(1)[0]
+    """GPipe, p = 3, m = 5, F = 1, B = 2: (rank, slots) of the longest single idle stretch."""
+    gap = bk.simulate(bk.schedule("gpipe", 3, 5), bk.preset("b=2f")).largest_gaps(1)[0]
     return (gap.rank, gap.duration)
 
 
@@ -103,7 +90,7 @@ def _idle_money_expected() -> Any:
 
 @exercise("01.4", hint=("Each station idles (stations - 1) minutes in total; solve (s - 1)/(m + s - 1) <= 0.1 for m.",
                         "The smallest whole number of cars that meets the target: check it and one car fewer "
-                        "with factory_line(cars).bubble_ratio."))
+                        "with factory_line(3, cars).bubble_ratio."))
 def _cars_for_ten_percent() -> Any:
     return bk.min_micro_batch(3, 0.1)
 

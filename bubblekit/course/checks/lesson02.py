@@ -15,14 +15,16 @@ from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks.lesson01 import gap_before
 
-#: The unbalanced pipeline of exercises 02.4 and 02.5: stage 2 holds twice the work.
-UNEVEN_F = (1, 1, 2, 1)
+#: The unbalanced pipeline of exercises 02.4 and 02.5 (not the lesson's, so the lesson does not answer
+#: them): stage 1 holds three times the work of stage 0, stage 3 twice; GPipe with ``UNEVEN_M`` microbatches.
+UNEVEN_F = (1, 3, 1, 2)
 UNEVEN_B = tuple(2 * f for f in UNEVEN_F)
+UNEVEN_M = 6
 
 
 def uneven_result() -> bk.SimResult:
-    """GPipe, p = 4, m = 8, forward costs ``UNEVEN_F`` and backward twice that (slots)."""
-    return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=UNEVEN_F, b=UNEVEN_B))
+    """GPipe, p = 4, m = ``UNEVEN_M``, forward costs ``UNEVEN_F`` and backward twice that (slots)."""
+    return bk.simulate(bk.schedule("gpipe", 4, UNEVEN_M), bk.Costs(f=UNEVEN_F, b=UNEVEN_B))
 
 
 def _gap_0b0(p: int, m: int) -> Any:
@@ -75,7 +77,7 @@ def _comm_extra() -> Any:
 def _mean_stage_makespan() -> Any:
     """GPipe's makespan if every stage cost the mean of ``UNEVEN_F`` (the mistake in 02.4)."""
     mean_f = sum(UNEVEN_F) / len(UNEVEN_F)
-    return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=mean_f, b=2 * mean_f)).makespan
+    return bk.simulate(bk.schedule("gpipe", 4, UNEVEN_M), bk.Costs(f=mean_f, b=2 * mean_f)).makespan
 
 
 @exercise("02.4", hint=("The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
@@ -83,8 +85,8 @@ def _mean_stage_makespan() -> Any:
                         "Simulate it: bk.simulate(bk.schedule('gpipe', 4, m), bk.Costs(f=uneven_f, b=uneven_b)) "
                         "and compare with your prediction."),
           mistakes=(Mistake(lambda _e: _mean_stage_makespan(),
-                            "that is what equal stages of the average cost would take; the slowest stage "
-                            "sets the pace of the steady part"),))
+                            "that is what equal stages of the average cost would take; once the pipeline is "
+                            "full, the slowest stage sets the pace"),))
 def _uneven_makespan() -> Any:
     return uneven_result().makespan
 
@@ -101,7 +103,8 @@ def _critical_rank() -> Any:
     "02.6",
     hint=("A rank cannot run the backward of a microbatch before its own forward of it, and the last rank "
           "should start each backward as soon as it has finished that microbatch's forward.",
-          "Rank r of 1F1B runs p - r forwards, then alternates one backward and one forward, then drains."),
+          "Rank r of 1F1B runs p - r forwards before its first backward, then alternates one backward and "
+          "one forward, then runs its remaining backwards (the cool-down)."),
     compare=compare_schedule,
 )
 def _repair_1f1b() -> Any:

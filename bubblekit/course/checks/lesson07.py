@@ -9,15 +9,17 @@ the makespan is from the target) without ever showing a schedule that works.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
+from bubblekit import memory
 from bubblekit.analysis import search
 from bubblekit.costs import format_number
 from bubblekit.course import published
 from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import upside_down
-from bubblekit.course.checks._registry import exercise
+from bubblekit.course.checks._registry import Mistake, exercise
 
 __all__ = ["whiteboard", "WhiteboardTarget"]
 
@@ -135,7 +137,7 @@ def _best_within_1f1b_memory() -> str:
     p, m = 4, 16
     cap = bk.simulate(bk.schedule("1f1b", p, m), costs).max_peak_activations
     best = None
-    for name in ("zb-h1", "zb-h2", "zbv", "dualpipev"):
+    for name in ("zb-h1", "zb-h2", "zbv", "v-half", "v-min", "dualpipev"):
         res = bk.simulate(bk.schedule(name, p, m), costs)
         if res.max_peak_activations <= cap + 1e-9:
             rate = published.stage_span_bubble_rate(res)
@@ -145,7 +147,8 @@ def _best_within_1f1b_memory() -> str:
     return best[1]
 
 
-@exercise("07.3", hint=("Drop the schedules whose peak exceeds 1F1B's, then compare stage_span_bubble_rate.",
+@exercise("07.3", hint=("Drop the schedules whose peak exceeds 1F1B's (V-Half and V-Min hold less), then compare "
+                        "stage_span_bubble_rate.",
                         "Use the measured costs bk.h200_costs() for every simulation, 1F1B's cap included; answer "
                         "with the registry name, like 'zb-h1'."))
 def _e073() -> str:
@@ -180,6 +183,62 @@ def _e075() -> int:
     return _min_cap_for_zero_span_bubble()
 
 
+# --------------------------------------------------------------------------- the newest schedules
+def _dualpipe_run(i: Any) -> bk.SimResult:
+    """DualPipe, PP = 8 ranks, m = 20, chunk times F = 1, I = i, W = 1/2, pairs perfectly overlapped."""
+    return bk.simulate(bk.schedule("dualpipe", 8, 20), bk.Costs(f=1, i=i, w=Fraction(1, 2), fb="max"))
+
+
+@exercise("07.6", hint=("Simulate bk.schedule('dualpipe', 8, 20) with bk.Costs(f=1, i=1, w=Fraction(1, 2), fb='max') and "
+                        "take the largest of result.idle: each rank's idle time over the whole step.",
+                        "The README's (PP/2 - 1)(F&B + B - 3W) with B = I + W and F&B = max(F, B) should give the same "
+                        "number here, because I = F and W <= F."))
+def _e076() -> Any:
+    return max(_dualpipe_run(1).idle)
+
+
+@exercise("07.7", hint=("Divide V-Min's largest peak by 1F1B's, both for p = 12 (m = 24 is plenty).",
+                        "V-Min's peak is (p + 4) // 3 microbatch activations, 1F1B's is p: the 'one third' is only "
+                        "reached for large p."),
+          mistakes=(Mistake(lambda e: Fraction(1, 3), "that is the headline 1/3, the limit for large p; at p = 12 "
+                                                      "the peak is a whole number of microbatches"),))
+def _e077() -> Fraction:
+    vmin = bk.simulate(bk.schedule("v-min", 12, 24), UNIFORM).max_peak_activations
+    one = bk.simulate(bk.schedule("1f1b", 12, 24), UNIFORM).max_peak_activations
+    return Fraction(vmin).limit_denominator(1000) / Fraction(one).limit_denominator(1000)
+
+
+#: lesson 07's model for the memory exercises: 48 GPT layers, h = 4096, seq 4096 (the measured H200 layer).
+MODEL_48 = memory.Model(layers=48, hidden=4096, heads=32, seq=4096, name="48-layer GPT, h = 4096")
+
+
+def _fitting(gb: float) -> frozenset[str]:
+    """Registry names, among lesson 07's five, whose largest rank fits ``gb`` GB on 8 devices, m = 16."""
+    out = set()
+    for name in ("1f1b", "zb-h2", "v-half", "dualpipe", "dualpipev"):
+        if memory.fits(bk.schedule(name, 8, 16), MODEL_48, gb * memory.GB).fits:
+            out.add(name)
+    return frozenset(out)
+
+
+@exercise("07.8", hint=("For each name, memory.fits(bk.schedule(name, 8, 16), model, 60 * memory.GB).fits; collect the "
+                        "names where it is True.",
+                        "DualPipe holds two copies of the parameters; ZB-H2 holds 2p - 1 microbatches of activations: "
+                        "look at the table memory.fits returns for the largest rank."))
+def _e078() -> frozenset[str]:
+    return _fitting(60)
+
+
+@exercise("07.9", hint=("Same 8 stages: DualPipeV runs them on 4 devices, 1F1B on 8. Compare Schedule.hops_per_step.",
+                        "bk.schedule('dualpipev', 4, 16).hops_per_step / bk.schedule('1f1b', 8, 16).hops_per_step: "
+                        "the V turns on its last rank without a message."),
+          mistakes=(Mistake(lambda e: 2.0, "2x is DualPipeV against 1F1B on the same 4 devices; here 1F1B has the same "
+                                           "8 stages, on 8 devices"),))
+def _e079() -> Fraction:
+    return Fraction(bk.schedule("dualpipev", 4, 16).hops_per_step, bk.schedule("1f1b", 8, 16).hops_per_step)
+
+
 def _checks() -> dict[str, Callable[[], Any]]:
     """The expected-value functions by id (for tests)."""
-    return {"07.1": _e071, "07.2": _e072, "07.3": _e073, "07.4": _e074, "07.5": _e075}
+    return {"07.1": _e071, "07.2": _e072, "07.3": _e073, "07.4": _e074, "07.5": _e075, "07.6": _e076,
+            "07.7": _e077, "07.8": _e078, "07.9": _e079}

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
+from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
 from bubblekit.course.checks._grading import AnyOf
@@ -98,6 +99,8 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.40", "whiteboard", "Write 1F1B for p = 3, m = 3", "写出 p = 3，m = 3 的 1F1B", True),
     BankItem("10.41", "whiteboard", "Beat 1F1B with a split backward", "用拆分反向超过 1F1B", True),
     BankItem("10.42", "whiteboard", "A schedule with no idle inside any rank", "每卡内部没有空闲的调度", True),
+    BankItem("10.43", "trade-offs", "DualPipe or interleaved on the same devices?", "同样的卡数：DualPipe 还是交错调度？", True),
+    BankItem("10.44", "trade-offs", "DualPipe or interleaved with the same memory?", "同样的显存：DualPipe 还是交错调度？", True),
 )
 
 
@@ -544,6 +547,45 @@ def _dualpipev_min_m(p: int) -> int:
                          "per rank."))
 def _q34() -> int:
     return _dualpipev_min_m(4)
+
+
+#: 10.43 and 10.44: a 32-layer GPT (h = 4096, seq 4096, the measured H200 layer) on 8 devices, m = 32.
+_MODEL_32 = memory.Model(layers=32, hidden=4096, heads=32, seq=4096, name="32-layer GPT, h = 4096")
+_VERSUS = (("interleaved", 2), ("dualpipe", None), ("dualpipev", None))
+
+
+def _versus_same_devices() -> str:
+    """A: DualPipe lower bubble and more memory; B: DualPipe lower bubble, interleaved more memory; C, D: interleaved lower."""
+    rows = {r["schedule"]: r for r in memory.frontier(_MODEL_32, 8, 32, schedules=_VERSUS)}
+    dual, inter = rows["DualPipe"], rows["interleaved 1F1B v=2"]
+    lower = "dualpipe" if dual["bubble_ratio"] < inter["bubble_ratio"] else "interleaved"
+    more = "dualpipe" if dual["total"] > inter["total"] else "interleaved"
+    return {("dualpipe", "dualpipe"): "A", ("dualpipe", "interleaved"): "B",
+            ("interleaved", "dualpipe"): "C", ("interleaved", "interleaved"): "D"}[(lower, more)]
+
+
+@exercise("10.43", hint=("Put both on the same 8 devices with the same model and m, and read two numbers for each: the "
+                         "bubble_ratio and the memory of the fullest device.",
+                         "bubblekit.memory.frontier(model, 8, 32) tabulates both; remember what DualPipe keeps twice."),
+          compare=_letter)
+def _q43() -> str:
+    return _versus_same_devices()
+
+
+def _fastest_in_memory(gb: float) -> str:
+    """Among DualPipe, DualPipeV and interleaved v = 2 on 8 devices: the fastest per microbatch that fits ``gb`` GB."""
+    t = planner.plan(8, costs=bk.h200_costs(), schedules=("interleaved", "dualpipe", "dualpipev"), vs=(2,), ms=(32,),
+                     model=_MODEL_32, gpu_memory=gb * memory.GB)
+    assert t.best is not None
+    return t.best.schedule
+
+
+@exercise("10.44", hint=("Give every candidate the same memory budget per device, drop the ones that do not fit, then "
+                         "compare the time per microbatch of the rest.",
+                         "planner.plan(8, costs=bk.h200_costs(), schedules=(...), vs=(2,), ms=(32,), model=model, "
+                         "gpu_memory=40 * memory.GB) does both; answer with the registry name."))
+def _q44() -> str:
+    return _fastest_in_memory(40)
 
 
 # ----------------------------------------------------------------------------- profiles

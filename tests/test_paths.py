@@ -1,0 +1,125 @@
+"""The learning paths (bubblekit.course.paths) and the workshop deck's cell metadata.
+
+* the workshop is 3 hours and the interview sprint about 2.5, and every step names a lesson
+  the course has;
+* the lessons' header times are read as stated, and the full path sums them;
+* in every lesson of the workshop that follows the lesson template (its header states a time),
+  each cell carries Jupyter slide metadata, deep dives are skipped in the deck, the
+  ``workshop`` tag sits only on the header, the core path and the recap, and where the
+  workshop takes the whole core path every core cell has the tag (the footer, the last cell,
+  may close the deck or be skipped).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bubblekit.course import paths
+from bubblekit.course.workspace import course_notebooks
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = {nb.path: nb.text for nb in course_notebooks(ROOT, ("notebooks",))}
+SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
+
+
+def _lesson(nn: str) -> Path:
+    found = [p for p in SHIPPED if p.name.startswith(nn + "_") and p.parent == ROOT / "notebooks"]
+    assert len(found) == 1, f"lesson {nn}: found {found}"
+    return found[0]
+
+
+def test_tracks_last_as_planned_and_name_existing_lessons() -> None:
+    assert sum(s.minutes for s in paths.WORKSHOP) == 180
+    assert 140 <= sum(s.minutes for s in paths.SPRINT) <= 160
+    for step in paths.WORKSHOP + paths.SPRINT:
+        if step.lesson == "break":
+            continue
+        if step.lesson == "10":
+            assert (ROOT / "solutions" / "10_interview_bank.ipynb").is_file()
+        else:
+            _lesson(step.lesson)
+    assert [s.lesson for s in paths.SPRINT][-1] == "10"
+
+
+def test_readme_states_the_tracks_as_the_course_defines_them() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert paths.track_text(paths.WORKSHOP) in readme
+    assert paths.track_text(paths.SPRINT) in readme
+
+
+@pytest.mark.parametrize(("header", "times"), [
+    ("# 01 · X\n\n**Time:** about 25 min for the core path (+ about 10 min of optional deep dives).", (25, 10)),
+    ("**Time:** about 10 min.", (10, None)),
+    ("**Goal:** no time here", (None, None)),
+    ("**Time:** 30 min for the core path (+ 5 min deep dives)\n**Other:** 99 min", (30, 5)),
+])
+def test_header_time(header: str, times: tuple[int | None, int | None]) -> None:
+    assert paths.header_time(header) == times
+
+
+def test_full_path_sums_the_stated_times(tmp_path: Path) -> None:
+    for name, head in (("00_a.ipynb", "# 00 · A\n**Time:** about 10 min."),
+                       ("01_b.ipynb", "# 01 · B\n**Time:** about 20 min (+ about 5 min of deep dives)"),
+                       ("02_c.ipynb", "# 02 · C\nno time yet")):
+        (tmp_path / name).write_text(json.dumps({"cells": [{"cell_type": "markdown", "source": head}]}))
+    lp = paths.learning_paths(tmp_path, bank=tmp_path / "none.ipynb")
+    assert lp.full_minutes == 35 and lp.unstated == ["02"]
+    assert lp.full.column("both") == [10, 25, None] and lp.full.column("title") == ["A", "B", "C"]
+    assert "02 state no time yet" in lp.full.note and "35 min" in lp.full.note
+    assert lp.workshop_minutes == 180 and "3 h 00 min" in repr(lp) and "<table" in lp._repr_html_()
+    with pytest.raises(FileNotFoundError, match="folder"):
+        paths.lesson_times(tmp_path / "missing")
+    with pytest.raises(TypeError, match="header"):
+        paths.header_time(None)  # type: ignore[arg-type]
+
+
+def test_the_course_lessons_parse() -> None:
+    times = paths.lesson_times()
+    assert times.column("lesson")[:3] == ["00", "01", "02"]
+    for row in times:
+        head = json.loads(SHIPPED[_lesson(row["lesson"])])["cells"][0]["source"]
+        head = head if isinstance(head, str) else "".join(head)
+        if "**Time:**" in head:
+            assert row["core"] is not None, f"lesson {row['lesson']}: its Time line names no minutes"
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return src if isinstance(src, str) else "".join(src)
+
+
+def _template_lessons_in_the_workshop() -> list[tuple[Path, str]]:
+    out = []
+    for step in paths.WORKSHOP:
+        if step.lesson == "break":
+            continue
+        path = _lesson(step.lesson)
+        cells = json.loads(SHIPPED[path])["cells"]
+        if cells and "**Time:**" in _source(cells[0]):
+            out.append((path, step.part))
+    return out
+
+
+@pytest.mark.parametrize(("path", "part"), _template_lessons_in_the_workshop(), ids=lambda x: getattr(x, "name", x))
+def test_workshop_lessons_carry_slide_metadata_and_tags(path: Path, part: str) -> None:
+    cells = json.loads(SHIPPED[path])["cells"]
+    recap = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and _source(c).lstrip().startswith("## Recap"))
+    deep = next((i for i, c in enumerate(cells) if re.match(r"## Deep dive · ", _source(c).lstrip())), len(cells) - 1)
+    for i, cell in enumerate(cells):
+        kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
+        assert kind in SLIDE_TYPES, f"cell {i} has no slide metadata (slideshow.slide_type), got {kind!r}"
+        tagged = "workshop" in cell.get("metadata", {}).get("tags", [])
+        if i == 0:
+            assert kind == "slide" and tagged, "the header opens the deck"
+        elif i < recap:
+            if part == "core path":
+                assert tagged, f"cell {i} is on the core path: tag it 'workshop'"
+        elif deep <= i < len(cells) - 1:
+            assert kind == "skip" and not tagged, f"cell {i} is in a deep dive: slide type 'skip', no tag"
+        elif i > recap:
+            assert not tagged, f"cell {i} is after the recap: no 'workshop' tag"
+    assert _source(cells[recap]) and cells[recap]["metadata"]["slideshow"]["slide_type"] == "slide"
