@@ -336,7 +336,7 @@ def test_a_pair_is_drawn_as_one_box_with_both_labels() -> None:
     lower = [c for c in ax.collections if c.get_gid() == "pair-backward"]
     assert len(lower) == 1 and len(lower[0].get_paths()) == n_pairs
     labels = [t.get_text() for t in ax.texts if t.get_gid() == "box-label"]
-    assert "F3&B5" in labels  # rank 0's first pair 0F3&7B5: forward microbatch 3, backward 5
+    assert "F3&B5\ns0&s7" in labels  # rank 0's first pair 0F3&7B5: forward microbatch 3, backward 5
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any("F&B overlapped pair" in t for t in legend)
 

@@ -209,8 +209,8 @@ class _Spans:
         chunks: list[int] = []
         self.labels: list[Action | str] = []
         self.key: list[str] = []
-        #: overlapped pairs: span index -> (backward part's microbatch, its kind index)
-        self.pair_b: dict[int, tuple[int, int]] = {}
+        #: overlapped pairs: span index -> (backward part's microbatch, its kind index, its stage)
+        self.pair_b: dict[int, tuple[int, int, int]] = {}
         kind_index = {k: i for i, k in enumerate(_KIND_ORDER)}
         for r in range(tl.p):
             st, en, lbs = tl.arrays(r)
@@ -229,7 +229,7 @@ class _Spans:
             parsed: list[tuple[int, str, int] | None] = []
             for lb in lbs:
                 if type(lb) is Pair:  # one box: coloured as its forward, both labels, backward drawn below
-                    self.pair_b[len(kinds) + len(parsed)] = (lb.backward.microbatch, kind_index["B"])
+                    self.pair_b[len(kinds) + len(parsed)] = (lb.backward.microbatch, kind_index["B"], lb.backward.stage)
                     parsed.append((lb.stage, "F", lb.microbatch))
                     continue
                 if isinstance(lb, Action):
@@ -858,8 +858,11 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
             if not (short and small < 1 and _text_em(short) * em_px * small + pad_px <= w_px):
                 continue
             text, size = short, fontsize * small
-        if stages is not None and stages[i] >= 0 and _text_em(f"s{stages[i]}") * em_px * size / fontsize + pad_px <= w_px:
-            text = f"{text}\ns{stages[i]}"
+        stage_text = f"s{stages[i]}" if stages is not None and stages[i] >= 0 else ""
+        if stage_text and i in sp.pair_b:  # a pair runs two stages: its forward's and its backward's
+            stage_text = f"{stage_text}&s{sp.pair_b[i][2]}"
+        if stage_text and _text_em(stage_text) * em_px * size / fontsize + pad_px <= w_px:
+            text = f"{text}\n{stage_text}"
         color = _text_color(fc[i])
         ax.text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center",
                 fontsize=size, color=color, clip_on=True, zorder=3, gid="box-label", linespacing=1.05)
