@@ -22,17 +22,49 @@ from typing import Any
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs
+from bubblekit.i18n import register, tr
 from bubblekit.schedules import Schedule, display_name, legal_ms, schedule, spec
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import Table, format_number, plural
 
 __all__ = ["compare", "per_rank", "sweep", "comm_models", "facts", "COMPARE_NOTE", "PER_RANK", "SWEEP"]
 
-#: The conventions line under every comparison table.
+#: The conventions line under every comparison table (English; the table shows ``tr("compare.note")``).
 COMPARE_NOTE = (
     "bubble_ratio = idle / (p × makespan), the fraction of the step; "
     "bubble_overhead = idle / busy (Megatron's (p-1)/m); peak in microbatch activations"
 )
+
+register({
+    # the tables' headers, titles and notes (column keys stay English in both languages)
+    "compare.note": {"en": COMPARE_NOTE,
+                     "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)，占单步的比例；"
+                           "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m；峰值以微批的激活为单位"},
+    "compare.schedule": {"en": "schedule", "zh": "调度"},
+    "compare.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
+    "compare.peak": {"en": "peak activations", "zh": "激活峰值"},
+    "compare.peak_long": {"en": "peak activations (microbatch activations)", "zh": "激活峰值（微批的激活）"},
+    "compare.formula": {"en": "closed form", "zh": "闭式解"},
+    "compare.hops": {"en": "messages per step", "zh": "每步消息数"},
+    "compare.per_rank.idle": {"en": "idle time ({unit})", "zh": "空闲时间（{unit}）"},
+    "compare.per_rank.utilization": {"en": "busy / makespan", "zh": "忙碌 / 单步耗时"},
+    "compare.per_rank.gaps": {"en": "idle intervals", "zh": "空闲区间数"},
+    "compare.per_rank.largest_gap": {"en": "longest idle interval ({unit})", "zh": "最长空闲区间（{unit}）"},
+    "compare.per_rank.title": {"en": "{what}, per rank", "zh": "{what}，按 rank"},
+    "compare.sweep.comm": {"en": "comm ({unit} per hop)", "zh": "通信（每跳 {unit}）"},
+    "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}，随 {over} 变化"},
+    "compare.comm.none": {"en": "no latency", "zh": "无延迟"},
+    "compare.comm.overlapped": {"en": "overlapped latency", "zh": "延迟被重叠"},
+    "compare.comm.blocking": {"en": "blocking sends", "zh": "阻塞发送"},
+    "compare.comm.title": {"en": "makespan ({unit}); one cross-rank send takes {c}",
+                           "zh": "单步耗时（{unit}）；一次跨 rank 发送耗时 {c}"},
+    "compare.facts.m_rule": {"en": "m accepted", "zh": "可用的 m"},
+    "compare.facts.refused": {"en": "refused m ≤ {up_to} (p = {p})", "zh": "不接受的 m ≤ {up_to}（p = {p}）"},
+    "compare.facts.torch": {"en": "PyTorch class", "zh": "PyTorch 类"},
+    "compare.facts.none": {"en": "none", "zh": "无"},
+    "compare.facts.title": {"en": "the schedules' rules and closed forms (bubblekit's registry)",
+                            "zh": "各调度的规则与闭式解（bubblekit 的注册表）"},
+})
 
 
 def _result(item: str | Schedule | SimResult, p: int | None, m: int | None, v: int | None,
@@ -115,9 +147,9 @@ def compare(
         rows, columns,
         formats={k: f for k, f in (("makespan", "decimal"), ("bubble_ratio", "percent"),
                                     ("bubble_overhead", "percent"), ("formula", "percent")) if k in columns},
-        headers={"makespan": f"makespan ({plural(unit)})", "peak": "peak activations",
-                 "formula": "closed form", "hops": "messages per step"},
-        note=COMPARE_NOTE,
+        headers={"schedule": tr("compare.schedule"), "makespan": tr("compare.makespan", unit=plural(unit)), "peak": tr("compare.peak"),
+                 "formula": tr("compare.formula"), "hops": tr("compare.hops")},
+        note=tr("compare.note"),
     )
 
 
@@ -135,14 +167,14 @@ def _gaps(r: SimResult, q: int) -> list[Any]:
     return list(r.idle_intervals(q))
 
 
-#: Metrics of :func:`per_rank`: name -> (per-rank values of a SimResult, cell format, unit words).
+#: Metrics of :func:`per_rank`: name -> (per-rank values of a SimResult, cell format, catalogue key of its words).
 PER_RANK: dict[str, tuple[Callable[[SimResult], Sequence[Any]], str, str]] = {
-    "peak": (lambda r: r.peak_activations, "auto", "peak activations (microbatch activations)"),
-    "idle": (lambda r: r.idle, "decimal", "idle time ({unit})"),
-    "utilization": (lambda r: r.utilization_per_rank, "percent", "busy / makespan"),
-    "gaps": (lambda r: [len(_gaps(r, q)) for q in range(r.p)], "auto", "idle intervals"),
+    "peak": (lambda r: r.peak_activations, "auto", "compare.peak_long"),
+    "idle": (lambda r: r.idle, "decimal", "compare.per_rank.idle"),
+    "utilization": (lambda r: r.utilization_per_rank, "percent", "compare.per_rank.utilization"),
+    "gaps": (lambda r: [len(_gaps(r, q)) for q in range(r.p)], "auto", "compare.per_rank.gaps"),
     "largest_gap": (lambda r: [max((g.duration for g in _gaps(r, q)), default=0) for q in range(r.p)],
-                    "decimal", "longest idle interval ({unit})"),
+                    "decimal", "compare.per_rank.largest_gap"),
 }
 
 
@@ -182,8 +214,8 @@ def per_rank(
     values, fmt, words = PER_RANK[metric]
     ranks = [f"rank {q}" for q in range(ps[0])]
     rows = [{"schedule": _label(r), **dict(zip(ranks, values(r)))} for r in results]
-    return Table(rows, ["schedule", *ranks], formats=dict.fromkeys(ranks, fmt),
-                 title=f"{words.format(unit=plural(results[0].unit))}, per rank")
+    return Table(rows, ["schedule", *ranks], formats=dict.fromkeys(ranks, fmt), headers={"schedule": tr("compare.schedule")},
+                 title=tr("compare.per_rank.title", what=tr(words, unit=plural(results[0].unit))))
 
 
 #: Metrics of :func:`sweep`: name -> (value of a SimResult, cell format).
@@ -265,11 +297,11 @@ def sweep(
         rows.append(row)
     columns = (["case"] if labelled else []) + [over, *names] + (["best"] if best else [])
     unit = plural(base.unit)
-    head = {"case": case, "comm": f"comm ({unit} per hop)", "m": "m"}
-    what = {"makespan": f"makespan ({unit})", "bubble_ratio": "bubble_ratio", "bubble_overhead": "bubble_overhead",
-            "peak": "peak activations (microbatch activations)"}[metric]
+    head = {"case": case, "comm": tr("compare.sweep.comm", unit=unit), "m": "m"}
+    what = {"makespan": tr("compare.makespan", unit=unit), "bubble_ratio": "bubble_ratio",
+            "bubble_overhead": "bubble_overhead", "peak": tr("compare.peak_long")}[metric]
     return Table(rows, columns, formats={over: "exact", **dict.fromkeys(names, fmt)},
-                 headers={k: h for k, h in head.items() if k in columns}, title=f"{what}, by {head[over]}")
+                 headers={k: h for k, h in head.items() if k in columns}, title=tr("compare.sweep.title", what=what, over=head[over]))
 
 
 def blocking_costs(sched: Schedule, costs: Costs, comm: Number) -> Costs:
@@ -339,8 +371,9 @@ def comm_models(
         })
     unit = plural(base.unit)
     return Table(rows, formats={k: "decimal" for k in ("no_comm", "overlapped", "blocking")},
-                 headers={"no_comm": "no latency", "overlapped": "overlapped latency", "blocking": "blocking sends"},
-                 title=f"makespan ({unit}); one cross-rank send takes {format_number(c)}")
+                 headers={"schedule": tr("compare.schedule"), "no_comm": tr("compare.comm.none"), "overlapped": tr("compare.comm.overlapped"),
+                          "blocking": tr("compare.comm.blocking")},
+                 title=tr("compare.comm.title", unit=unit, c=format_number(c)))
 
 
 def facts(names: Sequence[str], p: int = 4, *, up_to: int = 16) -> Table:
@@ -365,8 +398,8 @@ def facts(names: Sequence[str], p: int = 4, *, up_to: int = 16) -> Table:
         refused = [mm for mm in range(1, up_to + 1) if mm not in ok]
         chunks = {"one": "v = 1", "many": "v ≥ 2", "two": "v = 2 (V)"}.get(e.chunks, e.chunks)
         rows.append({"schedule": e.display_name, "chunks": chunks, "m_rule": e.m_rule,
-                     "refused": ", ".join(map(str, refused)) or "none",
+                     "refused": ", ".join(map(str, refused)) or tr("compare.facts.none"),
                      "bubble": e.bubble_text or None, "peak": e.peak_text or None, "torch": e.torch_class})
-    return Table(rows, headers={"m_rule": "m accepted", "refused": f"refused m ≤ {up_to} (p = {p})",
-                                "bubble": "bubble_ratio", "peak": "peak activations", "torch": "PyTorch class"},
-                 title="the schedules' rules and closed forms (bubblekit's registry)")
+    return Table(rows, headers={"schedule": tr("compare.schedule"), "m_rule": tr("compare.facts.m_rule"), "refused": tr("compare.facts.refused", up_to=up_to, p=p),
+                                "bubble": "bubble_ratio", "peak": tr("compare.peak"), "torch": tr("compare.facts.torch")},
+                 title=tr("compare.facts.title"))

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any, Union
 
 from bubblekit._validate import Number
+from bubblekit.i18n import register, tr
 
 __all__ = ["format_number", "format_value", "plural", "time_label", "Table", "FORMATS"]
 
@@ -42,15 +43,23 @@ def format_number(x: Number, digits: int = 4, *, fractions: bool = True) -> str:
     return f"{xf:.{digits}g}"
 
 
+register({
+    "text.slots": {"en": "slots", "zh": "时间槽"},
+    "text.time_axis": {"en": "time ({unit})", "zh": "时间（{unit}）"},
+    "text.yes": {"en": "yes", "zh": "是"},
+    "text.no": {"en": "no", "zh": "否"},
+})
+
+
 def plural(unit: str) -> str:
-    """A time unit after a number other than one: ``"slot"`` -> ``"slots"``; ``"ms"`` stays."""
-    return "slots" if unit == "slot" else unit
+    """A time unit after a number other than one: ``"slot"`` -> ``"slots"`` (Chinese: ``"时间槽"``); ``"ms"`` stays."""
+    return tr("text.slots") if unit == "slot" else unit
 
 
 def time_label(unit: str) -> str:
-    """Axis label for a time unit: ``"time (slots)"``, ``"time (ms)"``, ``"time (µs)"``."""
-    return {"slot": "time (slots)", "slots": "time (slots)", "ms": "time (ms)", "us": "time (µs)",
-            "s": "time (s)", "ns": "time (ns)"}.get(unit, f"time ({unit})")
+    """Axis label for a time unit: ``"time (slots)"``, ``"time (ms)"``, ``"time (µs)"`` (in the current language)."""
+    shown = {"slot": tr("text.slots"), "slots": tr("text.slots"), "us": "µs"}.get(unit, unit)
+    return tr("text.time_axis", unit=shown)
 
 
 def _percent(digits: int) -> Callable[[Any], str]:
@@ -85,7 +94,7 @@ def format_value(value: Any, fmt: CellFormat = "auto") -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return tr("text.yes") if value else tr("text.no")
     if callable(fmt):
         return fmt(value)
     if fmt not in FORMATS:

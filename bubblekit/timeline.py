@@ -23,9 +23,34 @@ from typing import Any, NamedTuple
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.actions import Action
+from bubblekit.i18n import register, tr
 from bubblekit.text import Table, format_number, plural
 
 __all__ = ["Timeline", "Span", "Gap", "compare_timelines"]
+
+register({
+    # the timeline's tables (column keys stay English in both languages)
+    "timeline.busy": {"en": "busy ({unit})", "zh": "忙碌（{unit}）"},
+    "timeline.fill": {"en": "fill ({unit})", "zh": "填充（{unit}）"},
+    "timeline.middle": {"en": "middle ({unit})", "zh": "中段（{unit}）"},
+    "timeline.drain": {"en": "drain ({unit})", "zh": "排空（{unit}）"},
+    "timeline.idle": {"en": "idle ({unit})", "zh": "空闲（{unit}）"},
+    "timeline.idle_note": {
+        "en": "fill: idle before the rank's first action; drain: idle after its last; "
+              "middle: idle in between; idle = fill + middle + drain",
+        "zh": "填充：rank 第一个动作之前的空闲；排空：最后一个动作之后的空闲；中段：两者之间的空闲；"
+              "空闲 = 填充 + 中段 + 排空",
+    },
+    "timeline.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
+    "timeline.idle_per_rank": {"en": "idle per rank ({unit})", "zh": "每个 rank 的空闲（{unit}）"},
+    "timeline.gaps_per_rank": {"en": "gaps per rank", "zh": "每个 rank 的空闲区间数"},
+    "timeline.measures_note": {
+        "en": "bubble_ratio = idle / (p × makespan), the fraction of the step; "
+              "bubble_overhead = idle / busy (Megatron's (p-1)/m)",
+        "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)，占单步的比例；"
+              "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m",
+    },
+})
 
 
 
@@ -319,9 +344,8 @@ class Timeline:
         unit = plural(self.unit)
         return Table(
             rows,
-            headers={name: f"{name} ({unit})" for name in ("busy", "fill", "middle", "drain", "idle")},
-            note="fill: idle before the rank's first action; drain: idle after its last; "
-                 "middle: idle in between; idle = fill + middle + drain",
+            headers={name: tr(f"timeline.{name}", unit=unit) for name in ("busy", "fill", "middle", "drain", "idle")},
+            note=tr("timeline.idle_note"),
         )
 
     # ------------------------------------------------- phases and partial windows
@@ -503,7 +527,7 @@ def compare_timelines(named: Mapping[str, Timeline]) -> Table:
         rows,
         formats={"makespan": "decimal", "idle": _numbers, "gaps": _numbers, "bubble_ratio": "percent",
                  "bubble_overhead": "percent"},
-        headers={"makespan": f"makespan ({unit})", "idle": f"idle per rank ({unit})", "gaps": "gaps per rank"},
-        note="bubble_ratio = idle / (p × makespan), the fraction of the step; "
-             "bubble_overhead = idle / busy (Megatron's (p-1)/m)",
+        headers={"makespan": tr("timeline.makespan", unit=unit), "idle": tr("timeline.idle_per_rank", unit=unit),
+                 "gaps": tr("timeline.gaps_per_rank")},
+        note=tr("timeline.measures_note"),
     )

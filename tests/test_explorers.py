@@ -626,8 +626,12 @@ def test_cost_controls_follow_the_costs_fields(monkeypatch):
     shown = [k for k in ex.controls if k in {c.key for c in explorers.COST_CONTROLS}]
     assert shown == [c.key for c in explorers.COST_CONTROLS if c.key in fields]
     # a new kind of cost is one more line: here the activations a microbatch holds (a Costs field)
-    more = (*explorers.COST_CONTROLS, explorers.CostControl("activation", "activation", "activations held"),
-            explorers.CostControl("no_such_field", "nothing", "not a Costs field: not shown"))
+    from bubblekit.i18n import register
+
+    register({"test.activation": {"en": "activation", "zh": "激活"},
+              "test.activation.tip": {"en": "activations held", "zh": "持有的激活"}})
+    more = (*explorers.COST_CONTROLS, explorers.CostControl("activation", "test.activation", "test.activation.tip"),
+            explorers.CostControl("no_such_field", "test.activation", "test.activation.tip"))
     monkeypatch.setattr(explorers, "COST_CONTROLS", more)
     ex = pipeline_explorer("1f1b", p=4, m=8)
     assert "activation" in ex.controls and "no_such_field" not in ex.controls

@@ -16,11 +16,25 @@ from collections.abc import Sequence
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs
+from bubblekit.i18n import register, tr
 from bubblekit.schedules import Schedule
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import Table, plural
 
 __all__ = ["factory_line", "forward_only", "dilution_table"]
+
+register({
+    "factory.minutes": {"en": "min", "zh": "分钟"},
+    "factory.cars": {"en": "cars", "zh": "汽车数"},
+    "factory.makespan": {"en": "makespan ({unit})", "zh": "总耗时（{unit}）"},
+    "factory.idle.factory": {"en": "idle per station ({unit})", "zh": "每个工位的空闲（{unit}）"},
+    "factory.idle.pipeline": {"en": "idle per rank ({unit})", "zh": "每个 rank 的空闲（{unit}）"},
+    "factory.idle_share": {"en": "idle share", "zh": "空闲占比"},
+    "factory.note.factory": {"en": "{p} stations, forward only; idle share = idle station-minutes / all station-minutes",
+                             "zh": "{p} 个工位，只有前向；空闲占比 = 空闲的工位·分钟 / 全部工位·分钟"},
+    "factory.note.pipeline": {"en": "{p} ranks, forward only; bubble_ratio = idle / (p × makespan)",
+                              "zh": "{p} 个 rank，只有前向；bubble_ratio（气泡比例）= 空闲 / (p × makespan)"},
+})
 
 
 def _line(p: int, m: int, name: str) -> Schedule:
@@ -69,12 +83,10 @@ def dilution_table(p: int, ms: Sequence[int], *, factory: bool = False) -> Table
     for m in counts:
         r = factory_line(p, m) if factory else forward_only(p, m)
         rows.append({"m": m, "makespan": r.makespan, "idle": r.idle, "bubble_ratio": r.bubble_ratio})
-    unit = "min" if factory else plural("slot")
-    who = "station" if factory else "rank"
-    headers = {"m": "cars" if factory else "m", "makespan": f"makespan ({unit})",
-               "idle": f"idle per {who} ({unit})",
-               "bubble_ratio": "idle share" if factory else "bubble_ratio"}
-    note = (f"{p} {who}s, forward only; "
-            + ("idle share = idle station-minutes / all station-minutes" if factory
-               else "bubble_ratio = idle / (p × makespan)"))
+    unit = tr("factory.minutes") if factory else plural("slot")
+    kind = "factory" if factory else "pipeline"
+    headers = {"m": tr("factory.cars") if factory else "m", "makespan": tr("factory.makespan", unit=unit),
+               "idle": tr(f"factory.idle.{kind}", unit=unit),
+               "bubble_ratio": tr("factory.idle_share") if factory else "bubble_ratio"}
+    note = tr(f"factory.note.{kind}", p=p)
     return Table(rows, headers=headers, formats={"bubble_ratio": "percent"}, note=note)

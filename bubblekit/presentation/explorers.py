@@ -72,6 +72,7 @@ from bubblekit._validate import Number
 from bubblekit.compare import compare as compare_table
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.costs import preset as cost_preset
+from bubblekit.i18n import register, tr
 from bubblekit.presentation import plotting
 from bubblekit.schedules import (
     REGISTRY,
@@ -102,6 +103,138 @@ __all__ = [
     "PRESENTER_ENV",
     "render_png",
 ]
+
+register({
+    # every label, tooltip and readout of the explorers, in both languages (read when an explorer is built or redrawn)
+    "ex.schedule": {"en": "schedule", "zh": "调度"},
+    "ex.schedule.tip": {"en": "the pipeline schedule", "zh": "流水线调度"},
+    "ex.compare": {"en": "compare with", "zh": "对比"},
+    "ex.compare.tip": {"en": "a second schedule on the same time axis", "zh": "在同一时间轴上对比的第二个调度"},
+    "ex.p": {"en": "p (ranks)", "zh": "p（rank 数）"},
+    "ex.p.tip": {"en": "pipeline stages = devices", "zh": "流水级数 = 设备数"},
+    "ex.m": {"en": "m (microbatches)", "zh": "m（微批数）"},
+    "ex.m.tip": {"en": "microbatches per step; stops only on values the shown schedules accept",
+                 "zh": "每步微批数；只停在当前调度接受的取值上"},
+    "ex.m.tip_plain": {"en": "microbatches per step", "zh": "每步微批数"},
+    "ex.v": {"en": "v (chunks/rank)", "zh": "v（每 rank 的 chunk 数）"},
+    "ex.v.tip": {"en": "stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes 2, the others 1",
+                 "zh": "每个 rank 上的流水级数：交错式 1F1B 和 looped BFS 取 v >= 2，V 形调度为 2，其余为 1"},
+    "ex.v.tip_frontier": {"en": "stages per rank of interleaved 1F1B and looped BFS (V shapes hold 2)",
+                          "zh": "交错式 1F1B 和 looped BFS 每个 rank 上的流水级数（V 形调度固定为 2）"},
+    "ex.preset": {"en": "cost preset", "zh": "耗时预设"},
+    "ex.preset.tip": {"en": "uniform: F=B; b=2f: B=2F; f=i=w: split backward; h200: measured, ms",
+                      "zh": "uniform：F=B；b=2f：B=2F；f=i=w：拆分反向；h200：实测，单位 ms"},
+    "ex.cap": {"en": "memory cap", "zh": "显存上限"},
+    "ex.cap.tip": {"en": "activation budget per rank, microbatch activations; 0 = no cap",
+                   "zh": "每个 rank 的激活预算，以微批的激活为单位；0 = 不设上限"},
+    "ex.cost.f": {"en": "F (forward)", "zh": "F（前向）"},
+    "ex.cost.f.tip": {"en": "forward time, one rank's share", "zh": "前向耗时（一个 rank 的份额）"},
+    "ex.cost.b": {"en": "B (backward)", "zh": "B（反向）"},
+    "ex.cost.b.tip": {"en": "full backward time", "zh": "完整反向的耗时"},
+    "ex.cost.i": {"en": "I (input grad)", "zh": "I（输入梯度）"},
+    "ex.cost.i.tip": {"en": "input-gradient backward", "zh": "反向中计算输入梯度的部分"},
+    "ex.cost.w": {"en": "W (weight grad)", "zh": "W（权重梯度）"},
+    "ex.cost.w.tip": {"en": "weight-gradient backward", "zh": "反向中计算权重梯度的部分"},
+    "ex.cost.comm": {"en": "comm latency", "zh": "通信延迟"},
+    "ex.cost.comm.tip": {"en": "latency of one hop between ranks", "zh": "rank 之间一跳的延迟"},
+    "ex.cost.comm.tip_unit": {"en": "latency of one hop between ranks, in the preset's unit",
+                              "zh": "rank 之间一跳的延迟，单位同所选预设"},
+    "ex.title.pipeline": {"en": "Pipeline bubble explorer", "zh": "流水线气泡探索器"},
+    "ex.group.schedule": {"en": "Schedule and memory", "zh": "调度与显存"},
+    "ex.group.costs": {"en": "Costs (time per action)", "zh": "耗时（每个动作）"},
+    "ex.settings.other": {"en": ", compared with {other}", "zh": "，对比 {other}"},
+    "ex.settings": {"en": "{name}, p = {p}, m = {m}, costs {preset}{other}",
+                    "zh": "{name}，p = {p}，m = {m}，耗时预设 {preset}{other}"},
+    "ex.settings.v": {"en": "{name}, p = {p}, m = {m}, v = {v}, costs {preset}{other}",
+                      "zh": "{name}，p = {p}，m = {m}，v = {v}，耗时预设 {preset}{other}"},
+    "ex.plain.pipeline": {"en": "Pipeline explorer ({settings}): run the cell to move its sliders.",
+                          "zh": "流水线探索器（{settings}）：运行这个单元格即可拖动滑块。"},
+    "ex.kind.pipeline": {"en": "pipeline explorer", "zh": "流水线探索器"},
+    "ex.still": {"en": "▶ A still picture of the {kind} ({settings}): run this cell (Shift+Enter) to move its sliders.",
+                 "zh": "▶ {kind}的静态截图（{settings}）：运行这个单元格（Shift+Enter）即可拖动滑块。"},
+    "ex.unit_note": {"en": "{preset}; times in {unit}", "zh": "{preset}；时间单位：{unit}"},
+    "ex.cap.none": {"en": "0 = no cap (no limit on activations per rank)", "zh": "0 = 不设上限（每个 rank 的激活不受限制）"},
+    "ex.cap.some": {"en": "at most {cap} microbatch activations per rank: the dashed line in the memory panel",
+                    "zh": "每个 rank 最多 {cap} 个微批的激活：即显存面板中的虚线"},
+    "ex.m.accepts": {"en": "{name} accepts {rule}.", "zh": "{name} 接受 {rule}。"},
+    "ex.m.moved": {"en": "m = {m} is not allowed here ({reasons}; p = {p}), so the slider moved on to m = {target}. "
+                         "Allowed here: m = {allowed}",
+                   "zh": "这里不能取 m = {m}（{reasons}；p = {p}），滑块已移到 m = {target}。这里可取：m = {allowed}"},
+    "ex.m.moved.end": {"en": "m = {m} is not allowed here ({reasons}; p = {p}), so the slider moved on to m = {target}. "
+                             "Allowed here: m = {allowed}.",
+                       "zh": "这里不能取 m = {m}（{reasons}；p = {p}），滑块已移到 m = {target}。这里可取：m = {allowed}。"},
+    "ex.error.draw": {"en": "could not draw the picture ({error})", "zh": "无法绘图（{error}）"},
+    "ex.error.compare": {"en": "compare schedule {name}: {error}", "zh": "对比调度 {name}：{error}"},
+    "ex.over_cap": {"en": "⚠ over the memory cap: {n} of {p} ranks hold more than {cap} microbatch activations "
+                          "(rank {rank} peaks at {peak}). Fewer microbatches in flight (1F1B instead of GPipe, smaller m, "
+                          "recomputation) bring the peak down.",
+                    "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个持有超过 {cap} 个微批的激活（rank {rank} 峰值为 {peak}）。"
+                          "减少同时驻留的微批（用 1F1B 代替 GPipe、减小 m、激活重计算）可以降低峰值。"},
+    "ex.formula.name": {"en": "closed form", "zh": "闭式解"},
+    "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
+    "ex.formula.agree": {"en": "= simulated ✓", "zh": "= 模拟结果 ✓"},
+    "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
+                          "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
+    "ex.formula.title": {"en": "closed form bubble_ratio {formula}", "zh": "闭式解 bubble_ratio {formula}"},
+    "ex.card.ratio.note": {"en": "{ratio:.1%} of device-time idle (simulated)", "zh": "设备时间的 {ratio:.1%} 处于空闲（模拟）"},
+    "ex.card.overhead.note": {"en": "Megatron's convention (simulated)", "zh": "Megatron 口径（模拟）"},
+    "ex.card.makespan": {"en": "makespan (one step)", "zh": "单步耗时 makespan"},
+    "ex.card.makespan.short": {"en": "makespan", "zh": "单步耗时 makespan"},
+    "ex.card.utilization": {"en": "utilization {u:.1%}", "zh": "利用率 {u:.1%}"},
+    "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（每个 rank 最多 {gib:.2f} GiB，按实测字节数）"},
+    "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
+                      "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活为单位，曲线见下图）：{ranks}{extra}"},
+    "ex.costs": {"en": "costs: {costs}", "zh": "耗时：{costs}"},
+    "ex.rel.same": {"en": "the same time as", "zh": "与之耗时相同："},
+    "ex.rel.longer": {"en": "{d:.1%} longer than", "zh": "比它慢 {d:.1%}："},
+    "ex.rel.shorter": {"en": "{d:.1%} shorter than", "zh": "比它快 {d:.1%}："},
+    "ex.compare.line": {"en": "<b>{other}</b> (lower panel): bubble_ratio {ratio:.4f}, bubble_overhead {overhead:.4f}, "
+                              "makespan {makespan} {unit} ({rel} {main}), peak {peak} microbatch activations.",
+                        "zh": "<b>{other}</b>（下方面板）：bubble_ratio {ratio:.4f}，bubble_overhead {overhead:.4f}，"
+                              "单步耗时 {makespan} {unit}（{rel} {main}），峰值 {peak} 个微批的激活。"},
+    "ex.title.builder": {"en": "Schedule builder", "zh": "调度构建器"},
+    "ex.builder.p.tip": {"en": "ranks of the templates; an unedited template follows p", "zh": "模板的 rank 数；未修改的模板会随 p 更新"},
+    "ex.builder.m.tip": {"en": "microbatches every rank must run; an unedited template follows m",
+                         "zh": "每个 rank 必须运行的微批数；未修改的模板会随 m 更新"},
+    "ex.builder.check": {"en": "check", "zh": "检查"},
+    "ex.builder.load": {"en": "load {name}", "zh": "载入 {name}"},
+    "ex.builder.settings": {"en": "p = {p}, m = {m}, costs {preset}", "zh": "p = {p}，m = {m}，耗时预设 {preset}"},
+    "ex.plain.builder": {"en": "Schedule builder ({settings}): run the cell to write and check a schedule.",
+                         "zh": "调度构建器（{settings}）：运行这个单元格，即可编写并检查调度。"},
+    "ex.kind.builder": {"en": "schedule builder", "zh": "调度构建器"},
+    "ex.builder.deadlock": {"en": "deadlock", "zh": "死锁"},
+    "ex.builder.illegal": {"en": "illegal schedule", "zh": "非法调度"},
+    "ex.builder.legal": {"en": "✓ legal schedule: p={p}, m={m}, v={v}, {n} actions", "zh": "✓ 合法调度：p={p}，m={m}，v={v}，共 {n} 个动作"},
+    "ex.builder.yours": {"en": "yours", "zh": "你的调度"},
+    "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "bubble_overhead（空闲 / 忙碌）{overhead:.4f}"},
+    "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活为单位）："},
+    "ex.builder.same": {"en": "matches {name} (the same orders, action for action)", "zh": "与 {name} 完全一致（每个动作的顺序都相同）"},
+    "ex.builder.matches": {"en": "matches {name} (same makespan and peak memory)", "zh": "与 {name} 等效（单步耗时和显存峰值都相同）"},
+    "ex.builder.fast_but": {"en": "as fast as the best ({best}) but peaks at {mine} microbatch activations instead of {theirs}",
+                            "zh": "与最好的 {best} 一样快，但峰值为 {mine} 个微批的激活，而不是 {theirs}"},
+    "ex.builder.slower": {"en": "{pct:.1f}% slower than the best ({best})", "zh": "比最好的 {best} 慢 {pct:.1f}%"},
+    "ex.builder.faster": {"en": "{pct:.1f}% faster than every built-in compared (best: {best})",
+                          "zh": "比所有参与对比的内置调度都快 {pct:.1f}%（其中最好的是 {best}）"},
+    "ex.builder.score": {"en": "Score:", "zh": "评分："},
+    "ex.builder.table.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
+    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "显存峰值（微批的激活）"},
+    "ex.title.frontier": {"en": "Memory / bubble frontier", "zh": "显存 / 气泡前沿"},
+    "ex.frontier.settings": {"en": "p = {p}, m = {m}, v = {v}, costs {preset}", "zh": "p = {p}，m = {m}，v = {v}，耗时预设 {preset}"},
+    "ex.plain.frontier": {"en": "Memory/bubble frontier ({settings}): run the cell to move its sliders.",
+                          "zh": "显存/气泡前沿（{settings}）：运行这个单元格即可拖动滑块。"},
+    "ex.kind.frontier": {"en": "memory/bubble frontier", "zh": "显存/气泡前沿"},
+    "ex.frontier.on": {"en": "<b>On the frontier</b> (no other schedule needs at most as much memory and as much bubble, "
+                             "and less of one), least memory first: {names}",
+                       "zh": "<b>位于前沿上的调度</b>（没有别的调度能在显存和气泡都不更多的同时，至少一项更少），"
+                             "按显存从少到多：{names}"},
+    "ex.frontier.skipped": {"en": "Not shown at this m: {what}", "zh": "在这个 m 下未显示：{what}"},
+    "ex.frontier.label": {"en": "frontier", "zh": "前沿"},
+    "ex.frontier.xlabel": {"en": "peak activations per rank (microbatch activations)", "zh": "每个 rank 的激活峰值（以微批的激活为单位）"},
+    "ex.frontier.ylabel": {"en": "bubble_ratio (%)\n= idle ÷ (p × makespan)", "zh": "气泡比例（%）\n= 空闲 ÷ (p × makespan)"},
+    "ex.frontier.title": {"en": "Bubble against memory: p={p}, m={m}, v={v} (interleaved, looped BFS)\n{costs}",
+                          "zh": "气泡与显存：p={p}，m={m}，v={v}（交错式 1F1B、looped BFS）\n{costs}"},
+})
+
 
 
 #: Cost presets offered by the explorers (see :func:`bubblekit.preset`).
@@ -436,8 +569,7 @@ def _static_html(kind: str, settings: str, look: _Look, fig: Figure, parts: Sequ
     cls = "bk-static bk-explorer" + (" bk-presenter" if look.name == "presenter" else "")
     return (
         f'{_CSS}<div class="{cls}">'
-        f'<div class="bk-run">▶ A still picture of the {html.escape(kind)} ({html.escape(settings)}): '
-        f'run this cell (Shift+Enter) to move its sliders.</div>'
+        f'<div class="bk-run">{html.escape(tr("ex.still", kind=kind, settings=settings))}</div>'
         + "".join(f"<div>{x}</div>" for x in parts if x)
         + f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
           f'src="data:image/png;base64,{png}"/></div>'
@@ -451,8 +583,8 @@ class CostControl:
 
     Attributes:
         key: the ``Costs`` field it sets (``"f"``, ``"comm"``, ...); also the control's key.
-        description: the slider's label.
-        tooltip: one line shown on hover.
+        description: the catalogue key of the slider's label (:mod:`bubblekit.i18n`; both languages registered).
+        tooltip: the catalogue key of the one line shown on hover.
         uses: ``uses(entry)`` is True when a schedule (its registry entry) uses this cost;
             the slider is disabled when no schedule shown uses it.
         hi: the slider's largest value (it grows to twice a preset's value), in the preset's unit.
@@ -473,11 +605,11 @@ class CostControl:
 #: on the other are the two ways of pricing a backward: a full backward (``B``) for
 #: schedules that do not split it, its input and weight parts for those that do.
 COST_CONTROLS: tuple[CostControl, ...] = (
-    CostControl("f", "F (forward)", "forward time, one rank's share"),
-    CostControl("b", "B (backward)", "full backward time", lambda e: not e.split_backward),
-    CostControl("i", "I (input grad)", "input-gradient backward", lambda e: e.split_backward),
-    CostControl("w", "W (weight grad)", "weight-gradient backward", lambda e: e.split_backward),
-    CostControl("comm", "comm latency", "latency of one hop between ranks", hi=4.0),
+    CostControl("f", "ex.cost.f", "ex.cost.f.tip"),
+    CostControl("b", "ex.cost.b", "ex.cost.b.tip", lambda e: not e.split_backward),
+    CostControl("i", "ex.cost.i", "ex.cost.i.tip", lambda e: e.split_backward),
+    CostControl("w", "ex.cost.w", "ex.cost.w.tip", lambda e: e.split_backward),
+    CostControl("comm", "ex.cost.comm", "ex.cost.comm.tip", hi=4.0),
 )
 _SPLIT_KEYS = ("i", "w")
 
@@ -560,22 +692,17 @@ class PipelineExplorer:
         self._cost_controls = _cost_controls()
 
         c: dict[str, widgets.Widget] = {}
-        c["schedule"] = _dropdown("schedule", "schedule", all_names, schedule, "the pipeline schedule")
-        c["compare"] = _dropdown("compare", "compare with", [_NONE, *all_names], compare or _NONE,
-                                 "a second schedule on the same time axis")
-        c["p"] = _slider("int", "p", "p (ranks)", p, 1, 16, 1, tooltip="pipeline stages = devices")
-        c["m"] = _slider("int", "m", "m (microbatches)", m, 1, 64, 1,
-                         tooltip="microbatches per step; stops only on values the shown schedules accept")
-        c["v"] = _slider("int", "v", "v (chunks/rank)", v, 1, 8, 1,
-                         tooltip="stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes 2, "
-                                 "the others 1")
-        c["preset"] = _dropdown("preset", "cost preset", COST_PRESETS, preset,
-                                "uniform: F=B; b=2f: B=2F; f=i=w: split backward; h200: measured, ms")
+        c["schedule"] = _dropdown("schedule", tr("ex.schedule"), all_names, schedule, tr("ex.schedule.tip"))
+        c["compare"] = _dropdown("compare", tr("ex.compare"), [_NONE, *all_names], compare or _NONE,
+                                 tr("ex.compare.tip"))
+        c["p"] = _slider("int", "p", tr("ex.p"), p, 1, 16, 1, tooltip=tr("ex.p.tip"))
+        c["m"] = _slider("int", "m", tr("ex.m"), m, 1, 64, 1, tooltip=tr("ex.m.tip"))
+        c["v"] = _slider("int", "v", tr("ex.v"), v, 1, 8, 1, tooltip=tr("ex.v.tip"))
+        c["preset"] = _dropdown("preset", tr("ex.preset"), COST_PRESETS, preset, tr("ex.preset.tip"))
         for ctl in self._cost_controls:
-            c[ctl.key] = _slider("float", ctl.key, ctl.description, _cost_value(self._base, ctl.key), 0.0,
-                                 ctl.hi, ctl.step, tooltip=ctl.tooltip)
-        c["cap"] = _slider("float", "cap", "memory cap", 0.0, 0.0, 64.0, 0.5, ".1f",
-                           tooltip="activation budget per rank, microbatch activations; 0 = no cap")
+            c[ctl.key] = _slider("float", ctl.key, tr(ctl.description), _cost_value(self._base, ctl.key), 0.0,
+                                 ctl.hi, ctl.step, tooltip=tr(ctl.tooltip))
+        c["cap"] = _slider("float", "cap", tr("ex.cap"), 0.0, 0.0, 64.0, 0.5, ".1f", tooltip=tr("ex.cap.tip"))
         self.controls: dict[str, widgets.Widget] = c
 
         self.readouts: dict[str, widgets.HTML] = {
@@ -599,7 +726,7 @@ class PipelineExplorer:
     def _layout(self) -> widgets.Box:
         """Controls in two groups (wrapping on narrow screens), readouts, then the full-width picture."""
         c, r = self.controls, self.readouts
-        title = widgets.HTML(_CSS + "<h2 style='margin:4px 0'>Pipeline bubble explorer</h2>")
+        title = widgets.HTML(_CSS + f"<h2 style='margin:4px 0'>{tr('ex.title.pipeline')}</h2>")
         width = "490px" if self.layout == "presenter" else "370px"
 
         def group(name: str, items: list[widgets.Widget]) -> widgets.VBox:
@@ -608,8 +735,8 @@ class PipelineExplorer:
 
         costs = [c[ctl.key] for ctl in self._cost_controls]
         controls = widgets.HBox(
-            [group("Schedule and memory", [c["schedule"], c["compare"], c["p"], c["m"], c["v"], c["cap"], r["cap"]]),
-             group("Costs (time per action)", [c["preset"], self._unit_note, *costs])],
+            [group(tr("ex.group.schedule"), [c["schedule"], c["compare"], c["p"], c["m"], c["v"], c["cap"], r["cap"]]),
+             group(tr("ex.group.costs"), [c["preset"], self._unit_note, *costs])],
             layout=widgets.Layout(flex_flow="row wrap"),
         )
         if self.layout == "presenter":
@@ -626,18 +753,21 @@ class PipelineExplorer:
     def _settings(self) -> str:
         c = self.controls
         main, comp = c["schedule"].value, c["compare"].value
-        v = f", v = {c['v'].value}" if any(REGISTRY[n].chunks != "one" for n in self._shown()) else ""
-        other = f", compared with {display_name(comp)}" if comp != _NONE else ""
-        return f"{display_name(main)}, p = {c['p'].value}, m = {c['m'].value}{v}, costs {c['preset'].value}{other}"
+        other = tr("ex.settings.other", other=display_name(comp)) if comp != _NONE else ""
+        fields = {"name": display_name(main), "p": c["p"].value, "m": c["m"].value, "preset": c["preset"].value,
+                  "other": other}
+        if any(REGISTRY[n].chunks != "one" for n in self._shown()):
+            return tr("ex.settings.v", v=c["v"].value, **fields)
+        return tr("ex.settings", **fields)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The live widget for Jupyter and Voila, with a still picture beside it for viewers without
         one (a notebook opened before it runs) and a one-line text instead of the widget's repr."""
         bundle = dict(self.widget._repr_mimebundle_())
         r = self.readouts
-        bundle["text/plain"] = f"Pipeline explorer ({self._settings()}): run the cell to move its sliders."
+        bundle["text/plain"] = tr("ex.plain.pipeline", settings=self._settings())
         bundle["text/html"] = _static_html(
-            "pipeline explorer", self._settings(), self.look, self.figure,
+            tr("ex.kind.pipeline"), self._settings(), self.look, self.figure,
             [r["bubble_ratio"].value + r["bubble_overhead"].value + r["makespan"].value + r["formula"].value,
              r["peak"].value, r["compare"].value, r["message"].value],
         )
@@ -691,7 +821,7 @@ class PipelineExplorer:
                 c[ctl.key].max = max(ctl.hi, math.ceil(val * 2))
                 c[ctl.key].value = val
         unit = plural(base.unit)
-        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(base.name)}; times in {unit}</span>"
+        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(tr('ex.unit_note', preset=base.name, unit=unit))}</span>"
 
     def _chunks_chosen(self) -> bool:
         """True when a shown schedule runs with the learner's ``v`` (interleaved 1F1B, looped BFS)."""
@@ -722,9 +852,8 @@ class PipelineExplorer:
     def _cap_note(self) -> None:
         cap = float(self.controls["cap"].value)
         self.readouts["cap"].value = (
-            "<div class='bk-hint'>0 = no cap (no limit on activations per rank)</div>" if cap <= 0 else
-            f"<div class='bk-hint'>at most {format_number(cap, fractions=False)} microbatch activations per rank: "
-            f"the dashed line in the memory panel</div>")
+            f"<div class='bk-hint'>{tr('ex.cap.none')}</div>" if cap <= 0 else
+            f"<div class='bk-hint'>{tr('ex.cap.some', cap=format_number(cap, fractions=False))}</div>")
 
     # ------------------------------------------------------------------ m rule
     def _legal_ms(self) -> list[int]:
@@ -763,10 +892,10 @@ class PipelineExplorer:
             target = min(cands, key=lambda x: (abs(x - m), -x))
         p = int(c["p"].value)
         refusing = [n for n in self._shown() if not REGISTRY[n].allows(p, m, self._v_for(n))]
-        reasons = " ".join(f"{display_name(n)} accepts {REGISTRY[n].m_rule}." for n in refusing)
+        reasons = " ".join(tr("ex.m.accepts", name=display_name(n), rule=REGISTRY[n].m_rule) for n in refusing)
         allowed = _ranges(legal)
-        note = (f"m = {m} is not allowed here ({reasons.rstrip('.')}; p = {p}), so the slider moved "
-                f"on to m = {target}. Allowed here: m = {allowed}{'' if allowed.endswith('…') else '.'}")
+        key = "ex.m.moved" if allowed.endswith("…") else "ex.m.moved.end"  # a list cut short ends without a stop
+        note = tr(key, m=m, reasons=reasons.rstrip(".。"), p=p, target=target, allowed=allowed)
         self._snapping = True
         try:
             with self.hold():
@@ -828,23 +957,20 @@ class PipelineExplorer:
             try:
                 other = self._simulate(comp)
             except (ValueError, TypeError) as exc:
-                self.error = f"compare schedule {comp!r}: {exc}"
+                self.error = tr("ex.error.compare", name=repr(comp), error=exc)
         self.result, self.compare_result, self.costs = result, other, result.costs
         cap = float(c["cap"].value)
         # the picture first: the browser receives it before the numbers that describe it
         try:
             self._draw(result, other, cap if cap > 0 else None)
         except Exception as exc:  # a drawing bug must not leave a traceback in a classroom UI
-            self.error = f"could not draw the picture ({type(exc).__name__}: {exc})"
+            self.error = tr("ex.error.draw", error=f"{type(exc).__name__}: {exc}")
         self._readouts(result, other)
         over = [(k, pk) for k, pk in enumerate(result.peak_activations) if cap > 0 and pk > cap + 1e-9]
         if over:
             worst = max(over, key=lambda x: x[1])
-            notes.append(
-                f"⚠ over the memory cap: {len(over)} of {result.p} ranks hold more than {format_number(cap, fractions=False)} microbatch "
-                f"activations (rank {worst[0]} peaks at {format_number(worst[1], fractions=False)}). Fewer microbatches in flight "
-                f"(1F1B instead of GPipe, smaller m, recomputation) bring the peak down."
-            )
+            notes.append(tr("ex.over_cap", n=len(over), p=result.p, cap=format_number(cap, fractions=False),
+                            rank=worst[0], peak=format_number(worst[1], fractions=False)))
         warn = "".join(f'<div class="bk-msg-warn">{html.escape(n)}</div>' for n in notes)
         r["message"].value = note + (_error_html(self.error) if self.error else "") + warn
         self.image.layout.visibility = "visible"
@@ -855,14 +981,14 @@ class PipelineExplorer:
         s = res.schedule
         cf = REGISTRY[s.name].closed_form(s.p, s.m, s.v) if s.name in REGISTRY else None
         if cf is None:
-            return _card("closed form", "—", f"none for {display_name(s.name)}; simulated only")
+            return _card(tr("ex.formula.name"), "—", tr("ex.formula.none", name=display_name(s.name)))
         val, text = cf
         agree = math.isclose(float(val), res.bubble_ratio, rel_tol=1e-9, abs_tol=1e-12)
-        why = "= simulated ✓" if agree else "≠ simulated: it assumes equal stages, no latency"
+        why = tr("ex.formula.agree") if agree else tr("ex.formula.differ")
         overhead = Fraction(val) / (1 - Fraction(val)) if val < 1 else None
         over = (f"; bubble_overhead {_overhead_formula(text)} = {float(overhead):.4f}" if overhead is not None else "")
         vv = f", v = {s.v}" if s.v > 1 else ", v = 1"
-        return _card(f"closed form bubble_ratio {text}", f"{float(val):.4f}",
+        return _card(tr("ex.formula.title", formula=text), f"{float(val):.4f}",
                      f"{why} (p = {s.p}, m = {s.m}{vv}){over}")
 
     def _readouts(self, res: SimResult, other: SimResult | None) -> None:
@@ -870,12 +996,12 @@ class PipelineExplorer:
         unit = plural(res.unit)
         r["bubble_ratio"].value = _card(
             "bubble_ratio = idle / (p × makespan)", f"{res.bubble_ratio:.4f}",
-            f"{res.bubble_ratio:.1%} of device-time idle (simulated)")
+            tr("ex.card.ratio.note", ratio=res.bubble_ratio))
         r["bubble_overhead"].value = _card(
             "bubble_overhead = idle / busy", f"{res.bubble_overhead:.4f}",
-            "Megatron's convention (simulated)")
-        r["makespan"].value = _card("makespan (one step)", f"{format_number(res.makespan, fractions=False)} {unit}",
-                                    f"utilization {res.utilization:.1%}")
+            tr("ex.card.overhead.note"))
+        r["makespan"].value = _card(tr("ex.card.makespan"), f"{format_number(res.makespan, fractions=False)} {unit}",
+                                    tr("ex.card.utilization", u=res.utilization))
         r["formula"].value = self._formula_card(res)
         peaks = res.peak_activations
         per_rank = " &nbsp; ".join(
@@ -884,25 +1010,21 @@ class PipelineExplorer:
         extra = ""
         nbytes = res.costs.extra.get("activation_bytes_per_microbatch")
         if nbytes:
-            extra = f" (max {max(peaks) * nbytes / 2**30:.2f} GiB per rank, measured bytes)"
-        r["peak"].value = (
-            f"<div style='line-height:1.7'><b>peak memory per rank</b> (microbatch activations, "
-            f"curves below): {per_rank}{extra}</div>"
-        )
-        r["costs"].value = f"<div class='bk-hint' style='margin:0'>costs: {html.escape(res.costs.describe())}</div>"
+            extra = tr("ex.peak.bytes", gib=max(peaks) * nbytes / 2**30)
+        r["peak"].value = f"<div style='line-height:1.7'>{tr('ex.peak.title', ranks=per_rank, extra=extra)}</div>"
+        r["costs"].value = (f"<div class='bk-hint' style='margin:0'>"
+                            f"{html.escape(tr('ex.costs', costs=res.costs.describe()))}</div>")
         if other is None:
             r["compare"].value = ""
         else:
             a, b = display_name(s.name), display_name(other.schedule.name)
             diff = (float(other.makespan) - float(res.makespan)) / float(res.makespan)
-            rel = "the same time as" if abs(diff) < 1e-12 else (
-                f"{abs(diff):.1%} {'longer' if diff > 0 else 'shorter'} than")
-            r["compare"].value = (
-                f"<div><b>{html.escape(b)}</b> (lower panel): bubble_ratio "
-                f"{other.bubble_ratio:.4f}, bubble_overhead {other.bubble_overhead:.4f}, makespan "
-                f"{format_number(other.makespan, fractions=False)} {plural(other.unit)} ({rel} {html.escape(a)}), peak "
-                f"{format_number(other.max_peak_activations, 3, fractions=False)} microbatch activations.</div>"
-            )
+            rel = tr("ex.rel.same") if abs(diff) < 1e-12 else tr(
+                "ex.rel.longer" if diff > 0 else "ex.rel.shorter", d=abs(diff))
+            line = tr("ex.compare.line", other=html.escape(b), ratio=other.bubble_ratio, overhead=other.bubble_overhead,
+                      makespan=format_number(other.makespan, fractions=False), unit=plural(other.unit), rel=rel,
+                      main=html.escape(a), peak=format_number(other.max_peak_activations, 3, fractions=False))
+            r["compare"].value = f"<div>{line}</div>"
 
     def _draw(self, res: SimResult, other: SimResult | None, cap: float | None) -> None:
         look = self.look
@@ -1038,19 +1160,18 @@ class ScheduleBuilder:
             text = _template_text("gpipe", p, m)
             self._template = ("gpipe", text)
         c: dict[str, widgets.Widget] = {}
-        c["p"] = _slider("int", "p", "p (ranks)", p, 1, 8, 1,
-                         tooltip="ranks of the templates; an unedited template follows p")
-        c["m"] = _slider("int", "m", "m (microbatches)", m, 1, 16, 1,
-                         tooltip="microbatches every rank must run; an unedited template follows m")
-        c["preset"] = _dropdown("preset", "cost preset", COST_PRESETS, "b=2f")
+        c["p"] = _slider("int", "p", tr("ex.p"), p, 1, 8, 1, tooltip=tr("ex.builder.p.tip"))
+        c["m"] = _slider("int", "m", tr("ex.m"), m, 1, 16, 1, tooltip=tr("ex.builder.m.tip"))
+        c["preset"] = _dropdown("preset", tr("ex.preset"), COST_PRESETS, "b=2f", tr("ex.preset.tip"))
         c["text"] = widgets.Textarea(
             value=text,
             continuous_update=False,
             layout=widgets.Layout(width="100%", height=f"{7 + 1.6 * max(2, p)}em"),
         )
         c["text"].add_class("bk-control-text")
-        for key, label, style in (("check", "check", "primary"), ("load_1f1b", "load 1F1B", ""),
-                                  ("load_gpipe", "load GPipe", "")):
+        for key, label, style in (("check", tr("ex.builder.check"), "primary"),
+                                  ("load_1f1b", tr("ex.builder.load", name="1F1B"), ""),
+                                  ("load_gpipe", tr("ex.builder.load", name="GPipe"), "")):
             c[key] = widgets.Button(description=label, button_style=style)
             c[key].add_class(f"bk-control-{key}")
         self.controls = c
@@ -1071,7 +1192,7 @@ class ScheduleBuilder:
 
     def _layout(self) -> widgets.Box:
         c, r = self.controls, self.readouts
-        title = widgets.HTML(_CSS + "<h2 style='margin:4px 0'>Schedule builder</h2>")
+        title = widgets.HTML(_CSS + f"<h2 style='margin:4px 0'>{tr('ex.title.builder')}</h2>")
         left = widgets.VBox(
             [c["text"], widgets.HBox([c["check"], c["load_gpipe"], c["load_1f1b"]]), c["p"], c["m"], c["preset"]],
             layout=widgets.Layout(width="48%", min_width="420px"),
@@ -1089,10 +1210,10 @@ class ScheduleBuilder:
         """The live widget, with a still picture beside it (see :meth:`PipelineExplorer._repr_mimebundle_`)."""
         bundle = dict(self.widget._repr_mimebundle_())
         c, r = self.controls, self.readouts
-        settings = f"p = {c['p'].value}, m = {c['m'].value}, costs {c['preset'].value}"
-        bundle["text/plain"] = f"Schedule builder ({settings}): run the cell to write and check a schedule."
+        settings = tr("ex.builder.settings", p=c["p"].value, m=c["m"].value, preset=c["preset"].value)
+        bundle["text/plain"] = tr("ex.plain.builder", settings=settings)
         text = f"<pre style='font-size:13px'>{html.escape(c['text'].value)}</pre>"
-        bundle["text/html"] = _static_html("schedule builder", settings, self.look, self.figure,
+        bundle["text/html"] = _static_html(tr("ex.kind.builder"), settings, self.look, self.figure,
                                            [text, r["message"].value, r["score"].value])
         return bundle
 
@@ -1126,7 +1247,7 @@ class ScheduleBuilder:
         except (ScheduleError, ValueError, TypeError) as exc:  # DeadlockError is a ScheduleError
             self.schedule = self.result = self.score = None
             self.error = str(exc)
-            kind = "deadlock" if "deadlock" in self.error else "illegal schedule"
+            kind = tr("ex.builder.deadlock") if "deadlock" in self.error else tr("ex.builder.illegal")
             r["message"].value = f"<b style='color:#a00000'>✗ {kind}</b>" + _error_html(self.error)
             for key in ("score", "bubble_ratio", "makespan", "peak"):
                 r[key].value = ""
@@ -1139,16 +1260,14 @@ class ScheduleBuilder:
             self._draw(res)
             self.image.layout.visibility = "visible"
         except Exception as exc:  # a drawing bug must not leave a traceback in a classroom UI
-            self.error = f"could not draw the picture ({type(exc).__name__}: {exc})"
+            self.error = tr("ex.error.draw", error=f"{type(exc).__name__}: {exc}")
         unit = plural(res.unit)
-        r["message"].value = (
-            f"<div class='bk-msg-ok'>✓ legal schedule: p={sched.p}, m={sched.m}, v={sched.v}, "
-            f"{sched.n_actions} actions</div>"
-        )
+        legal = tr("ex.builder.legal", p=sched.p, m=sched.m, v=sched.v, n=sched.n_actions)
+        r["message"].value = f"<div class='bk-msg-ok'>{legal}</div>"
         r["bubble_ratio"].value = _card("bubble_ratio = idle / (p × makespan)", f"{res.bubble_ratio:.4f}",
-                                        f"bubble_overhead (idle / busy) {res.bubble_overhead:.4f}")
-        r["makespan"].value = _card("makespan", f"{format_number(res.makespan, fractions=False)} {unit}")
-        r["peak"].value = ("<div style='font-size:15px'><b>peak memory per rank</b> (microbatch activations): "
+                                        tr("ex.builder.overhead", overhead=res.bubble_overhead))
+        r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {unit}")
+        r["peak"].value = ("<div style='font-size:15px'>" + tr("ex.builder.peak")
                            + " · ".join(f"r{k} {format_number(x, 3, fractions=False)}" for k, x in enumerate(res.peak_activations)) + "</div>")
         r["score"].value = self._score_html(self.score)
         if self.error:
@@ -1191,16 +1310,16 @@ class ScheduleBuilder:
         same = next((n for n, x in refs.items() if x.schedule.orders == sched.orders), None)
         bname = display_name(best)
         if same is not None:
-            verdict = f"matches {display_name(same)} (the same orders, action for action)"
+            verdict = tr("ex.builder.same", name=display_name(same))
         elif matches is not None:
-            verdict = f"matches {display_name(matches)} (same makespan and peak memory)"
+            verdict = tr("ex.builder.matches", name=display_name(matches))
         elif math.isclose(mine_t, best_t, rel_tol=1e-9):
-            verdict = (f"as fast as the best ({bname}) but peaks at {format_number(mine_peak, 3, fractions=False)} microbatch activations "
-                       f"instead of {format_number(table[best][2], 3, fractions=False)}")
+            verdict = tr("ex.builder.fast_but", best=bname, mine=format_number(mine_peak, 3, fractions=False),
+                         theirs=format_number(table[best][2], 3, fractions=False))
         elif pct > 0:
-            verdict = f"{pct:.1f}% slower than the best ({bname})"
+            verdict = tr("ex.builder.slower", pct=pct, best=bname)
         else:
-            verdict = f"{-pct:.1f}% faster than every built-in compared (best: {bname})"
+            verdict = tr("ex.builder.faster", pct=-pct, best=bname)
         return BuilderScore(
             makespan=mine_t, bubble_ratio=res.bubble_ratio, bubble_overhead=res.bubble_overhead, peak=mine_peak,
             unit=res.unit, references=table, best=best, slower_pct=pct, matches=same or matches, verdict=verdict,
@@ -1209,7 +1328,7 @@ class ScheduleBuilder:
     @staticmethod
     def _score_html(score: BuilderScore) -> str:
         unit = plural(score.unit)
-        rows = [("yours", score.makespan, score.bubble_ratio, score.peak)] + [
+        rows = [(tr("ex.builder.yours"), score.makespan, score.bubble_ratio, score.peak)] + [
             (display_name(n), t, b, pk) for n, (t, b, pk) in score.references.items()
         ]
         body = "".join(
@@ -1218,9 +1337,10 @@ class ScheduleBuilder:
             for k, (name, t, b, pk) in enumerate(rows)
         )
         return (
-            f"<div class='bk-score'><div style='font-size:18px;margin:4px 0'><b>Score:</b> {html.escape(score.verdict)}"
-            f"</div><table><tr><th>schedule</th><th>makespan ({unit})</th><th>bubble_ratio</th>"
-            f"<th>peak memory (microbatch act.)</th></tr>{body}</table></div>"
+            f"<div class='bk-score'><div style='font-size:18px;margin:4px 0'><b>{tr('ex.builder.score')}</b> "
+            f"{html.escape(score.verdict)}</div><table><tr><th>{tr('ex.schedule')}</th>"
+            f"<th>{tr('ex.builder.table.makespan', unit=unit)}</th><th>bubble_ratio</th>"
+            f"<th>{tr('ex.builder.table.peak')}</th></tr>{body}</table></div>"
         )
 
 
@@ -1289,14 +1409,11 @@ class FrontierExplorer:
         self.skipped: dict[str, str] = {}
         self.error: str | None = None
         c: dict[str, widgets.Widget] = {
-            "p": _slider("int", "p", "p (ranks)", p, 1, 16, 1, tooltip="pipeline stages = devices"),
-            "m": _slider("int", "m", "m (microbatches)", m, 1, 64, 1, tooltip="microbatches per step"),
-            "v": _slider("int", "v", "v (chunks/rank)", v, 2, 8, 1,
-                         tooltip="stages per rank of interleaved 1F1B and looped BFS (V shapes hold 2)"),
-            "preset": _dropdown("preset", "cost preset", COST_PRESETS, preset,
-                                "uniform: F=B; b=2f: B=2F; f=i=w: split backward; h200: measured, ms"),
-            "comm": _slider("float", "comm", "comm latency", 0.0, 0.0, 4.0, 0.05,
-                            tooltip="latency of one hop between ranks, in the preset's unit"),
+            "p": _slider("int", "p", tr("ex.p"), p, 1, 16, 1, tooltip=tr("ex.p.tip")),
+            "m": _slider("int", "m", tr("ex.m"), m, 1, 64, 1, tooltip=tr("ex.m.tip_plain")),
+            "v": _slider("int", "v", tr("ex.v"), v, 2, 8, 1, tooltip=tr("ex.v.tip_frontier")),
+            "preset": _dropdown("preset", tr("ex.preset"), COST_PRESETS, preset, tr("ex.preset.tip")),
+            "comm": _slider("float", "comm", tr("ex.cost.comm"), 0.0, 0.0, 4.0, 0.05, tooltip=tr("ex.cost.comm.tip_unit")),
         }
         self.controls = c
         self.readouts: dict[str, widgets.HTML] = {k: _readout(k) for k in ("frontier", "table", "message")}
@@ -1309,7 +1426,7 @@ class FrontierExplorer:
 
     def _layout(self) -> widgets.Box:
         c, r = self.controls, self.readouts
-        title = widgets.HTML(_CSS + "<h2 style='margin:4px 0'>Memory / bubble frontier</h2>")
+        title = widgets.HTML(_CSS + f"<h2 style='margin:4px 0'>{tr('ex.title.frontier')}</h2>")
         if self.layout == "presenter":
             for w in c.values():
                 w.layout.width = "480px"
@@ -1321,14 +1438,14 @@ class FrontierExplorer:
 
     def _settings(self) -> str:
         c = self.controls
-        return f"p = {c['p'].value}, m = {c['m'].value}, v = {c['v'].value}, costs {c['preset'].value}"
+        return tr("ex.frontier.settings", p=c["p"].value, m=c["m"].value, v=c["v"].value, preset=c["preset"].value)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The live widget, with a still picture beside it (see :meth:`PipelineExplorer._repr_mimebundle_`)."""
         bundle = dict(self.widget._repr_mimebundle_())
         r = self.readouts
-        bundle["text/plain"] = f"Memory/bubble frontier ({self._settings()}): run the cell to move its sliders."
-        bundle["text/html"] = _static_html("memory/bubble frontier", self._settings(), self.look, self.figure,
+        bundle["text/plain"] = tr("ex.plain.frontier", settings=self._settings())
+        bundle["text/html"] = _static_html(tr("ex.kind.frontier"), self._settings(), self.look, self.figure,
                                            [r["frontier"].value, r["message"].value, r["table"].value])
         return bundle
 
@@ -1368,12 +1485,11 @@ class FrontierExplorer:
         self.frontier = list(dict.fromkeys(name for _, _, name in order))
         self._draw(rows, points, on, costs)
         self.image.layout.visibility = "visible"
-        r["frontier"].value = (
-            "<div><b>On the frontier</b> (no other schedule needs at most as much memory and as much bubble, "
-            "and less of one), least memory first: " + ", ".join(html.escape(n) for n in self.frontier) + "</div>")
+        names = ", ".join(html.escape(n) for n in self.frontier)
+        r["frontier"].value = f"<div>{tr('ex.frontier.on', names=names)}</div>"
         r["table"].value = f"<div class='bk-table'>{self.table._repr_html_()}</div>"
         r["message"].value = "" if not self.skipped else "<div class='bk-msg-note'>" + html.escape(
-            "Not shown at this m: " + "; ".join(f"{n}: {why}" for n, why in self.skipped.items())) + "</div>"
+            tr("ex.frontier.skipped", what="; ".join(f"{n}: {why}" for n, why in self.skipped.items()))) + "</div>"
 
     def _draw(self, rows: list[dict[str, Any]], points: list[tuple[float, float]], on: list[bool],
               costs: Costs) -> None:
@@ -1389,7 +1505,7 @@ class FrontierExplorer:
                 ys = [100 * y for _, y in front]
                 right = max(x for x, _ in points) * 1.08 + 0.5
                 ax.plot([*xs, right], [*ys, ys[-1]], drawstyle="steps-post", color="#777777", linestyle="--",
-                        linewidth=1.4, zorder=1, label="frontier", gid="frontier")
+                        linewidth=1.4, zorder=1, label=tr("ex.frontier.label"), gid="frontier")
             for k, (row, (x, y), ok) in enumerate(zip(rows, points, on)):
                 color = plotting.SERIES_COLORS[k % len(plotting.SERIES_COLORS)]
                 name = row["schedule"] + (f", v={row['v']}" if row["v"] > 1 else "")
@@ -1399,11 +1515,11 @@ class FrontierExplorer:
                         label=name + ("  (on the frontier)" if ok else ""), gid=f"point:{row['schedule']}")
             ax.set_xlim(left=0)
             ax.set_ylim(bottom=0)
-            ax.set_xlabel("peak activations per rank (microbatch activations)")
-            ax.set_ylabel("bubble_ratio (%)\n= idle ÷ (p × makespan)")
+            ax.set_xlabel(tr("ex.frontier.xlabel"))
+            ax.set_ylabel(tr("ex.frontier.ylabel"))
             ax.grid(color="#E5E5E5", linewidth=0.6)
-            ax.set_title(f"Bubble against memory: p={c['p'].value}, m={c['m'].value}, v={c['v'].value} "
-                         f"(interleaved, looped BFS)\n{costs.describe()}", loc="left",
+            ax.set_title(tr("ex.frontier.title", p=c["p"].value, m=c["m"].value, v=c["v"].value, costs=costs.describe()),
+                         loc="left",
                          fontsize=plotting.rcParams["axes.titlesize"])
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False,
                       borderaxespad=0.0)

@@ -50,6 +50,7 @@ from bubblekit._validate import check_int
 from bubblekit.actions import Action, Pair, inputs, parts
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import format_number, plural, time_label
@@ -84,7 +85,63 @@ SERIES_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#
 LINE_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000")
 #: Colours per action kind (``color_by="kind"``), from the same palette.
 KIND_COLORS: dict[str, str] = {"F": "#56B4E9", "B": "#E69F00", "I": "#009E73", "W": "#CC79A7", "other": "#B0B0B0"}
-_KIND_NAMES = {"F": "F forward", "B": "B backward", "I": "I input-grad", "W": "W weight-grad", "other": "other"}
+register({
+    # every text the pictures draw, in both languages (bubblekit.i18n; read when a figure is drawn)
+    "plot.kind.F": {"en": "F forward", "zh": "F 前向"},
+    "plot.kind.B": {"en": "B backward", "zh": "B 反向"},
+    "plot.kind.I": {"en": "I input-grad", "zh": "I 输入梯度"},
+    "plot.kind.W": {"en": "W weight-grad", "zh": "W 权重梯度"},
+    "plot.kind.other": {"en": "other", "zh": "其他"},
+    "plot.colour_is_microbatch": {"en": " (colour = microbatch)", "zh": "（颜色 = 微批）"},
+    "plot.pair": {"en": "F&B overlapped pair (top F, bottom B)", "zh": "F&B 重叠的前向+反向对（上 F，下 B）"},
+    "plot.chunk": {"en": "chunk {chunk}: each rank's {ordinal} stage", "zh": "chunk {chunk}：每个 rank 的第 {ordinal} 个流水级"},
+    "plot.idle": {"en": "idle (bubble)", "zh": "空闲（气泡）"},
+    "plot.critical_path": {"en": "critical path", "zh": "关键路径"},
+    "plot.metrics": {
+        "en": "bubble_ratio {ratio:.1%} (idle ÷ (p × makespan))   |   bubble_overhead {overhead:.1%} (idle ÷ busy)"
+              "   |   makespan {makespan} {unit}",
+        "zh": "气泡比例 bubble_ratio {ratio:.1%}（空闲 ÷ (p × makespan)）   |   气泡开销 bubble_overhead {overhead:.1%}"
+              "（空闲 ÷ 忙碌）   |   单步耗时 makespan {makespan} {unit}",
+    },
+    "plot.phase.fill": {"en": "fill", "zh": "填充（预热）"},
+    "plot.phase.steady": {"en": "steady", "zh": "稳态"},
+    "plot.phase.between": {"en": "between fill and drain", "zh": "填充与排空之间"},
+    "plot.phase.drain": {"en": "drain", "zh": "排空"},
+    "plot.stages": {"en": "stages", "zh": "流水级"},
+    "plot.memory.rank_peak": {"en": "rank {rank}: peak {peak}", "zh": "rank {rank}：峰值 {peak}"},
+    "plot.memory.peak_marker": {"en": "peak (where first reached)", "zh": "峰值（首次达到处）"},
+    "plot.memory.max_peak": {"en": "max peak {peak} microbatch activations", "zh": "最大峰值：{peak} 个微批的激活"},
+    "plot.memory.cap": {"en": "cap {cap}", "zh": "上限 {cap}"},
+    "plot.memory.over_cap": {"en": "over the cap: {ranks}", "zh": "超过上限：{ranks}"},
+    "plot.memory.under_cap": {"en": "all ranks under the cap", "zh": "所有 rank 都在上限以内"},
+    "plot.memory.ylabel": {"en": "activations held\n(microbatch activations)", "zh": "持有的激活\n（以微批的激活为单位）"},
+    "plot.sweep.skipped": {"en": "not simulated: {what}", "zh": "未模拟：{what}"},
+    "plot.sweep.more": {"en": "... and {n} more", "zh": "……另有 {n} 项"},
+    "plot.sweep.closed_form": {"en": "closed form {form}", "zh": "闭式解 {form}"},
+    "plot.sweep.xlabel": {"en": "microbatches per step, m", "zh": "每步微批数 m"},
+    "plot.sweep.ylabel": {"en": "bubble_ratio = idle ÷ (p × makespan)", "zh": "气泡比例 = 空闲 ÷ (p × makespan)"},
+    "plot.sweep.title": {"en": "Bubble ratio against m, p = {p}   |   {costs}", "zh": "气泡比例随 m 的变化，p = {p}   |   {costs}"},
+    "plot.anim.readout": {
+        "en": "t = {t} of {total} {unit}  |  running now: {running:>2}  |  bubble so far: {bubble:6.1%}",
+        "zh": "t = {t} / {total} {unit}  |  正在计算：{running:>2}  |  目前气泡：{bubble:6.1%}",
+    },
+    "plot.frontier.gpu_memory": {"en": " GPU memory", "zh": " 显存容量"},
+    "plot.frontier.x.total": {"en": "memory per device (GB): parameters, gradients, optimizer state, activations",
+                              "zh": "每卡显存（GB）：参数、梯度、优化器状态、激活"},
+    "plot.frontier.x.activations": {"en": "activation memory per device (GB)", "zh": "每卡激活显存（GB）"},
+    "plot.frontier.x.state": {"en": "model state per device (GB)", "zh": "每卡模型状态显存（GB）"},
+    "plot.frontier.y.bubble_ratio": {"en": "bubble_ratio (% of the step)", "zh": "气泡比例（占单步的 %）"},
+})
+
+
+class _KindNames:
+    """Legend names of the action kinds, in the current language (``_KIND_NAMES["F"]``)."""
+
+    def __getitem__(self, kind: str) -> str:
+        return tr(f"plot.kind.{kind}")
+
+
+_KIND_NAMES = _KindNames()
 #: Idle boxes: very light grey with a grey hatch.
 BUBBLE_COLOR = "#F0F0F0"
 BUBBLE_HATCH_COLOR = "#A8A8A8"
@@ -180,15 +237,12 @@ def _timeline_name(tl: Timeline) -> str:
         name = f"{display_name(s.name)}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
         cost = tl.costs.name if tl.costs.name != "custom" else tl.costs.describe()
         return f"{name}   |   {cost}"
-    return tl.source or "timeline"
+    return tl.source or "timeline"  # a trace's own name (its file), never translated
 
 
 def _metrics_line(tl: Timeline) -> str:
-    return (
-        f"bubble_ratio {tl.bubble_ratio:.1%} (idle ÷ (p × makespan))   |   "
-        f"bubble_overhead {tl.bubble_overhead:.1%} (idle ÷ busy)   |   "
-        f"makespan {format_number(float(tl.makespan))} {plural(tl.unit)}"
-    )
+    return tr("plot.metrics", ratio=tl.bubble_ratio, overhead=tl.bubble_overhead,
+              makespan=format_number(float(tl.makespan)), unit=plural(tl.unit))
 
 
 # ------------------------------------------------------------------- span tables
@@ -612,19 +666,19 @@ def _legend(ax: Axes, sp: _Spans, color_by: str, show_bubbles: bool, critical_pa
     else:
         for k in kinds_present:
             handles.append(Patch(facecolor=tuple(_lighten(PALETTE[0], _KIND_LIGHTEN[k])),
-                                 label=f"{_KIND_NAMES[k]}" + (" (colour = microbatch)" if k == "F" else "")))
+                                 label=f"{_KIND_NAMES[k]}" + (tr("plot.colour_is_microbatch") if k == "F" else "")))
     if sp.pair_b:
         handles.append(Patch(facecolor=KIND_COLORS["F"], edgecolor=KIND_COLORS["B"], linewidth=3,
-                             label="F&B overlapped pair (top F, bottom B)"))
+                             label=tr("plot.pair")))
     for c in chunks:
         if c:
             handles.append(Patch(facecolor="#DDDDDD", edgecolor=CHUNK_EDGE_COLOR, linewidth=CHUNK_EDGE_WIDTH,
-                                 linestyle=_chunk_linestyle(c), label=f"chunk {c}: each rank's {_ordinal(c + 1)} stage"))
+                                 linestyle=_chunk_linestyle(c), label=tr("plot.chunk", chunk=c, ordinal=_ordinal(c + 1) if get_language() == "en" else c + 1)))
     if show_bubbles:
         handles.append(Patch(facecolor=BUBBLE_COLOR, edgecolor=BUBBLE_HATCH_COLOR, hatch="////",
-                             label="idle (bubble)"))
+                             label=tr("plot.idle")))
     if critical_path:
-        handles.append(Line2D([], [], color=CRITICAL_COLOR, linewidth=2.0, label="critical path"))
+        handles.append(Line2D([], [], color=CRITICAL_COLOR, linewidth=2.0, label=tr("plot.critical_path")))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize="small",
               frameon=False, borderaxespad=0.0)
 
@@ -638,7 +692,8 @@ def _draw_phases(ax: Axes, tl: Timeline) -> None:
     # "steady" only when every rank is busy all through it (the glossary's steady state); else neutral
     idle_inside = any(min(float(g.end), s1) > max(float(g.start), s0) for g in tl.idle_intervals())
     spans = [("fill", f0, f1), ("steady", s0, s1), ("drain", d0, d1)]
-    words = {"steady": "between fill and drain" if idle_inside else "steady"}
+    words = {"fill": tr("plot.phase.fill"), "drain": tr("plot.phase.drain"),
+             "steady": tr("plot.phase.between") if idle_inside else tr("plot.phase.steady")}
     for name, a, b in spans:
         if b <= a:
             continue
@@ -814,7 +869,7 @@ def _draw_placement_strip(ax: Axes, tl: Timeline) -> float:
         ax.annotate(arrow, xy=(0, 1), xycoords="axes fraction", xytext=(-(gap + (v - c - 0.5) * cell), 1.0),
                     textcoords="offset points", ha="center", va="bottom", fontsize=fs, color="#333333",
                     annotation_clip=False, gid="placement-direction")
-    ax.annotate("stages", xy=(0, 1), xycoords="axes fraction", xytext=(-(gap + v * cell / 2), 1.0 + 1.4 * fs),
+    ax.annotate(tr("plot.stages"), xy=(0, 1), xycoords="axes fraction", xytext=(-(gap + v * cell / 2), 1.0 + 1.4 * fs),
                 textcoords="offset points", ha="center", va="bottom", fontsize=fs, color="#333333",
                 annotation_clip=False, gid="placement-title")
     return gap + v * cell
@@ -938,19 +993,20 @@ def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None, lege
         # the peak's value goes into the legend, not beside the marker: ranks often peak at the
         # same moment, and labels there overlap the markers and each other
         ax.plot(xs, ys, drawstyle="steps-post", color=color, linestyle=ls, linewidth=1.8,
-                label=f"rank {q}: peak {format_number(peak, 3, fractions=False)}", gid=f"memory-rank-{q}")
+                label=tr("plot.memory.rank_peak", rank=q, peak=format_number(peak, 3, fractions=False)), gid=f"memory-rank-{q}")
         t_peak = next(float(t) for t, v in pts if round(v, 9) >= peak)
         px.append(t_peak)
         py.append(peak)
     ax.plot(px, py, linestyle="none", marker="v", markersize=7, markerfacecolor="white",
-            markeredgecolor="black", zorder=5, label="peak (where first reached)", gid="peaks")
-    title = f"{_timeline_name(r)}\nmax peak {format_number(r.max_peak_activations)} microbatch activations"
+            markeredgecolor="black", zorder=5, label=tr("plot.memory.peak_marker"), gid="peaks")
+    title = f"{_timeline_name(r)}\n" + tr("plot.memory.max_peak", peak=format_number(r.max_peak_activations))
     if cap is not None:
-        ax.axhline(cap, color=CURSOR_COLOR, linestyle="--", linewidth=1.5, label=f"cap {cap:g}", gid="cap")
+        ax.axhline(cap, color=CURSOR_COLOR, linestyle="--", linewidth=1.5, label=tr("plot.memory.cap", cap=f"{cap:g}"), gid="cap")
         over = [q for q in sel if peaks[q] > cap]
-        title += ("   |   over the cap: " + ", ".join(f"rank {q}" for q in over)) if over else "   |   all ranks under the cap"
+        title += "   |   " + (tr("plot.memory.over_cap", ranks=", ".join(f"rank {q}" for q in over)) if over
+                                else tr("plot.memory.under_cap"))
     ax.set_title(title, loc="left", fontsize=_title_size())
-    ax.set_ylabel("activations held\n(microbatch activations)")
+    ax.set_ylabel(tr("plot.memory.ylabel"))
     ax.set_xlim(float(r.t0), t1)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(axis="y", color="#E5E5E5", linewidth=0.6)
@@ -1014,8 +1070,8 @@ def plot_sweep(
     _draw_closed_forms(ax, p, m_list, sorted(used_v))
     _style_sweep_axes(ax, p, m_list, costs)
     if skipped:
-        shown = skipped[:4] + ([f"... and {len(skipped) - 4} more"] if len(skipped) > 4 else [])
-        fig.text(0.01, 0.0, "not simulated: " + "; ".join(shown), fontsize="x-small", va="bottom",
+        shown = skipped[:4] + ([tr("plot.sweep.more", n=len(skipped) - 4)] if len(skipped) > 4 else [])
+        fig.text(0.01, 0.0, tr("plot.sweep.skipped", what="; ".join(shown)), fontsize="x-small", va="bottom",
                  wrap=True, gid="skipped")
     return fig
 
@@ -1080,7 +1136,7 @@ def _draw_closed_forms(ax: Axes, p: int, m_list: list[int], used_v: list[int]) -
             continue
         ax.plot(xs, [bubble_ratio(p, m, vv) for m in xs], color="#444444",
                 linestyle=_LINESTYLES[j % len(_LINESTYLES)], linewidth=1.4, zorder=2,
-                label=f"closed form {form}", gid=f"formula:v={vv}")
+                label=tr("plot.sweep.closed_form", form=form), gid=f"formula:v={vv}")
 
 
 def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None:
@@ -1091,10 +1147,10 @@ def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None
     ax.minorticks_off()
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("microbatches per step, m")
-    ax.set_ylabel("bubble_ratio = idle ÷ (p × makespan)")
+    ax.set_xlabel(tr("plot.sweep.xlabel"))
+    ax.set_ylabel(tr("plot.sweep.ylabel"))
     cname = costs.name if costs.name != "custom" else costs.describe()
-    ax.set_title(f"Bubble ratio against m, p = {p}   |   {cname}", loc="left")
+    ax.set_title(tr("plot.sweep.title", p=p, costs=cname), loc="left")
     ax.grid(color="#E5E5E5", linewidth=0.6)
     ax.legend(fontsize="small", frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               borderaxespad=0.0)  # outside the axes: it never covers a point
@@ -1159,8 +1215,8 @@ def animate_pipeline(
         t = float(times[k])
         n_run = int(np.count_nonzero((sp.start <= t) & (t < sp.end)))
         b = result.bubble_so_far(t)
-        return (f"t = {format_number(t - t0):>{width}} of {format_number(t1 - t0)} {unit}  |  "
-                f"running now: {n_run:>2}  |  bubble so far: {b:6.1%}")
+        return tr("plot.anim.readout", t=f"{format_number(t - t0):>{width}}", total=format_number(t1 - t0),
+                  unit=unit, running=n_run, bubble=b)
 
     def update(k: int) -> list[Any]:
         t = float(times[k])
@@ -1308,13 +1364,12 @@ def plot_frontier(
                 color=pal[k], markeredgecolor="white", label=str(row["schedule"]), gid=f"frontier-{k}")
     if gpu_memory_gb is not None:
         ax.axvline(float(gpu_memory_gb), color="#555555", linestyle="--", linewidth=1.0, gid="gpu-memory")
-        ax.text(float(gpu_memory_gb), 1.0, " GPU memory", transform=ax.get_xaxis_transform(), ha="left", va="top",
+        ax.text(float(gpu_memory_gb), 1.0, tr("plot.frontier.gpu_memory"), transform=ax.get_xaxis_transform(), ha="left", va="top",
                 fontsize="small", color="#333333")
     ax.set_xlabel(xlabel if xlabel is not None else
-                  {"total": "memory per device (GB): parameters, gradients, optimizer state, activations",
-                   "activations": "activation memory per device (GB)", "state": "model state per device (GB)"}.get(x, x))
+                  tr(f"plot.frontier.x.{x}") if x in ("total", "activations", "state") else x)
     ax.set_ylabel(ylabel if ylabel is not None else
-                  "bubble_ratio (% of the step)" if y == "bubble_ratio" else y.replace("_", " "))
+                  tr("plot.frontier.y.bubble_ratio") if y == "bubble_ratio" else y.replace("_", " "))
     if y == "bubble_ratio":
         ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
     ax.set_ylim(bottom=0)
