@@ -62,7 +62,6 @@ TWINS = sorted(p for p in SHIPPED if Path(p).parent.name == ZH)
 PENDING: set[str] = {
     "notebooks/00_start_here.ipynb",
     "notebooks/01_what_is_a_bubble.ipynb",
-    "notebooks/03_the_bubble_formula.ipynb",
     "notebooks/04_schedules_compared.ipynb",
     "notebooks/05_shrinking_bubbles.ipynb",
     "notebooks/06_profiling_practice.ipynb",
