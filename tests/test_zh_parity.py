@@ -64,7 +64,6 @@ PENDING: set[str] = {
     "notebooks/01_what_is_a_bubble.ipynb",
     "notebooks/02_why_bubbles_appear.ipynb",
     "notebooks/03_the_bubble_formula.ipynb",
-    "notebooks/05_shrinking_bubbles.ipynb",
     "notebooks/06_profiling_practice.ipynb",
     "notebooks/07_beyond_1f1b.ipynb",
     "notebooks/07x_published_tables.ipynb",
