@@ -66,7 +66,6 @@ PENDING: set[str] = {
     "notebooks/03_the_bubble_formula.ipynb",
     "notebooks/04_schedules_compared.ipynb",
     "notebooks/05_shrinking_bubbles.ipynb",
-    "notebooks/07_beyond_1f1b.ipynb",
     "notebooks/07x_published_tables.ipynb",
     "notebooks/09_misconceptions_and_interviews.ipynb",
     "solutions/01_what_is_a_bubble.ipynb",
