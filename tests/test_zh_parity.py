@@ -60,8 +60,6 @@ TWINS = sorted(p for p in SHIPPED if Path(p).parent.name == ZH)
 #: English notebooks whose Chinese twin is not done yet (issue 16, phase 2 translates them):
 #: each is removed as its translation lands.
 PENDING: set[str] = {
-    "notebooks/07x_published_tables.ipynb",
-    "notebooks/09_misconceptions_and_interviews.ipynb",
     "solutions/01_what_is_a_bubble.ipynb",
     "solutions/02_why_bubbles_appear.ipynb",
     "solutions/03_the_bubble_formula.ipynb",
