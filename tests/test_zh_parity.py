@@ -69,7 +69,6 @@ PENDING: set[str] = {
     "solutions/07_beyond_1f1b.ipynb",
     "solutions/08_case_studies.ipynb",
     "solutions/09_misconceptions.ipynb",
-    "solutions/10_interview_bank.ipynb",
     "apps/explorer.ipynb",
 }
 
