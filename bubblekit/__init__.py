@@ -42,7 +42,7 @@ from bubblekit.formulas import (
     ratio_from_overhead,
     utilization,
 )
-from bubblekit.i18n import get_language, set_language
+from bubblekit.i18n import get_language, local_text, set_language
 from bubblekit.schedules import (
     MAX_ACTIONS,
     REGISTRY,
@@ -72,7 +72,7 @@ __all__ = [
     "simulate", "simulate_readable", "SimResult", "DeadlockError",
     "Timeline", "Span", "Gap",
     "Table", "compare",
-    "set_language", "get_language",
+    "set_language", "get_language", "local_text",
     "__version__",
 ]
 

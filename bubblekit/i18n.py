@@ -52,6 +52,7 @@ __all__ = [
     "register",
     "tr",
     "translate",
+    "local_text",
     "all_messages",
     "message_fields",
     "on_language_change",
@@ -211,6 +212,27 @@ def translate(key: str, language: str, /, **fields: object) -> str:
 def tr(key: str, /, **fields: object) -> str:
     """The message ``key`` in the current language (:func:`get_language`), filled with ``fields``."""
     return translate(key, get_language(), **fields)
+
+
+def local_text(*, en: str, zh: str) -> str:
+    """A notebook's own words in the current language: ``bk.local_text(en="stage 2 slow", zh="流水级 2 较慢")``.
+
+    For the few texts a lesson's code cell writes itself (a figure title, a row name, a printed
+    sentence): both editions run the same cell and each shows its own language, so the code
+    cells of a lesson and of its Chinese twin stay identical (the parity test). Text that
+    bubblekit prints belongs in the catalogue instead (:func:`register`). A value the code
+    uses afterwards as a key (a Table column it reads back) stays one plain string.
+
+    Raises:
+        TypeError: ``en`` or ``zh`` is not a string.
+        ValueError: ``zh`` holds no Chinese character.
+    """
+    for name, value in (("en", en), ("zh", zh)):
+        if not isinstance(value, str):
+            raise TypeError(f"local_text's {name} must be a string, got {value!r}")
+    if not any("\u4e00" <= ch <= "\u9fff" for ch in zh):
+        raise ValueError(f"local_text's zh must be Chinese text, got {zh!r}")
+    return zh if get_language() == "zh" else en
 
 
 def all_messages() -> dict[str, dict[str, str]]:

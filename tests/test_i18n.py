@@ -176,3 +176,15 @@ def test_import_bubblekit_stays_light() -> None:
             "print(sorted(m for m in ('matplotlib', 'numpy', 'ipywidgets', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_local_text_follows_the_language() -> None:
+    """A lesson's own words (bk.local_text): the current language's, and a clear error for bad input."""
+    with i18n.using_language("en"):
+        assert bk.local_text(en="slow stage", zh="慢的流水级") == "slow stage"
+    with i18n.using_language("zh"):
+        assert bk.local_text(en="slow stage", zh="慢的流水级") == "慢的流水级"
+    with pytest.raises(ValueError, match="zh"):
+        bk.local_text(en="slow stage", zh="slow stage")
+    with pytest.raises(TypeError, match="en"):
+        bk.local_text(en=3, zh="慢")  # type: ignore[arg-type]

@@ -70,6 +70,8 @@ PENDING: set[str] = {
     "solutions/08_case_studies.ipynb",
     "solutions/09_misconceptions.ipynb",
     "apps/explorer.ipynb",
+    "apps/builder.ipynb",
+    "apps/frontier.ipynb",
 }
 
 #: The lesson template's markers, English -> Chinese.
