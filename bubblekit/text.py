@@ -16,7 +16,7 @@ from typing import Any, Union
 from bubblekit._validate import Number
 from bubblekit.i18n import register, tr
 
-__all__ = ["format_number", "format_value", "plural", "time_label", "Table", "FORMATS"]
+__all__ = ["format_number", "format_bytes", "format_value", "plural", "time_label", "Table", "FORMATS"]
 
 #: Whole floats below this print as integers (``12.0`` -> ``12``); larger ones keep their exponent.
 _WHOLE_BELOW = 1e12
@@ -49,6 +49,11 @@ register({
     "text.yes": {"en": "yes", "zh": "是"},
     "text.no": {"en": "no", "zh": "否"},
 })
+
+
+def format_bytes(n: float) -> str:
+    """A memory size in decimal units: ``2.6 GB`` from 1 GB (10**9 bytes) up, else ``350 MB``."""
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
 def plural(unit: str) -> str:

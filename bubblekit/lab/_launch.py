@@ -30,8 +30,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bubblekit._system import available_memory
 from bubblekit.lab._config import LabConfig, _tagged, cpu_count
 from bubblekit.lab._progress import ENV_VAR, ProgressBoard, describe_stall
+from bubblekit.text import format_bytes
 
 __all__ = [
     "launch", "free_port", "LabRunError", "LabInterrupted", "in_torchrun", "preflight", "stop_on_signals",
@@ -253,21 +255,6 @@ def measure_rank_memory(cfg: LabConfig, timeout_s: float = 120.0) -> int | None:
         return None
 
 
-def available_memory() -> int | None:
-    """Memory the system can give without swapping (``MemAvailable``), in bytes; ``None`` when unknown."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _gb(n: float) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
-
-
 def preflight(cfg: LabConfig, *, measure: bool = True) -> list[str]:
     """Check what only this machine can tell before any worker starts; return warnings.
 
@@ -301,11 +288,11 @@ def preflight(cfg: LabConfig, *, measure: bool = True) -> list[str]:
         per_rank = measure_rank_memory(cfg) if measure else None
         if per_rank is not None:
             total = per_rank * cfg.ranks
-            text += (f"; each rank takes ~{_gb(per_rank)} (measured: torch and one rank's stages, one microbatch), "
-                     f"~{_gb(total)} for {cfg.ranks} ranks")
+            text += (f"; each rank takes ~{format_bytes(per_rank)} (measured: torch and one rank's stages, one microbatch), "
+                     f"~{format_bytes(total)} for {cfg.ranks} ranks")
             avail = available_memory()
             if avail is not None:
-                text += f" ({_gb(avail)} available{': it may not fit' if total > avail else ''})"
+                text += f" ({format_bytes(avail)} available{': it may not fit' if total > avail else ''})"
         warnings.append(text)
     return warnings
 

@@ -80,6 +80,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bubblekit._system import available_memory
+from bubblekit.text import format_bytes
+
 __all__ = [
     "serve", "voila_command", "room_options", "default_notebook", "write_notebook", "notebook_cells",
     "notebook_text", "main", "DEFAULT_PORT", "DEFAULT_CULL_AFTER_S", "DEFAULT_IOPUB_TIMEOUT_S", "SHARED_STUDENTS",
@@ -535,21 +538,6 @@ def process_memory(pid: int) -> int | None:
     return None
 
 
-def available_memory() -> int | None:
-    """Memory the system can give without swapping (Linux ``MemAvailable``), bytes; ``None`` when unknown."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _size(n: float) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
-
-
 def _signal_ok(fn: Any, *args: Any) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         fn(*args)
@@ -770,12 +758,12 @@ def _ready_lines(proc: subprocess.Popen[bytes], room: _Room, notebook: Path, ip:
         now = mem_v + sum(mem_k)
         full = mem_v + per * (room.pool * 2)
         avail = available_memory()
-        lines.append(f"  memory: {_size(now)} now (Voila {_size(mem_v)} + {len(mem_k)} kernels of ~{_size(per)}); "
-                     f"~{_size(full)} with every student connected and the pool refilled behind them"
-                     + (f" ({_size(avail)} available)" if avail is not None else ""))
+        lines.append(f"  memory: {format_bytes(now)} now (Voila {format_bytes(mem_v)} + {len(mem_k)} kernels of ~{format_bytes(per)}); "
+                     f"~{format_bytes(full)} with every student connected and the pool refilled behind them"
+                     + (f" ({format_bytes(avail)} available)" if avail is not None else ""))
         if avail is not None and full - now > avail:
             lines.append(f"  WARNING: that is more than this machine has available: use fewer --students "
-                         f"(each needs ~{_size(2 * per)})")
+                         f"(each needs ~{format_bytes(2 * per)})")
     lines.append(f"  a closed page's kernel is freed after {cull_after_s} s idle (--cull-after); "
                  f"Ctrl+C stops the server and every kernel.")
     return lines
