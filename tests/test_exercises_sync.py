@@ -113,7 +113,9 @@ def test_exercise_links_resolve_from_the_workspace(edition: str) -> None:
             target = Path(os.path.normpath(workspace / link))
             if target.parent == workspace:
                 target = exercises / target.name
-            if not target.exists():
+            # a Chinese lesson not translated yet: its English exists (tests/test_zh_parity.py's PENDING)
+            untranslated = edition == "zh" and target.parent.name == "zh" and (target.parent.parent / target.name).exists()
+            if not target.exists() and not untranslated:
                 problems.append(f"{edition} {name}: {link} -> {target.relative_to(ROOT)} does not exist")
             if edition == "zh" and target.suffix == ".ipynb":
                 assert target.parent.name == "zh", f"{name}: {link} leaves the Chinese edition"
