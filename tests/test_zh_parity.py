@@ -70,7 +70,6 @@ PENDING: set[str] = {
     "notebooks/07_beyond_1f1b.ipynb",
     "notebooks/07x_published_tables.ipynb",
     "notebooks/09_misconceptions_and_interviews.ipynb",
-    "solutions/09_misconceptions.ipynb",
     "solutions/10_interview_bank.ipynb",
     "apps/explorer.ipynb",
 }
