@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Generate the course's exercise notebooks ``exercises/*.ipynb`` from ``solutions/*.ipynb``.
 
+The course has two editions (see :data:`EDITIONS`): English, ``solutions/*.ipynb`` into
+``exercises/``, and Chinese, ``solutions/zh/*.ipynb`` into ``exercises/zh/`` (each folder with
+its own manifest). Both follow the same rules; the Chinese edition's inserted text (stubs,
+banner) is Chinese (:data:`TEXTS`).
+
 Rules of the transformation:
 
 * In code cells, each region between a ``### BEGIN SOLUTION`` line and a
@@ -10,8 +15,12 @@ Rules of the transformation:
       raise NotImplementedError()
 
   and the cell gets the tag ``raises-exception`` (nbval then expects the error).
-* In markdown cells the region becomes ``_Your answer here._``, and a link to
-  ``../exercises/NAME`` becomes ``../workspace/NAME`` (the learner's copy).
+  (Chinese edition: ``# 在这里写你的代码``.)
+* In markdown cells the region becomes ``_Your answer here._`` (``_在这里写下你的答案。_``),
+  and a link to ``../exercises/NAME`` becomes ``../workspace/NAME`` (the learner's copy);
+  in the Chinese edition ``../../exercises/zh/NAME`` becomes ``../../workspace/zh/NAME``.
+  Other relative links (``../notebooks/NN.ipynb``, ``../../notebooks/zh/NN.ipynb``) are kept:
+  ``exercises/zh/`` and ``workspace/zh/`` sit as deep as ``solutions/zh/``, so they resolve there too.
 * Cells tagged ``solution`` are dropped.
 * Outputs, execution counts, execution timing metadata and saved widget state are cleared;
   the kernelspec is ipykernel's own (``Python 3 (ipykernel)``), so that JupyterLab does not
@@ -30,16 +39,19 @@ Rules of writing (a learner's work is never lost):
 * A file the generator did not write (``my_scratch.ipynb``, ``...-Copy1.ipynb``) is never
   deleted or overwritten.
 * ``--solutions`` must be a folder of solution notebooks (with solution regions) and
-  ``--exercises`` the course's ``exercises/``, a new or empty folder, or one the generator
-  made; anything else (a typo, ``notebooks/``, ``solutions/``, ``workspace/``) is an error
+  ``--exercises`` the course's ``exercises/`` (``exercises/zh/``), a new or empty folder, or one the
+  generator made; anything else (a typo, ``notebooks/``, ``solutions/``, ``workspace/``) is an error
   naming the argument, and nothing is written.
 
 Learners work in ``workspace/``, not here (see ``bubblekit workspace``).
 
 Usage::
 
-    python scripts/make_exercises.py            # bring exercises/ up to date (safe to run any time)
+    python scripts/make_exercises.py            # bring exercises/ and exercises/zh/ up to date (safe any time)
     python scripts/make_exercises.py --check    # exit 1 if the course's exercises are stale or leak a solution
+    python scripts/make_exercises.py --lang zh  # only one edition
+
+The Chinese edition is made while ``solutions/zh/`` exists.
 
 ``--check`` checks the course's copies: a file with uncommitted local changes (a learner's
 edits) is left out and its committed version is checked instead; CI, on a clean checkout,
@@ -71,11 +83,61 @@ _BEGIN_RE = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
 _END_RE = re.compile(r"^\s*### END SOLUTION\s*$")
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MARKDOWN_STUB = "_Your answer here._"
+#: The text the generator inserts, per edition: the code stub's comment, the markdown stub, the banner
+#: (``{name}`` is the solution notebook's name).
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "code_stub": CODE_STUB[0],
+        "markdown_stub": MARKDOWN_STUB,
+        "banner": (
+            "> **Exercise notebook: yours to edit.** Replace each `# YOUR CODE HERE` / `raise NotImplementedError()` "
+            "with your code and run that cell: the `check(...)` at its end (where there is one) says ✅ or gives a "
+            "hint.\n"
+            "> *Work in your copy in `workspace/` (the lessons' Exercises links open it; `bash course.sh lab` and "
+            "`bubblekit workspace` make it and never overwrite it). The course's own copy is in `exercises/`, "
+            "generated from `solutions/{name}` by `scripts/make_exercises.py`.*"
+        ),
+    },
+    "zh": {
+        "code_stub": "# 在这里写你的代码",
+        "markdown_stub": "_在这里写下你的答案。_",
+        "banner": (
+            "> **练习笔记本：可以随意修改。** 把每处 `# 在这里写你的代码` / `raise NotImplementedError()` "
+            "换成你的代码，再运行这个单元格：单元格末尾的 `check(...)`（如果有）会显示 ✅，或者给出提示。\n"
+            "> *请在 `workspace/zh/` 里你自己的副本中练习（课程里的“练习”链接打开的就是它；"
+            "`bash course.sh lab --lang zh` 和 `bubblekit workspace --lang zh` 会创建它，且从不覆盖）。"
+            "课程自带的副本在 `exercises/zh/`，由 `scripts/make_exercises.py` 从 `solutions/zh/{name}` 生成。*"
+        ),
+    },
+}
 SOLUTION_TAG = "solution"
 STUB_TAG = "raises-exception"
 BANNER_ID = "exercise-banner"
 MINE_SUFFIX = ".mine"
-_EXERCISE_LINK_RE = re.compile(r"\]\(\.\./exercises/([^)\s/]+\.ipynb)((?:#[^)]*)?)\)")
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One edition of the course: its language and folders (relative to the course root)."""
+
+    language: str
+    solutions: str
+    exercises: str
+    #: A markdown link from a solution to an exercise starts with this (relative to the solutions folder) ...
+    exercise_link: str
+    #: ... and is rewritten to start with this (the learner's copy in the workspace).
+    workspace_link: str
+
+
+#: The course's editions, in the order the generator makes them.
+EDITIONS: dict[str, Edition] = {
+    "en": Edition("en", "solutions", "exercises", "../exercises/", f"../{WORKSPACE_DIR}/"),
+    "zh": Edition("zh", "solutions/zh", "exercises/zh", "../../exercises/zh/", f"../../{WORKSPACE_DIR}/zh/"),
+}
+_EXERCISE_LINK_RE = {
+    lang: re.compile(r"\]\(" + re.escape(e.exercise_link) + r"([^)\s/]+\.ipynb)((?:#[^)]*)?)\)")
+    for lang, e in EDITIONS.items()
+}
 #: Folders of the course the generator never writes into.
 _NOT_EXERCISES = ("notebooks", "solutions", "apps", WORKSPACE_DIR, "bubblekit", "tests", "scripts", "docs",
                   "benchmarks", ".ci", ".git", ".venv")
@@ -85,7 +147,7 @@ FIX = "python scripts/make_exercises.py"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 __all__ = [
-    "MarkerError", "UsageError", "strip_source", "normalise", "cell_where", "solution_region", "clear_cell",
+    "TEXTS", "Edition", "EDITIONS", "MarkerError", "UsageError", "strip_source", "normalise", "cell_where", "solution_region", "clear_cell",
     "make_exercise", "solution_files", "generate", "render", "digest",
     "read_manifest", "course_copy", "course_copies", "CheckReport", "check", "WriteReport", "write", "main",
 ]
@@ -95,14 +157,23 @@ class MarkerError(ValueError):
     """A nested, unmatched or unterminated solution marker; the message names notebook and cell."""
 
 
-def strip_source(source: str, *, kind: str, where: str) -> tuple[str, bool]:
+def _texts(language: str) -> dict[str, str]:
+    if language not in TEXTS:
+        raise ValueError(f"language={language!r} is not a course language; choose one of {', '.join(map(repr, TEXTS))}")
+    return TEXTS[language]
+
+
+def strip_source(source: str, *, kind: str, where: str, language: str = "en") -> tuple[str, bool]:
     """Replace solution regions in one cell's ``source``; return ``(new_source, had_region)``.
 
     Args:
         source: the cell text.
         kind: ``"code"`` (stub lines at the marker's indentation) or ``"markdown"``.
         where: ``"<notebook> cell <n>"`` for error messages.
+        language: the edition (``"en"`` or ``"zh"``): the language of the stub text.
     """
+    texts = _texts(language)
+    code_stub = (texts["code_stub"], CODE_STUB[1])
     out: list[str] = []
     inside = False
     found = False
@@ -115,9 +186,9 @@ def strip_source(source: str, *, kind: str, where: str) -> tuple[str, bool]:
             inside, found, begin_line = True, True, number
             indent = begin.group(1)
             if kind == "code":
-                out.extend(indent + stub for stub in CODE_STUB)
+                out.extend(indent + stub for stub in code_stub)
             else:
-                out.append(indent + MARKDOWN_STUB)
+                out.append(indent + texts["markdown_stub"])
             continue
         if _END_RE.match(line):
             if not inside:
@@ -152,7 +223,7 @@ def cell_where(name: str, index: int, cell: Any) -> str:
     return f"{name} cell {index}" + (f" (id {cell['id']})" if cell.get("id") else "")
 
 
-def solution_region(cell: Any, where: str) -> tuple[str, bool]:
+def solution_region(cell: Any, where: str, language: str = "en") -> tuple[str, bool]:
     """The cell's source with its solution regions replaced by stubs, and whether it had one.
 
     The one parser of the markers (:func:`strip_source`) for code and markdown cells; a raw
@@ -165,7 +236,7 @@ def solution_region(cell: Any, where: str) -> tuple[str, bool]:
         if BEGIN in cell.source or END in cell.source:
             raise MarkerError(f"{where}: solution markers are not allowed in a raw cell (only code and markdown)")
         return cell.source, False
-    return strip_source(cell.source, kind=cell.cell_type, where=where)
+    return strip_source(cell.source, kind=cell.cell_type, where=where, language=language)
 
 
 def clear_cell(cell: Any) -> None:
@@ -178,19 +249,22 @@ def clear_cell(cell: Any) -> None:
         cell.execution_count = None
 
 
-def make_exercise(nb: Any, name: str) -> Any:
-    """Return the exercise version of solution notebook ``nb`` (``name`` is used in errors and the banner)."""
+def make_exercise(nb: Any, name: str, language: str = "en") -> Any:
+    """Return the exercise version of solution notebook ``nb`` (``name`` is used in errors and the banner);
+    ``language`` is the edition (``"en"``, or ``"zh"`` for ``solutions/zh/``): its stubs, banner and links."""
+    texts = _texts(language)
+    edition = EDITIONS[language]
     nb = normalise(nb)
     cells = []
     for index, cell in enumerate(nb.cells):
         if SOLUTION_TAG in _tags(cell):
             continue
-        source, found = solution_region(cell, cell_where(name, index, cell))
+        source, found = solution_region(cell, cell_where(name, index, cell), language)
         if cell.cell_type == "raw":
             cells.append(cell)
             continue
         if cell.cell_type == "markdown":
-            source = _EXERCISE_LINK_RE.sub(rf"](../{WORKSPACE_DIR}/\1\2)", source)
+            source = _EXERCISE_LINK_RE[language].sub(lambda m: f"]({edition.workspace_link}{m[1]}{m[2]})", source)
         cell.source = source
         clear_cell(cell)
         if cell.cell_type == "code":
@@ -201,13 +275,7 @@ def make_exercise(nb: Any, name: str) -> Any:
         elif "attachments" in cell and found:
             cell.pop("attachments")
         cells.append(cell)
-    banner = nbformat.v4.new_markdown_cell(
-        "> **Exercise notebook: yours to edit.** Replace each `# YOUR CODE HERE` / `raise NotImplementedError()` "
-        "with your code and run that cell: the `check(...)` at its end (where there is one) says ✅ or gives a hint.\n"
-        "> *Work in your copy in `workspace/` (the lessons' Exercises links open it; `bash course.sh lab` and "
-        "`bubblekit workspace` make it and never overwrite it). The course's own copy is in `exercises/`, "
-        f"generated from `solutions/{name}` by `scripts/make_exercises.py`.*"
-    )
+    banner = nbformat.v4.new_markdown_cell(texts["banner"].format(name=name))
     banner["id"] = BANNER_ID
     nb.cells = [banner] + cells
     nb.metadata.pop("widgets", None)
@@ -237,12 +305,13 @@ def solution_files(solutions: Path) -> tuple[list[Path], list[Path]]:
     return [p for p in paths if p.name in tracked], [p for p in paths if p.name not in tracked]
 
 
-def generate(solutions: Path) -> dict[str, str]:
-    """Exercise file name -> rendered text, for every course solution notebook (see :func:`solution_files`)."""
+def generate(solutions: Path, language: str = "en") -> dict[str, str]:
+    """Exercise file name -> rendered text, for every course solution notebook (see :func:`solution_files`),
+    in the edition ``language``."""
     result: dict[str, str] = {}
     for path in solution_files(solutions)[0]:
         nb = nbformat.read(path, as_version=4)
-        result[path.name] = render(make_exercise(nb, path.name))
+        result[path.name] = render(make_exercise(nb, path.name, language))
     return result
 
 
@@ -309,19 +378,24 @@ def _has_markers(folder: Path) -> bool:
     return any(BEGIN in p.read_text(encoding="utf-8", errors="replace") for p in folder.glob("*.ipynb"))
 
 
-def validate(solutions: Path, exercises: Path, *, writing: bool, root: Path = ROOT) -> None:
-    """Check the two folder arguments before anything is read or written.
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or inside it (both resolved)."""
+    return path == folder or path.is_relative_to(folder)
+
+
+def validate(solutions: Path, exercises: Path, *, writing: bool, root: Path | None = None) -> None:
+    """Check the two folder arguments before anything is read or written (``root``: the course, default :data:`ROOT`).
 
     Raises:
         UsageError: naming ``--solutions`` or ``--exercises``, the value and what is allowed.
     """
-    sol, ex, root = solutions.resolve(), exercises.resolve(), root.resolve()
+    sol, ex, root = solutions.resolve(), exercises.resolve(), (ROOT if root is None else root).resolve()
     if not sol.exists():
         raise UsageError(f"argument --solutions: folder {str(solutions)!r} does not exist "
                          f"(the course's solution notebooks are in {_show(root / 'solutions')})")
     if not sol.is_dir():
         raise UsageError(f"argument --solutions: {str(solutions)!r} is not a folder")
-    if sol in {root / name for name in _NOT_EXERCISES if name != "solutions"} | {root, root / "exercises"}:
+    if sol == root or any(_inside(sol, root / name) for name in (*_NOT_EXERCISES, "exercises") if name != "solutions"):
         raise UsageError(f"argument --solutions: {str(solutions)!r} is not a solutions folder "
                          f"(the course's solution notebooks are in {_show(root / 'solutions')})")
     if not any(sol.glob("*.ipynb")):
@@ -331,12 +405,13 @@ def validate(solutions: Path, exercises: Path, *, writing: bool, root: Path = RO
                          "so it is not a folder of solutions")
     if ex == sol:
         raise UsageError(f"argument --exercises: {str(exercises)!r} is the --solutions folder")
-    if ex == root or ex in root.parents or ex in {root / name for name in _NOT_EXERCISES}:
+    if ex == root or ex in root.parents or any(_inside(ex, root / name) for name in _NOT_EXERCISES):
         raise UsageError(f"argument --exercises: {str(exercises)!r} is not an exercises folder: the generator "
                          f"writes only into {_show(root / 'exercises')}, a new or empty folder, or one it made before")
     if ex.exists() and not ex.is_dir():
         raise UsageError(f"argument --exercises: {str(exercises)!r} exists and is not a folder")
-    if writing and ex.is_dir() and ex != root / "exercises" and not (ex / MANIFEST).exists() and any(ex.iterdir()):
+    editions = {root / e.exercises for e in EDITIONS.values()}
+    if writing and ex.is_dir() and ex not in editions and not (ex / MANIFEST).exists() and any(ex.iterdir()):
         raise UsageError(f"argument --exercises: folder {str(exercises)!r} is not empty and was not made by this "
                          f"script (it has no {MANIFEST}); choose a new or empty folder")
     read_manifest(ex) if ex.is_dir() else None  # a foreign manifest is an error too
@@ -385,15 +460,16 @@ def course_copies(exercises: Path) -> dict[str, str]:
     return result
 
 
-def check(solutions: Path, exercises: Path) -> CheckReport:
+def check(solutions: Path, exercises: Path, language: str = "en") -> CheckReport:
     """Compare the course's exercise notebooks (see :func:`course_copy`) with what ``solutions`` generates.
 
     Problems (they fail CI): a stale or missing exercise, a leaked solution marker, a file
     changed after it was generated (with no committed version to check instead), a committed
     notebook the generator did not write, a missing or stale manifest. Notes: a learner's
     local changes (left out), files the generator did not write and git does not track.
+    ``language`` is the edition (see :func:`make_exercise`).
     """
-    wanted = generate(solutions)
+    wanted = generate(solutions, language)
     report = CheckReport()
     report.notes += [f"{_show(p)}: not in git (yours?): not a course solution, left out"
                      for p in solution_files(solutions)[1]]
@@ -540,39 +616,75 @@ def write(wanted: dict[str, str], exercises: Path, *, keep_changed: bool = False
 # ------------------------------------------------------------------------------ command line
 
 
+def _jobs(args: argparse.Namespace) -> list[tuple[Path, Path, str]]:
+    """The ``(solutions, exercises, language)`` folders to work on.
+
+    With ``--solutions``/``--exercises``: that one pair (the language is ``--lang``, else
+    ``zh`` for a ``solutions/zh``-like folder named ``zh``, else English). Otherwise each edition
+    of :data:`EDITIONS` (only ``--lang``'s when given), the Chinese one while ``solutions/zh/`` exists.
+    """
+    if args.solutions is not None or args.exercises is not None:
+        lang = args.lang or ("zh" if args.solutions is not None and args.solutions.resolve().name == "zh" else "en")
+        edition = EDITIONS[lang]
+        return [(args.solutions if args.solutions is not None else ROOT / edition.solutions,
+                 args.exercises if args.exercises is not None else ROOT / edition.exercises, lang)]
+    jobs = []
+    for lang, edition in EDITIONS.items():
+        if args.lang not in (None, lang):
+            continue
+        if lang != "en" and args.lang is None and not (ROOT / edition.solutions).is_dir():
+            continue  # the course has no such edition yet
+        jobs.append((ROOT / edition.solutions, ROOT / edition.exercises, lang))
+    return jobs
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the generator; exit status 0 (done / in sync), 1 (stale, or a changed file kept), 2 (bad input)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if the course's exercises are stale or leak a solution")
-    parser.add_argument("--solutions", type=Path, default=ROOT / "solutions", help="source folder (default solutions/)")
-    parser.add_argument("--exercises", type=Path, default=ROOT / "exercises", help="output folder (default exercises/)")
+    parser.add_argument("--lang", choices=tuple(EDITIONS), default=None,
+                        help="only this edition (default: each: solutions/ into exercises/, "
+                             "solutions/zh/ into exercises/zh/); with --solutions, the language of the stubs")
+    parser.add_argument("--solutions", type=Path, default=None,
+                        help="source folder (default solutions/, and solutions/zh/ for the Chinese edition)")
+    parser.add_argument("--exercises", type=Path, default=None,
+                        help="output folder (default exercises/, and exercises/zh/ for the Chinese edition)")
     parser.add_argument("--keep-changed", action="store_true",
                         help="rename each changed exercise that has a new version to NAME.mine.ipynb, then write it")
     args = parser.parse_args(argv)
     try:
-        validate(args.solutions, args.exercises, writing=not args.check)
+        jobs = _jobs(args)
+        for solutions, exercises, _ in jobs:  # every argument first: nothing is written when one is bad
+            validate(solutions, exercises, writing=not args.check)
+        status = 0
         if args.check:
-            return _report_check(check(args.solutions, args.exercises))
-        wanted = generate(args.solutions)
-        for path in solution_files(args.solutions)[1]:
-            print(f"note: {_show(path)} is not in git: not a course solution, left out (git add it if it is a new one)")
-        return _report_write(write(wanted, args.exercises, keep_changed=args.keep_changed), args.exercises)
+            for solutions, exercises, lang in jobs:
+                status = max(status, _report_check(check(solutions, exercises, lang), solutions, exercises))
+            return status
+        wanted = [generate(solutions, lang) for solutions, _, lang in jobs]  # every marker error before writing
+        for (solutions, exercises, _), texts in zip(jobs, wanted):
+            for path in solution_files(solutions)[1]:
+                print(f"note: {_show(path)} is not in git: not a course solution, left out "
+                      "(git add it if it is a new one)")
+            status = max(status, _report_write(write(texts, exercises, keep_changed=args.keep_changed), exercises))
+        return status
     except (MarkerError, UsageError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
 
-def _report_check(report: CheckReport) -> int:
+def _report_check(report: CheckReport, solutions: Path, exercises: Path) -> int:
     for note in report.notes:
         print(f"note: {note}")
     if report.problems:
-        print("the course's exercises are out of date:", *report.problems, sep="\n  ", file=sys.stderr)
+        print(f"the course's exercises in {_show(exercises)}/ are out of date:", *report.problems, sep="\n  ",
+              file=sys.stderr)
         if report.fixable:
             print(f"fix: {FIX}   (safe: it rewrites only files it wrote that nobody changed, never deletes "
                   "or overwrites anyone's work)", file=sys.stderr)
         return 1
-    print("the course's exercises are in sync with solutions/")
+    print(f"the course's exercises in {_show(exercises)}/ are in sync with {_show(solutions)}/")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""exercises/ is generated from solutions/ by scripts/make_exercises.py, and stays in sync.
+"""exercises/ is generated from solutions/ by scripts/make_exercises.py, and stays in sync;
+so is the Chinese edition's exercises/zh/, from solutions/zh/.
 
 Also tests the generator on small synthetic notebooks (the transformation, and the rules that
 keep a learner's work: no overwrite of a changed file, no deletion of a file it did not
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +41,11 @@ mx = _load()
 #: edits or scratch notebooks in exercises/ are not the course's and are not tested here.
 COURSE = mx.course_copies(ROOT / "exercises")
 EXERCISES = sorted(COURSE)
+#: The Chinese edition's exercises (exercises/zh/, generated from solutions/zh/), likewise.
+COURSE_ZH = mx.course_copies(ROOT / "exercises" / "zh") if (ROOT / "exercises" / "zh").is_dir() else {}
+#: Every course exercise as (edition, name).
+ALL_EXERCISES = [("en", n) for n in EXERCISES] + [("zh", n) for n in sorted(COURSE_ZH)]
+EDITION_COURSE = {"en": COURSE, "zh": COURSE_ZH}
 #: Phrases of commands that would lose a learner's work; no message of the generator may advise them.
 DESTRUCTIVE = ("git checkout", "git reset", "git clean", "git stash", "git restore", "rm ", "--force", "del ")
 
@@ -62,10 +69,13 @@ def test_exercises_folder_is_in_sync_with_solutions() -> None:
 def test_manifest_lists_every_solution() -> None:
     solutions = sorted(p.name for p in mx.solution_files(ROOT / "solutions")[0])
     assert EXERCISES == solutions
+    zh = ROOT / "solutions" / "zh"
+    solutions_zh = sorted(p.name for p in mx.solution_files(zh)[0]) if zh.is_dir() else []
+    assert sorted(COURSE_ZH) == solutions_zh
 
 
 def test_no_exercise_leaks_a_solution() -> None:
-    for name, text in COURSE.items():
+    for name, text in {**COURSE, **{f"zh/{n}": t for n, t in COURSE_ZH.items()}}.items():
         assert mx.BEGIN not in text and mx.END not in text, name
         nb = nbformat.reads(text, as_version=4)
         assert not any("solution" in c.get("metadata", {}).get("tags", []) for c in nb.cells), name
@@ -79,6 +89,37 @@ def test_banner_matches_the_workspace_design() -> None:
         assert banner["id"] == mx.BANNER_ID, name
         assert "not this file" not in banner.source and "below it" not in banner.source, name
         assert "workspace/" in banner.source and f"solutions/{name}" in banner.source, name
+    for name, text in COURSE_ZH.items():
+        banner = nbformat.reads(text, as_version=4).cells[0]
+        assert banner["id"] == mx.BANNER_ID and banner.source == mx.TEXTS["zh"]["banner"].format(name=name), name
+        assert "workspace/zh/" in banner.source and f"solutions/zh/{name}" in banner.source, name
+
+
+def _relative_links(text: str) -> list[str]:
+    nb = nbformat.reads(text, as_version=4)
+    links = [m for c in nb.cells if c.cell_type == "markdown" for m in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", c.source)]
+    return [link for link in links if "://" not in link and not link.startswith("mailto:")]
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_exercise_links_resolve_from_the_workspace(edition: str) -> None:
+    """The workspace copy (workspace/NAME, workspace/zh/NAME) links to lessons, solutions and other exercises
+    that exist; a link into the workspace opens the learner's copy of a course exercise."""
+    workspace = ROOT / mx.WORKSPACE_DIR / ("zh" if edition == "zh" else "")
+    exercises = ROOT / mx.EDITIONS[edition].exercises
+    problems = []
+    for name, text in EDITION_COURSE[edition].items():
+        for link in _relative_links(text):
+            target = Path(os.path.normpath(workspace / link))
+            if target.parent == workspace:
+                target = exercises / target.name
+            # a Chinese lesson not translated yet: its English exists (tests/test_zh_parity.py's PENDING)
+            untranslated = edition == "zh" and target.parent.name == "zh" and (target.parent.parent / target.name).exists()
+            if not target.exists() and not untranslated:
+                problems.append(f"{edition} {name}: {link} -> {target.relative_to(ROOT)} does not exist")
+            if edition == "zh" and target.suffix == ".ipynb":
+                assert target.parent.name == "zh", f"{name}: {link} leaves the Chinese edition"
+    assert not problems, "\n".join(problems)
 
 
 # ----------------------------------------------------------------------------- the generator
@@ -143,6 +184,26 @@ def test_markdown_links_to_exercises_open_the_workspace_copy() -> None:
     md = new_markdown_cell("See [the bank](../exercises/10_bank.ipynb#q1) and [02](../notebooks/02_x.ipynb).")
     out = mx.make_exercise(notebook(md), "t.ipynb")
     assert out.cells[1].source == "See [the bank](../workspace/10_bank.ipynb#q1) and [02](../notebooks/02_x.ipynb)."
+
+
+def test_chinese_edition_stubs_banner_and_links() -> None:
+    """solutions/zh/ -> exercises/zh/: Chinese stubs and banner; links open workspace/zh/ and the zh lessons."""
+    code = new_code_cell("def f(p, m):\n    ### BEGIN SOLUTION\n    return (p - 1) / (m + p - 1)\n    ### END SOLUTION")
+    md = new_markdown_cell("**为什么？**\n\n### BEGIN SOLUTION\n因为 rank 0 在等。\n### END SOLUTION\n\n"
+                           "见[题库](../../exercises/zh/10_bank.ipynb#q1)、[02](../../notebooks/zh/02_x.ipynb)、"
+                           "[英文](../exercises/10_bank.ipynb)。")
+    out = mx.make_exercise(notebook(code, md), "t.ipynb", "zh")
+    assert out.cells[1].source == "def f(p, m):\n    # 在这里写你的代码\n    raise NotImplementedError()"
+    assert "raises-exception" in out.cells[1].metadata["tags"]
+    assert out.cells[2].source == (
+        "**为什么？**\n\n_在这里写下你的答案。_\n\n见[题库](../../workspace/zh/10_bank.ipynb#q1)、"
+        "[02](../../notebooks/zh/02_x.ipynb)、[英文](../exercises/10_bank.ipynb)。"
+    )
+    banner = out.cells[0]
+    assert banner["id"] == mx.BANNER_ID and "solutions/zh/t.ipynb" in banner.source and "workspace/zh/" in banner.source
+    assert "YOUR CODE" not in mx.render(out) and "Your answer" not in mx.render(out)
+    with pytest.raises(ValueError, match="language='fr'"):
+        mx.make_exercise(notebook(code), "t.ipynb", "fr")
 
 
 @pytest.mark.parametrize(
@@ -376,13 +437,13 @@ def test_marker_error_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", EXERCISES)
-def test_exercise_runs_up_to_its_first_stub(name: str) -> None:
+@pytest.mark.parametrize(("edition", "name"), ALL_EXERCISES)
+def test_exercise_runs_up_to_its_first_stub(edition: str, name: str) -> None:
     """Cells before the first stub run cleanly; the stub itself may only raise NotImplementedError."""
     from nbclient import NotebookClient
 
-    path = ROOT / "exercises" / name
-    nb = nbformat.reads(COURSE[name], as_version=4)
+    path = ROOT / mx.EDITIONS[edition].exercises / name
+    nb = nbformat.reads(EDITION_COURSE[edition][name], as_version=4)
     stubs = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "raises-exception" in c.metadata.get("tags", [])]
     if not stubs:
         pytest.skip(f"{path.name} has no stub")
@@ -398,3 +459,91 @@ def test_exercise_runs_up_to_its_first_stub(name: str) -> None:
             assert all(e.ename == "NotImplementedError" for e in errors), (path.name, i, [e.ename for e in errors])
         else:
             assert not errors, (path.name, i, errors[0].ename, errors[0].evalue)
+
+
+# ----------------------------------------------------------------------------- both editions
+
+
+def _two_editions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A course in ``tmp_path`` with an English and a Chinese solution; the generator's ROOT is it."""
+    root = tmp_path / "course"
+    (root / "solutions" / "zh").mkdir(parents=True)
+    link = "\n\n[上一课](../../notebooks/zh/01_a.ipynb) · [题库](../../exercises/zh/01_a.ipynb#q1)"
+    nbformat.write(notebook(new_code_cell("### BEGIN SOLUTION\nx = 1\n### END SOLUTION"),
+                            new_markdown_cell("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION")),
+                   root / "solutions" / "01_a.ipynb")
+    nbformat.write(notebook(new_code_cell("### BEGIN SOLUTION\nx = 1\n### END SOLUTION"),
+                            new_markdown_cell("为什么？\n### BEGIN SOLUTION\n因为。\n### END SOLUTION" + link)),
+                   root / "solutions" / "zh" / "01_a.ipynb")
+    (root / "notebooks" / "zh").mkdir(parents=True)
+    nbformat.write(notebook(new_markdown_cell("# 01")), root / "notebooks" / "zh" / "01_a.ipynb")
+    monkeypatch.setattr(mx, "ROOT", root)
+    return root
+
+
+def test_both_editions_each_with_its_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    root = _two_editions(tmp_path, monkeypatch)
+    ex, zh = root / "exercises", root / "exercises" / "zh"
+    assert mx.main(["--check"]) == 1  # both editions missing
+    err = capsys.readouterr().err
+    assert "exercises/01_a.ipynb: missing" in err.replace(str(root) + "/", "") and "zh/01_a.ipynb: missing" in err
+    assert mx.main([]) == 0
+    assert mx.read_manifest(ex) == {"01_a.ipynb": mx.digest((ex / "01_a.ipynb").read_text())}
+    assert mx.read_manifest(zh) == {"01_a.ipynb": mx.digest((zh / "01_a.ipynb").read_text())}
+    assert "# 在这里写你的代码" in (zh / "01_a.ipynb").read_text() and "# YOUR CODE HERE" in (ex / "01_a.ipynb").read_text()
+    assert "../../workspace/zh/01_a.ipynb#q1" in (zh / "01_a.ipynb").read_text()
+    out = capsys.readouterr().out
+    assert "left alone" not in out  # the zh/ folder is not a stray file of the English edition
+    assert mx.main(["--check"]) == 0 and mx.main([]) == 0
+    assert "is up to date" in capsys.readouterr().out
+    # only the Chinese edition is stale: --check says so; --lang en passes
+    sol = nbformat.read(root / "solutions" / "zh" / "01_a.ipynb", as_version=4)
+    sol.cells.append(new_markdown_cell("新的一段。"))
+    nbformat.write(sol, root / "solutions" / "zh" / "01_a.ipynb")
+    assert mx.main(["--check", "--lang", "en"]) == 0
+    assert mx.main(["--check"]) == 1 and "zh/01_a.ipynb: differs" in capsys.readouterr().err
+    # a learner's edit in exercises/zh/ is never overwritten; --keep-changed keeps it as .mine
+    edited = (zh / "01_a.ipynb").read_bytes().replace("# 在这里写你的代码".encode(), b"x = 1  # mine")
+    (zh / "01_a.ipynb").write_bytes(edited)
+    (zh / "my_scratch.ipynb").write_text("{}")
+    before = (ex / "01_a.ipynb").read_bytes()
+    assert mx.main([]) == 1
+    assert "NOT overwritten" in capsys.readouterr().err and (zh / "01_a.ipynb").read_bytes() == edited
+    assert mx.main(["--keep-changed", "--lang", "zh"]) == 0
+    assert (zh / "01_a.mine.ipynb").read_bytes() == edited and "新的一段" in (zh / "01_a.ipynb").read_text()
+    assert (zh / "my_scratch.ipynb").read_text() == "{}" and (ex / "01_a.ipynb").read_bytes() == before
+    assert mx.main(["--check"]) == 0
+
+
+def test_chinese_exercises_into_the_chinese_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bubblekit workspace --lang zh`` copies the generated exercises/zh/ into workspace/zh/, where links resolve."""
+    from bubblekit.course import workspace as ws
+
+    root = _two_editions(tmp_path, monkeypatch)
+    assert mx.main([]) == 0
+    (root / "exercises" / "zh" / "my_scratch.ipynb").write_text("{}")  # not the course's: not copied
+    report = ws.sync_workspace(root, language="zh")
+    assert [p.relative_to(root).as_posix() for p in report.created] == ["workspace/zh/01_a.ipynb"]
+    copy = root / "workspace" / "zh" / "01_a.ipynb"
+    assert copy.read_bytes() == (root / "exercises" / "zh" / "01_a.ipynb").read_bytes()
+    for link in _relative_links(copy.read_text()):
+        assert (copy.parent / link).resolve().exists(), link
+    assert [p.name for p in ws.sync_workspace(root).created] == ["01_a.ipynb"]  # the English one, apart
+    copy.write_text("my work 气泡")
+    assert ws.sync_workspace(root, language="zh").created == () and copy.read_text() == "my work 气泡"
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--exercises", "workspace/zh"), ("--exercises", "solutions/zh"),
+                                             ("--solutions", "exercises/zh"), ("--solutions", "workspace/zh")])
+def test_folders_inside_the_course_folders_are_refused(flag: str, value: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    root = _two_editions(tmp_path, monkeypatch)
+    assert mx.main([]) == 0
+    (root / "workspace" / "zh").mkdir(parents=True)
+    monkeypatch.chdir(root)
+    before = sorted((p, p.stat().st_mtime_ns) for p in root.rglob("*"))
+    assert mx.main([flag, value]) == 2
+    assert f"argument {flag}" in capsys.readouterr().err
+    assert sorted((p, p.stat().st_mtime_ns) for p in root.rglob("*")) == before

@@ -444,10 +444,12 @@ def test_course_sh_lab_in_chinese_and_back(course: Course, tmp_path: Path) -> No
     _stamp(course, fake, "course,test,lab", ".bubblekit-setup")
     override = fake / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "bubblekit-language.json"
     lesson00 = course.dir / "notebooks" / "zh" / "00_start_here.ipynb"
-    # the Chinese edition's exercises, as scripts/make_exercises.py will make them (with a manifest)
-    (course.dir / "exercises" / "zh").mkdir()
-    (course.dir / "exercises" / "zh" / "08_case_studies.ipynb").write_text(notebook("# 练习"))
-    (course.dir / "exercises" / "zh" / ".manifest.json").write_text('{"files": {"08_case_studies.ipynb": ""}}')
+    # the Chinese edition's exercises, made by scripts/make_exercises.py (with a manifest); a stand-in
+    # where the course has none
+    if not (course.dir / "exercises" / "zh" / ".manifest.json").is_file():
+        (course.dir / "exercises" / "zh").mkdir(exist_ok=True)
+        (course.dir / "exercises" / "zh" / "08_case_studies.ipynb").write_text(notebook("# 练习"))
+        (course.dir / "exercises" / "zh" / ".manifest.json").write_text('{"files": {"08_case_studies.ipynb": ""}}')
 
     # 1. --lang zh: the language pack is installed once (the [zh] extra), JupyterLab speaks Chinese
     run = _lab(course, fake, "--lang", "zh", "--port=8999", "--no-browser")

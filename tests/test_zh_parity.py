@@ -60,15 +60,6 @@ TWINS = sorted(p for p in SHIPPED if Path(p).parent.name == ZH)
 #: English notebooks whose Chinese twin is not done yet (issue 16, phase 2 translates them):
 #: each is removed as its translation lands.
 PENDING: set[str] = {
-    "solutions/01_what_is_a_bubble.ipynb",
-    "solutions/02_why_bubbles_appear.ipynb",
-    "solutions/03_the_bubble_formula.ipynb",
-    "solutions/04_schedules_compared.ipynb",
-    "solutions/05_shrinking_bubbles.ipynb",
-    "solutions/06_profiling_practice.ipynb",
-    "solutions/07_beyond_1f1b.ipynb",
-    "solutions/08_case_studies.ipynb",
-    "solutions/09_misconceptions.ipynb",
     "apps/explorer.ipynb",
     "apps/builder.ipynb",
     "apps/frontier.ipynb",
