@@ -159,3 +159,34 @@ def test_bad_language() -> None:
 def test_cjk_families_prefer_simplified_chinese() -> None:
     assert fonts.CJK_FAMILIES[0] == "Noto Sans CJK SC"
     assert fonts.CJK_FAMILIES.index("Noto Sans CJK SC") < fonts.CJK_FAMILIES.index("Noto Sans CJK JP")
+
+
+@needs_cjk
+def test_every_course_figure_renders_in_chinese_without_the_style() -> None:
+    """Every kind of figure bubblekit draws, in Chinese, with no course style set first: the font
+    follows bk.set_language (plotting imports fonts), and the animation's fixed-width readout
+    falls back to the CJK font. A missing glyph is an error."""
+    import bubblekit as bk
+    from bubblekit.presentation import explorers, plotting
+
+    i18n.set_language("zh")
+    interleaved = bk.simulate(bk.schedule("interleaved", 4, 8, 2), bk.preset("b=2f"))
+    dualpipe = bk.simulate(bk.schedule("dualpipe", 4, 8), bk.Costs(f=1, i=1, w=1))
+    figures = [
+        plotting.plot_pipeline(interleaved, phases=True, critical_path=True),
+        plotting.plot_pipeline(dualpipe),
+        plotting.plot_memory([interleaved, dualpipe], cap=5),
+        plotting.plot_sweep(["1f1b", "interleaved"], 4, [4, 8, 16], v=2),
+    ]
+    anim = plotting.animate_pipeline(interleaved)
+    anim._init_draw()
+    anim._draw_next_frame(3, blit=False)
+    figures.append(anim._fig)
+    for fig in figures:
+        render(fig)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=MISSING_GLYPH)
+        ex = explorers.pipeline_explorer("1f1b", p=4, m=8, compare="gpipe")
+        ex.controls["cap"].value = 2.0
+        explorers.schedule_builder(p=2, m=4)
+        explorers.frontier_explorer(p=4, m=8)

@@ -185,6 +185,7 @@ register({
     "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
                       "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活为单位，曲线见下图）：{ranks}{extra}"},
     "ex.costs": {"en": "costs: {costs}", "zh": "耗时：{costs}"},
+    "ex.costs.changed": {"en": "{base}, changed: {fields}", "zh": "{base}，已改：{fields}"},
     "ex.rel.same": {"en": "the same time as", "zh": "与之耗时相同："},
     "ex.rel.longer": {"en": "{d:.1%} longer than", "zh": "比它慢 {d:.1%}："},
     "ex.rel.shorter": {"en": "{d:.1%} shorter than", "zh": "比它快 {d:.1%}："},
@@ -821,7 +822,7 @@ class PipelineExplorer:
                 c[ctl.key].max = max(ctl.hi, math.ceil(val * 2))
                 c[ctl.key].value = val
         unit = plural(base.unit)
-        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(tr('ex.unit_note', preset=base.name, unit=unit))}</span>"
+        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(tr('ex.unit_note', preset=plotting.costs_title(base), unit=unit))}</span>"
 
     def _chunks_chosen(self) -> bool:
         """True when a shown schedule runs with the learner's ``v`` (interleaved 1F1B, looped BFS)."""
@@ -925,7 +926,7 @@ class PipelineExplorer:
         if not changed:
             return base
         costs = base.with_(**changed)
-        return costs.with_(name=f"{base.name}, changed: {', '.join(sorted(changed))}")
+        return costs.with_(name=tr("ex.costs.changed", base=plotting.costs_title(base), fields=", ".join(sorted(changed))))
 
     def _simulate(self, name: str) -> SimResult:
         c = self.controls

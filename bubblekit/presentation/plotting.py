@@ -48,9 +48,10 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import check_int
 from bubblekit.actions import Action, Pair, inputs, parts
-from bubblekit.costs import Costs
+from bubblekit.costs import PRESETS, Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.i18n import get_language, register, tr
+from bubblekit.presentation import fonts  # the figures' font follows bk.set_language from now on
 from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import format_number, plural, time_label
@@ -87,6 +88,9 @@ LINE_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D5
 KIND_COLORS: dict[str, str] = {"F": "#56B4E9", "B": "#E69F00", "I": "#009E73", "W": "#CC79A7", "other": "#B0B0B0"}
 register({
     # every text the pictures draw, in both languages (bubblekit.i18n; read when a figure is drawn)
+    "plot.costs.uniform": {"en": "uniform (F = B = 1)", "zh": "均匀（F = B = 1）"},
+    "plot.costs.b=2f": {"en": "backward = 2 x forward", "zh": "反向 = 2 × 前向"},
+    "plot.costs.f=i=w": {"en": "F = I = W = 1", "zh": "F = I = W = 1（拆分反向）"},
     "plot.kind.F": {"en": "F forward", "zh": "F 前向"},
     "plot.kind.B": {"en": "B backward", "zh": "B 反向"},
     "plot.kind.I": {"en": "I input-grad", "zh": "I 输入梯度"},
@@ -114,7 +118,7 @@ register({
     "plot.memory.cap": {"en": "cap {cap}", "zh": "上限 {cap}"},
     "plot.memory.over_cap": {"en": "over the cap: {ranks}", "zh": "超过上限：{ranks}"},
     "plot.memory.under_cap": {"en": "all ranks under the cap", "zh": "所有 rank 都在上限以内"},
-    "plot.memory.ylabel": {"en": "activations held\n(microbatch activations)", "zh": "持有的激活\n（以微批的激活为单位）"},
+    "plot.memory.ylabel": {"en": "activations held\n(microbatch activations)", "zh": "持有的激活\n（单位：微批）"},
     "plot.sweep.skipped": {"en": "not simulated: {what}", "zh": "未模拟：{what}"},
     "plot.sweep.more": {"en": "... and {n} more", "zh": "……另有 {n} 项"},
     "plot.sweep.closed_form": {"en": "closed form {form}", "zh": "闭式解 {form}"},
@@ -168,8 +172,6 @@ _CHUNK_LINESTYLES: tuple[Any, ...] = ("solid", "solid", (0, (3.0, 1.6)), (0, (1.
 # lighter shades of the microbatch colour for the backward kinds (mix with white)
 _KIND_LIGHTEN = {"F": 0.0, "B": 0.5, "I": 0.4, "W": 0.72, "other": 0.3}
 _KIND_ORDER = ("F", "B", "I", "W", "other")
-_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC", "Source Han Sans SC",
-              "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC", "SimHei")
 _LABEL_TRAIL_INT = re.compile(r"(\d+)\D*$")
 _ACTION_TEXT = re.compile(r"^\s*(\d+)\s*([FBIW])\s*(\d+)\s*$")
 
@@ -180,15 +182,15 @@ def use_course_style(*, font_size: float = 12.0) -> None:
     ending with it prints nothing machine-dependent; read ``rcParams["font.family"]``).
 
     Larger fonts, no top/right spines, the Okabe-Ito colour cycle, and a font family
-    with a CJK-capable font first when one is installed (Debian ``fonts-noto-cjk``:
-    "Noto Sans CJK SC" or "... JP"), then DejaVu Sans; matplotlib falls back glyph by
+    with a CJK-capable font first when one is installed (:func:`bubblekit.presentation.fonts.find_cjk_font`:
+    Debian ``fonts-noto-cjk`` gives "Noto Sans CJK SC"), then DejaVu Sans; matplotlib falls back glyph by
     glyph, so Chinese labels and Latin text both render. A missing CJK font is skipped
-    silently (no warning).
+    here; in the Chinese edition :mod:`~bubblekit.presentation.fonts` warns once how to install one.
 
     Used in lessons 01, 02, 03, 04, 05, 06, 07, 08, 09 and 10.
     """
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    family = [name for name in _CJK_FONTS if name in installed][:1] + ["DejaVu Sans"]
+    cjk = fonts.find_cjk_font()
+    family = ([cjk] if cjk else []) + ["DejaVu Sans"]
     rcParams.update({
         "font.family": family,
         "font.size": font_size,
@@ -235,9 +237,18 @@ def _timeline_name(tl: Timeline) -> str:
     if isinstance(tl, SimResult):
         s = tl.schedule
         name = f"{display_name(s.name)}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
-        cost = tl.costs.name if tl.costs.name != "custom" else tl.costs.describe()
+        cost = costs_title(tl.costs)
         return f"{name}   |   {cost}"
     return tl.source or "timeline"  # a trace's own name (its file), never translated
+
+
+def costs_title(costs: Costs) -> str:
+    """How a figure names its costs: a preset's name in the current language, else the costs' own
+    name, else :meth:`Costs.describe` (``F=1 B=2 (I=1 W=1) comm=0 slot``). Used by every diagram title."""
+    for key, entry in PRESETS.items():
+        if costs == entry:
+            return tr(f"plot.costs.{key}")
+    return costs.name if costs.name != "custom" else costs.describe()
 
 
 def _metrics_line(tl: Timeline) -> str:
@@ -1149,7 +1160,7 @@ def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None
     ax.set_ylim(bottom=0)
     ax.set_xlabel(tr("plot.sweep.xlabel"))
     ax.set_ylabel(tr("plot.sweep.ylabel"))
-    cname = costs.name if costs.name != "custom" else costs.describe()
+    cname = costs_title(costs)
     ax.set_title(tr("plot.sweep.title", p=p, costs=cname), loc="left")
     ax.grid(color="#E5E5E5", linewidth=0.6)
     ax.legend(fontsize="small", frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
@@ -1206,7 +1217,9 @@ def animate_pipeline(
     ax.add_collection(running, autolim=False)
     # one line under the axes, in a fixed-width font (its width, hence the layout, never changes),
     # at least 15 pixels high in the frames
-    text = fig.supxlabel("", fontsize=max(13.0, 15.0 * 72.0 / float(dpi)), family="monospace",
+    cjk = fonts.find_cjk_font() if get_language() == "zh" else None  # Chinese words after the fixed-width digits
+    text = fig.supxlabel("", fontsize=max(13.0, 15.0 * 72.0 / float(dpi)),
+                         family=["DejaVu Sans Mono", cjk] if cjk else "monospace",
                          color="#222222", gid="readout")
     unit = plural(result.unit)
     width = max(len(format_number(float(x) - t0)) for x in times)
