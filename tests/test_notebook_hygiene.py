@@ -145,6 +145,11 @@ def test_committed_executed_without_errors(path: Path) -> None:
         if "raises-exception" not in cell.metadata.get("tags", []):
             errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             assert not errors, f"{rel(path)} cell {index} stores an error: {errors[0].get('ename')}"
+        # a figure drawn with a font that lacks its characters shows empty boxes (a Chinese
+        # title in DejaVu Sans): matplotlib warns, and the warning would be stored here
+        warned = [o for o in cell.get("outputs", []) if o.get("output_type") == "stream"
+                  and "missing from font" in "".join(o.get("text", ""))]
+        assert not warned, f"{rel(path)} cell {index} drew characters its font lacks (empty boxes): {warned[0]['text'][:200]}"
 
 
 def test_provided_by_only_names_declared_packages() -> None:
