@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
+from bubblekit.course.checks._grading import THE_STEP
 from bubblekit.course.checks._mistakes import megatron_overhead, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
@@ -106,7 +107,7 @@ def compare_expression(answer: Any, expected: Any) -> tuple[bool, str]:
                         "Count one rank's idle slots per direction and all of its slots per direction "
                         "(lesson 03, step 2), then divide them as a Fraction."),
           exact=True,
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(megatron_overhead(4, 12), swapped_pm(bk.bubble_ratio_exact, 4, 12), utilisation()))
 def _check_yourself() -> Any:
     return bk.bubble_ratio_exact(4, 12)
@@ -193,7 +194,7 @@ def _megatron_quarter(p: int = 8, overhead: float = 0.25) -> tuple[int, float, f
                         "then that configuration's bubble as a fraction of the step.",
                         "bk.bubble_overhead(8, m) for a few m finds the first number; for the second, both "
                         "measures divide the same idle time: the step is the busy time plus that idle time."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: _megatron_quarter()[:2],
                             "the second number is Megatron's overhead again; convert it to the fraction of the step"),
                     swapped_items()))

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import megatron_overhead, swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
@@ -37,7 +37,7 @@ def _peak_rank0() -> tuple[float, float]:
                         "Simulate bk.schedule('interleaved', 4, 16, 4) with bk.Costs(f=1, b=2) and compare its "
                         "bubble_ratio_exact with bk.bubble_ratio_exact(p, m, v)."),
           exact=True,
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(megatron_overhead(4, 16, 4),
                     Mistake(lambda _e: bk.bubble_ratio_exact(4, 16),
                             "that is plain 1F1B's bubble (one chunk per rank); this schedule has v = 4 chunks")))

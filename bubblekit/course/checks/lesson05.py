@@ -10,7 +10,7 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import balance, planner
-from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
@@ -23,7 +23,7 @@ HIDE_CAP = 4
 
 @exercise("05.1", hint=("bk.bubble_ratio(p, m) for p = 8: the article's demo uses p = 8, its prose example does not.",
                         "Two fractions of 1, p = 8 in both: (p - 1)/(m + p - 1) at m = 4 and at m = 32."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: (bk.bubble_ratio(4, 4), bk.bubble_ratio(4, 32)),
                             "those are the article's prose numbers, for p = 4; the question asks for p = 8"),
                     Mistake(lambda _e: (bk.bubble_overhead(8, 4), bk.bubble_overhead(8, 32)),

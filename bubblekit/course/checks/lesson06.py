@@ -16,7 +16,7 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
-from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
@@ -60,7 +60,7 @@ def example_step() -> traces.MeasuredTimeline:
           "Idle time of a rank = step.makespan - its busy time (step.busy[r]); add them over the ranks and divide "
           "by step.p x step.makespan."),
     rel_tol=1e-6,
-    fraction_of="the step",
+    fraction_of=THE_STEP,
     mistakes=(Mistake(lambda _e: sum(example_step().idle) / sum(example_step().busy),
                       "that divides the idle time by the busy time (Megatron's overhead); the article divides by "
                       "all device-time, ranks x makespan"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bubblekit as bk
 from bubblekit.course import published
+from bubblekit.course.checks._grading import THE_STEP
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 
@@ -39,7 +40,7 @@ def _e081() -> int:
 
 @exercise("08.2", hint=("BLOOM ran a plain (non-interleaved) schedule: use (p-1)/(m+p-1) or simulate 1f1b.",
                         "p = bloom.pp stages and the m of 08.1; give a fraction of the step (0.05, or '5%' as text)."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: _bloom().bubble_overhead,
                             "that is Megatron's overhead (bubble over busy time); this asks for the fraction of the "
                             "whole step"),
@@ -61,7 +62,7 @@ def _e083() -> float:
 @exercise("08.4", hint=("Keep M = 16 microbatches and change only V: (PP-1)/(V*M+PP-1) as a fraction of the step.",
                         "published.case_estimate('Llama 3 405B', v=4).bubble_ratio, or the interleaved formula "
                         "with PP = 16, M = 16, V = 4."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.case_estimate("Llama 3 405B").bubble_ratio,
                             "that is the published configuration (V = 8); the question halves the chunks"),
                     Mistake(lambda _e: published.case_estimate("Llama 3 405B", v=4).bubble_overhead,
@@ -106,7 +107,7 @@ def _own_configuration(count_tp: bool = True, v: int = 4) -> float:
                         "then the bubble of interleaved 1F1B with p = PP ranks and v = 4.",
                         "TP takes GPUs too: each pipeline stage uses TP GPUs. With DP and m, simulate "
                         "bk.schedule('interleaved', 8, m, 4) under bk.Costs(f=1, b=2), or use bk.bubble_ratio(p, m, v)."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: _own_configuration(count_tp=False),
                             "that divides the GPUs by PP only: every stage also spans TP GPUs, so there are fewer "
                             "pipelines and more microbatches each"),

@@ -8,6 +8,7 @@ import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
 from bubblekit.course import published
+from bubblekit.course.checks._grading import THE_STEP
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 
@@ -15,7 +16,7 @@ from bubblekit.course.checks._registry import Mistake, exercise
 @exercise("09.1", hint=("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
                         "Fraction(p - 1, m + p - 1) with p = 8, m = 4; a float is not exact."),
           exact=True,
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: Fraction(8 - 1, 4),
                             "that is (p - 1)/m, the misconception itself (Megatron's overhead, idle over busy time)"),
                     swapped_pm(bk.bubble_ratio_exact, 8, 4), utilisation()))
@@ -65,7 +66,7 @@ def _e092() -> int:
 @exercise("09.3", hint=("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
                         "bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio counts the "
                         "idle corners before each rank's first and after its last action."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.stage_span_bubble_rate(_zb_h2()),
                             "that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "
                             "ranks x makespan, the corners included"),))

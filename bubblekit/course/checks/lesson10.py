@@ -22,7 +22,7 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import AnyOf
+from bubblekit.course.checks._grading import THE_STEP, AnyOf
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
@@ -378,7 +378,7 @@ def _q17() -> Any:
                          "compare the fill and drain with the steady part.",
                          "Use the closed form you derived for GPipe and 1F1B at these p and m, or simulate 1F1B "
                          "and read bubble_ratio."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(megatron_overhead(8, 32), swapped_pm(bk.bubble_ratio, 8, 32), utilisation()))
 def _q18() -> float:
     return bk.bubble_ratio(8, 32)
@@ -406,7 +406,7 @@ def _q20() -> int:
 @exercise("10.21", hint=("With v chunks per rank the ramp actions are 1/v as long while the steady part is not: "
                          "how does that change the fill and drain?",
                          "Start from the plain 1F1B fraction for p = 8, m = 16 and ask which term the v divides."),
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: bk.bubble_ratio(8, 16),
                             "that is plain 1F1B's fraction (v = 1); interleaving shrinks it"),
                     megatron_overhead(8, 16, 4)))
@@ -602,7 +602,7 @@ def _q35() -> int:
                          "the step.",
                          "tl.idle lists each rank's idle time and tl.makespan the step; tl.p is the number of ranks."),
           rel_tol=1e-9,
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: sum(profile(2).idle) / sum(profile(2).busy),
                             "that divides the idle time by the busy time (Megatron's overhead); the bubble_ratio "
                             "divides by all device-time"),
