@@ -189,18 +189,20 @@ def _factor(expr: Any) -> Any:
 @exercise("03.3", hint=(msg("Solve b(m) <= target for m (lesson 03, step 4), then round up; the article's loop "
                             "stops at 128.",
                             "解 b(m) <= 目标值求 m（第 03 课第 4 步），再向上取整；原文的循环停在 128。"),
-                        msg("sb.solve_min_m() gives the root as an expression: substitute p = 16 and a 5 % target (.subs({{sb.p: 16, sb.b_star: sp.Rational(1, 20)}})), then round it up.",
-                            "sb.solve_min_m() 给出根的表达式：代入 p = 16 和 5% 的目标（.subs({sb.p: 16, sb.b"
-                            "_star: sp.Rational(1, 20)})），再向上取整。")),
+                        msg("sb.solve_min_m() gives the root as an expression: substitute p = 16 and a 5 % target "
+                            "(.subs({{sb.p: 16, sb.b_star: sp.Rational(1, 20)}})), then round it up.",
+                            "sb.solve_min_m() 给出根的表达式：代入 p = 16 和 5% 的目标"
+                            "（.subs({{sb.p: 16, sb.b_star: sp.Rational(1, 20)}})），再向上取整。")),
           mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
                                                  "这个 m 差一点点达不到目标：解要向上取整，不是向下")),))
 def _min_m_five_percent() -> Any:
     return bk.min_micro_batch(16, 0.05)
 
 
-@exercise("03.4", hint=(msg("Answer {{\"gpipe\": makespan, \"1f1b\": makespan}} in slots; 1F1B crosses more hops than GPipe when there is latency.",
-                            "答案写成 {\"gpipe\": makespan, \"1f1b\": makespan}，以时间槽计；有延迟时，1F1B 经过"
-                            "的跳比 GPipe 多。"),
+@exercise("03.4", hint=(msg('Answer {{"gpipe": makespan, "1f1b": makespan}} in slots; 1F1B crosses more hops than '
+                            "GPipe when there is latency.",
+                            '答案写成 {{"gpipe": makespan, "1f1b": makespan}}，以时间槽计；有延迟时，1F1B 经过的跳比 '
+                            "GPipe 多。"),
                         msg("Simulate both with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and compare with "
                             "sb.makespan_gpipe(comm=sb.comm) and sb.makespan_1f1b().",
                             "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 模拟两者，再和 sb.makespan_gpipe(comm"

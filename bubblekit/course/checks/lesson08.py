@@ -26,8 +26,10 @@ def _bloom_idle_hours(measure: str) -> float:
     return float(getattr(est, measure)) * hours
 
 
-_OVERHEAD_HOURS = ("that uses Megatron's overhead (idle over busy time); the idle GPU-hours are the fraction "
-                   "of all GPU-hours, bubble_ratio")
+_OVERHEAD_HOURS = msg("that uses Megatron's overhead (idle over busy time); the idle GPU-hours are the fraction "
+                      "of all GPU-hours, bubble_ratio",
+                      "这用的是 Megatron 口径的气泡开销（空闲时间 / 忙碌时间）；空闲 GPU 小时对应的是全部 GPU 小时中"
+                      "空闲的比例，即 bubble_ratio")
 
 
 @exercise("08.1", hint=(msg("Microbatches per pipeline = global batch / (data-parallel replicas x micro-batch size).",
