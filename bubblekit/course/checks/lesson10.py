@@ -446,7 +446,7 @@ def _q18() -> float:
                              "bubble_overhead, or use the paper's closed form.",
                              "气泡时间 / 理想（忙碌）时间：模拟 p = 8, m = 32 的 1F1B，读 bubble_overhead，或"
                              "者用论文的闭式解。")),
-          fraction_of="the busy time",
+          fraction_of=msg("the busy time", "忙碌时间"),
           mistakes=(fraction_of_step(8, 32), swapped_pm(bk.bubble_overhead, 8, 32)))
 def _q19() -> float:
     return bk.bubble_overhead(8, 32)
