@@ -3,14 +3,25 @@
 Lesson authors register one function per exercise in ``bubblekit/course/checks/lessonNN.py``::
 
     import bubblekit as bk
+    from bubblekit.course.checks._grading import THE_STEP
     from bubblekit.course.checks._registry import Mistake, exercise
+    from bubblekit.course.checks._text import msg
 
-    @exercise("03.7", hint=("Count the idle slots of rank 0 first.",            # the first "not yet"
-                            "Rank 0 idles p - 1 slots each way: add the ranks."),  # a repeated one
-              fraction_of="the step",
-              mistakes=(Mistake(lambda e: bk.bubble_overhead(8, 16), "that is Megatron's overhead ..."),))
+    @exercise("03.7", hint=(msg("Count the idle slots of rank 0 first.",            # the first "not yet"
+                                "先数 rank 0 的空闲时间槽。"),
+                            msg("Rank 0 idles p - 1 slots each way: add the ranks.",  # a repeated one
+                                "rank 0 每个方向空闲 p - 1 个时间槽：再把所有 rank 加起来。")),
+              fraction_of=THE_STEP,
+              mistakes=(Mistake(lambda e: bk.bubble_overhead(8, 16),
+                                msg("that is Megatron's overhead ...", "这是 Megatron 口径的气泡开销……")),))
     def _():
         return bk.bubble_ratio(8, 16)     # computed by bubblekit, never a typed literal
+
+Every learner-facing text is written in English and Chinese (:mod:`bubblekit.course.checks._text`):
+hints, mistakes and ``fraction_of`` as :func:`~bubblekit.course.checks._text.msg`, feedback
+built from an answer through :func:`bubblekit.i18n.tr`. A check shows them in the language
+current when it runs (``bk.set_language``); a plain ``str`` is shown as it is (English only,
+which ``tests/test_checks_i18n.py`` refuses for the course's exercises).
 
 The function takes no arguments and returns the *expected* value; it is only called when a
 learner checks an answer, so importing the lesson modules is cheap.
@@ -244,14 +255,15 @@ def exercise(
     Args:
         id: ``"NN.k"``: two-digit lesson number, dot, exercise number, optional letter.
         hint: a nudge shown with a "not yet", or a sequence of tiers (nudge first, then more
-            specific ones for repeated wrong answers). Never the answer itself.
+            specific ones for repeated wrong answers), each written as ``msg(english, chinese)``.
+            Never the answer itself.
         rel_tol: relative tolerance for numeric answers given at full precision, >= 0.
         abs_tol: absolute tolerance for numeric answers, >= 0 (in the answer's unit).
         compare: optional ``compare(answer, expected) -> (ok, message[, kind])`` for answers the
             default rules do not cover (schedules, free text, sets of actions, ...).
         exact: the exercise text asks for the exact value (then a float is only "close").
-        fraction_of: what the answer is a fraction of (``"the step"``), if it is one; a
-            percentage with its sign is then accepted.
+        fraction_of: what the answer is a fraction of (``THE_STEP``, or a ``msg``), if it is one;
+            a percentage with its sign is then accepted, with a note naming it.
         mistakes: :class:`Mistake` s to recognise, each with its message.
         kind_hints: hint tiers by kind of mistake (overrides :data:`KIND_HINTS`).
 
