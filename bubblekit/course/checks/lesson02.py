@@ -50,7 +50,7 @@ def _check_yourself() -> Any:
                             "动作之后的空闲（排空）。"),
                         msg("Rank r waits for r forwards before it starts, and finishes r backwards before the "
                             "step ends: read them with result.spans(r).",
-                            "rank r 开始前要等 r 个前向，并在这一步结束前早 r 个反向收尾：用 result.spans(r) "
+                            "rank r 开始前要等 r 个前向的时间，收尾则比这一步结束早 r 个反向的时间：用 result.spans(r) "
                             "读出来。")),
           mistakes=(swapped_items(),))
 def _fill_and_drain() -> Any:

@@ -60,7 +60,7 @@ def _min_m() -> tuple[int | None, int | None]:
                             "调度，比较 makespan。"),
                         msg("More chunks shrink the ramps but add hops; give the v (an int) whose simulated makespan "
                             "is the smallest, the smaller v on a tie.",
-                            "chunk 越多，两端的爬坡越短，但跳数越多；给出模拟 makespan 最小的 v（int），并列"
+                            "chunk 越多，填充和排空越短，但跳数越多；给出模拟 makespan 最小的 v（int），并列"
                             "时取较小的 v。")))
 def _best_v() -> int:
     """The v in (1, 2, 4, 8) with the shortest makespan, p=4, m=8, comm=1/8 slot."""
@@ -209,7 +209,7 @@ def _extra_backward() -> float:
                             "n - 1。")),
           rel_tol=1e-3, fraction_of=msg("the plain step", "不重计算时的单步耗时"),
           mistakes=(Mistake(lambda e: e + 1, msg("that is the ratio of the two steps; give how much longer: the ratio minus 1",
-                                                 "这是两步耗时之比；要给的是多出多少：比值减 1")),
+                                                 "这是两个单步耗时之比；要给的是多出多少：比值减 1")),
                     Mistake(lambda _e: _extra_backward(),
                             msg("that is one backward's growth in plain forwards; the question asks about the whole step",
                                 "这是一个反向增加的耗时（以不重计算的前向为单位）；题目问的是整步"))))

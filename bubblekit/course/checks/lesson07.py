@@ -58,7 +58,7 @@ register({
               "look at the largest idle gap, {where}",
         "zh": "调度合法、显存也没超，但它的 {measure} 比目标长 {gap}（单位：{unit}）：看最大的那段空闲，{where}"},
     "checks.l07.no_gap": {"en": "(none inside the ranks: the ramps at the start and end are what remain)",
-                          "zh": "（rank 内部已经没有空闲：剩下的是开头和结尾的爬坡）"},
+                          "zh": "（rank 内部已经没有空闲：剩下的是开头的填充和结尾的排空）"},
     "checks.l07.gap_at": {"en": "on rank {rank} before {before}", "zh": "在 rank {rank} 上、{before} 之前"},
 })
 

@@ -349,11 +349,11 @@ def _q12() -> Any:
 
 
 @exercise("10.13", hint=(msg("With v chunks every action is 1/v as long, so the ramps shrink by v but the work does not.",
-                             "有 v 个 chunk 时，每个动作的时长变为原来的 1/v，所以两端的爬坡缩短为 1/v，但总"
+                             "有 v 个 chunk 时，每个动作的时长变为原来的 1/v，所以填充和排空缩短为原来的 1/v，但总"
                              "工作量不变。"),
                          msg("Write the makespan as the steady work plus the fill and drain, with the ramp actions 1/v "
                              "as long, then take the idle share of the step.",
-                             "把 makespan 写成稳态工作加上填充和排空，爬坡中的动作时长为原来的 1/v，再求空闲"
+                             "把 makespan 写成稳态工作加上填充和排空，其中的动作时长为原来的 1/v，再求空闲"
                              "占单步耗时的比例。")),
           mistakes=(Mistake(lambda _e: _sym.BUBBLE_RATIO,
                             msg("that is plain 1F1B's fraction: where do the v chunks enter?",
@@ -467,8 +467,8 @@ def _q20() -> int:
 
 @exercise("10.21", hint=(msg("With v chunks per rank the ramp actions are 1/v as long while the steady part is not: "
                              "how does that change the fill and drain?",
-                             "每个 rank 有 v 个 chunk 时，爬坡中的动作时长变为原来的 1/v，稳态部分不变：这对"
-                             "填充和排空有什么影响？"),
+                             "每个 rank 有 v 个 chunk 时，两头的动作时长变为原来的 1/v，稳态部分不变：填充和排空"
+                             "因此会怎样变化？"),
                          msg("Start from the plain 1F1B fraction for p = 8, m = 16 and ask which term the v divides.",
                              "从 p = 8, m = 16 时普通 1F1B 的气泡比例出发，想一想 v 除的是哪一项。")),
           fraction_of=THE_STEP,
@@ -583,7 +583,7 @@ def _q29() -> str:
                              "用 bk.Costs(f=1, b=2, comm=1) 模拟两者，比较 makespan。"),
                          msg("Interleaving shortens the ramps but sends more messages: with a slow link, which effect "
                              "is bigger here? Answer with the registry name.",
-                             "交错让爬坡变短，但发的消息更多：链路慢的时候，这里哪个效应更大？用调度在 bk.sch"
+                             "交错让填充和排空变短，但发的消息更多：链路慢的时候，这里哪个效应更大？用调度在 bk.sch"
                              "edule 中的名字作答。")))
 def _q30() -> str:
     costs = bk.Costs(f=1, b=2, comm=1)
@@ -752,7 +752,7 @@ def _q38() -> int:
 @exercise("10.39", hint=(msg("Compare the ranks' busy times in profile(5): are they equal?",
                              "比较 profile(5) 中各 rank 的忙碌时间：它们相等吗？"),
                          msg("More microbatches or chunks shrink the ramps, not a stage that is slower than the others.",
-                             "更多的微批或 chunk 能缩短爬坡，但解决不了一个比其他都慢的流水级。")),
+                             "更多的微批或 chunk 能缩短填充和排空，但解决不了一个比其他都慢的流水级。")),
           compare=_letter)
 def _q39() -> str:
     busy = profile(5).busy
