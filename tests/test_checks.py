@@ -275,7 +275,7 @@ def test_result_stores_no_expected_value(temp_ids: list[str]) -> None:
     register(temp_ids, "99.43", secret)
     for answer in (0.5, None, "x", [1], secret):
         res = check("99.43", answer)
-        assert set(vars(res)) == {"id", "status", "detail", "hint", "note", "tier"} if hasattr(res, "__dict__") else True
+        assert set(vars(res)) == {"id", "status", "detail", "hint", "note", "tier", "language"} if hasattr(res, "__dict__") else True
         for t in texts(res):
             assert "0.123" not in t and "123456789" not in t
 

@@ -22,6 +22,9 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, Literal
 
+from bubblekit.course.checks._text import msg, shown
+from bubblekit.i18n import register, tr
+
 __all__ = [
     "MIN_DIGITS",
     "AnyOf",
@@ -41,12 +44,74 @@ _FLOAT64_DIGITS = 15
 
 Grade = Literal["right", "close", "wrong"]
 
-CLOSE_DIGITS = f"give at least {MIN_DIGITS} significant digits"
-CLOSE_EXACT = "this exercise asks for the exact value: use fractions.Fraction (or an int)"
-PERCENT_BARE = ("that looks like a percentage: this exercise wants a fraction of 1, so divide by 100 "
-                "(or write it as text with its % sign, like '12.5%')")
-PERCENT_NOT_ASKED = "this exercise does not ask for a percentage: give a plain number (without the % sign)"
-PERCENT_NOTE = "your percentage was read as a fraction"
+#: Every verdict's words, in both languages (:mod:`bubblekit.i18n`); fetched when an answer is graded.
+register({
+    "checks.too_high": {"en": "too high", "zh": "偏大"},
+    "checks.too_low": {"en": "too low", "zh": "偏小"},
+    "checks.percent_note_of": {"en": "your percentage was read as a fraction of {of}",
+                               "zh": "你的百分数已按占{of}的比例读取"},
+    "checks.truth_value": {"en": "expected a number, got a truth value (True/False)",
+                           "zh": "这里要一个数字，收到的是布尔值（True/False）"},
+    "checks.not_a_number": {"en": "expected a number, got {type}", "zh": "这里要一个数字，收到的是 {type}"},
+    "checks.not_real": {"en": "expected a real number, got {type}", "zh": "这里要一个实数，收到的是 {type}"},
+    "checks.divides_by_zero": {"en": "your answer divides by zero", "zh": "你的答案除以了零"},
+    "checks.text_not_number": {"en": "expected a number, got the text {text!r}, which is not one",
+                               "zh": "这里要一个数字，收到的文本 {text!r} 不是数字"},
+    "checks.sympy_complex": {"en": "expected a real number, got a complex or undefined sympy value",
+                             "zh": "这里要一个实数，收到的是复数或无定义的 sympy 值"},
+    "checks.sympy_symbols": {"en": "expected a number, got a sympy expression with symbols ({type})",
+                             "zh": "这里要一个数字，收到的是含符号的 sympy 表达式（{type}）"},
+    "checks.nan": {"en": "your answer is NaN (not a number)", "zh": "你的答案是 NaN（不是数字）"},
+    "checks.wrong_truth": {"en": "not the right truth value", "zh": "真假判断不对"},
+    "checks.want_bool": {"en": "expected True or False, got {type}", "zh": "这里要 True 或 False，收到的是 {type}"},
+    "checks.want_one_number": {"en": "expected one number, got a {type}", "zh": "这里要一个数字，收到的是 {type}"},
+    "checks.want_text": {"en": "expected text (a str), got {type}", "zh": "这里要文本（str），收到的是 {type}"},
+    "checks.wrong_text": {"en": "not the expected text", "zh": "文本不对"},
+    "checks.wrong_object": {"en": "not the expected {type}", "zh": "这个 {type} 不对"},
+    "checks.each_right": {"en": "each of these is right; naming one is enough",
+                          "zh": "这几个都对；说出其中一个就够了"},
+    "checks.not_any": {"en": "not one of the right answers", "zh": "不是正确答案之一"},
+    "checks.sympy_unreadable": {"en": "could not read your answer as a sympy expression (got {type})",
+                                "zh": "无法把你的答案读成 sympy 表达式（收到的是 {type}）"},
+    "checks.sympy_extra_symbols": {
+        "en": "not equal to the expected expression; it uses symbol(s) {names} that the answer does not need",
+        "zh": "与期望的表达式不相等；它用了答案不需要的符号 {names}"},
+    "checks.sympy_differs": {
+        "en": "not equal to the expected expression (try a few numbers against the simulator)",
+        "zh": "与期望的表达式不相等（代入几组数字，和模拟器的结果对一对）"},
+    "checks.want_dict": {"en": "expected a dict, got {type}", "zh": "这里要一个 dict，收到的是 {type}"},
+    "checks.wrong_keys": {"en": "the keys are not right ({missing} missing, {extra} unexpected)",
+                          "zh": "键不对（缺 {missing} 个，多 {extra} 个）"},
+    "checks.wrong_value_for": {"en": "the value for key {key!r} is not right ({detail})",
+                               "zh": "键 {key!r} 的值不对（{detail}）"},
+    "checks.close_value_for": {"en": "the value for key {key!r}: {detail}", "zh": "键 {key!r} 的值：{detail}"},
+    "checks.want_set": {"en": "expected a set, got {type}", "zh": "这里要一个集合，收到的是 {type}"},
+    "checks.unhashable": {"en": "the elements of your answer cannot be put in a set",
+                          "zh": "你的答案里的元素无法放进集合"},
+    "checks.wrong_set": {"en": "{missing} element(s) missing, {extra} that should not be there",
+                         "zh": "缺 {missing} 个元素，多了 {extra} 个不该有的"},
+    "checks.want_sequence": {"en": "expected a sequence (list or tuple), got {type}",
+                             "zh": "这里要一个序列（list 或 tuple），收到的是 {type}"},
+    "checks.wrong_length": {"en": "expected {want} items, got {got}", "zh": "这里要 {want} 项，收到了 {got} 项"},
+    "checks.wrong_item": {"en": "item {i} is not right ({detail})", "zh": "第 {i} 项不对（{detail}）"},
+    "checks.close_item": {"en": "item {i}: {detail}", "zh": "第 {i} 项：{detail}"},
+})
+
+#: What a percentage's note and a fraction's check name as "the whole" (``fraction_of``), in both languages.
+THE_STEP = msg("the step", "单步耗时", key="checks.of.step")
+
+CLOSE_DIGITS = msg("give at least {digits} significant digits", "请至少给出 {digits} 位有效数字",
+                   key="checks.close_digits")
+CLOSE_EXACT = msg("this exercise asks for the exact value: use fractions.Fraction (or an int)",
+                  "这道题要精确值：请用 fractions.Fraction（或 int）", key="checks.close_exact")
+PERCENT_BARE = msg(
+    "that looks like a percentage: this exercise wants a fraction of 1, so divide by 100 "
+    "(or write it as text with its % sign, like '12.5%')",
+    "这看起来是百分数，而这道题要的是 0 到 1 之间的比例：请除以 100（或者写成带 % 号的字符串，比如 '12.5%'）",
+    key="checks.percent_bare")
+PERCENT_NOT_ASKED = msg("this exercise does not ask for a percentage: give a plain number (without the % sign)",
+                        "这道题不要百分数：请给出普通数字（不带 % 号）", key="checks.percent_not_asked")
+PERCENT_NOTE = msg("your percentage was read as a fraction", "你的百分数已按比例读取", key="checks.percent_note")
 
 
 @dataclass(frozen=True)
@@ -58,11 +123,14 @@ class Verdict:
             or ``"wrong"``.
         detail: what is not right yet, in words; never the expected value.
         note: a remark on a right answer (how it was read), or ``""``.
+        shape: True when the answer is not even of the expected type or length ("expected a
+            number, got ..."): :class:`AnyOf` then reports that rather than "not one of the right answers".
     """
 
     status: Grade
     detail: str = ""
     note: str = ""
+    shape: bool = False
 
     @property
     def ok(self) -> bool:
@@ -192,13 +260,13 @@ def read_number(x: Any) -> Reading | str:
     ``True``/``False`` are not numbers here.
     """
     if _is_bool(x):
-        return "expected a number, got a truth value (True/False)"
+        return tr("checks.truth_value")
     if type(x).__module__ == "numpy":
         dtype = getattr(x, "dtype", None)
         if getattr(x, "ndim", 0) == 0 and hasattr(x, "item"):
             kind = getattr(dtype, "kind", "")
             if kind == "b":
-                return "expected a number, got a truth value (True/False)"
+                return tr("checks.truth_value")
             if kind in "iu":
                 return read_number(int(x.item()))
             if kind == "f":
@@ -210,7 +278,7 @@ def read_number(x: Any) -> Reading | str:
                     return _from_decimal(Decimal(text), cap=cap)
                 except InvalidOperation:
                     return _from_float(float(x), cap)
-        return f"expected a number, got {type(x).__name__}"
+        return tr("checks.not_a_number", type=type(x).__name__)
     if isinstance(x, str):
         return _read_text(x)
     if isinstance(x, Decimal):
@@ -227,8 +295,8 @@ def read_number(x: Any) -> Reading | str:
     if isinstance(x, numbers.Real):
         return _from_float(float(x))
     if isinstance(x, numbers.Number):
-        return f"expected a real number, got {type(x).__name__}"
-    return f"expected a number, got {type(x).__name__}"
+        return tr("checks.not_real", type=type(x).__name__)
+    return tr("checks.not_a_number", type=type(x).__name__)
 
 
 def _read_text(text: str) -> Reading | str:
@@ -243,12 +311,12 @@ def _read_text(text: str) -> Reading | str:
     if ratio and not percent:
         num, den = int(ratio.group(1)), int(ratio.group(2))
         if den == 0:
-            return "your answer divides by zero"
+            return tr("checks.divides_by_zero")
         return Reading(Fraction(num, den), exact=True)
     try:
         d = Decimal(t)
     except (InvalidOperation, ValueError):
-        return f"expected a number, got the text {text!r}, which is not one"
+        return tr("checks.text_not_number", text=text)
     return _from_decimal(d, percent=percent)
 
 
@@ -268,12 +336,12 @@ def _read_sympy(x: Any) -> Reading | str:
             return _from_float(float(x))
     if getattr(x, "is_number", False):
         if not getattr(x, "is_real", False):
-            return "expected a real number, got a complex or undefined sympy value"
+            return tr("checks.sympy_complex")
         value = float(x)
         if math.isnan(value) or math.isinf(value):
             return Reading(value)
         return Reading(Fraction(value))  # pi, sqrt(2): no decimal form, fully precise
-    return f"expected a number, got a sympy expression with symbols ({type(x).__name__})"
+    return tr("checks.sympy_symbols", type=type(x).__name__)
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -289,7 +357,7 @@ def _as_fraction(x: Any) -> Fraction | None:
 
 
 def _direction(a: Fraction | float, e: Fraction) -> str:
-    return "too high" if a > e else "too low"
+    return tr("checks.too_high") if a > e else tr("checks.too_low")
 
 
 def _close(a: Fraction, e: Fraction, rel_tol: float, abs_tol: float) -> bool:
@@ -347,25 +415,27 @@ def grade_number(
     """Grade a number by the policy (significant digits, percentages, exactness, counts)."""
     reading = read_number(answer)
     if isinstance(reading, str):
-        return Verdict("wrong", reading)
+        return Verdict("wrong", reading, shape=reading != tr("checks.divides_by_zero"))
     e = _as_fraction(expected)
     if e is None:
         raise TypeError(f"expected value must be a finite real number, got {type(expected).__name__}")
     if not reading.finite:
         if isinstance(reading.value, float) and math.isnan(reading.value):
-            return Verdict("wrong", "your answer is NaN (not a number)")
+            return Verdict("wrong", tr("checks.nan"))
         return Verdict("wrong", _direction(reading.value, e))
     assert isinstance(reading.value, Fraction)
     a = reading.value
     if reading.percent and fraction_of is None:
-        return Verdict("wrong", PERCENT_NOT_ASKED)
-    note = PERCENT_NOTE + (f" of {fraction_of}" if fraction_of else "") if reading.percent else ""
+        return Verdict("wrong", shown(PERCENT_NOT_ASKED))
+    note = ""
+    if reading.percent:
+        note = tr("checks.percent_note_of", of=shown(fraction_of)) if fraction_of else shown(PERCENT_NOTE)
 
     if exact:
         if reading.exact:
             return RIGHT if a == e else Verdict("wrong", _direction(a, e))
         if _match(reading, e, 1e-9, 0.0) != "wrong":
-            return Verdict("close", CLOSE_EXACT)
+            return Verdict("close", shown(CLOSE_EXACT))
         return Verdict("wrong", _percent_or_direction(reading, e, rel_tol, abs_tol, fraction_of))
 
     if e.denominator == 1:  # a whole number (a count, a makespan in whole slots): exact
@@ -377,7 +447,7 @@ def grade_number(
     if status == "right":
         return Verdict("right", note=note)
     if status == "close":
-        return Verdict("close", CLOSE_DIGITS)
+        return Verdict("close", CLOSE_DIGITS.say(digits=MIN_DIGITS))
     return Verdict("wrong", _percent_or_direction(reading, e, rel_tol, abs_tol, fraction_of))
 
 
@@ -387,7 +457,7 @@ def _percent_or_direction(reading: Reading, e: Fraction, rel_tol: float, abs_tol
     assert isinstance(reading.value, Fraction)
     if not reading.percent and e != 0 and (fraction_of is not None or abs(e) <= 1):
         if _match(_as_percentage(reading), e, rel_tol, abs_tol) != "wrong":
-            return PERCENT_BARE
+            return shown(PERCENT_BARE)
     return _direction(reading.value, e)
 
 
@@ -445,18 +515,18 @@ def grade(
 
     if _is_bool(expected):
         if _is_bool(answer):
-            return RIGHT if bool(answer) == bool(expected) else Verdict("wrong", "not the right truth value")
-        return Verdict("wrong", f"expected True or False, got {type(answer).__name__}")
+            return RIGHT if bool(answer) == bool(expected) else Verdict("wrong", tr("checks.wrong_truth"))
+        return Verdict("wrong", tr("checks.want_bool", type=type(answer).__name__), shape=True)
 
     if _is_number(expected):
         if isinstance(answer, (list, tuple, set, frozenset, dict)):
-            return Verdict("wrong", f"expected one number, got a {type(answer).__name__}")
+            return Verdict("wrong", tr("checks.want_one_number", type=type(answer).__name__), shape=True)
         return grade_number(answer, expected, **kw)
 
     if isinstance(expected, str):
         if not isinstance(answer, str):
-            return Verdict("wrong", f"expected text (a str), got {type(answer).__name__}")
-        return RIGHT if norm_text(answer) == norm_text(expected) else Verdict("wrong", "not the expected text")
+            return Verdict("wrong", tr("checks.want_text", type=type(answer).__name__), shape=True)
+        return RIGHT if norm_text(answer) == norm_text(expected) else Verdict("wrong", tr("checks.wrong_text"))
 
     if _is_sympy_expr(expected):
         return _grade_sympy(answer, expected)
@@ -474,7 +544,7 @@ def grade(
         ok = bool(answer == expected)
     except Exception:
         ok = False
-    return RIGHT if ok else Verdict("wrong", f"not the expected {type(expected).__name__}")
+    return RIGHT if ok else Verdict("wrong", tr("checks.wrong_object", type=type(expected).__name__))
 
 
 def _grade_any(answer: Any, options: AnyOf, kw: dict[str, Any]) -> Verdict:
@@ -492,10 +562,10 @@ def _grade_any(answer: Any, options: AnyOf, kw: dict[str, Any]) -> Verdict:
                 break
             remaining.remove(hit)
         else:
-            return Verdict("right", note="each of these is right; naming one is enough")
-    if first is not None and first.detail.startswith("expected"):
+            return Verdict("right", note=tr("checks.each_right"))
+    if first is not None and first.shape:
         return first
-    return Verdict("wrong", "not one of the right answers")
+    return Verdict("wrong", tr("checks.not_any"))
 
 
 def _grade_sympy(answer: Any, expected: Any) -> Verdict:
@@ -507,18 +577,18 @@ def _grade_sympy(answer: Any, expected: Any) -> Verdict:
         expr = expr.subs({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name and s != by_name[s.name]})
         diff = sympy.simplify(expr - expected)
     except Exception:
-        return Verdict("wrong", f"could not read your answer as a sympy expression (got {type(answer).__name__})")
+        return Verdict("wrong", tr("checks.sympy_unreadable", type=type(answer).__name__))
     if diff == 0:
         return RIGHT
     unknown = sorted(s.name for s in getattr(expr, "free_symbols", ()) if s.name not in {x.name for x in expected.free_symbols})
     if unknown:
-        return Verdict("wrong", f"not equal to the expected expression; it uses symbol(s) {unknown} that the answer does not need")
-    return Verdict("wrong", "not equal to the expected expression (try a few numbers against the simulator)")
+        return Verdict("wrong", tr("checks.sympy_extra_symbols", names=unknown))
+    return Verdict("wrong", tr("checks.sympy_differs"))
 
 
 def _grade_mapping(answer: Any, expected: Mapping[Any, Any], kw: dict[str, Any]) -> Verdict:
     if not isinstance(answer, Mapping):
-        return Verdict("wrong", f"expected a dict, got {type(answer).__name__}")
+        return Verdict("wrong", tr("checks.want_dict", type=type(answer).__name__), shape=True)
 
     def key(k: Any) -> Any:
         return norm_text(k) if isinstance(k, str) else k
@@ -528,15 +598,15 @@ def _grade_mapping(answer: Any, expected: Mapping[Any, Any], kw: dict[str, Any])
     if set(given) != set(wanted):
         missing = len(set(wanted) - set(given))
         extra = len(set(given) - set(wanted))
-        return Verdict("wrong", f"the keys are not right ({missing} missing, {extra} unexpected)")
+        return Verdict("wrong", tr("checks.wrong_keys", missing=missing, extra=extra))
     close: Verdict | None = None
     notes = []
     for k, original in wanted.items():
         verdict = grade(given[k], expected[original], **kw)
         if verdict.status == "wrong":
-            return Verdict("wrong", f"the value for key {original!r} is not right ({verdict.detail})")
+            return Verdict("wrong", tr("checks.wrong_value_for", key=original, detail=verdict.detail))
         if verdict.status == "close" and close is None:
-            close = Verdict("close", f"the value for key {original!r}: {verdict.detail}")
+            close = Verdict("close", tr("checks.close_value_for", key=original, detail=verdict.detail))
         if verdict.note:
             notes.append(verdict.note)
     return close or Verdict("right", note=notes[0] if notes else "")
@@ -544,11 +614,11 @@ def _grade_mapping(answer: Any, expected: Mapping[Any, Any], kw: dict[str, Any])
 
 def _grade_set(answer: Any, expected: Set[Any], kw: dict[str, Any]) -> Verdict:
     if not isinstance(answer, (Set, list, tuple)):
-        return Verdict("wrong", f"expected a set, got {type(answer).__name__}")
+        return Verdict("wrong", tr("checks.want_set", type=type(answer).__name__), shape=True)
     try:
         got = set(answer)
     except TypeError:
-        return Verdict("wrong", "the elements of your answer cannot be put in a set")
+        return Verdict("wrong", tr("checks.unhashable"))
     want = set(expected)
     if got == want:
         return RIGHT
@@ -558,23 +628,23 @@ def _grade_set(answer: Any, expected: Set[Any], kw: dict[str, Any]) -> Verdict:
             return RIGHT
         got, want = got_n, want_n
     missing, extra = len(want - got), len(got - want)
-    return Verdict("wrong", f"{missing} element(s) missing, {extra} that should not be there")
+    return Verdict("wrong", tr("checks.wrong_set", missing=missing, extra=extra))
 
 
 def _grade_sequence(answer: Any, expected: Sequence[Any] | range, kw: dict[str, Any]) -> Verdict:
     answer = _tolist(answer)
     if isinstance(answer, (str, bytes)) or not isinstance(answer, (Sequence, range)):
-        return Verdict("wrong", f"expected a sequence (list or tuple), got {type(answer).__name__}")
+        return Verdict("wrong", tr("checks.want_sequence", type=type(answer).__name__), shape=True)
     if len(answer) != len(expected):
-        return Verdict("wrong", f"expected {len(expected)} items, got {len(answer)}")
+        return Verdict("wrong", tr("checks.wrong_length", want=len(expected), got=len(answer)), shape=True)
     close: Verdict | None = None
     notes = []
     for i, (a, e) in enumerate(zip(answer, expected)):
         verdict = grade(a, e, **kw)
         if verdict.status == "wrong":
-            return Verdict("wrong", f"item {i} is not right ({verdict.detail})")
+            return Verdict("wrong", tr("checks.wrong_item", i=i, detail=verdict.detail))
         if verdict.status == "close" and close is None:
-            close = Verdict("close", f"item {i}: {verdict.detail}")
+            close = Verdict("close", tr("checks.close_item", i=i, detail=verdict.detail))
         if verdict.note:
             notes.append(verdict.note)
     return close or Verdict("right", note=notes[0] if notes else "")

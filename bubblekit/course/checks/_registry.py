@@ -3,14 +3,25 @@
 Lesson authors register one function per exercise in ``bubblekit/course/checks/lessonNN.py``::
 
     import bubblekit as bk
+    from bubblekit.course.checks._grading import THE_STEP
     from bubblekit.course.checks._registry import Mistake, exercise
+    from bubblekit.course.checks._text import msg
 
-    @exercise("03.7", hint=("Count the idle slots of rank 0 first.",            # the first "not yet"
-                            "Rank 0 idles p - 1 slots each way: add the ranks."),  # a repeated one
-              fraction_of="the step",
-              mistakes=(Mistake(lambda e: bk.bubble_overhead(8, 16), "that is Megatron's overhead ..."),))
+    @exercise("03.7", hint=(msg("Count the idle slots of rank 0 first.",            # the first "not yet"
+                                "先数 rank 0 的空闲时间槽。"),
+                            msg("Rank 0 idles p - 1 slots each way: add the ranks.",  # a repeated one
+                                "rank 0 每个方向空闲 p - 1 个时间槽：再把所有 rank 加起来。")),
+              fraction_of=THE_STEP,
+              mistakes=(Mistake(lambda e: bk.bubble_overhead(8, 16),
+                                msg("that is Megatron's overhead ...", "这是 Megatron 口径的气泡开销……")),))
     def _():
         return bk.bubble_ratio(8, 16)     # computed by bubblekit, never a typed literal
+
+Every learner-facing text is written in English and Chinese (:mod:`bubblekit.course.checks._text`):
+hints, mistakes and ``fraction_of`` as :func:`~bubblekit.course.checks._text.msg`, feedback
+built from an answer through :func:`bubblekit.i18n.tr`. A check shows them in the language
+current when it runs (``bk.set_language``); a plain ``str`` is shown as it is (English only,
+which ``tests/test_checks_i18n.py`` refuses for the course's exercises).
 
 The function takes no arguments and returns the *expected* value; it is only called when a
 learner checks an answer, so importing the lesson modules is cheap.
@@ -42,6 +53,8 @@ from typing import Any, Literal
 
 from bubblekit.course.checks import _display
 from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, grade
+from bubblekit.course.checks._text import Msg, msg, shown
+from bubblekit.i18n import get_language, register, tr, translate
 
 __all__ = [
     "Exercise",
@@ -72,31 +85,70 @@ Status = Literal["correct", "close", "wrong", "missing"]
 #: unless the exercise gives its own for that kind. Each is a tuple of tiers (nudge first).
 KIND_HINTS: dict[str, tuple[str, ...]] = {
     "unreadable": (
-        "Write one line per rank, like 'rank 0: 0F0 0F1 0B0 0B1', each action as {stage}{kind}{microbatch}.",
+        msg("Write one line per rank, like 'rank 0: 0F0 0F1 0B0 0B1', each action as {{stage}}{{kind}}{{microbatch}}.",
+            "每个 rank 写一行，比如 'rank 0: 0F0 0F1 0B0 0B1'，每个动作写成 {{stage}}{{kind}}{{microbatch}}。"),
     ),
-    "shape": ("Use the numbers of ranks and microbatches the exercise gives: one 'rank r:' line per rank.",),
+    "shape": (msg("Use the numbers of ranks and microbatches the exercise gives: one 'rank r:' line per rank.",
+                  "rank 数和微批数要和题目给的一致：每个 rank 一行 'rank r:'。"),),
     "incomplete": (
-        "Every rank runs each of its actions exactly once: a forward and a backward (or I and W) "
-        "for every microbatch of each stage it holds.",
+        msg("Every rank runs each of its actions exactly once: a forward and a backward (or I and W) "
+            "for every microbatch of each stage it holds.",
+            "每个动作在它的 rank 上恰好运行一次：rank 持有的每个流水级，对每个微批都要有一次前向和一次反向"
+            "（或 I 和 W）。"),
     ),
     "deadlock": (
-        "Read the message: it names the blocked rank and the action it waits for. That action comes "
-        "later on another rank's list; move one of the two.",
-        "Walk through the schedule one slot at a time: which rank can run its next action? "
-        "The first time none can, the waits you see form the cycle to break.",
+        msg("Read the message: it names the blocked rank and the action it waits for. That action comes "
+            "later on another rank's list; move one of the two.",
+            "先读报错信息：它指出了卡住的 rank 和它在等的动作。那个动作排在另一个 rank 列表的后面；"
+            "把两者之一挪个位置。"),
+        msg("Walk through the schedule one slot at a time: which rank can run its next action? "
+            "The first time none can, the waits you see form the cycle to break.",
+            "按时间槽逐格推演调度：哪个 rank 能运行它的下一个动作？第一次出现谁都不能运行时，"
+            "眼前这些等待就构成了要打破的环。"),
     ),
     "memory": (
-        "Your schedule finishes, so it is not a deadlock: one rank keeps too many microbatches' "
-        "activations alive at once. Run a backward there before its next forward.",
-        "A rank frees a microbatch's activations when it runs that microbatch's backward (its W, when "
-        "the backward is split): count how many forwards it starts before the first one.",
+        msg("Your schedule finishes, so it is not a deadlock: one rank keeps too many microbatches' "
+            "activations alive at once. Run a backward there before its next forward.",
+            "你的调度能跑完，所以不是死锁，而是某个 rank 同时保留了太多微批的激活。"
+            "让它在下一个前向之前先跑一个反向。"),
+        msg("A rank frees a microbatch's activations when it runs that microbatch's backward (its W, when "
+            "the backward is split): count how many forwards it starts before the first one.",
+            "rank 跑完某个微批的反向（反向拆分时是它的 W）才释放该微批的激活；"
+            "数一数它在第一个反向之前启动了多少个前向。"),
     ),
     "slow": (
-        "It is legal; now find the rank that waits longest (result.largest_gaps()) and give it "
-        "work to do during that wait.",
-        "Draw your schedule (plot_pipeline) next to the fastest one you know and compare where the idle boxes sit.",
+        msg("It is legal; now find the rank that waits longest (result.largest_gaps()) and give it "
+            "work to do during that wait.",
+            "调度合法；接下来找出等待最久的 rank（result.largest_gaps()），让它在这段等待里有活可干。"),
+        msg("Draw your schedule (plot_pipeline) next to the fastest one you know and compare where the idle boxes sit.",
+            "把你的调度（plot_pipeline）和你知道的最快调度并排画出来，比较空闲方块的位置。"),
     ),
 }
+
+#: The words of a check's line and of progress(), in both languages (fetched when shown).
+register({
+    "checks.line.correct": {"en": "{id} correct", "zh": "{id} 正确"},
+    "checks.line.correct_note": {"en": "{id} correct ({note})", "zh": "{id} 正确（{note}）"},
+    "checks.line.close": {"en": "{id} close \u2014 {detail}", "zh": "{id} 接近 \u2014 {detail}"},
+    "checks.line.wrong": {"en": "{id} not yet \u2014 {detail}; {label}: {hint}",
+                          "zh": "{id} 还不对 \u2014 {detail}；{label}：{hint}"},
+    "checks.line.wrong_bare": {"en": "{id} not yet \u2014 {label}: {hint}", "zh": "{id} 还不对 \u2014 {label}：{hint}"},
+    "checks.line.missing": {"en": "{id} no answer yet \u2014 {detail}; {label}: {hint}",
+                            "zh": "{id} 还没有作答 \u2014 {detail}；{label}：{hint}"},
+    "checks.line.missing_bare": {"en": "{id} no answer yet \u2014 {label}: {hint}",
+                                 "zh": "{id} 还没有作答 \u2014 {label}：{hint}"},
+    "checks.hint": {"en": "hint", "zh": "提示"},
+    "checks.hint_tier": {"en": "hint {tier}", "zh": "提示 {tier}"},
+    "checks.same_answer": {"en": "the same answer as last time", "zh": "和上次的答案一样"},
+    "checks.same_answer_detail": {"en": "the same answer as last time: {detail}", "zh": "和上次的答案一样：{detail}"},
+    "checks.close_colon": {"en": "close: {detail}", "zh": "接近：{detail}"},
+    "checks.progress.lesson": {"en": "lesson {lesson}: {done} of {total} exercises done this session",
+                               "zh": "第 {lesson} 课：本次会话完成了 {done}/{total} 道练习"},
+    "checks.progress.all": {"en": "all lessons: {done} of {total} exercises done this session",
+                            "zh": "全部课程：本次会话完成了 {done}/{total} 道练习"},
+    "checks.progress.try": {"en": "{id} ({tries} try)", "zh": "{id}（试了 {tries} 次）"},
+    "checks.progress.tries": {"en": "{id} ({tries} tries)", "zh": "{id}（试了 {tries} 次）"},
+})
 
 
 @dataclass(frozen=True)
@@ -183,7 +235,7 @@ def _tiers(id: str, name: str, hint: str | Sequence[str]) -> tuple[str, ...]:
     tiers = (hint,) if isinstance(hint, str) else tuple(hint)
     if not tiers or not all(isinstance(t, str) and t.strip() for t in tiers):
         raise ValueError(f"exercise {id}: {name} must be a non-empty string or a sequence of them, got {hint!r}")
-    return tuple(t.strip() for t in tiers)
+    return tuple(t if isinstance(t, Msg) else t.strip() for t in tiers)
 
 
 def exercise(
@@ -203,14 +255,15 @@ def exercise(
     Args:
         id: ``"NN.k"``: two-digit lesson number, dot, exercise number, optional letter.
         hint: a nudge shown with a "not yet", or a sequence of tiers (nudge first, then more
-            specific ones for repeated wrong answers). Never the answer itself.
+            specific ones for repeated wrong answers), each written as ``msg(english, chinese)``.
+            Never the answer itself.
         rel_tol: relative tolerance for numeric answers given at full precision, >= 0.
         abs_tol: absolute tolerance for numeric answers, >= 0 (in the answer's unit).
         compare: optional ``compare(answer, expected) -> (ok, message[, kind])`` for answers the
             default rules do not cover (schedules, free text, sets of actions, ...).
         exact: the exercise text asks for the exact value (then a float is only "close").
-        fraction_of: what the answer is a fraction of (``"the step"``), if it is one; a
-            percentage with its sign is then accepted.
+        fraction_of: what the answer is a fraction of (``THE_STEP``, or a ``msg``), if it is one;
+            a percentage with its sign is then accepted, with a note naming it.
         mistakes: :class:`Mistake` s to recognise, each with its message.
         kind_hints: hint tiers by kind of mistake (overrides :data:`KIND_HINTS`).
 
@@ -346,6 +399,7 @@ class CheckResult:
         hint: the hint for this attempt (empty when correct or close).
         note: a remark on a correct answer (how it was read), else empty.
         tier: which hint tier ``hint`` is (1 = the first nudge; 0 when there is no hint).
+        language: the language it was checked in (``bk.set_language``); its words are shown in it.
 
     Displays as ``✓ 03.2 correct`` or ``✗ 03.2 not yet — too high; hint: ...``: in a
     notebook as styled HTML, in a terminal as text (ASCII marks where the symbols cannot be shown).
@@ -357,6 +411,7 @@ class CheckResult:
     hint: str = ""
     note: str = ""
     tier: int = 0
+    language: str = field(default_factory=get_language, compare=False)
 
     def __bool__(self) -> bool:
         return self.status == "correct"
@@ -369,14 +424,19 @@ class CheckResult:
     @property
     def text(self) -> str:
         """The line without its mark: id, verdict, and what is wrong and the hint."""
+        def say(key: str, **fields: object) -> str:
+            return translate(key, self.language, **fields)
+
         if self.status == "correct":
-            return f"{self.id} correct" + (f" ({self.note})" if self.note else "")
+            return say("checks.line.correct_note", id=self.id, note=self.note) if self.note else say(
+                "checks.line.correct", id=self.id)
         if self.status == "close":
-            return f"{self.id} close \u2014 {self.detail}"
-        verdict = "no answer yet" if self.status == "missing" else "not yet"
-        detail = f"{self.detail}; " if self.detail else ""
-        label = "hint" if self.tier <= 1 else f"hint {self.tier}"
-        return f"{self.id} {verdict} \u2014 {detail}{label}: {self.hint}"
+            return say("checks.line.close", id=self.id, detail=self.detail)
+        label = say("checks.hint") if self.tier <= 1 else say("checks.hint_tier", tier=self.tier)
+        line = "checks.line.missing" if self.status == "missing" else "checks.line.wrong"
+        if not self.detail:
+            return say(line + "_bare", id=self.id, label=label, hint=self.hint)
+        return say(line, id=self.id, detail=self.detail, label=label, hint=self.hint)
 
     @property
     def mark(self) -> str:
@@ -430,12 +490,12 @@ def check(id: str, answer: Any) -> CheckResult:
     fingerprint = _fingerprint(answer)
     detail = verdict.detail
     if fingerprint == record.last_wrong:
-        detail = f"the same answer as last time: {detail}" if detail else "the same answer as last time"
+        detail = tr("checks.same_answer_detail", detail=detail) if detail else tr("checks.same_answer")
     record.wrong += 1
     record.last_wrong = fingerprint
     tiers = ex.hints_for(kind)
     tier = min(record.wrong, len(tiers))
-    return CheckResult(ex.id, "wrong", detail, tiers[tier - 1], tier=tier)
+    return CheckResult(ex.id, "wrong", detail, shown(tiers[tier - 1]), tier=tier)
 
 
 def _lookup(id: Any) -> Exercise:
@@ -505,13 +565,13 @@ def require(id: str, answer: Any) -> None:
             answer = None
     _, verdict, kind = _assess(ex, answer)
     if verdict is None:
-        result = CheckResult(ex.id, "missing", "", ex.hints[0], tier=1)
+        result = CheckResult(ex.id, "missing", "", shown(ex.hints[0]), tier=1)
     elif verdict.status == "right":
         return None
     elif verdict.status == "close":
         result = CheckResult(ex.id, "close", verdict.detail)
     else:
-        result = CheckResult(ex.id, "wrong", verdict.detail, ex.hints_for(kind)[0], tier=1)
+        result = CheckResult(ex.id, "wrong", verdict.detail, shown(ex.hints_for(kind)[0]), tier=1)
     raise AssertionError(result.text)
 
 
@@ -525,7 +585,7 @@ def _takes_no_arguments(fn: Any) -> bool:
 
 def _missing(ex: Exercise, record: _Record) -> CheckResult:
     tier = max(1, min(record.wrong, len(ex.hints)))
-    return CheckResult(ex.id, "missing", "", ex.hints[tier - 1], tier=tier)
+    return CheckResult(ex.id, "missing", "", shown(ex.hints[tier - 1]), tier=tier)
 
 
 def _expected(ex: Exercise) -> Any:
@@ -555,7 +615,7 @@ def _grade(ex: Exercise, answer: Any, expected: Any) -> tuple[Verdict, str]:
             raise RuntimeError(f"exercise {ex.id}: a mistake's value failed ({type(err).__name__}); "
                                f"this is a bug in {ex.origin}, not in your answer") from None
         if seen.status != "wrong":
-            return Verdict("wrong", mistake.message), mistake.kind
+            return Verdict("wrong", shown(mistake.message)), mistake.kind
     return verdict, ""
 
 
@@ -599,7 +659,7 @@ def compare_values(answer: Any, expected: Any, *, rel_tol: float = 1e-9, abs_tol
     """
     verdict = grade(answer, expected, rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of)
     if verdict.status == "close":
-        return False, f"close: {verdict.detail}"
+        return False, tr("checks.close_colon", detail=verdict.detail)
     return verdict.ok, verdict.detail
 
 
@@ -613,10 +673,12 @@ class Progress:
     Attributes:
         lesson: the two-digit lesson (``"03"``), or ``None`` for every lesson.
         rows: ``(id, state, tries)`` per exercise, state ``"done"``, ``"tried"`` or ``"todo"``.
+        language: the language it was made in; its words are shown in it.
     """
 
     lesson: str | None
     rows: tuple[tuple[str, str, int], ...] = field(default_factory=tuple)
+    language: str = field(default_factory=get_language, compare=False)
 
     @property
     def done(self) -> list[str]:
@@ -636,13 +698,15 @@ class Progress:
     _STATUS = {"done": "correct", "tried": "wrong", "todo": "missing"}
 
     def _title(self) -> str:
-        where = f"lesson {self.lesson}" if self.lesson is not None else "all lessons"
-        return f"{where}: {len(self.done)} of {len(self.rows)} exercises done this session"
+        counts = {"done": len(self.done), "total": len(self.rows)}
+        if self.lesson is None:
+            return translate("checks.progress.all", self.language, **counts)
+        return translate("checks.progress.lesson", self.language, lesson=self.lesson, **counts)
 
-    @staticmethod
-    def _label(id: str, state: str, tries: int) -> str:
+    def _label(self, id: str, state: str, tries: int) -> str:
         if state == "tried":
-            return f"{id} ({tries} {'try' if tries == 1 else 'tries'})"
+            return translate("checks.progress.try" if tries == 1 else "checks.progress.tries", self.language,
+                             id=id, tries=tries)
         return id
 
     def __repr__(self) -> str:

@@ -13,6 +13,30 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.course.checks._grading import Graded
+from bubblekit.i18n import register, tr
+
+#: What the schedule checks say, in both languages (fetched when an answer is graded).
+register({
+    "checks.schedule.not_text": {"en": "give the schedule as text ('rank 0: 0F0 0F1 ...') or a bk.Schedule, got {type}",
+                                 "zh": "请把调度写成文本（'rank 0: 0F0 0F1 ...'）或 bk.Schedule，收到的是 {type}"},
+    "checks.schedule.unreadable": {"en": "the text cannot be read as a schedule: {error}",
+                                   "zh": "这段文本无法读成调度：{error}"},
+    "checks.schedule.ranks": {"en": "your schedule has {got} rank line(s); this exercise has p = {p} ranks",
+                              "zh": "你的调度有 {got} 行 rank；这道题有 p = {p} 个 rank"},
+    "checks.schedule.microbatches": {"en": "your schedule uses {got} microbatch(es); this exercise has m = {m}",
+                                     "zh": "你的调度用了 {got} 个微批；这道题 m = {m}"},
+    "checks.schedule.deadlock": {"en": "deadlock: {blocked}", "zh": "死锁：{blocked}"},
+    "checks.schedule.memory": {
+        "en": "legal (no deadlock), but rank {rank} holds {peak:g} microbatches' activations at its peak; "
+              "the cap is {cap:g}",
+        "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak:g} 个微批的激活；上限是 {cap:g}"},
+    "checks.schedule.slow": {
+        "en": "legal, but the step takes {took}, {gap} longer than it can be: "
+              "look for the rank that waits longest (result.largest_gaps())",
+        "zh": "调度合法，但单步耗时 {took}，比能做到的多了 {gap}：找出等待最久的 rank（result.largest_gaps()）"},
+    "checks.schedule.slots": {"en": "{n} slots", "zh": "{n} 个时间槽"},
+    "checks.schedule.slot": {"en": "{n} slot", "zh": "{n} 个时间槽"},
+})
 
 __all__ = ["as_schedule", "ScheduleGoal", "compare_schedule"]
 
@@ -26,14 +50,11 @@ def as_schedule(answer: Any) -> tuple[bk.Schedule | None, str]:
     if isinstance(answer, bk.Schedule):
         return answer, ""
     if not isinstance(answer, str):
-        return None, (
-            "give the schedule as text ('rank 0: 0F0 0F1 ...') or a bk.Schedule, "
-            f"got {type(answer).__name__}"
-        )
+        return None, tr("checks.schedule.not_text", type=type(answer).__name__)
     try:
         return bk.Schedule.from_text(answer, validate=False), ""
     except bk.ScheduleError as exc:
-        return None, f"the text cannot be read as a schedule: {exc}"
+        return None, tr("checks.schedule.unreadable", error=exc)
 
 
 @dataclass(frozen=True)
@@ -58,9 +79,11 @@ class ScheduleGoal:
 
 
 def _time(x: Any, unit: str) -> str:
-    """``3 slots``, ``1 slot``, ``2.5 ms``: a time with its unit."""
+    """``3 slots``, ``1 slot``, ``2.5 ms``: a time with its unit (slots in the current language)."""
     text = f"{float(x):g}"
-    return f"{text} {unit}" + ("s" if unit == "slot" and text != "1" else "")
+    if unit == "slot":
+        return tr("checks.schedule.slot" if text == "1" else "checks.schedule.slots", n=text)
+    return f"{text} {unit}"
 
 
 def compare_schedule(answer: Any, goal: ScheduleGoal) -> Graded:
@@ -77,14 +100,14 @@ def compare_schedule(answer: Any, goal: ScheduleGoal) -> Graded:
     if sched is None:
         return Graded(False, why, "unreadable")
     if sched.p != goal.p:
-        return Graded(False, f"your schedule has {sched.p} rank line(s); this exercise has p = {goal.p} ranks", "shape")
+        return Graded(False, tr("checks.schedule.ranks", got=sched.p, p=goal.p), "shape")
     if sched.m != goal.m:
-        return Graded(False, f"your schedule uses {sched.m} microbatch(es); this exercise has m = {goal.m}", "shape")
+        return Graded(False, tr("checks.schedule.microbatches", got=sched.m, m=goal.m), "shape")
     try:
         result = bk.simulate(sched, goal.costs)
     except bk.DeadlockError as exc:
         blocked = [line.strip() for line in str(exc).splitlines()[1:]]
-        return Graded(False, "deadlock: " + "; ".join(blocked), "deadlock")
+        return Graded(False, tr("checks.schedule.deadlock", blocked="; ".join(blocked)), "deadlock")
     except bk.ScheduleError as exc:
         lines = [line.strip() for line in str(exc).splitlines()]
         return Graded(False, lines[0] + " " + "; ".join(lines[1:]), "incomplete")
@@ -92,15 +115,9 @@ def compare_schedule(answer: Any, goal: ScheduleGoal) -> Graded:
         over = [(r, pk) for r, pk in enumerate(result.peak_activations) if pk > goal.max_peak]
         if over:
             r, pk = over[0]
-            return Graded(False, (
-                f"legal (no deadlock), but rank {r} holds {pk:g} microbatches' activations at its peak; "
-                f"the cap is {goal.max_peak:g}"
-            ), "memory")
+            return Graded(False, tr("checks.schedule.memory", rank=r, peak=pk, cap=goal.max_peak), "memory")
     gap = result.makespan - goal.makespan
     if gap > 0:
-        return Graded(False, (
-            f"legal, but the step takes {_time(result.makespan, result.unit)}, "
-            f"{_time(gap, result.unit)} longer than it can be: "
-            f"look for the rank that waits longest (result.largest_gaps())"
-        ), "slow")
+        return Graded(False, tr("checks.schedule.slow", took=_time(result.makespan, result.unit),
+                                gap=_time(gap, result.unit)), "slow")
     return Graded(True, "", "")

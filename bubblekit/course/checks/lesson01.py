@@ -15,6 +15,7 @@ import bubblekit as bk
 from bubblekit.course.checks._mistakes import swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.checks._text import msg
 from bubblekit.course.factory import factory_line
 
 __all__ = ["factory_line", "ScheduleGoal", "compare_schedule", "gap_before"]
@@ -36,29 +37,38 @@ def gap_before(result: bk.Timeline, rank: int, label: str) -> Any:
 
 @exercise(
     "01.0",
-    hint=("Draw the three stations as rows and the minutes as columns, then count empty boxes.",
-          "Idle station-minutes over all station-minutes: how many minutes does the batch take, "
-          "and how many of each station's minutes are busy?"),
+    hint=(msg("Draw the three stations as rows and the minutes as columns, then count empty boxes.",
+              "把三个工位画成行、分钟画成列，然后数空格子。"),
+          msg("Idle station-minutes over all station-minutes: how many minutes does the batch take, "
+              "and how many of each station's minutes are busy?",
+              "空闲的工位·分钟除以全部工位·分钟：这批车一共要多少分钟？每个工位有多少分钟在忙？")),
     rel_tol=1e-6,
-    fraction_of="all station-minutes",
+    fraction_of=msg("all station-minutes", "全部工位·分钟"),
     mistakes=(utilisation(), swapped_pm(lambda s, c: factory_line(s, c).bubble_ratio, 3, 4)),
 )
 def _check_yourself() -> Any:
     return factory_line(3, 4).bubble_ratio
 
 
-@exercise("01.1", hint=("The first car needs one minute per station; after that, one car leaves every minute.",
-                        "Add the first car's trip through all stations to one minute for each car after it."),
+@exercise("01.1", hint=(msg("The first car needs one minute per station; after that, one car leaves every minute.",
+                            "第一辆车在每个工位各花一分钟；之后每分钟开出一辆车。"),
+                        msg("Add the first car's trip through all stations to one minute for each car after it.",
+                            "第一辆车走完所有工位的时间，加上之后每辆车各一分钟。")),
           mistakes=(Mistake(lambda _e: factory_line(1, 10).makespan * 3,
-                            "that runs every car through every station one after another; the stations "
-                            "work at the same time, each on a different car"),))
+                            msg("that runs every car through every station one after another; the stations "
+                                "work at the same time, each on a different car",
+                                "这是让每辆车依次走完所有工位、一辆接一辆的结果；而各工位是同时工作的，各自处"
+                                "理不同的车")),))
 def _factory_makespan() -> Any:
     return factory_line(3, 10).makespan
 
 
-@exercise("01.2", hint=("Answer (rank, length in slots); look for the widest empty stretch in one row.",
-                        "Compare the middle wait of the top row with the drain of the bottom row; "
-                        "diagram.largest_gaps(1) confirms your reading."),
+@exercise("01.2", hint=(msg("Answer (rank, length in slots); look for the widest empty stretch in one row.",
+                            "答案写成 (rank, 时长，以时间槽计)；在同一行里找最宽的一段空白。"),
+                        msg("Compare the middle wait of the top row with the drain of the bottom row; "
+                            "diagram.largest_gaps(1) confirms your reading.",
+                            "比较最上面一行中间的等待和最下面一行的排空；diagram.largest_gaps(1) 可以验证你的"
+                            "判断。")),
           mistakes=(swapped_items(),))
 def _longest_gap() -> Any:
     """GPipe, p = 3, m = 5, F = 1, B = 2: (rank, slots) of the longest single idle stretch."""
@@ -76,31 +86,42 @@ def _gpipe_8_16() -> bk.SimResult:
 
 @exercise(
     "01.3",
-    hint=("Idle GPU-hours per day = bubble_ratio x GPUs x 24; then multiply by the price.",
-          "Use the simulated run's bubble_ratio (idle over all device-time), not bubble_overhead, and "
-          "all 8 GPUs for 24 hours at 100 yuan each."),
+    hint=(msg("Idle GPU-hours per day = bubble_ratio x GPUs x 24; then multiply by the price.",
+              "每天空闲的 GPU 小时数 = bubble_ratio x GPU 数 x 24；再乘以单价。"),
+          msg("Use the simulated run's bubble_ratio (idle over all device-time), not bubble_overhead, and "
+              "all 8 GPUs for 24 hours at 100 yuan each.",
+              "用模拟结果的 bubble_ratio（空闲时间 / 全部设备时间），不要用 bubble_overhead；8 张 GPU 全算上"
+              "，每张 24 小时，每小时 100 元。")),
     rel_tol=1e-6,
     mistakes=(Mistake(lambda _e: _idle_money(_gpipe_8_16(), "bubble_overhead"),
-                      "that uses Megatron's overhead (idle over busy time); the money idles for the "
-                      "fraction of all GPU-hours, bubble_ratio"),),
+                      msg("that uses Megatron's overhead (idle over busy time); the money idles for the "
+                          "fraction of all GPU-hours, bubble_ratio",
+                          "这用的是 Megatron 口径的气泡开销（空闲时间 / 忙碌时间）；白花的钱对应的是全部 GPU "
+                          "小时中空闲的比例，即 bubble_ratio")),),
 )
 def _idle_money_expected() -> Any:
     return _idle_money(_gpipe_8_16())
 
 
-@exercise("01.4", hint=("Each station idles (stations - 1) minutes in total; solve (s - 1)/(m + s - 1) <= 0.1 for m.",
-                        "The smallest whole number of cars that meets the target: check it and one car fewer "
-                        "with factory_line(3, cars).bubble_ratio."))
+@exercise("01.4", hint=(msg("Each station idles (stations - 1) minutes in total; solve (s - 1)/(m + s - 1) <= 0.1 for m.",
+                            "每个工位总共空闲 (工位数 - 1) 分钟；解 (s - 1)/(m + s - 1) <= 0.1 求 m。"),
+                        msg("The smallest whole number of cars that meets the target: check it and one car fewer "
+                            "with factory_line(3, cars).bubble_ratio.",
+                            "求达到目标的最少整车数：用 factory_line(3, cars).bubble_ratio 检查它，再检查少一"
+                            "辆车的情况。")))
 def _cars_for_ten_percent() -> Any:
     return bk.min_micro_batch(3, 0.1)
 
 
 #: Hints of 01.5 for the deadlock it is about (and for anything not recognised).
 REPAIR_HINTS = (
-    "Rank 1 cannot start 1F1 before rank 0 has run 0F1; reorder so no rank waits for something "
-    "that comes later on another rank's list.",
-    "For each action, find the action it waits for on the other rank; an order in which every such "
-    "action comes earlier cannot deadlock.",
+    msg("Rank 1 cannot start 1F1 before rank 0 has run 0F1; reorder so no rank waits for something "
+        "that comes later on another rank's list.",
+        "rank 0 跑完 0F1 之前，rank 1 不能开始 1F1；调整顺序，让没有哪个 rank 去等另一个 rank 列表里排在后面"
+        "的动作。"),
+    msg("For each action, find the action it waits for on the other rank; an order in which every such "
+        "action comes earlier cannot deadlock.",
+        "对每个动作，找出它在另一个 rank 上等待的动作；只要每个被等待的动作都排在前面，这个顺序就不会死锁。"),
 )
 
 

@@ -13,6 +13,7 @@ import bubblekit as bk
 from bubblekit.course.checks._mistakes import hop_off, swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.checks._text import msg
 from bubblekit.course.checks.lesson01 import gap_before
 
 #: The unbalanced pipeline of exercises 02.4 and 02.5 (not the lesson's, so the lesson does not answer
@@ -32,18 +33,25 @@ def _gap_0b0(p: int, m: int) -> Any:
     return gap_before(bk.simulate(bk.schedule("gpipe", p, m), bk.preset("b=2f")), 0, "0B0")
 
 
-@exercise("02.0", hint=("The gradient of microbatch 0 must travel down and back: count the stages it crosses.",
-                        "Microbatch 0's forward goes from rank 0 to the last rank, its backward comes back: "
-                        "each crossing of a rank costs that rank's F or B."),
+@exercise("02.0", hint=(msg("The gradient of microbatch 0 must travel down and back: count the stages it crosses.",
+                            "微批 0 要先往下走，梯度再传回来：数一数它经过的流水级。"),
+                        msg("Microbatch 0's forward goes from rank 0 to the last rank, its backward comes back: "
+                            "each crossing of a rank costs that rank's F or B.",
+                            "微批 0 的前向从 rank 0 走到最后一个 rank，反向再走回来：每经过一个 rank，就要花"
+                            "该 rank 的一次 F 或 B。")),
           mistakes=hop_off(lambda p: _gap_0b0(p, 8), 4))
 def _check_yourself() -> Any:
     return _gap_0b0(4, 8)
 
 
-@exercise("02.1", hint=("Give two lists of 5 numbers: each rank's wait before its first action (fill), "
-                        "and its idle time after its last action (drain).",
-                        "Rank r waits for r forwards before it starts, and finishes r backwards before the "
-                        "step ends: read them with result.spans(r)."),
+@exercise("02.1", hint=(msg("Give two lists of 5 numbers: each rank's wait before its first action (fill), "
+                            "and its idle time after its last action (drain).",
+                            "给出两个各含 5 个数的列表：每个 rank 第一个动作之前的等待（填充），以及最后一个"
+                            "动作之后的空闲（排空）。"),
+                        msg("Rank r waits for r forwards before it starts, and finishes r backwards before the "
+                            "step ends: read them with result.spans(r).",
+                            "rank r 开始前要等 r 个前向的时间，收尾则比这一步结束早 r 个反向的时间：用 result.spans(r) "
+                            "读出来。")),
           mistakes=(swapped_items(),))
 def _fill_and_drain() -> Any:
     result = bk.simulate(bk.schedule("gpipe", 5, 3), bk.preset("b=2f"))
@@ -52,18 +60,25 @@ def _fill_and_drain() -> Any:
     return (fill, drain)
 
 
-@exercise("02.2", hint=("Between its last forward and its first backward, rank 0 waits for the forward to reach "
-                        "the last stage and the gradient to come back.",
-                        "Measure it: the gap in result.idle_intervals(0) whose .before is '0B0'."),
+@exercise("02.2", hint=(msg("Between its last forward and its first backward, rank 0 waits for the forward to reach "
+                            "the last stage and the gradient to come back.",
+                            "在最后一个前向和第一个反向之间，rank 0 要等前向到达最后一个流水级、梯度再传回来"
+                            "。"),
+                        msg("Measure it: the gap in result.idle_intervals(0) whose .before is '0B0'.",
+                            "量出来：result.idle_intervals(0) 里 .before 为 '0B0' 的那段空闲。")),
           mistakes=hop_off(lambda p: _gap_0b0(p, 4), 6))
 def _middle_gap() -> Any:
     return _gap_0b0(6, 4)
 
 
-@exercise("02.3", hint=("Answer (extra time for GPipe, extra time for 1F1B), in slots; simulate both with and "
-                        "without comm and subtract.",
-                        "GPipe pays the latency only on the first forward's way down and the last backward's way "
-                        "up; 1F1B's alternation puts more hops on its critical path."),
+@exercise("02.3", hint=(msg("Answer (extra time for GPipe, extra time for 1F1B), in slots; simulate both with and "
+                            "without comm and subtract.",
+                            "答案写成 (GPipe 多出的时间, 1F1B 多出的时间)，以时间槽计；分别在有 comm 和无 com"
+                            "m 时模拟两者，再相减。"),
+                        msg("GPipe pays the latency only on the first forward's way down and the last backward's way "
+                            "up; 1F1B's alternation puts more hops on its critical path.",
+                            "GPipe 只在第一个前向往下走、最后一个反向往回走时付出延迟；1F1B 前向反向交替，关"
+                            "键路径上的跳更多。")),
           mistakes=(swapped_items(),))
 def _comm_extra() -> Any:
     extra = []
@@ -80,20 +95,28 @@ def _mean_stage_makespan() -> Any:
     return bk.simulate(bk.schedule("gpipe", 4, UNEVEN_M), bk.Costs(f=mean_f, b=2 * mean_f)).makespan
 
 
-@exercise("02.4", hint=("The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
-                        "the backward wave the same with backward times.",
-                        "Simulate it: bk.simulate(bk.schedule('gpipe', 4, m), bk.Costs(f=uneven_f, b=uneven_b)) "
-                        "and compare with your prediction."),
+@exercise("02.4", hint=(msg("The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
+                            "the backward wave the same with backward times.",
+                            "前向波的耗时是各流水级时间之和，加上 (m - 1) 倍最慢流水级的时间；反向波同理，换"
+                            "成反向时间。"),
+                        msg("Simulate it: bk.simulate(bk.schedule('gpipe', 4, m), bk.Costs(f=uneven_f, b=uneven_b)) "
+                            "and compare with your prediction.",
+                            "模拟一下：bk.simulate(bk.schedule('gpipe', 4, m), bk.Costs(f=uneven_f, b=uneven_"
+                            "b))，再和你的预测比较。")),
           mistakes=(Mistake(lambda _e: _mean_stage_makespan(),
-                            "that is what equal stages of the average cost would take; once the pipeline is "
-                            "full, the slowest stage sets the pace"),))
+                            msg("that is what equal stages of the average cost would take; once the pipeline is "
+                                "full, the slowest stage sets the pace",
+                                "这是各流水级都取平均耗时时的结果；流水线填满之后，节奏由最慢的流水级决定")),))
 def _uneven_makespan() -> Any:
     return uneven_result().makespan
 
 
-@exercise("02.5", hint=("Count how many actions of each rank lie on result.critical_path.",
-                        "Counter(rank for rank, _ in result.critical_path) counts them; give the rank with "
-                        "the most, as an int."))
+@exercise("02.5", hint=(msg("Count how many actions of each rank lie on result.critical_path.",
+                            "数一数 result.critical_path 上每个 rank 各有多少个动作。"),
+                        msg("Counter(rank for rank, _ in result.critical_path) counts them; give the rank with "
+                            "the most, as an int.",
+                            "Counter(rank for rank, _ in result.critical_path) 可以计数；给出动作最多的 rank"
+                            "，用 int 表示。")))
 def _critical_rank() -> Any:
     counts = Counter(rank for rank, _ in uneven_result().critical_path)
     return counts.most_common(1)[0][0]
@@ -101,10 +124,14 @@ def _critical_rank() -> Any:
 
 @exercise(
     "02.6",
-    hint=("A rank cannot run the backward of a microbatch before its own forward of it, and the last rank "
-          "should start each backward as soon as it has finished that microbatch's forward.",
-          "Rank r of 1F1B runs p - r forwards before its first backward, then alternates one backward and "
-          "one forward, then runs its remaining backwards (the cool-down)."),
+    hint=(msg("A rank cannot run the backward of a microbatch before its own forward of it, and the last rank "
+              "should start each backward as soon as it has finished that microbatch's forward.",
+              "rank 不能在自己跑完某个微批的前向之前跑它的反向；最后一个 rank 应该在跑完某个微批的前向后立即"
+              "开始它的反向。"),
+          msg("Rank r of 1F1B runs p - r forwards before its first backward, then alternates one backward and "
+              "one forward, then runs its remaining backwards (the cool-down).",
+              "1F1B 中 rank r 在第一个反向之前跑 p - r 个前向，然后一个反向、一个前向交替，最后跑完剩下的反向"
+              "（冷却）。")),
     compare=compare_schedule,
 )
 def _repair_1f1b() -> Any:

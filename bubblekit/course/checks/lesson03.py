@@ -12,9 +12,12 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
+from bubblekit.course.checks._grading import THE_STEP
 from bubblekit.course.checks._mistakes import megatron_overhead, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.checks._text import msg, shown
+from bubblekit.i18n import register, tr
 
 #: Values tried when two expressions do not simplify to the same one (floor or ceiling terms):
 #: every whole p, m, v in these ranges and each listed time and target.
@@ -28,21 +31,37 @@ def _symbols() -> dict[str, Any]:
     return {s.name: s for s in (sb.p, sb.m, sb.v, sb.t_f, sb.t_b, sb.comm, sb.target)}
 
 
+#: What the expression checks say, in both languages (fetched when an answer is graded).
+register({
+    "checks.l03.unreadable": {"en": "could not read your answer as a sympy expression (got {type})",
+                              "zh": "无法把你的答案读成 sympy 表达式（收到的是 {type}）"},
+    "checks.l03.unknown_symbols": {
+        "en": "unknown symbol(s) {unknown}: use the symbols of bubblekit.symbolic "
+              "(p, m, v, t_f, t_b, c (the latency) and b_star)",
+        "zh": "未知符号 {unknown}：请用 bubblekit.symbolic 里的符号"
+              "（p、m、v、t_f、t_b、c（延迟）和 b_star）"},
+    "checks.l03.missing_symbols": {"en": "not equal to the expected expression; it does not use {missing}",
+                                   "zh": "与期望的表达式不相等；式子里没有用到 {missing}"},
+    "checks.l03.differs": {
+        "en": "not equal to the expected expression (evaluate it for a case you can count and compare)",
+        "zh": "与期望的表达式不相等（代入一个能数清楚的例子算一算，比较一下）"},
+})
+
+
 def _read_expression(answer: Any) -> tuple[Any, str]:
     """The answer as a sympy expression in bubblekit.symbolic's symbols, or (None, why not)."""
     import sympy as sp
 
     if isinstance(answer, bool) or answer is None:
-        return None, f"could not read your answer as a sympy expression (got {type(answer).__name__})"
+        return None, tr("checks.l03.unreadable", type=type(answer).__name__)
     try:
         expr = sp.nsimplify(sp.sympify(answer), rational=True)
     except (sp.SympifyError, TypeError, ValueError):
-        return None, f"could not read your answer as a sympy expression (got {type(answer).__name__})"
+        return None, tr("checks.l03.unreadable", type=type(answer).__name__)
     table = _symbols()
     unknown = sorted(s.name for s in expr.free_symbols if s.name not in table)
     if unknown:
-        names = "p, m, v, t_f, t_b, c (the latency) and b_star"
-        return None, f"unknown symbol(s) {unknown}: use the symbols of bubblekit.symbolic ({names})"
+        return None, tr("checks.l03.unknown_symbols", unknown=unknown)
     return expr.subs({s: table[s.name] for s in expr.free_symbols}), ""
 
 
@@ -76,8 +95,9 @@ def expression_compare(*mistakes: tuple[Callable[[], Any], str]) -> Callable[[An
     ``sp.symbols("p m")`` works as well as ``bubblekit.symbolic``'s. Two expressions are equal
     when ``sympy.simplify`` says so or, failing that, when they agree on a grid of whole
     ``p, m, v`` and a few times (forms with ``floor`` and ``ceiling`` that sympy cannot
-    simplify). ``mistakes`` are ``(expression builder, message)`` pairs: an answer equal to a
-    mistaken expression gets its message. No message contains the expected expression.
+    simplify). ``mistakes`` are ``(expression builder, message)`` pairs (a message written with
+    :func:`~bubblekit.course.checks._text.msg`, in both languages): an answer equal to a mistaken
+    expression gets its message. No message contains the expected expression.
     """
     def compare(answer: Any, expected: Any) -> tuple[bool, str]:
         expr, why = _read_expression(answer)
@@ -87,11 +107,11 @@ def expression_compare(*mistakes: tuple[Callable[[], Any], str]) -> Callable[[An
             return True, ""
         for build, message in mistakes:
             if _same(expr, build()):
-                return False, message
+                return False, shown(message)
         missing = sorted(s.name for s in expected.free_symbols if s not in expr.free_symbols)
         if missing:
-            return False, f"not equal to the expected expression; it does not use {missing}"
-        return False, "not equal to the expected expression (evaluate it for a case you can count and compare)"
+            return False, tr("checks.l03.missing_symbols", missing=missing)
+        return False, tr("checks.l03.differs")
 
     return compare
 
@@ -101,22 +121,31 @@ def compare_expression(answer: Any, expected: Any) -> tuple[bool, str]:
     return expression_compare()(answer, expected)
 
 
-@exercise("03.0", hint=("Give the bubble ratio of lesson 03 for these p and m as an exact fractions.Fraction "
-                        "(not a float).",
-                        "Count one rank's idle slots per direction and all of its slots per direction "
-                        "(lesson 03, step 2), then divide them as a Fraction."),
+@exercise("03.0", hint=(msg("Give the bubble ratio of lesson 03 for these p and m as an exact fractions.Fraction "
+                            "(not a float).",
+                            "用第 03 课的气泡比例公式，按这组 p 和 m 给出精确的 fractions.Fraction（不要 floa"
+                            "t）。"),
+                        msg("Count one rank's idle slots per direction and all of its slots per direction "
+                            "(lesson 03, step 2), then divide them as a Fraction.",
+                            "数出一个 rank 在每个方向上的空闲时间槽和全部时间槽（第 03 课第 2 步），再用 Frac"
+                            "tion 相除。")),
           exact=True,
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(megatron_overhead(4, 12), swapped_pm(bk.bubble_ratio_exact, 4, 12), utilisation()))
 def _check_yourself() -> Any:
     return bk.bubble_ratio_exact(4, 12)
 
 
-@exercise("03.1", hint=("Count the hatched grey (idle) boxes of each rank in the picture, in slots, and add "
-                        "up the ranks.",
-                        "Every rank idles the same time, before, between or after its work: count one rank's "
-                        "idle slots in the forward wave and in the backward wave, then take all the ranks."),
-          mistakes=(Mistake(lambda _e: _gpipe_3_5().idle[0], "that is one rank's idle time; add it up over all the ranks"),))
+@exercise("03.1", hint=(msg("Count the hatched grey (idle) boxes of each rank in the picture, in slots, and add "
+                            "up the ranks.",
+                            "数出图中每个 rank 的灰色斜线（空闲）方块，以时间槽计，再把所有 rank 加起来。"),
+                        msg("Every rank idles the same time, before, between or after its work: count one rank's "
+                            "idle slots in the forward wave and in the backward wave, then take all the ranks.",
+                            "每个 rank 的空闲时间都一样，只是分布在工作之前、之间或之后：数出一个 rank 在前向"
+                            "波和反向波中的空闲时间槽，再乘上全部 rank。")),
+          mistakes=(Mistake(lambda _e: _gpipe_3_5().idle[0], msg("that is one rank's idle time; add it up over all the ranks",
+                                                                 "这是一个 rank 的空闲时间；要把所有 rank 的"
+                                                                 "加起来")),))
 def _count_idle() -> Any:
     return _gpipe_3_5().total_idle
 
@@ -131,13 +160,19 @@ def _sb() -> Any:
     return sb
 
 
-@exercise("03.2", hint=("Start from the interleaved makespan (exercise 03.10) and one rank's busy time: the "
-                        "utilisation is the busy share of the step.",
-                        "sb.bubble_fraction(makespan, sb.busy_per_rank()) gives the idle share; the busy share "
-                        "is what is left. sb.evaluate(expr, p=4, m=8, v=2) checks one case against the simulator."),
+@exercise("03.2", hint=(msg("Start from the interleaved makespan (exercise 03.10) and one rank's busy time: the "
+                            "utilisation is the busy share of the step.",
+                            "从交错式 1F1B 的 makespan（练习 03.10）和一个 rank 的忙碌时间出发：利用率就是忙"
+                            "碌时间占单步耗时的比例。"),
+                        msg("sb.bubble_fraction(makespan, sb.busy_per_rank()) gives the idle share; the busy share "
+                            "is what is left. sb.evaluate(expr, p=4, m=8, v=2) checks one case against the simulator.",
+                            "sb.bubble_fraction(makespan, sb.busy_per_rank()) 给出空闲占比，剩下的就是忙碌占"
+                            "比。sb.evaluate(expr, p=4, m=8, v=2) 可以拿一个例子和模拟器对照。")),
           compare=expression_compare(
-              (lambda: _sb().INTERLEAVED_RATIO, "that is the idle share (the bubble); the utilisation is the busy share"),
-              (lambda: _sb().UTILIZATION, "that is the utilisation without chunks: v must appear"),
+              (lambda: _sb().INTERLEAVED_RATIO, msg("that is the idle share (the bubble); the utilisation is the busy share",
+                                                    "这是空闲占比（气泡）；利用率是忙碌占比")),
+              (lambda: _sb().UTILIZATION, msg("that is the utilisation without chunks: v must appear",
+                                              "这是不分 chunk 时的利用率：式子里必须有 v")),
           ))
 def _interleaved_utilization() -> Any:
     sb = _sb()
@@ -151,19 +186,27 @@ def _factor(expr: Any) -> Any:
     return sp.factor(expr)
 
 
-@exercise("03.3", hint=("Solve b(m) <= target for m (lesson 03, step 4), then round up; the article's loop "
-                        "stops at 128.",
-                        "sb.solve_min_m() gives the root as an expression: substitute p = 16 and a 5 % target "
-                        "(.subs({sb.p: 16, sb.b_star: sp.Rational(1, 20)})), then round it up."),
-          mistakes=(Mistake(lambda e: e - 1, "that m misses the target by a hair: round the solution up, not down"),))
+@exercise("03.3", hint=(msg("Solve b(m) <= target for m (lesson 03, step 4), then round up; the article's loop "
+                            "stops at 128.",
+                            "解 b(m) <= 目标值求 m（第 03 课第 4 步），再向上取整；原文的循环停在 128。"),
+                        msg("sb.solve_min_m() gives the root as an expression: substitute p = 16 and a 5 % target "
+                            "(.subs({{sb.p: 16, sb.b_star: sp.Rational(1, 20)}})), then round it up.",
+                            "sb.solve_min_m() 给出根的表达式：代入 p = 16 和 5% 的目标"
+                            "（.subs({{sb.p: 16, sb.b_star: sp.Rational(1, 20)}})），再向上取整。")),
+          mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
+                                                 "这个 m 差一点点达不到目标：解要向上取整，不是向下")),))
 def _min_m_five_percent() -> Any:
     return bk.min_micro_batch(16, 0.05)
 
 
-@exercise("03.4", hint=('Answer {"gpipe": makespan, "1f1b": makespan} in slots; 1F1B crosses more hops than '
-                        "GPipe when there is latency.",
-                        "Simulate both with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and compare with "
-                        "sb.makespan_gpipe(comm=sb.comm) and sb.makespan_1f1b()."))
+@exercise("03.4", hint=(msg('Answer {{"gpipe": makespan, "1f1b": makespan}} in slots; 1F1B crosses more hops than '
+                            "GPipe when there is latency.",
+                            '答案写成 {{"gpipe": makespan, "1f1b": makespan}}，以时间槽计；有延迟时，1F1B 经过的跳比 '
+                            "GPipe 多。"),
+                        msg("Simulate both with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and compare with "
+                            "sb.makespan_gpipe(comm=sb.comm) and sb.makespan_1f1b().",
+                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 模拟两者，再和 sb.makespan_gpipe(comm"
+                            "=sb.comm)、sb.makespan_1f1b() 比较。")))
 def _comm_makespans() -> Any:
     costs = bk.Costs(f=1, b=2, comm=0.5)
     return {name: bk.simulate(bk.schedule(name, 6, 12), costs).makespan for name in ("gpipe", "1f1b")}
@@ -171,10 +214,13 @@ def _comm_makespans() -> Any:
 
 @exercise(
     "03.5",
-    hint=("Warm up rank r with (p - r) forwards, then alternate one backward and one forward, then drain "
-          "the backwards.",
-          "The last rank runs each backward right after its forward; each earlier rank starts one more "
-          "forward before its first backward."),
+    hint=(msg("Warm up rank r with (p - r) forwards, then alternate one backward and one forward, then drain "
+              "the backwards.",
+              "rank r 先用 (p - r) 个前向预热，然后一个反向、一个前向交替，最后把剩下的反向排空。"),
+          msg("The last rank runs each backward right after its forward; each earlier rank starts one more "
+              "forward before its first backward.",
+              "最后一个 rank 每跑完一个前向就紧接着跑它的反向；越靠前的 rank，在第一个反向之前多启动一个前向"
+              "。")),
     compare=compare_schedule,
 )
 def _write_1f1b() -> Any:
@@ -189,13 +235,18 @@ def _megatron_quarter(p: int = 8, overhead: float = 0.25) -> tuple[int, float, f
     return m, bk.bubble_overhead(p, m), bk.ratio_from_overhead(bk.bubble_overhead(p, m))
 
 
-@exercise("03.6", hint=("Answer (m, b): first the smallest whole m whose Megatron overhead is at most 25 %, "
-                        "then that configuration's bubble as a fraction of the step.",
-                        "bk.bubble_overhead(8, m) for a few m finds the first number; for the second, both "
-                        "measures divide the same idle time: the step is the busy time plus that idle time."),
-          fraction_of="the step",
+@exercise("03.6", hint=(msg("Answer (m, b): first the smallest whole m whose Megatron overhead is at most 25 %, "
+                            "then that configuration's bubble as a fraction of the step.",
+                            "答案写成 (m, b)：先是 Megatron 口径的气泡开销不超过 25% 的最小整数 m，再是这个配"
+                            "置的气泡比例（占单步耗时的比例）。"),
+                        msg("bk.bubble_overhead(8, m) for a few m finds the first number; for the second, both "
+                            "measures divide the same idle time: the step is the busy time plus that idle time.",
+                            "对几个 m 试 bk.bubble_overhead(8, m)，就能找到第一个数；第二个数：两种口径的分子"
+                            "是同一段空闲时间，而单步耗时 = 忙碌时间 + 这段空闲时间。")),
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: _megatron_quarter()[:2],
-                            "the second number is Megatron's overhead again; convert it to the fraction of the step"),
+                            msg("the second number is Megatron's overhead again; convert it to the fraction of the step",
+                                "第二个数又是 Megatron 口径的气泡开销；要换算成占单步耗时的比例")),
                     swapped_items()))
 def _megatron_quarter_expected() -> Any:
     m, _, b = _megatron_quarter()
@@ -207,50 +258,76 @@ def _megatron_quarter_expected() -> Any:
 # symbols of bubblekit.symbolic; the expected one is built from the named pieces of the diagram.
 
 
-@exercise("03.7", hint=("Follow the last microbatch: when does it leave rank 0, and how many forwards does it "
-                        "still need on the other ranks? The backward wave mirrors the forward wave.",
-                        "Count slots in the p = 4, m = 4 picture: the forward wave lasts a number of forward "
-                        "slots that grows by one per extra microbatch and by one per extra rank. Write that "
-                        "count with p and m, times t_f, then add the backward wave's count times t_b."),
+@exercise("03.7", hint=(msg("Follow the last microbatch: when does it leave rank 0, and how many forwards does it "
+                            "still need on the other ranks? The backward wave mirrors the forward wave.",
+                            "跟着最后一个微批走：它什么时候离开 rank 0？在其余 rank 上还要做几次前向？反向波"
+                            "和前向波是镜像对称的。"),
+                        msg("Count slots in the p = 4, m = 4 picture: the forward wave lasts a number of forward "
+                            "slots that grows by one per extra microbatch and by one per extra rank. Write that "
+                            "count with p and m, times t_f, then add the backward wave's count times t_b.",
+                            "在 p = 4, m = 4 的图里数时间槽：前向波持续的前向时间槽数，每多一个微批加一，每多"
+                            "一个 rank 也加一。用 p 和 m 写出这个数，乘以 t_f，再加上反向波的时间槽数乘以 t_b"
+                            "。")),
           compare=expression_compare(
-              (lambda: _sb().busy_per_rank(), "that is one rank's busy time: the step also lasts while the last "
-                                              "microbatch crosses the other ranks"),
-              (lambda: _sb().wave(_sb().t_f), "that is only the forward wave: the backward wave follows it"),
+              (lambda: _sb().busy_per_rank(), msg("that is one rank's busy time: the step also lasts while the last "
+                                                  "microbatch crosses the other ranks",
+                                                  "这是一个 rank 的忙碌时间；最后一个微批穿过其余 rank 的这段"
+                                                  "时间也算在一步之内")),
+              (lambda: _sb().wave(_sb().t_f), msg("that is only the forward wave: the backward wave follows it",
+                                                  "这只是前向波，后面还有反向波")),
               (lambda: _sb().makespan_gpipe() + _sb().t_f + _sb().t_b,
-               "one slot too many per wave: between p ranks a microbatch crosses one link fewer than there are ranks"),
+               msg("one slot too many per wave: between p ranks a microbatch crosses one link fewer than there are ranks",
+                   "每个波多算了一个时间槽：p 个 rank 之间，微批经过的链路比 rank 数少一条")),
           ))
 def _makespan() -> Any:
     sb = _sb()
     return sb.wave(sb.t_f) + sb.wave(sb.t_b)
 
 
-@exercise("03.8", hint=("b is idle device-time over total device-time: each of the p ranks idles for the part of "
-                        "the makespan in which it is not working.",
-                        "With your makespan T and busy = m*(t_f + t_b): total device-time is p*T, idle "
-                        "device-time p*(T - busy); divide them and let sp.simplify cancel what cancels."),
+@exercise("03.8", hint=(msg("b is idle device-time over total device-time: each of the p ranks idles for the part of "
+                            "the makespan in which it is not working.",
+                            "b 是空闲的设备时间除以全部设备时间：p 个 rank 中的每一个，在 makespan 里不干活的"
+                            "那部分时间就是空闲。"),
+                        msg("With your makespan T and busy = m*(t_f + t_b): total device-time is p*T, idle "
+                            "device-time p*(T - busy); divide them and let sp.simplify cancel what cancels.",
+                            "用你的 makespan T 和 busy = m*(t_f + t_b)：全部设备时间是 p*T，空闲设备时间是 p*"
+                            "(T - busy)；两者相除，再让 sp.simplify 约掉能约的部分。")),
           compare=expression_compare(
-              (lambda: _sb().MEGATRON_OVERHEAD, "that is Megatron's overhead (idle over busy time); b divides the "
-                                                "idle time by the whole step, p x makespan"),
-              (lambda: _sb().UTILIZATION, "that is the busy share (the utilisation); b is the idle share"),
+              (lambda: _sb().MEGATRON_OVERHEAD, msg("that is Megatron's overhead (idle over busy time); b divides the "
+                                                    "idle time by the whole step, p x makespan",
+                                                    "这是 Megatron 口径的气泡开销（空闲时间 / 忙碌时间）；b "
+                                                    "是用空闲时间除以整步的设备时间 p x makespan")),
+              (lambda: _sb().UTILIZATION, msg("that is the busy share (the utilisation); b is the idle share",
+                                              "这是忙碌占比（利用率）；b 是空闲占比")),
               (lambda: _sb().idle_per_rank(_sb().makespan_gpipe()),
-               "that is one rank's idle time; divide it by the step to get a fraction"),
+               msg("that is one rank's idle time; divide it by the step to get a fraction",
+                   "这是一个 rank 的空闲时间；除以单步耗时才得到比例")),
           ))
 def _ratio() -> Any:
     sb = _sb()
     return sb.bubble_fraction(sb.makespan_gpipe(), sb.busy_per_rank())
 
 
-@exercise("03.9", hint=("Set b(m) equal to b_star and solve for m: multiply both sides by the denominator and "
-                        "collect the terms in m (or let sp.solve(sp.Eq(my_b, b_star), m) do it).",
-                        "b falls as m grows, so the root is the boundary. Test your expression at p = 8, "
-                        "b_star = 1/5: the first whole m at or above it must give a simulated bubble of at "
-                        "most 20 %, and the m just below it more."),
+@exercise("03.9", hint=(msg("Set b(m) equal to b_star and solve for m: multiply both sides by the denominator and "
+                            "collect the terms in m (or let sp.solve(sp.Eq(my_b, b_star), m) do it).",
+                            "令 b(m) 等于 b_star 并解出 m：两边同乘分母，再合并含 m 的项（或者交给 sp.solve(s"
+                            "p.Eq(my_b, b_star), m)）。"),
+                        msg("b falls as m grows, so the root is the boundary. Test your expression at p = 8, "
+                            "b_star = 1/5: the first whole m at or above it must give a simulated bubble of at "
+                            "most 20 %, and the m just below it more.",
+                            "b 随 m 增大而减小，所以这个根就是边界。在 p = 8、b_star = 1/5 时检验你的表达式："
+                            "不小于根的第一个整数 m，模拟出的气泡必须不超过 20%，比它小一的 m 则超过 20%。")),
           compare=expression_compare(
-              (lambda: _ceiling(_sb().solve_min_m()), "that is the smallest whole m (rounded up); give the root "
-                                                      "itself, the m at which b equals b_star"),
-              (lambda: _sb().solve_min_m() + _sb().p - 1, "that root counts the p - 1 crossing slots too: it solves "
-                                                          "for m + p - 1, not for m"),
-              (lambda: 1 / _sb().solve_min_m(), "that is upside down: which of the two goes on top?"),
+              (lambda: _ceiling(_sb().solve_min_m()), msg("that is the smallest whole m (rounded up); give the root "
+                                                          "itself, the m at which b equals b_star",
+                                                          "这是向上取整后的最小整数 m；要给出根本身，也就是 b"
+                                                          " 恰好等于 b_star 时的 m")),
+              (lambda: _sb().solve_min_m() + _sb().p - 1, msg("that root counts the p - 1 crossing slots too: it solves "
+                                                              "for m + p - 1, not for m",
+                                                              "这个根把 p - 1 个穿越时间槽也算进去了：它解的"
+                                                              "是 m + p - 1，不是 m")),
+              (lambda: 1 / _sb().solve_min_m(), msg("that is upside down: which of the two goes on top?",
+                                                    "分子分母颠倒了：两者中哪个该在上面？")),
           ))
 def _min_m_root() -> Any:
     sb = _sb()
@@ -263,30 +340,46 @@ def _ceiling(expr: Any) -> Any:
     return sp.ceiling(expr)
 
 
-@exercise("03.10", hint=("A rank still runs its whole share for every microbatch; what changes is the length "
-                         "of one step of the crossing: how long does one chunk action take?",
-                         "Start from one rank's work (step 1); the crossing still passes the other p - 1 ranks, "
-                         "but each of its steps is now one chunk action, forward and backward."),
+@exercise("03.10", hint=(msg("A rank still runs its whole share for every microbatch; what changes is the length "
+                             "of one step of the crossing: how long does one chunk action take?",
+                             "每个 rank 对每个微批仍要做完自己的全部工作；变的是穿越过程中每一步的长度：一个 "
+                             "chunk 动作要多长时间？"),
+                         msg("Start from one rank's work (step 1); the crossing still passes the other p - 1 ranks, "
+                             "but each of its steps is now one chunk action, forward and backward.",
+                             "从一个 rank 的工作量出发（第 1 步）；穿越仍要经过其余 p - 1 个 rank，但每一步现"
+                             "在只是一个 chunk 动作，前向和反向都是。")),
           compare=expression_compare(
-              (lambda: _sb().makespan_gpipe(), "that is the makespan without chunks: with v chunks per rank the "
-                                               "crossing goes in chunk-sized steps"),
-              (lambda: _sb().makespan_gpipe() / _sb().v, "each rank still does all of its share's work for every "
-                                                         "microbatch: only the crossing shrinks with v"),
+              (lambda: _sb().makespan_gpipe(), msg("that is the makespan without chunks: with v chunks per rank the "
+                                                   "crossing goes in chunk-sized steps",
+                                                   "这是不分 chunk 时的 makespan；每个 rank 有 v 个 chunk 时"
+                                                   "，穿越是按 chunk 大小的步子走的")),
+              (lambda: _sb().makespan_gpipe() / _sb().v, msg("each rank still does all of its share's work for every "
+                                                             "microbatch: only the crossing shrinks with v",
+                                                             "每个 rank 对每个微批仍要做完自己的全部工作：随 "
+                                                             "v 缩短的只有穿越部分")),
           ))
 def _makespan_interleaved() -> Any:
     sb = _sb()
     return sb.busy_per_rank() + sb.crossing(sb.chunk(sb.t_f)) + sb.crossing(sb.chunk(sb.t_b))
 
 
-@exercise("03.11", hint=("The compute does not change; add c once per hop on the critical path. Count the round "
-                         "trips first: each turn moves the path at most p microbatches on.",
-                         "Between two consecutive actions on the critical path there is either a hop or a step on "
-                         "the same rank, and there are two such steps per round trip, less one. Count the links "
-                         "between the path's actions and subtract those steps (sp.ceiling is available)."),
+@exercise("03.11", hint=(msg("The compute does not change; add c once per hop on the critical path. Count the round "
+                             "trips first: each turn moves the path at most p microbatches on.",
+                             "计算量不变；关键路径上每一跳加一个 c。先数往返次数：每一轮，路径最多前进 p 个微"
+                             "批。"),
+                         msg("Between two consecutive actions on the critical path there is either a hop or a step on "
+                             "the same rank, and there are two such steps per round trip, less one. Count the links "
+                             "between the path's actions and subtract those steps (sp.ceiling is available).",
+                             "关键路径上相邻两个动作之间，要么是一跳，要么是在同一个 rank 上接着走一步；每次"
+                             "往返有两次这样的同 rank 步，总共再减一。数出路径上各动作之间的链路数，再减去这"
+                             "些步（可以用 sp.ceiling）。")),
           compare=expression_compare(
-              (lambda: _sb().makespan_gpipe(comm=_sb().c), "that is GPipe's latency term: 1F1B's critical path "
-                                                            "zig-zags and crosses more links"),
-              (lambda: _sb().makespan_gpipe(), "that has no latency: add c for each hop on the critical path"),
+              (lambda: _sb().makespan_gpipe(comm=_sb().c), msg("that is GPipe's latency term: 1F1B's critical path "
+                                                                "zig-zags and crosses more links",
+                                                               "这是 GPipe 的延迟项：1F1B 的关键路径来回折返"
+                                                               "，经过的链路更多")),
+              (lambda: _sb().makespan_gpipe(), msg("that has no latency: add c for each hop on the critical path",
+                                                   "这里没有延迟：关键路径上每一跳要加一个 c")),
           ))
 def _makespan_1f1b_latency() -> Any:
     sb = _sb()

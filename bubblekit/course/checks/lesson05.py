@@ -10,10 +10,12 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import balance, planner
-from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
+from bubblekit.course.checks._text import msg
+from bubblekit.i18n import register, tr
 
 #: Exercise 05.4: the latency to hide (slots per hop) with F = 1, B = 2.
 HIDE_COMM = Fraction(1, 4)
@@ -21,31 +23,45 @@ HIDE_COMM = Fraction(1, 4)
 HIDE_CAP = 4
 
 
-@exercise("05.1", hint=("bk.bubble_ratio(p, m) for p = 8: the article's demo uses p = 8, its prose example does not.",
-                        "Two fractions of 1, p = 8 in both: (p - 1)/(m + p - 1) at m = 4 and at m = 32."),
-          fraction_of="the step",
+@exercise("05.1", hint=(msg("bk.bubble_ratio(p, m) for p = 8: the article's demo uses p = 8, its prose example does not.",
+                            "用 bk.bubble_ratio(p, m)，p = 8：原文的演示用的是 p = 8，正文里的例子不是。"),
+                        msg("Two fractions of 1, p = 8 in both: (p - 1)/(m + p - 1) at m = 4 and at m = 32.",
+                            "两个 0 到 1 之间的比例，都取 p = 8：分别是 m = 4 和 m = 32 时的 (p - 1)/(m + p -"
+                            " 1)。")),
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: (bk.bubble_ratio(4, 4), bk.bubble_ratio(4, 32)),
-                            "those are the article's prose numbers, for p = 4; the question asks for p = 8"),
+                            msg("those are the article's prose numbers, for p = 4; the question asks for p = 8",
+                                "这是原文正文里 p = 4 的数字；题目问的是 p = 8")),
                     Mistake(lambda _e: (bk.bubble_overhead(8, 4), bk.bubble_overhead(8, 32)),
-                            "those are Megatron's overheads (bubble over busy time); give fractions of the whole step"),
+                            msg("those are Megatron's overheads (bubble over busy time); give fractions of the whole step",
+                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；要给出占整个单步耗时的"
+                                "比例")),
                     swapped_items()))
 def _p8() -> tuple[float, float]:
     """(bubble_ratio at m=4, at m=32) for p=8."""
     return (bk.bubble_ratio(8, 4), bk.bubble_ratio(8, 32))
 
 
-@exercise("05.2", hint=("bk.min_micro_batch(p, target, v=...) answers both; check one by hand with (p-1)/(m*v+p-1).",
-                        "Solve (p - 1)/(m v + p - 1) <= 0.1 for m with p = 6, once with v = 1 and once with v = 2, "
-                        "and round each up to a whole m."),
+@exercise("05.2", hint=(msg("bk.min_micro_batch(p, target, v=...) answers both; check one by hand with (p-1)/(m*v+p-1).",
+                            "bk.min_micro_batch(p, target, v=...) 两个都能算；再用 (p-1)/(m*v+p-1) 手算验证一"
+                            "个。"),
+                        msg("Solve (p - 1)/(m v + p - 1) <= 0.1 for m with p = 6, once with v = 1 and once with v = 2, "
+                            "and round each up to a whole m.",
+                            "取 p = 6，分别在 v = 1 和 v = 2 时解 (p - 1)/(m v + p - 1) <= 0.1 求 m，各自向上"
+                            "取整。")),
           mistakes=(swapped_items(),))
 def _min_m() -> tuple[int | None, int | None]:
     """Smallest m with bubble_ratio <= 10% for p=6, with v=1 and with v=2."""
     return (bk.min_micro_batch(6, 0.1), bk.min_micro_batch(6, 0.1, v=2))
 
 
-@exercise("05.3", hint=("Simulate 1F1B (v=1) and interleaved v=2, 4, 8 with bk.Costs(f=1, b=2, comm=Fraction(1, 8)) and compare makespans.",
-                        "More chunks shrink the ramps but add hops; give the v (an int) whose simulated makespan "
-                        "is the smallest, the smaller v on a tie."))
+@exercise("05.3", hint=(msg("Simulate 1F1B (v=1) and interleaved v=2, 4, 8 with bk.Costs(f=1, b=2, comm=Fraction(1, 8)) and compare makespans.",
+                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 8)) 模拟 1F1B（v=1）和 v=2、4、8 的交错式"
+                            "调度，比较 makespan。"),
+                        msg("More chunks shrink the ramps but add hops; give the v (an int) whose simulated makespan "
+                            "is the smallest, the smaller v on a tie.",
+                            "chunk 越多，填充和排空越短，但跳数越多；给出模拟 makespan 最小的 v（int），并列"
+                            "时取较小的 v。")))
 def _best_v() -> int:
     """The v in (1, 2, 4, 8) with the shortest makespan, p=4, m=8, comm=1/8 slot."""
     c = bk.Costs(f=1, b=2, comm=Fraction(1, 8))
@@ -62,6 +78,24 @@ def hide_floor(p: int = 3, m: int = 6) -> Any:
     return (m + p - 1) * 3 + 2 * (p - 1) * HIDE_COMM
 
 
+#: What 05.4's check says, in both languages (fetched when an answer is graded).
+register({
+    "checks.l05.shape": {
+        "en": "the schedule must have p=3 ranks, m=6 microbatches, one stage per rank (got p={p}, m={m}, v={v})",
+        "zh": "调度必须是 p=3 个 rank、m=6 个微批、每个 rank 一个流水级（收到的是 p={p}, m={m}, v={v}）"},
+    "checks.l05.deadlock": {"en": "it deadlocks: {error}", "zh": "会死锁：{error}"},
+    "checks.l05.incomplete": {"en": "the schedule is not complete: {error}", "zh": "调度不完整：{error}"},
+    "checks.l05.memory": {
+        "en": "legal (no deadlock), but rank {rank} holds {peak:g} microbatch activations at its peak (at most {cap})",
+        "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak:g} 个微批的激活（最多 {cap} 个）"},
+    "checks.l05.slow": {
+        "en": "legal and within memory, but the makespan is {makespan} slots: latency is still on the "
+              "critical path (the longest wait is on rank {rank}, before {before})",
+        "zh": "调度合法、显存也没超，但 makespan 是 {makespan} 个时间槽：延迟仍在关键路径上"
+              "（最长的等待在 rank {rank} 上，{before} 之前）"},
+})
+
+
 def _compare_hidden(answer: Any, expected: Any) -> Graded:
     """A legal p=3, m=6 schedule that reaches :func:`hide_floor` with at most HIDE_CAP activations per rank.
 
@@ -71,30 +105,31 @@ def _compare_hidden(answer: Any, expected: Any) -> Graded:
     if sched is None:
         return Graded(False, why, "unreadable")
     if sched.p != 3 or sched.m != 6 or sched.v != 1:
-        return Graded(False, (f"the schedule must have p=3 ranks, m=6 microbatches, one stage per rank "
-                              f"(got p={sched.p}, m={sched.m}, v={sched.v})"), "shape")
+        return Graded(False, tr("checks.l05.shape", p=sched.p, m=sched.m, v=sched.v), "shape")
     try:
         r = bk.simulate(sched, bk.Costs(f=1, b=2, comm=HIDE_COMM))
     except bk.DeadlockError as err:
-        return Graded(False, "it deadlocks: " + str(err).removeprefix("deadlock: "), "deadlock")
+        return Graded(False, tr("checks.l05.deadlock", error=str(err).removeprefix("deadlock: ")), "deadlock")
     except bk.ScheduleError as err:
-        return Graded(False, f"the schedule is not complete: {err}", "incomplete")
+        return Graded(False, tr("checks.l05.incomplete", error=err), "incomplete")
     if r.max_peak_activations > HIDE_CAP:
         worst = max(range(r.p), key=lambda q: r.peak_activations[q])
-        return Graded(False, (f"legal (no deadlock), but rank {worst} holds {r.max_peak_activations:g} microbatch "
-                              f"activations at its peak (at most {HIDE_CAP})"), "memory")
+        return Graded(False, tr("checks.l05.memory", rank=worst, peak=r.max_peak_activations, cap=HIDE_CAP), "memory")
     if r.makespan > expected:
         blocked = max(r.idle_intervals(), key=lambda g: g.duration)
-        return Graded(False, (f"legal and within memory, but the makespan is {r.makespan} slots: latency is still on the "
-                              f"critical path (the longest wait is on rank {blocked.rank}, before {blocked.before})"), "slow")
+        return Graded(False, tr("checks.l05.slow", makespan=r.makespan, rank=blocked.rank, before=blocked.before),
+                      "slow")
     return Graded(True, "", "")
 
 
 #: Hints of 05.4 (also for a legal schedule that is still too slow: the latency is not hidden yet).
 HIDE_HINTS = (
-    "Start from 1F1B for p=3, m=6 and give the ranks that wait for gradients one more forward to run while they wait.",
-    "Rank 0 waits longest for its first gradient: let it start one more forward than 1F1B before its "
-    "first backward, and rank 1 too, within the cap of 4.",
+    msg("Start from 1F1B for p=3, m=6 and give the ranks that wait for gradients one more forward to run while they wait.",
+        "从 p=3, m=6 的 1F1B 出发，让等梯度的 rank 在等待期间多跑一个前向。"),
+    msg("Rank 0 waits longest for its first gradient: let it start one more forward than 1F1B before its "
+        "first backward, and rank 1 too, within the cap of 4.",
+        "rank 0 等第一个梯度等得最久：让它在第一个反向之前比 1F1B 多启动一个前向，rank 1 也一样，但不超过 4 "
+        "的上限。"),
 )
 
 
@@ -115,12 +150,17 @@ def head_model() -> list[balance.Layer]:
     return layers
 
 
-@exercise("05.5", hint=("balance.partition(layers, 4).to_costs() gives per-stage costs; simulate bk.schedule('1f1b', 4, 8) with them.",
-                        "Give the makespan in ms of the balanced split (balance.partition), not of the split by "
-                        "count (balance.even_partition)."),
+@exercise("05.5", hint=(msg("balance.partition(layers, 4).to_costs() gives per-stage costs; simulate bk.schedule('1f1b', 4, 8) with them.",
+                            "balance.partition(layers, 4).to_costs() 给出每个流水级的耗时；用它模拟 bk.schedu"
+                            "le('1f1b', 4, 8)。"),
+                        msg("Give the makespan in ms of the balanced split (balance.partition), not of the split by "
+                            "count (balance.even_partition).",
+                            "给出均衡切分（balance.partition）的 makespan，单位 ms，不是按层数平分（balance.e"
+                            "ven_partition）的。")),
           rel_tol=1e-9,
           mistakes=(Mistake(lambda _e: _step_ms(balance.even_partition(head_model(), 4)),
-                            "that is the split by count (even_partition); the exercise asks for the balanced split"),))
+                            msg("that is the split by count (even_partition); the exercise asks for the balanced split",
+                                "这是按层数平分（even_partition）的结果；题目要的是均衡切分")),))
 def _balanced_step() -> Any:
     """Makespan (ms) of 1F1B, p=4, m=8, with the optimal 4-stage partition of head_model()."""
     return _step_ms(balance.partition(head_model(), 4))
@@ -131,9 +171,13 @@ def _step_ms(part: balance.Partition) -> Any:
     return bk.simulate(bk.schedule("1f1b", 4, 8), part.to_costs()).makespan
 
 
-@exercise("05.6", hint=("planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)).best.time_per_microbatch",
-                        "Give the time per microbatch (step time / m, in slots) of the best configuration that "
-                        "fits the budget of 4, not its step time."),
+@exercise("05.6", hint=(msg("planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)).best.time_per_microbatch",
+                            "可以用 planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)"
+                            ").best.time_per_microbatch"),
+                        msg("Give the time per microbatch (step time / m, in slots) of the best configuration that "
+                            "fits the budget of 4, not its step time.",
+                            "给出预算 4 以内最优配置的每微批耗时（单步耗时 / m，以时间槽计），不是它的单步耗"
+                            "时。")),
           rel_tol=1e-9)
 def _plan_best() -> Any:
     """Best time per microbatch (slots) for p=8, F=1, B=2, recompute 1/16 activations at +0.7 F, budget 4."""
@@ -155,14 +199,20 @@ def _extra_backward() -> float:
     return float((rec["full"]["bwd_ms"] - rec["none"]["bwd_ms"]) / rec["none"]["F_ms"])
 
 
-@exercise("05.7", hint=("Simulate bk.schedule('1f1b', 8, 32) once with each of the two costs that "
-                        "planner.h200_recompute_costs(4096, 4096) returns, and compare the makespans.",
-                        "Give how much longer the recomputed step is, as a fraction of the plain step: "
-                        "recomputed makespan / plain makespan - 1."),
-          rel_tol=1e-3, fraction_of="the plain step",
-          mistakes=(Mistake(lambda e: e + 1, "that is the ratio of the two steps; give how much longer: the ratio minus 1"),
+@exercise("05.7", hint=(msg("Simulate bk.schedule('1f1b', 8, 32) once with each of the two costs that "
+                            "planner.h200_recompute_costs(4096, 4096) returns, and compare the makespans.",
+                            "planner.h200_recompute_costs(4096, 4096) 返回两组耗时，分别用它们模拟 bk.schedul"
+                            "e('1f1b', 8, 32)，比较 makespan。"),
+                        msg("Give how much longer the recomputed step is, as a fraction of the plain step: "
+                            "recomputed makespan / plain makespan - 1.",
+                            "给出重计算后单步耗时多出的部分占原单步耗时的比例：重计算的 makespan / 原 makespa"
+                            "n - 1。")),
+          rel_tol=1e-3, fraction_of=msg("the plain step", "不重计算时的单步耗时"),
+          mistakes=(Mistake(lambda e: e + 1, msg("that is the ratio of the two steps; give how much longer: the ratio minus 1",
+                                                 "这是两个单步耗时之比；要给的是多出多少：比值减 1")),
                     Mistake(lambda _e: _extra_backward(),
-                            "that is one backward's growth in plain forwards; the question asks about the whole step")))
+                            msg("that is one backward's growth in plain forwards; the question asks about the whole step",
+                                "这是一个反向增加的耗时（以不重计算的前向为单位）；题目问的是整步"))))
 def _recompute_step() -> float:
     """How much longer (a fraction) 1F1B's step is with full recomputation, p=8, m=32, h=4096, seq=4096 (measured)."""
     plain, recomputed = _recompute_steps()

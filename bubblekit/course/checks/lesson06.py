@@ -16,10 +16,12 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
-from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
+from bubblekit.course.checks._text import msg
+from bubblekit.i18n import register, tr
 
 #: Ranks and microbatches of the example step.
 P, M = 3, 4
@@ -55,15 +57,21 @@ def example_step() -> traces.MeasuredTimeline:
 
 @exercise(
     "06.1",
-    hint=("Sum every rank's idle time inside the step window, then divide by (ranks x makespan); step.idle gives "
-          "the per-rank idle times.",
-          "Idle time of a rank = step.makespan - its busy time (step.busy[r]); add them over the ranks and divide "
-          "by step.p x step.makespan."),
+    hint=(msg("Sum every rank's idle time inside the step window, then divide by (ranks x makespan); step.idle gives "
+              "the per-rank idle times.",
+              "把每个 rank 在这一步时间窗口内的空闲时间加起来，再除以 (rank 数 x makespan)；step.idle 给出每"
+              "个 rank 的空闲时间。"),
+          msg("Idle time of a rank = step.makespan - its busy time (step.busy[r]); add them over the ranks and divide "
+              "by step.p x step.makespan.",
+              "一个 rank 的空闲时间 = step.makespan - 它的忙碌时间（step.busy[r]）；对所有 rank 求和，再除以 "
+              "step.p x step.makespan。")),
     rel_tol=1e-6,
-    fraction_of="the step",
+    fraction_of=THE_STEP,
     mistakes=(Mistake(lambda _e: sum(example_step().idle) / sum(example_step().busy),
-                      "that divides the idle time by the busy time (Megatron's overhead); the article divides by "
-                      "all device-time, ranks x makespan"),
+                      msg("that divides the idle time by the busy time (Megatron's overhead); the article divides by "
+                          "all device-time, ranks x makespan",
+                          "这是用空闲时间除以忙碌时间（Megatron 口径的气泡开销）；原文除的是全部设备时间，即 "
+                          "rank 数 x makespan")),
               utilisation()),
 )
 def _bubble() -> float:
@@ -73,9 +81,13 @@ def _bubble() -> float:
 
 @exercise(
     "06.2",
-    hint=("step.utilization_per_rank lists each rank's busy share: collect the ranks below 0.8 in a set, and take "
-          "the index of the largest share.",
-          "Answer (set_of_ranks, rank): a set of ints, then one int, the rank with the largest busy share."),
+    hint=(msg("step.utilization_per_rank lists each rank's busy share: collect the ranks below 0.8 in a set, and take "
+              "the index of the largest share.",
+              "step.utilization_per_rank 列出每个 rank 的忙碌占比：把低于 0.8 的 rank 放进一个集合，再取占比"
+              "最大的那个下标。"),
+          msg("Answer (set_of_ranks, rank): a set of ints, then one int, the rank with the largest busy share.",
+              "答案写成 (set_of_ranks, rank)：先是一个由 int 组成的集合，再是一个 int，即忙碌占比最大的 rank"
+              "。")),
 )
 def _below_80() -> tuple[set[int], int]:
     """(ranks of the example step busy less than 80% of the step, the busiest rank)."""
@@ -83,8 +95,11 @@ def _below_80() -> tuple[set[int], int]:
     return ({r for r, u in enumerate(util) if u < 0.8}, max(range(len(util)), key=lambda r: util[r]))
 
 
-@exercise("06.3", hint=("traces.explain_gaps(step, n=None) lists gaps longest first; find rank 0's first one and read from_rank.",
-                        "Rank 0's longest gap ends with a backward: whose gradient does that backward need?"))
+@exercise("06.3", hint=(msg("traces.explain_gaps(step, n=None) lists gaps longest first; find rank 0's first one and read from_rank.",
+                            "traces.explain_gaps(step, n=None) 按从长到短列出空闲段；找到 rank 0 的第一段，读"
+                            "它的 from_rank。"),
+                        msg("Rank 0's longest gap ends with a backward: whose gradient does that backward need?",
+                            "rank 0 最长的空闲段以一个反向结束：这个反向需要谁的梯度？")))
 def _waits_for() -> int | None:
     """The rank that rank 0 waits for in its longest gap."""
     gap = next(g for g in traces.explain_gaps(example_step(), n=None) if g.rank == 0)
@@ -93,18 +108,47 @@ def _waits_for() -> int | None:
 
 @exercise(
     "06.4",
-    hint=("Calibrate costs from the step (bk.calibrate.calibrate) and simulate 1F1B with them while you double m "
-          "from 2; the formula alone ignores what the calibration measured.",
-          "costs, report = bk.calibrate.calibrate(step); bk.calibrate.predict(costs, '1f1b', 3, [2, 4, 8, ...]) "
-          "tabulates the bubble_ratio per m: take the first m whose bubble_ratio is at most 0.2."),
+    hint=(msg("Calibrate costs from the step (bk.calibrate.calibrate) and simulate 1F1B with them while you double m "
+              "from 2; the formula alone ignores what the calibration measured.",
+              "从这一步标定出耗时（bk.calibrate.calibrate），用它模拟 1F1B，m 从 2 开始逐次翻倍；光用公式会忽"
+              "略标定测到的东西。"),
+          msg("costs, report = bk.calibrate.calibrate(step); bk.calibrate.predict(costs, '1f1b', 3, [2, 4, 8, ...]) "
+              "tabulates the bubble_ratio per m: take the first m whose bubble_ratio is at most 0.2.",
+              "costs, report = bk.calibrate.calibrate(step)；bk.calibrate.predict(costs, '1f1b', 3, [2, 4, 8,"
+              " ...]) 列出每个 m 的 bubble_ratio：取第一个 bubble_ratio 不超过 0.2 的 m。")),
     mistakes=(Mistake(lambda _e: bk.min_micro_batch(P, 0.2),
-                      "that is the formula's m for equal stages; the calibrated simulation needs more"),),
+                      msg("that is the formula's m for equal stages; the calibrated simulation needs more",
+                          "这是公式在各流水级耗时相等时给出的 m；按标定结果模拟，需要更多")),),
 )
 def _m_for_20() -> int | None:
     """Smallest m in 2, 4, 8, ..., 256 whose calibrated 1F1B simulation has bubble_ratio <= 20%."""
     costs, _ = calibrate.calibrate(example_step())
     sweep = calibrate.predict(costs, "1f1b", P, [2**k for k in range(1, 9)])
     return next((row["m"] for row in sweep if row["bubble_ratio"] <= 0.2), None)
+
+
+#: What 06.5's and 06.7's checks say, in both languages (fetched when an answer is graded).
+register({
+    "checks.l06.deadlock": {"en": "these orders deadlock, so they cannot be what ran: {error}",
+                            "zh": "这些顺序会死锁，所以不可能是实际运行的顺序：{error}"},
+    "checks.l06.incomplete": {"en": "these orders are not a complete schedule: {error}",
+                              "zh": "这些顺序不是一个完整的调度：{error}"},
+    "checks.l06.ranks": {"en": "the profile has {want} ranks, your text has {got}",
+                         "zh": "profile 里有 {want} 个 rank，你的文本有 {got} 个"},
+    "checks.l06.position": {
+        "en": "rank {rank} differs from the profile at position {k} (counting from 0): sort its spans by start time",
+        "zh": "rank {rank} 在第 {k} 个位置（从 0 数起）与 profile 不一致：按开始时间给它的 span 排序"},
+    "checks.l06.not_text": {"en": "answer with the name of one row: durations, overhead, latency or pickup",
+                            "zh": "请回答某一行的名字：durations、overhead、latency 或 pickup"},
+    "checks.l06.not_a_row": {"en": "{answer!r} is not a row of the ladder: durations, overhead, latency or pickup",
+                             "zh": "{answer!r} 不是阶梯表中的一行：应为 durations、overhead、latency 或 pickup"},
+    "checks.l06.highest": {
+        "en": "that row has the highest bubble_ratio, but it stands on all the rows above it: "
+              "compare each row with the one just above it",
+        "zh": "这一行的 bubble_ratio 最高，但它是叠加在上面所有行之上的：每一行要和紧挨着的上一行比较"},
+    "checks.l06.another": {"en": "another row adds more to the one above it",
+                           "zh": "另有一行比它的上一行增加得更多"},
+})
 
 
 def _compare_orders(answer: Any, expected: Any) -> Graded:
@@ -118,35 +162,43 @@ def _compare_orders(answer: Any, expected: Any) -> Graded:
     try:
         bk.simulate(sched, bk.Costs(f=1, b=2))
     except bk.DeadlockError as err:
-        return Graded(False, f"these orders deadlock, so they cannot be what ran: {err}", "deadlock")
+        return Graded(False, tr("checks.l06.deadlock", error=err), "deadlock")
     except bk.ScheduleError as err:
-        return Graded(False, f"these orders are not a complete schedule: {err}", "incomplete")
+        return Graded(False, tr("checks.l06.incomplete", error=err), "incomplete")
     if sched.p != len(expected):
-        return Graded(False, f"the profile has {len(expected)} ranks, your text has {sched.p}", "shape")
+        return Graded(False, tr("checks.l06.ranks", want=len(expected), got=sched.p), "shape")
     for r, (got, want) in enumerate(zip(sched.orders, expected)):
         if tuple(got) != tuple(want):
             k = next((k for k, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
-            return Graded(False, f"rank {r} differs from the profile at position {k} (counting from 0): sort its spans by start time", "")
+            return Graded(False, tr("checks.l06.position", rank=r, k=k), "")
     return Graded(True, "", "")
 
 
 @exercise(
     "06.5",
-    hint=("Read each rank's spans in order of their start time (sorted(step.spans(r), key=...)) and write "
-          "'rank r: ...' lines.",
-          "sorted(step.spans(r), key=lambda sp: sp.start) gives rank r's spans in time order; join their .label "
-          "with spaces after 'rank r: '."),
+    hint=(msg("Read each rank's spans in order of their start time (sorted(step.spans(r), key=...)) and write "
+              "'rank r: ...' lines.",
+              "按开始时间顺序读出每个 rank 的 span（sorted(step.spans(r), key=...)），写成 'rank r: ...' 的行"
+              "。"),
+          msg("sorted(step.spans(r), key=lambda sp: sp.start) gives rank r's spans in time order; join their .label "
+              "with spaces after 'rank r: '.",
+              "sorted(step.spans(r), key=lambda sp: sp.start) 按时间顺序给出 rank r 的 span；在 'rank r: ' 后"
+              "面用空格连接它们的 .label。")),
     compare=_compare_orders,
-    kind_hints={"deadlock": ("What ran cannot have deadlocked: compare your order with the picture, span by span.",)},
+    kind_hints={"deadlock": (msg("What ran cannot have deadlocked: compare your order with the picture, span by span.",
+                                 "真正跑过的东西不可能死锁：把你的顺序和图逐个 span 对照。"),)},
 )
 def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
     """The per-rank orders the example step executed."""
     return example_step().orders
 
 
-@exercise("06.6", hint=("bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).",
-                        "The smallest whole m with (p - 1)/(m + p - 1) <= 0.2 for p = 12: check m and m - 1."),
-          mistakes=(Mistake(lambda e: e - 1, "that m misses the target by a hair: round the solution up, not down"),))
+@exercise("06.6", hint=(msg("bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).",
+                            "用 bk.min_micro_batch(p, target)，target 取 0.2；再用 (p-1)/(m+p-1) 验证。"),
+                        msg("The smallest whole m with (p - 1)/(m + p - 1) <= 0.2 for p = 12: check m and m - 1.",
+                            "p = 12 时满足 (p - 1)/(m + p - 1) <= 0.2 的最小整数 m：检查 m 和 m - 1。")),
+          mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
+                                                 "这个 m 差一点点达不到目标：解要向上取整，不是向下")),))
 def _min_m_p12() -> int | None:
     """Smallest m for a 20% bubble ratio with p = 12 (plain 1F1B)."""
     return bk.min_micro_batch(12, 0.2)
@@ -175,25 +227,26 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
     """The learner names one effect of the ladder (case, spaces, ``+`` and ``_`` ignored; ``pickup`` or
     ``calibrated`` for the last row). Returns ``Graded(ok, message, kind)``."""
     if not isinstance(answer, str):
-        return Graded(False, "answer with the name of one row: durations, overhead, latency or pickup", "unreadable")
+        return Graded(False, tr("checks.l06.not_text"), "unreadable")
     key = EFFECTS.get(answer.strip().lstrip("+").strip().lower().replace("_", " ").split(" ")[0])
     if key is None:
-        return Graded(False, f"{answer!r} is not a row of the ladder: durations, overhead, latency or pickup",
-                      "unreadable")
+        return Graded(False, tr("checks.l06.not_a_row", answer=answer), "unreadable")
     if key == expected:
         return Graded(True, "", "")
     if _ladder()[key] == max(_ladder()[k] for k in calibrate.LADDER):
-        return Graded(False, "that row has the highest bubble_ratio, but it stands on all the rows above it: "
-                             "compare each row with the one just above it", "")
-    return Graded(False, "another row adds more to the one above it", "")
+        return Graded(False, tr("checks.l06.highest"), "")
+    return Graded(False, tr("checks.l06.another"), "")
 
 
 @exercise(
     "06.7",
-    hint=("compare_measured(step, '1f1b') adds one measured effect per row; for each row, subtract the "
-          "bubble_ratio of the row above it.",
-          "d = cmp.as_dict(): the first effect's step is measured from d['textbook'], each later one from the "
-          "row before it in bk.calibrate.LADDER; the answer is the effect with the largest difference."),
+    hint=(msg("compare_measured(step, '1f1b') adds one measured effect per row; for each row, subtract the "
+              "bubble_ratio of the row above it.",
+              "compare_measured(step, '1f1b') 每一行加上一个实测效应；对每一行，减去上一行的 bubble_ratio。"),
+          msg("d = cmp.as_dict(): the first effect's step is measured from d['textbook'], each later one from the "
+              "row before it in bk.calibrate.LADDER; the answer is the effect with the largest difference.",
+              "d = cmp.as_dict()：第一个效应的增量从 d['textbook'] 算起，之后每个效应从 bk.calibrate.LADDER "
+              "中它的上一行算起；差值最大的效应就是答案。")),
     compare=_compare_effect,
 )
 def _biggest_effect() -> str:

@@ -20,6 +20,8 @@ from bubblekit.course import published
 from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import upside_down
 from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._text import msg
+from bubblekit.i18n import register, tr
 
 __all__ = ["whiteboard", "WhiteboardTarget"]
 
@@ -35,6 +37,30 @@ class WhiteboardTarget(dict):  # type: ignore[type-arg]
 
 
 _fmt = format_number
+
+#: What the whiteboard check says, in both languages (fetched when an answer is graded).
+register({
+    "checks.l07.not_text": {"en": "expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type}",
+                            "zh": "这里要文本形式的调度（像 'rank 0: 0F0 0B0' 这样的 str），收到的是 {type}"},
+    "checks.l07.not_legal": {"en": "the text is not a legal schedule yet: {error}", "zh": "这段文本还不是合法的调度：{error}"},
+    "checks.l07.shape": {"en": "the schedule has {ranks} rank line(s) and {stages} stage(s); this question has p={p}",
+                         "zh": "调度有 {ranks} 行 rank、{stages} 个流水级；这道题 p={p}"},
+    "checks.l07.split": {"en": "this question wants the backward split into I (input gradient) and W (weight gradient)",
+                         "zh": "这道题要求把反向拆成 I（输入梯度）和 W（权重梯度）"},
+    "checks.l07.deadlock": {"en": "deadlock: {first}", "zh": "死锁：{first}"},
+    "checks.l07.memory": {
+        "en": "legal (no deadlock), but rank {rank} holds {peak} microbatch activations at its "
+              "peak, over the cap of {cap}: run a W (or B) before the next F there",
+        "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak} 个微批的激活，超过了上限 {cap}："
+              "在那里的下一个 F 之前先跑一个 W（或 B）"},
+    "checks.l07.slow": {
+        "en": "legal and within memory, but its {measure} is {gap} {unit}(s) longer than the target: "
+              "look at the largest idle gap, {where}",
+        "zh": "调度合法、显存也没超，但它的 {measure} 比目标长 {gap}（单位：{unit}）：看最大的那段空闲，{where}"},
+    "checks.l07.no_gap": {"en": "(none inside the ranks: the ramps at the start and end are what remain)",
+                          "zh": "（rank 内部已经没有空闲：剩下的是开头的填充和结尾的排空）"},
+    "checks.l07.gap_at": {"en": "on rank {rank} before {before}", "zh": "在 rank {rank} 上、{before} 之前"},
+})
 
 
 def whiteboard(answer: Any, expected: Any) -> Graded:
@@ -54,34 +80,32 @@ def whiteboard(answer: Any, expected: Any) -> Graded:
     elif isinstance(answer, str):
         text = answer
     else:
-        return Graded(False, f"expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type(answer).__name__}", "unreadable")
+        return Graded(False, tr("checks.l07.not_text", type=type(answer).__name__), "unreadable")
     p, m = expected["p"], expected["m"]
     try:
         sched = bk.Schedule.from_text(text, m=m)
     except bk.ScheduleError as err:
-        return Graded(False, f"the text is not a legal schedule yet: {err}", "incomplete")
+        return Graded(False, tr("checks.l07.not_legal", error=err), "incomplete")
     if sched.p != p or sched.n_stages != p:
-        return Graded(False, f"the schedule has {sched.p} rank line(s) and {sched.n_stages} stage(s); this question has p={p}", "shape")
+        return Graded(False, tr("checks.l07.shape", ranks=sched.p, stages=sched.n_stages, p=p), "shape")
     if expected.get("split") and not sched.split_backward:
-        return Graded(False, "this question wants the backward split into I (input gradient) and W (weight gradient)", "shape")
+        return Graded(False, tr("checks.l07.split"), "shape")
     try:
         res = bk.simulate(sched, expected["costs"])
     except bk.DeadlockError as err:
         first = str(err).splitlines()[1].strip() if len(str(err).splitlines()) > 1 else str(err)
-        return Graded(False, f"deadlock: {first}", "deadlock")
+        return Graded(False, tr("checks.l07.deadlock", first=first), "deadlock")
     cap = expected.get("cap")
     if cap is not None:
         for r, peak in enumerate(res.peak_activations):
             if peak > cap + 1e-9:
-                return Graded(False, (f"legal (no deadlock), but rank {r} holds {_fmt(peak)} microbatch activations at its "
-                                      f"peak, over the cap of {_fmt(cap)}: run a W (or B) before the next F there"), "memory")
+                return Graded(False, tr("checks.l07.memory", rank=r, peak=_fmt(peak), cap=_fmt(cap)), "memory")
     measure = expected.get("measure", "makespan")
     got = res.makespan if measure == "makespan" else _span(res)
     bound = expected["makespan"]
     if got > bound:
-        return Graded(False, (f"legal and within memory, but its {measure.replace('_', ' ')} is {_fmt(got - bound)} "
-                              f"{res.unit}(s) longer than the target: look at the largest idle gap, "
-                              f"{_largest_gap(res)}"), "slow")
+        return Graded(False, tr("checks.l07.slow", measure=measure.replace("_", " "), gap=_fmt(got - bound),
+                                unit=res.unit, where=_largest_gap(res)), "slow")
     return Graded(True, "", "")
 
 
@@ -96,9 +120,9 @@ def _span(res: bk.SimResult) -> Any:
 def _largest_gap(res: bk.SimResult) -> str:
     gaps = [g for g in res.idle_intervals() if g.before is not None]
     if not gaps:
-        return "(none inside the ranks: the ramps at the start and end are what remain)"
+        return tr("checks.l07.no_gap")
     g = max(gaps, key=lambda x: (x.duration, -x.rank))
-    return f"on rank {g.rank} before {g.before}"
+    return tr("checks.l07.gap_at", rank=g.rank, before=g.before)
 
 
 def target(p: int, m: int, costs: bk.Costs, bound: Any, *, cap: float | None = None,
@@ -117,17 +141,23 @@ def _ratio_1f1b_over_zbh1() -> float:
     return one / zb
 
 
-@exercise("07.1", hint=("Compare the per-rank bubble time of 1F1B, (p-1)(F+I+W), with ZB-H1's; p cancels.",
-                        "ZB-H1's delayed W passes fill part of each idle stretch: write its bubble per rank, divide "
-                        "1F1B's by it, and check with published.max_rank_bubble_time on p = 8, m = 16."),
+@exercise("07.1", hint=(msg("Compare the per-rank bubble time of 1F1B, (p-1)(F+I+W), with ZB-H1's; p cancels.",
+                            "把 1F1B 每个 rank 的气泡时间 (p-1)(F+I+W) 和 ZB-H1 的比较；p 会约掉。"),
+                        msg("ZB-H1's delayed W passes fill part of each idle stretch: write its bubble per rank, divide "
+                            "1F1B's by it, and check with published.max_rank_bubble_time on p = 8, m = 16.",
+                            "ZB-H1 推迟的 W 填掉了每段空闲的一部分：写出它每个 rank 的气泡时间，用 1F1B 的除"
+                            "以它，再用 published.max_rank_bubble_time 在 p = 8, m = 16 上验证。")),
           mistakes=(upside_down(),))
 def _e071() -> float:
     return _ratio_1f1b_over_zbh1()
 
 
-@exercise("07.2", hint=("Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.",
-                        "bk.simulate(bk.schedule('zb-h2', 6, 12), uniform).max_peak_activations, in microbatch "
-                        "activations."))
+@exercise("07.2", hint=(msg("Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.",
+                            "模拟 zb-h2，读 max_peak_activations；论文把它写成 (2p-1) M_B。"),
+                        msg("bk.simulate(bk.schedule('zb-h2', 6, 12), uniform).max_peak_activations, in microbatch "
+                            "activations.",
+                            "bk.simulate(bk.schedule('zb-h2', 6, 12), uniform).max_peak_activations，以微批激"
+                            "活为单位。")))
 def _e072() -> float:
     return bk.simulate(bk.schedule("zb-h2", 6, 12), UNIFORM).max_peak_activations
 
@@ -147,19 +177,25 @@ def _best_within_1f1b_memory() -> str:
     return best[1]
 
 
-@exercise("07.3", hint=("Drop the schedules whose peak exceeds 1F1B's (V-Half and V-Min hold less), then compare "
-                        "stage_span_bubble_rate.",
-                        "Use the measured costs bk.h200_costs() for every simulation, 1F1B's cap included; answer "
-                        "with the registry name, like 'zb-h1'."))
+@exercise("07.3", hint=(msg("Drop the schedules whose peak exceeds 1F1B's (V-Half and V-Min hold less), then compare "
+                            "stage_span_bubble_rate.",
+                            "先去掉峰值超过 1F1B 的调度（V-Half 和 V-Min 占得更少），再比较 stage_span_bubble"
+                            "_rate。"),
+                        msg("Use the measured costs bk.h200_costs() for every simulation, 1F1B's cap included; answer "
+                            "with the registry name, like 'zb-h1'.",
+                            "每次模拟都用实测耗时 bk.h200_costs()，算 1F1B 的上限时也一样；用 bk.schedule 认"
+                            "的名字作答，比如 'zb-h1'。")))
 def _e073() -> str:
     return _best_within_1f1b_memory()
 
 
 @exercise(
     "07.4",
-    hint=("Start from 1F1B with B split into I and W, then move a W into a gap where its rank would wait.",
-          "Rank 0 waits for 1I0 after its warm-up: run its I passes as soon as the gradient arrives and keep "
-          "a W back for the moment it would otherwise wait."),
+    hint=(msg("Start from 1F1B with B split into I and W, then move a W into a gap where its rank would wait.",
+              "从把 B 拆成 I 和 W 的 1F1B 出发，再把某个 W 挪进它所在 rank 本来要等待的空隙里。"),
+          msg("Rank 0 waits for 1I0 after its warm-up: run its I passes as soon as the gradient arrives and keep "
+              "a W back for the moment it would otherwise wait.",
+              "rank 0 预热之后要等 1I0：梯度一到就跑它的 I，留一个 W 到本来要等待的时候再跑。")),
     compare=whiteboard,
 )
 def _e074() -> WhiteboardTarget:
@@ -176,9 +212,13 @@ def _min_cap_for_zero_span_bubble() -> int:
     raise AssertionError("no cap up to 16 reached zero")
 
 
-@exercise("07.5", hint=("Loop over mem_cap = 1, 2, ... with objective='stage_span' and stop at the first zero rate.",
-                        "search.search_schedule(4, 12, uniform, mem_cap=cap, objective='stage_span', method='greedy') "
-                        "for cap = 1, 2, ...; simulate each and test published.stage_span_bubble_rate(...) == 0."))
+@exercise("07.5", hint=(msg("Loop over mem_cap = 1, 2, ... with objective='stage_span' and stop at the first zero rate.",
+                            "让 mem_cap = 1, 2, ... 循环，objective='stage_span'，在比率第一次为零时停下。"),
+                        msg("search.search_schedule(4, 12, uniform, mem_cap=cap, objective='stage_span', method='greedy') "
+                            "for cap = 1, 2, ...; simulate each and test published.stage_span_bubble_rate(...) == 0.",
+                            "对 cap = 1, 2, ... 调用 search.search_schedule(4, 12, uniform, mem_cap=cap, obje"
+                            "ctive='stage_span', method='greedy')；逐个模拟，检验 published.stage_span_bubble"
+                            "_rate(...) == 0。")))
 def _e075() -> int:
     return _min_cap_for_zero_span_bubble()
 
@@ -189,19 +229,28 @@ def _dualpipe_run(i: Any) -> bk.SimResult:
     return bk.simulate(bk.schedule("dualpipe", 8, 20), bk.Costs(f=1, i=i, w=Fraction(1, 2), fb="max"))
 
 
-@exercise("07.6", hint=("Simulate bk.schedule('dualpipe', 8, 20) with bk.Costs(f=1, i=1, w=Fraction(1, 2), fb='max') and "
-                        "take the largest of result.idle: each rank's idle time over the whole step.",
-                        "The README's (PP/2 - 1)(F&B + B - 3W) with B = I + W and F&B = max(F, B) should give the same "
-                        "number here, because I = F and W <= F."))
+@exercise("07.6", hint=(msg("Simulate bk.schedule('dualpipe', 8, 20) with bk.Costs(f=1, i=1, w=Fraction(1, 2), fb='max') and "
+                            "take the largest of result.idle: each rank's idle time over the whole step.",
+                            "用 bk.Costs(f=1, i=1, w=Fraction(1, 2), fb='max') 模拟 bk.schedule('dualpipe', 8"
+                            ", 20)，取 result.idle 的最大值：它是每个 rank 在整步中的空闲时间。"),
+                        msg("The README's (PP/2 - 1)(F&B + B - 3W) with B = I + W and F&B = max(F, B) should give the same "
+                            "number here, because I = F and W <= F.",
+                            "README 里的 (PP/2 - 1)(F&B + B - 3W)，取 B = I + W、F&B = max(F, B)，在这里应该"
+                            "得到同一个数，因为 I = F 且 W <= F。")))
 def _e076() -> Any:
     return max(_dualpipe_run(1).idle)
 
 
-@exercise("07.7", hint=("Divide V-Min's largest peak by 1F1B's, both for p = 12 (m = 24 is plenty).",
-                        "V-Min's peak is (p + 4) // 3 microbatch activations, 1F1B's is p: the 'one third' is only "
-                        "reached for large p."),
-          mistakes=(Mistake(lambda e: Fraction(1, 3), "that is the headline 1/3, the limit for large p; at p = 12 "
-                                                      "the peak is a whole number of microbatches"),))
+@exercise("07.7", hint=(msg("Divide V-Min's largest peak by 1F1B's, both for p = 12 (m = 24 is plenty).",
+                            "用 V-Min 的最大峰值除以 1F1B 的，都取 p = 12（m = 24 足够）。"),
+                        msg("V-Min's peak is (p + 4) // 3 microbatch activations, 1F1B's is p: the 'one third' is only "
+                            "reached for large p.",
+                            "V-Min 的峰值是 (p + 4) // 3 个微批的激活，1F1B 的是 p 个：只有 p 很大时才接近“三"
+                            "分之一”。")),
+          mistakes=(Mistake(lambda e: Fraction(1, 3), msg("that is the headline 1/3, the limit for large p; at p = 12 "
+                                                          "the peak is a whole number of microbatches",
+                                                          "这是标题里的 1/3，是 p 很大时的极限；p = 12 时峰值"
+                                                          "是整数个微批")),))
 def _e077() -> Fraction:
     vmin = bk.simulate(bk.schedule("v-min", 12, 24), UNIFORM).max_peak_activations
     one = bk.simulate(bk.schedule("1f1b", 12, 24), UNIFORM).max_peak_activations
@@ -221,19 +270,29 @@ def _fitting(gb: float) -> frozenset[str]:
     return frozenset(out)
 
 
-@exercise("07.8", hint=("For each name, memory.fits(bk.schedule(name, 8, 16), model, 60 * memory.GB).fits; collect the "
-                        "names where it is True.",
-                        "DualPipe holds two copies of the parameters; ZB-H2 holds 2p - 1 microbatches of activations: "
-                        "look at the table memory.fits returns for the largest rank."))
+@exercise("07.8", hint=(msg("For each name, memory.fits(bk.schedule(name, 8, 16), model, 60 * memory.GB).fits; collect the "
+                            "names where it is True.",
+                            "对每个名字算 memory.fits(bk.schedule(name, 8, 16), model, 60 * memory.GB).fits；"
+                            "收集结果为 True 的名字。"),
+                        msg("DualPipe holds two copies of the parameters; ZB-H2 holds 2p - 1 microbatches of activations: "
+                            "look at the table memory.fits returns for the largest rank.",
+                            "DualPipe 存两份参数；ZB-H2 存 2p - 1 个微批的激活：看 memory.fits 返回的表里占用"
+                            "最大的 rank。")))
 def _e078() -> frozenset[str]:
     return _fitting(60)
 
 
-@exercise("07.9", hint=("Same 8 stages: DualPipeV runs them on 4 devices, 1F1B on 8. Compare Schedule.hops_per_step.",
-                        "bk.schedule('dualpipev', 4, 16).hops_per_step / bk.schedule('1f1b', 8, 16).hops_per_step: "
-                        "the V turns on its last rank without a message."),
-          mistakes=(Mistake(lambda e: 2.0, "2x is DualPipeV against 1F1B on the same 4 devices; here 1F1B has the same "
-                                           "8 stages, on 8 devices"),))
+@exercise("07.9", hint=(msg("Same 8 stages: DualPipeV runs them on 4 devices, 1F1B on 8. Compare Schedule.hops_per_step.",
+                            "同样 8 个流水级：DualPipeV 放在 4 张卡上，1F1B 放在 8 张卡上。比较 Schedule.hops"
+                            "_per_step。"),
+                        msg("bk.schedule('dualpipev', 4, 16).hops_per_step / bk.schedule('1f1b', 8, 16).hops_per_step: "
+                            "the V turns on its last rank without a message.",
+                            "bk.schedule('dualpipev', 4, 16).hops_per_step / bk.schedule('1f1b', 8, 16).hops_"
+                            "per_step：V 形在最后一个 rank 上折返，不需要发消息。")),
+          mistakes=(Mistake(lambda e: 2.0, msg("2x is DualPipeV against 1F1B on the same 4 devices; here 1F1B has the same "
+                                               "8 stages, on 8 devices",
+                                               "2 倍是 DualPipeV 和同样 4 张卡上的 1F1B 相比；这里的 1F1B 有"
+                                               "同样的 8 个流水级，放在 8 张卡上")),))
 def _e079() -> Fraction:
     return Fraction(bk.schedule("dualpipev", 4, 16).hops_per_step, bk.schedule("1f1b", 8, 16).hops_per_step)
 

@@ -8,16 +8,23 @@ import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
 from bubblekit.course import published
+from bubblekit.course.checks._grading import THE_STEP
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._text import msg
+from bubblekit.i18n import register, tr
 
 
-@exercise("09.1", hint=("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
-                        "Fraction(p - 1, m + p - 1) with p = 8, m = 4; a float is not exact."),
+@exercise("09.1", hint=(msg("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
+                            "占单步耗时的比例是 (p-1)/(m+p-1)，不是 (p-1)/m；给出精确的 Fraction。"),
+                        msg("Fraction(p - 1, m + p - 1) with p = 8, m = 4; a float is not exact.",
+                            "Fraction(p - 1, m + p - 1)，取 p = 8, m = 4；float 不是精确值。")),
           exact=True,
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: Fraction(8 - 1, 4),
-                            "that is (p - 1)/m, the misconception itself (Megatron's overhead, idle over busy time)"),
+                            msg("that is (p - 1)/m, the misconception itself (Megatron's overhead, idle over busy time)",
+                                "这就是 (p - 1)/m，正是这个误区本身（Megatron 口径的气泡开销，空闲时间 / 忙碌"
+                                "时间）")),
                     swapped_pm(bk.bubble_ratio_exact, 8, 4), utilisation()))
 def _e091() -> Fraction:
     return bk.bubble_ratio_exact(8, 4)
@@ -48,27 +55,45 @@ def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model:
     times = fixed_gpu_step_times(gpus, batch, f_model, b_model)
     rows = [{"p": p, "pipelines": gpus // p, "m": batch * p // gpus, "step": t} for p, t in times.items()]
     return bk.Table(
-        rows, formats={"step": "decimal"}, headers={"step": "step (slots)"},
-        title=f"{gpus} GPUs, {batch} sequences per step, micro-batch 1, 1F1B",
-        note=f"the whole model costs F = {f_model}, B = {b_model} slots per sequence; each stage does 1/p of it",
+        rows, formats={"step": "decimal"}, headers={"pipelines": tr("checks.l09.pipelines_header"), "step": tr("checks.l09.step_header")},
+        title=tr("checks.l09.table_title", gpus=gpus, batch=batch),
+        note=tr("checks.l09.table_note", f=f_model, b=b_model),
     )
 
 
-@exercise("09.2", hint=("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
-                        "Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
-                        "shortest step."))
+register({
+    "checks.l09.pipelines_header": {"en": "pipelines", "zh": "流水线数"},
+    "checks.l09.step_header": {"en": "step (slots)", "zh": "单步耗时（时间槽）"},
+    "checks.l09.table_title": {"en": "{gpus} GPUs, {batch} sequences per step, micro-batch 1, 1F1B",
+                               "zh": "{gpus} 张 GPU，每步 {batch} 条序列，微批大小 1，1F1B"},
+    "checks.l09.table_note": {"en": "the whole model costs F = {f}, B = {b} slots per sequence; each stage does 1/p of it",
+                              "zh": "整个模型每条序列耗时 F = {f}、B = {b} 个时间槽；每个流水级承担其中的 1/p"},
+})
+
+
+@exercise("09.2", hint=(msg("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
+                            "对每个 p 模拟 1F1B，微批数 m = 32 p / 16，每个流水级耗时 16/p、32/p。"),
+                        msg("Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
+                            "shortest step.",
+                            "比较 p = 1, 2, 4, 8, 16 模拟出的 makespan，给出单步耗时最短的 p（int）。")))
 def _e092() -> int:
     times = fixed_gpu_step_times()
     return min(times, key=lambda p: (times[p], p))
 
 
-@exercise("09.3", hint=("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
-                        "bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio counts the "
-                        "idle corners before each rank's first and after its last action."),
-          fraction_of="the step",
+@exercise("09.3", hint=(msg("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
+                            "模拟 zb-h2，读 bubble_ratio：空闲时间 / (rank 数 x makespan)，两端的空闲也算在内"
+                            "。"),
+                        msg("bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio counts the "
+                            "idle corners before each rank's first and after its last action.",
+                            "bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio 把"
+                            "每个 rank 第一个动作之前、最后一个动作之后的空闲都算在内。")),
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.stage_span_bubble_rate(_zb_h2()),
-                            "that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "
-                            "ranks x makespan, the corners included"),))
+                            msg("that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "
+                                "ranks x makespan, the corners included",
+                                "这是按每个 rank 自身跨度算的比率（在各 rank 的跨度内为零）；这里问的是空闲时"
+                                "间 / (rank 数 x makespan)，两端的空闲也要算")),))
 def _e093() -> float:
     return _zb_h2().bubble_ratio
 
@@ -77,13 +102,18 @@ def _zb_h2() -> bk.SimResult:
     return bk.simulate(bk.schedule("zb-h2", 4, 8), bk.Costs(f=1, i=1, w=1))
 
 
-@exercise("09.4", hint=("Every stage boundary between two ranks carries one activation and one gradient per microbatch.",
-                        "With v = 2 there are p v = 8 stages: count the boundaries between consecutive stages that "
-                        "sit on different ranks, then the messages over them."),
-          mistakes=(Mistake(lambda e: e // 2, "that counts one direction only: gradients travel back over every "
-                                              "boundary too"),
+@exercise("09.4", hint=(msg("Every stage boundary between two ranks carries one activation and one gradient per microbatch.",
+                            "两个 rank 之间的每个流水级边界，每个微批都要传一次激活、一次梯度。"),
+                        msg("With v = 2 there are p v = 8 stages: count the boundaries between consecutive stages that "
+                            "sit on different ranks, then the messages over them.",
+                            "v = 2 时共有 p v = 8 个流水级：数出相邻流水级位于不同 rank 的边界，再数经过它们"
+                            "的消息。")),
+          mistakes=(Mistake(lambda e: e // 2, msg("that counts one direction only: gradients travel back over every "
+                                                  "boundary too",
+                                                  "这只数了一个方向：梯度也要经过每个边界传回来")),
                     Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 4, 8)),
-                            "that is plain 1F1B's count (p - 1 boundaries); interleaving adds boundaries")))
+                            msg("that is plain 1F1B's count (p - 1 boundaries); interleaving adds boundaries",
+                                "这是普通 1F1B 的数目（p - 1 个边界）；交错会增加边界"))))
 def _e094() -> int:
     return planner.hops_per_step(bk.schedule("interleaved", 4, 8, 2))
 
@@ -96,24 +126,35 @@ def _measured_ratio(hidden: int, seq: int) -> float:
     raise KeyError((hidden, seq))
 
 
-@exercise("09.5", hint=("Read the 'layer' entry of the h=4096, seq=8192 configuration: full_backward_ms / F_ms.",
-                        "Pick the configuration with c['hidden'] == 4096 and c['seq'] == 8192, then divide its "
-                        "layer's full_backward_ms by its F_ms."),
+@exercise("09.5", hint=(msg("Read the 'layer' entry of the h=4096, seq=8192 configuration: full_backward_ms / F_ms.",
+                            "读 h=4096, seq=8192 配置里的 'layer' 项：full_backward_ms / F_ms。"),
+                        msg("Pick the configuration with c['hidden'] == 4096 and c['seq'] == 8192, then divide its "
+                            "layer's full_backward_ms by its F_ms.",
+                            "选出 c['hidden'] == 4096 且 c['seq'] == 8192 的配置，用它的 layer 的 full_backwa"
+                            "rd_ms 除以 F_ms。")),
           rel_tol=1e-9,
           mistakes=(upside_down(),))
 def _e095() -> float:
     return _measured_ratio(4096, 8192)
 
 
-@exercise("09.6", hint=("DualPipeV puts 2p stages on p ranks in a V (rank r holds stages r and 2p-1-r). Count the "
-                        "boundaries between consecutive stages that sit on different ranks.",
-                        "With p = 4 the V has 8 stages and one of its 7 boundaries stays inside a rank; every "
-                        "crossing boundary carries one activation forward and one gradient back per microbatch."),
+@exercise("09.6", hint=(msg("DualPipeV puts 2p stages on p ranks in a V (rank r holds stages r and 2p-1-r). Count the "
+                            "boundaries between consecutive stages that sit on different ranks.",
+                            "DualPipeV 把 2p 个流水级按 V 形放在 p 个 rank 上（rank r 持有流水级 r 和 2p-1-r"
+                            "）。数出相邻流水级位于不同 rank 的边界。"),
+                        msg("With p = 4 the V has 8 stages and one of its 7 boundaries stays inside a rank; every "
+                            "crossing boundary carries one activation forward and one gradient back per microbatch.",
+                            "p = 4 时 V 形有 8 个流水级，7 个边界中有一个在同一个 rank 内部；每个跨 rank 的边"
+                            "界，每个微批都要向前传一次激活、向后传一次梯度。")),
           mistakes=(Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 4, 16)),
-                            "that is 1F1B's count on the same 4 devices (p - 1 boundaries), or one direction only: "
-                            "the V has 2p stages on p ranks"),
+                            msg("that is 1F1B's count on the same 4 devices (p - 1 boundaries), or one direction only: "
+                                "the V has 2p stages on p ranks",
+                                "这是同样 4 张卡上 1F1B 的数目（p - 1 个边界），或者只数了一个方向：V 形在 p "
+                                "个 rank 上有 2p 个流水级")),
                     Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 8, 16)),
-                            "that is 1F1B's count on the same 8 stages, one per rank: in the V, two consecutive "
-                            "stages share a rank")))
+                            msg("that is 1F1B's count on the same 8 stages, one per rank: in the V, two consecutive "
+                                "stages share a rank",
+                                "这是同样 8 个流水级、每个 rank 一个时 1F1B 的数目：在 V 形中，有两个相邻流水"
+                                "级在同一个 rank 上"))))
 def _e096() -> int:
     return planner.hops_per_step(bk.schedule("dualpipev", 4, 16))

@@ -22,7 +22,7 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import AnyOf
+from bubblekit.course.checks._grading import THE_STEP, AnyOf
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
@@ -30,7 +30,9 @@ from bubblekit.course.checks._mistakes import (
     utilisation,
 )
 from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._text import msg
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
+from bubblekit.i18n import register, tr
 
 __all__ = ["CATEGORIES", "BankItem", "BANK", "profile", "t_i", "t_w", "by_category"]
 
@@ -128,6 +130,17 @@ except ImportError:  # pragma: no cover
     t_i = t_w = None  # type: ignore[assignment]
 
 
+#: What the multiple-choice check says, in both languages (fetched when an answer is graded).
+register({
+    "checks.l10.letters_as_text": {"en": "answer with the letter(s) of your choice as a string, got {type}",
+                                   "zh": "请用字符串写出你选的字母，收到的是 {type}"},
+    "checks.l10.no_letter": {"en": "no letter chosen", "zh": "没有选任何字母"},
+    "checks.l10.one_letter": {"en": "choose one letter", "zh": "只选一个字母"},
+    "checks.l10.missing_letter": {"en": "right so far, but something is missing", "zh": "目前选的都对，但还少了选项"},
+    "checks.l10.wrong_letter": {"en": "not the right choice", "zh": "选得不对"},
+})
+
+
 def _letter(answer: Any, expected: Any) -> tuple[bool, str]:
     """Compare multiple-choice answers: one letter, or a set of letters, case-insensitive."""
     def norm(x: Any) -> Any:
@@ -139,16 +152,16 @@ def _letter(answer: Any, expected: Any) -> tuple[bool, str]:
 
     a, e = norm(answer), norm(expected)
     if a is None:
-        return False, f"answer with the letter(s) of your choice as a string, got {type(answer).__name__}"
+        return False, tr("checks.l10.letters_as_text", type=type(answer).__name__)
     if not a:
-        return False, "no letter chosen"
+        return False, tr("checks.l10.no_letter")
     if len(e) == 1 and len(a) > 1:
-        return False, "choose one letter"
+        return False, tr("checks.l10.one_letter")
     if a == e:
         return True, ""
     if a < e:
-        return False, "right so far, but something is missing"
-    return False, "not the right choice"
+        return False, tr("checks.l10.missing_letter")
+    return False, tr("checks.l10.wrong_letter")
 
 
 def _anonymous(res: bk.SimResult) -> bk.Timeline:
@@ -184,18 +197,24 @@ def profile(k: int) -> bk.Timeline:
 # ----------------------------------------------------------------------------- concepts
 
 
-@exercise("10.1", hint=("Take p = 8, m = 4: the number is then larger than 1. Which of the four can exceed 1?",
-                        "Simulate 1F1B for p = 8, m = 4 and compare the number with r.bubble_ratio and "
-                        "r.bubble_overhead: which definition does each follow?"),
+@exercise("10.1", hint=(msg("Take p = 8, m = 4: the number is then larger than 1. Which of the four can exceed 1?",
+                            "取 p = 8, m = 4：这时这个数大于 1。四个选项中哪个可以超过 1？"),
+                        msg("Simulate 1F1B for p = 8, m = 4 and compare the number with r.bubble_ratio and "
+                            "r.bubble_overhead: which definition does each follow?",
+                            "模拟 p = 8, m = 4 的 1F1B，把这个数和 r.bubble_ratio、r.bubble_overhead 比较：它"
+                            "们各自按哪个定义算？")),
           compare=_letter)
 def _q1() -> str:
     r = bk.simulate(bk.schedule("1f1b", 8, 4), bk.Costs(f=1, b=2))
     return "B" if abs(r.bubble_overhead - 7 / 4) < 1e-12 else "A"
 
 
-@exercise("10.3", hint=("Simulate both for p=4, m=8 and compare makespan, peak_activations and hops_per_step.",
-                        "Only one of the three differs between GPipe and 1F1B with equal stages: which one, and "
-                        "why does the order of F and B change it?"),
+@exercise("10.3", hint=(msg("Simulate both for p=4, m=8 and compare makespan, peak_activations and hops_per_step.",
+                            "在 p=4, m=8 下模拟两者，比较 makespan、peak_activations 和 hops_per_step。"),
+                        msg("Only one of the three differs between GPipe and 1F1B with equal stages: which one, and "
+                            "why does the order of F and B change it?",
+                            "各流水级耗时相等时，这三个量中只有一个在 GPipe 和 1F1B 之间不同：是哪个？为什么 "
+                            "F 和 B 的顺序会影响它？")),
           compare=_letter)
 def _q3() -> str:
     g = bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2))
@@ -204,18 +223,24 @@ def _q3() -> str:
     return "B" if o.max_peak_activations < g.max_peak_activations else "A"
 
 
-@exercise("10.5", hint=("Follow one microbatch's backward from the last stage to the first: what does stage s - 1 "
-                        "need from stage s before it can continue?",
-                        "One of the two products is sent to the previous stage; the other is only used by the "
-                        "optimizer step at the end."),
+@exercise("10.5", hint=(msg("Follow one microbatch's backward from the last stage to the first: what does stage s - 1 "
+                            "need from stage s before it can continue?",
+                            "跟着一个微批的反向从最后一个流水级走到第一个：流水级 s - 1 要从流水级 s 拿到什么"
+                            "才能继续？"),
+                        msg("One of the two products is sent to the previous stage; the other is only used by the "
+                            "optimizer step at the end.",
+                            "两个产物中，一个要发给上一个流水级；另一个只在最后的优化器更新中用到。")),
           compare=_letter)
 def _q5() -> str:
     return "A"  # I (dX) feeds stage s-1; W (dW) feeds only the optimizer step
 
 
-@exercise("10.6", hint=("Compare interleaved v=2 with 1F1B (v=1): hops_per_step, peak_activations[0], total busy time.",
-                        "Simulate both for p = 4, m = 8 with F = 1, B = 2 and look at each quantity in turn; more "
-                        "than one letter may apply."),
+@exercise("10.6", hint=(msg("Compare interleaved v=2 with 1F1B (v=1): hops_per_step, peak_activations[0], total busy time.",
+                            "比较 v=2 的交错式调度和 1F1B（v=1）：hops_per_step、peak_activations[0]、总忙碌"
+                            "时间。"),
+                        msg("Simulate both for p = 4, m = 8 with F = 1, B = 2 and look at each quantity in turn; more "
+                            "than one letter may apply.",
+                            "在 p = 4, m = 8、F = 1, B = 2 下模拟两者，逐个看每个量；可能不止一个选项。")),
           compare=_letter)
 def _q6() -> frozenset[str]:
     costs = bk.Costs(f=1, b=2)
@@ -249,10 +274,14 @@ def _dualpipe_parameters() -> Fraction:
     return Fraction(row[2]["parameter"].strip().rstrip("x\u00d7"))
 
 
-@exercise("10.8", hint=("Count the stages (model chunks) one device holds, and compare with 1F1B on the same "
-                        "number of stages, where each device holds one.",
-                        "bk.schedule('dualpipev', 4, 8).stages_of(0) shows what one DualPipeV device holds; DualPipe "
-                        "runs a second direction over the same devices, with its own copy of each stage."),
+@exercise("10.8", hint=(msg("Count the stages (model chunks) one device holds, and compare with 1F1B on the same "
+                            "number of stages, where each device holds one.",
+                            "数一张卡上有几个流水级（模型 chunk），再和流水级数相同、每张卡只放一个流水级的 1"
+                            "F1B 比较。"),
+                        msg("bk.schedule('dualpipev', 4, 8).stages_of(0) shows what one DualPipeV device holds; DualPipe "
+                            "runs a second direction over the same devices, with its own copy of each stage.",
+                            "bk.schedule('dualpipev', 4, 8).stages_of(0) 显示 DualPipeV 一张卡上放了什么；Dua"
+                            "lPipe 在同一批卡上再跑一个反方向的流水线，每个流水级各有自己的一份副本。")),
           compare=_letter)
 def _q8() -> str:
     letters = {(1, 2): "A", (2, 2): "B", (2, 1): "C", (1, 1): "D"}
@@ -286,24 +315,32 @@ def _assert_matches(expr: Any, fn: Any, samples: list[dict[str, Any]]) -> Any:
     return expr
 
 
-@exercise("10.11", hint=("Write GPipe's makespan (the fill, the steady part, the drain) and each rank's busy time, "
-                         "then take idle over p x makespan.",
-                         "How many slots of width t_f + t_b does the step last, and for how many of them is one "
-                         "rank busy?"),
+@exercise("10.11", hint=(msg("Write GPipe's makespan (the fill, the steady part, the drain) and each rank's busy time, "
+                             "then take idle over p x makespan.",
+                             "写出 GPipe 的 makespan（填充、稳态、排空）和每个 rank 的忙碌时间，再算空闲时间 "
+                             "/ (p x makespan)。"),
+                         msg("How many slots of width t_f + t_b does the step last, and for how many of them is one "
+                             "rank busy?",
+                             "一步持续多少个宽为 t_f + t_b 的时间槽？其中一个 rank 忙了几个？")),
           mistakes=(Mistake(lambda _e: _sym.MEGATRON_OVERHEAD,
-                            "that is Megatron's overhead (bubble over busy time); this asks for the fraction of "
-                            "the whole step"),))
+                            msg("that is Megatron's overhead (bubble over busy time); this asks for the fraction of "
+                                "the whole step",
+                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是占整个单步耗"
+                                "时的比例")),))
 def _q11() -> Any:
     expr = _sym.bubble_fraction(_sym.makespan_gpipe(), _sym.busy_per_rank())
     return _assert_matches(expr, lambda d: bk.simulate(bk.schedule("gpipe", d["p"], d["m"]), bk.Costs(
         f=d["t_f"], b=d["t_b"])).bubble_ratio_exact, [{"p": 4, "m": 8, "t_f": 1, "t_b": 2}, {"p": 3, "m": 5, "t_f": 2, "t_b": 3}])
 
 
-@exercise("10.12", hint=("Write the busy time as the total time minus the idle time.",
-                         "Then divide the numerator and the denominator by the total time: what is idle over total "
-                         "called?"),
+@exercise("10.12", hint=(msg("Write the busy time as the total time minus the idle time.",
+                             "把忙碌时间写成总时间减去空闲时间。"),
+                         msg("Then divide the numerator and the denominator by the total time: what is idle over total "
+                             "called?",
+                             "再把分子分母同除以总时间：空闲时间 / 总时间叫什么？")),
           mistakes=(Mistake(lambda _e: _b_symbol() / (1 + _b_symbol()),
-                            "that converts the other way, from the overhead to the fraction"),))
+                            msg("that converts the other way, from the overhead to the fraction",
+                                "这是反方向的换算：从气泡开销算到气泡比例")),))
 def _q12() -> Any:
     b = _b_symbol()
     expr = _sym.overhead_of(b)
@@ -311,11 +348,16 @@ def _q12() -> Any:
     return expr
 
 
-@exercise("10.13", hint=("With v chunks every action is 1/v as long, so the ramps shrink by v but the work does not.",
-                         "Write the makespan as the steady work plus the fill and drain, with the ramp actions 1/v "
-                         "as long, then take the idle share of the step."),
+@exercise("10.13", hint=(msg("With v chunks every action is 1/v as long, so the ramps shrink by v but the work does not.",
+                             "有 v 个 chunk 时，每个动作的时长变为原来的 1/v，所以填充和排空缩短为原来的 1/v，但总"
+                             "工作量不变。"),
+                         msg("Write the makespan as the steady work plus the fill and drain, with the ramp actions 1/v "
+                             "as long, then take the idle share of the step.",
+                             "把 makespan 写成稳态工作加上填充和排空，其中的动作时长为原来的 1/v，再求空闲"
+                             "占单步耗时的比例。")),
           mistakes=(Mistake(lambda _e: _sym.BUBBLE_RATIO,
-                            "that is plain 1F1B's fraction: where do the v chunks enter?"),))
+                            msg("that is plain 1F1B's fraction: where do the v chunks enter?",
+                                "这是普通 1F1B 的气泡比例：v 个 chunk 体现在哪里？")),))
 def _q13() -> Any:
     expr = _sym.bubble_fraction(_sym.makespan_interleaved(), _sym.busy_per_rank())
     return _assert_matches(expr, lambda d: bk.simulate(bk.schedule("interleaved", d["p"], d["m"], d["v"]), bk.Costs(
@@ -323,10 +365,13 @@ def _q13() -> Any:
                                                      {"p": 2, "m": 4, "v": 3, "t_f": 3, "t_b": 3}])
 
 
-@exercise("10.14", hint=("Start from 1F1B's bubble per rank with B split into I and W; then ask which idle slots a "
-                         "delayed W can fill.",
-                         "Draw ZB-H1 for p = 3 with W much shorter than F and I: count the W passes that sit in "
-                         "rank 0's warm-up and cool-down gaps."))
+@exercise("10.14", hint=(msg("Start from 1F1B's bubble per rank with B split into I and W; then ask which idle slots a "
+                             "delayed W can fill.",
+                             "从 B 拆成 I 和 W 后 1F1B 每个 rank 的气泡出发；再想一想推迟的 W 能填进哪些空闲"
+                             "时间槽。"),
+                         msg("Draw ZB-H1 for p = 3 with W much shorter than F and I: count the W passes that sit in "
+                             "rank 0's warm-up and cool-down gaps.",
+                             "画出 p = 3、W 远短于 F 和 I 的 ZB-H1：数一数落在 rank 0 预热和冷却空隙里的 W。")))
 def _q14() -> Any:
     expr = (_sym.p - 1) * (_sym.t_f + t_i - t_w)
 
@@ -338,20 +383,25 @@ def _q14() -> Any:
                                        {"p": 3, "m": 6, "t_f": 1, "t_i": 1, "t_w": 1}])
 
 
-@exercise("10.15", hint=("Set the bubble fraction equal to the target and solve for m.",
-                         "Cross-multiply and collect the terms in m; sp.solve does the algebra."))
+@exercise("10.15", hint=(msg("Set the bubble fraction equal to the target and solve for m.",
+                             "令气泡比例等于目标值，解出 m。"),
+                         msg("Cross-multiply and collect the terms in m; sp.solve does the algebra.",
+                             "交叉相乘，合并含 m 的项；代数运算可以交给 sp.solve。")))
 def _q15() -> Any:
     expr = _sym.solve_min_m()
     assert _sym.min_micro_batch(8, Fraction(1, 5)) == bk.min_micro_batch(8, 0.2)
     return expr
 
 
-@exercise("10.16", hint=("Start from GPipe's makespan without latency; then ask which waits on the critical path "
-                         "now include a hop.",
-                         "Follow the critical path: how many links does the first forward cross on its way down, and "
-                         "the last backward on its way up?"),
+@exercise("10.16", hint=(msg("Start from GPipe's makespan without latency; then ask which waits on the critical path "
+                             "now include a hop.",
+                             "从无延迟时 GPipe 的 makespan 出发；再想一想关键路径上哪些等待现在包含了一跳。"),
+                         msg("Follow the critical path: how many links does the first forward cross on its way down, and "
+                             "the last backward on its way up?",
+                             "沿着关键路径走：第一个前向往下经过几条链路？最后一个反向往回经过几条？")),
           mistakes=(Mistake(lambda _e: _sym.makespan_gpipe() + (_sym.p - 1) * _sym.comm,
-                            "that pays the latency on one way only; the gradients cross the links back too"),))
+                            msg("that pays the latency on one way only; the gradients cross the links back too",
+                                "这只算了单程的延迟；梯度也要经过这些链路传回来")),))
 def _q16() -> Any:
     expr = _sym.makespan_gpipe(comm=_sym.comm)
     samples: list[tuple[int, int, int, int, Fraction]] = [(4, 8, 1, 2, Fraction(1, 2)), (3, 5, 2, 3, Fraction(1))]
@@ -361,8 +411,10 @@ def _q16() -> Any:
     return expr
 
 
-@exercise("10.17", hint=("Count the warm-up forwards rank r runs before its first backward (m >= p).",
-                         "Write 1F1B for p = 4 and read each rank's warm-up: how does its length depend on r?"))
+@exercise("10.17", hint=(msg("Count the warm-up forwards rank r runs before its first backward (m >= p).",
+                             "数一数 rank r 在第一个反向之前预热跑了几个前向（m >= p）。"),
+                         msg("Write 1F1B for p = 4 and read each rank's warm-up: how does its length depend on r?",
+                             "写出 p = 4 的 1F1B，看每个 rank 的预热：它的长度和 r 有什么关系？")))
 def _q17() -> Any:
     r = _sp.Symbol("r", integer=True, nonnegative=True)
     expr = _sym.p - r
@@ -374,87 +426,118 @@ def _q17() -> Any:
 # ----------------------------------------------------------------------------- calculations
 
 
-@exercise("10.18", hint=("This is the fraction of the whole step (idle over p x makespan), not Megatron's ratio: "
-                         "compare the fill and drain with the steady part.",
-                         "Use the closed form you derived for GPipe and 1F1B at these p and m, or simulate 1F1B "
-                         "and read bubble_ratio."),
-          fraction_of="the step",
+@exercise("10.18", hint=(msg("This is the fraction of the whole step (idle over p x makespan), not Megatron's ratio: "
+                             "compare the fill and drain with the steady part.",
+                             "这里要的是占整个单步耗时的比例（空闲时间 / (p x makespan)），不是 Megatron 口径"
+                             "的比值：把填充和排空与稳态部分比较。"),
+                         msg("Use the closed form you derived for GPipe and 1F1B at these p and m, or simulate 1F1B "
+                             "and read bubble_ratio.",
+                             "用你为 GPipe 和 1F1B 推出的闭式解代入这组 p 和 m，或者模拟 1F1B 读 bubble_ratio"
+                             "。")),
+          fraction_of=THE_STEP,
           mistakes=(megatron_overhead(8, 32), swapped_pm(bk.bubble_ratio, 8, 32), utilisation()))
 def _q18() -> float:
     return bk.bubble_ratio(8, 32)
 
 
-@exercise("10.19", hint=("Megatron divides the same bubble time by something other than the whole step: by what?",
-                         "Bubble time over ideal (busy) time: simulate 1F1B for p = 8, m = 32 and read "
-                         "bubble_overhead, or use the paper's closed form."),
-          fraction_of="the busy time",
+@exercise("10.19", hint=(msg("Megatron divides the same bubble time by something other than the whole step: by what?",
+                             "Megatron 用同样的气泡时间除以的不是整步耗时：是什么？"),
+                         msg("Bubble time over ideal (busy) time: simulate 1F1B for p = 8, m = 32 and read "
+                             "bubble_overhead, or use the paper's closed form.",
+                             "气泡时间 / 理想（忙碌）时间：模拟 p = 8, m = 32 的 1F1B，读 bubble_overhead，或"
+                             "者用论文的闭式解。")),
+          fraction_of=msg("the busy time", "忙碌时间"),
           mistakes=(fraction_of_step(8, 32), swapped_pm(bk.bubble_overhead, 8, 32)))
 def _q19() -> float:
     return bk.bubble_overhead(8, 32)
 
 
-@exercise("10.20", hint=("Write the bubble fraction for p = 16 as a function of m and find where it falls to 10 %.",
-                         "Solve the inequality for m, then round up: m must be whole, and one fewer must miss the "
-                         "target."),
-          mistakes=(Mistake(lambda e: e - 1, "that m misses the target by a hair: round up, not down"),))
+@exercise("10.20", hint=(msg("Write the bubble fraction for p = 16 as a function of m and find where it falls to 10 %.",
+                             "把 p = 16 时的气泡比例写成 m 的函数，找出它降到 10% 的位置。"),
+                         msg("Solve the inequality for m, then round up: m must be whole, and one fewer must miss the "
+                             "target.",
+                             "解关于 m 的不等式，再向上取整：m 必须是整数，而且少一个就达不到目标。")),
+          mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round up, not down",
+                                                 "这个 m 差一点点达不到目标：要向上取整，不是向下")),))
 def _q20() -> int:
     m = bk.min_micro_batch(16, 0.1)
     assert m is not None
     return m
 
 
-@exercise("10.21", hint=("With v chunks per rank the ramp actions are 1/v as long while the steady part is not: "
-                         "how does that change the fill and drain?",
-                         "Start from the plain 1F1B fraction for p = 8, m = 16 and ask which term the v divides."),
-          fraction_of="the step",
+@exercise("10.21", hint=(msg("With v chunks per rank the ramp actions are 1/v as long while the steady part is not: "
+                             "how does that change the fill and drain?",
+                             "每个 rank 有 v 个 chunk 时，两头的动作时长变为原来的 1/v，稳态部分不变：填充和排空"
+                             "因此会怎样变化？"),
+                         msg("Start from the plain 1F1B fraction for p = 8, m = 16 and ask which term the v divides.",
+                             "从 p = 8, m = 16 时普通 1F1B 的气泡比例出发，想一想 v 除的是哪一项。")),
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: bk.bubble_ratio(8, 16),
-                            "that is plain 1F1B's fraction (v = 1); interleaving shrinks it"),
+                            msg("that is plain 1F1B's fraction (v = 1); interleaving shrinks it",
+                                "这是普通 1F1B 的气泡比例（v = 1）；交错会让它变小")),
                     megatron_overhead(8, 16, 4)))
 def _q21() -> float:
     return bk.simulate(bk.schedule("interleaved", 8, 16, 4), bk.Costs(f=1, b=2)).bubble_ratio
 
 
-@exercise("10.22", hint=("First the cost of the whole run, then the share of it that is bubble.",
-                         "The run's cost counts every GPU for every hour of the 30 days at the price; the bubble is "
-                         "a fraction of it (not a percentage)."),
+@exercise("10.22", hint=(msg("First the cost of the whole run, then the share of it that is bubble.",
+                             "先算整个训练的花费，再算其中属于气泡的部分。"),
+                         msg("The run's cost counts every GPU for every hour of the 30 days at the price; the bubble is "
+                             "a fraction of it (not a percentage).",
+                             "训练的花费 = 每张 GPU 在 30 天里的每个小时都按单价计；气泡是其中的一个比例（不"
+                             "是百分数）。")),
           rel_tol=1e-9)
 def _q22() -> float:
     return 1024 * 30 * 24 * 2.0 * 0.12
 
 
-@exercise("10.23", hint=("The makespan is one rank's busy time plus its bubble; 10.14 asks for ZB-H1's bubble per rank.",
-                         "Add the work one rank does for all m microbatches to the ZB-H1 bubble you derived, or "
-                         "simulate it with F = I = W = 1."))
+@exercise("10.23", hint=(msg("The makespan is one rank's busy time plus its bubble; 10.14 asks for ZB-H1's bubble per rank.",
+                             "makespan 是一个 rank 的忙碌时间加上它的气泡；10.14 问的就是 ZB-H1 每个 rank 的"
+                             "气泡。"),
+                         msg("Add the work one rank does for all m microbatches to the ZB-H1 bubble you derived, or "
+                             "simulate it with F = I = W = 1.",
+                             "把一个 rank 处理全部 m 个微批的工作量加上你推出的 ZB-H1 气泡，或者用 F = I = W "
+                             "= 1 模拟。")))
 def _q23() -> Any:
     return bk.simulate(bk.schedule("zb-h1", 4, 8), UNIFORM).makespan
 
 
-@exercise("10.24", hint=("Equal stages and no latency: a 1F1B step lasts a whole number of (F + B) slots. How many?",
-                         "Read F and B of the measured layer from bk.h200_costs() (in ms) and count the slots of "
-                         "the step."),
+@exercise("10.24", hint=(msg("Equal stages and no latency: a 1F1B step lasts a whole number of (F + B) slots. How many?",
+                             "各流水级耗时相等、没有延迟：1F1B 的一步持续整数个 (F + B) 时间槽。是几个？"),
+                         msg("Read F and B of the measured layer from bk.h200_costs() (in ms) and count the slots of "
+                             "the step.",
+                             "从 bk.h200_costs() 读出实测层的 F 和 B（单位 ms），再数这一步有几个时间槽。")),
           rel_tol=1e-9)
 def _q24() -> float:
     return float(bk.simulate(bk.schedule("1f1b", 4, 8), bk.h200_costs()).makespan)
 
 
-@exercise("10.25", hint=("First: how many copies of the pipeline (data-parallel replicas) fit on the GPUs?",
-                         "Each GPU belongs to one tensor-parallel group of one stage of one replica; the replicas "
-                         "share the global batch."))
+@exercise("10.25", hint=(msg("First: how many copies of the pipeline (data-parallel replicas) fit on the GPUs?",
+                             "第一步：这些 GPU 能放下几份流水线（数据并行副本）？"),
+                         msg("Each GPU belongs to one tensor-parallel group of one stage of one replica; the replicas "
+                             "share the global batch.",
+                             "每张 GPU 属于某个副本中某个流水级的一个张量并行组；各副本分摊全局 batch。")))
 def _q25() -> int:
     return published.MEGATRON_TABLE1[-1].microbatches(1)
 
 
-@exercise("10.26", hint=("ZB-H2 fills the warm-up bubble with extra forwards: how many forwards does rank 0 run before "
-                         "its first backward?",
-                         "Simulate ZB-H2 for a small p (3 or 4), read max_peak_activations, and find the pattern in p."))
+@exercise("10.26", hint=(msg("ZB-H2 fills the warm-up bubble with extra forwards: how many forwards does rank 0 run before "
+                             "its first backward?",
+                             "ZB-H2 用额外的前向填满预热阶段的气泡：rank 0 在第一个反向之前跑了几个前向？"),
+                         msg("Simulate ZB-H2 for a small p (3 or 4), read max_peak_activations, and find the pattern in p.",
+                             "取较小的 p（3 或 4）模拟 ZB-H2，读 max_peak_activations，找出它随 p 变化的规律"
+                             "。")))
 def _q26() -> float:
     return bk.simulate(bk.schedule("zb-h2", 8, 16), UNIFORM).max_peak_activations
 
 
-@exercise("10.27", hint=("Count the links between neighbouring ranks, then how often one microbatch crosses each.",
-                         "A microbatch's activation goes down every link and its gradient comes back up."),
-          mistakes=(Mistake(lambda e: e // 2, "that counts one direction only: gradients travel back over every "
-                                              "link too"),))
+@exercise("10.27", hint=(msg("Count the links between neighbouring ranks, then how often one microbatch crosses each.",
+                             "先数相邻 rank 之间有几条链路，再数一个微批经过每条链路几次。"),
+                         msg("A microbatch's activation goes down every link and its gradient comes back up.",
+                             "一个微批的激活沿每条链路往下传，梯度再沿原路传回来。")),
+          mistakes=(Mistake(lambda e: e // 2, msg("that counts one direction only: gradients travel back over every "
+                                                  "link too",
+                                                  "这只数了一个方向：梯度也要经过每条链路传回来")),))
 def _q27() -> int:
     return planner.hops_per_step(bk.schedule("1f1b", 8, 32))
 
@@ -477,24 +560,31 @@ def _fastest_within(budget: float, p: int, m: int) -> AnyOf:
     return AnyOf(name for name, t in fits.items() if abs(t - best) <= 1e-9 * abs(best))
 
 
-@exercise("10.28", hint=("Simulate each candidate with F = I = W = 1; drop those whose largest peak exceeds 5.",
-                         "Among those that fit, compare makespans; if two tie, either is right."))
+@exercise("10.28", hint=(msg("Simulate each candidate with F = I = W = 1; drop those whose largest peak exceeds 5.",
+                             "用 F = I = W = 1 模拟每个候选，去掉最大峰值超过 5 的。"),
+                         msg("Among those that fit, compare makespans; if two tie, either is right.",
+                             "在放得下的调度中比较 makespan；如果两个并列，答哪个都对。")))
 def _q28() -> AnyOf:
     return _fastest_within(5, 4, 16)
 
 
-@exercise("10.29", hint=("Write both bubble fractions side by side: the plain one with m doubled, the interleaved one "
-                         "with v = 2.",
-                         "Where does v enter the interleaved fraction, and where does the doubled m enter the plain one?"),
+@exercise("10.29", hint=(msg("Write both bubble fractions side by side: the plain one with m doubled, the interleaved one "
+                             "with v = 2.",
+                             "把两个气泡比例并排写出来：m 加倍后的普通调度，以及 v = 2 的交错式调度。"),
+                         msg("Where does v enter the interleaved fraction, and where does the doubled m enter the plain one?",
+                             "v 出现在交错式气泡比例的哪里？加倍后的 m 又出现在普通调度的哪里？")),
           compare=_letter)
 def _q29() -> str:
     a, b = bk.bubble_ratio(8, 16), bk.bubble_ratio(8, 8, 2)
     return "C" if a == b else ("A" if a < b else "B")
 
 
-@exercise("10.30", hint=("Simulate both with bk.Costs(f=1, b=2, comm=1) and compare makespans.",
-                         "Interleaving shortens the ramps but sends more messages: with a slow link, which effect "
-                         "is bigger here? Answer with the registry name."))
+@exercise("10.30", hint=(msg("Simulate both with bk.Costs(f=1, b=2, comm=1) and compare makespans.",
+                             "用 bk.Costs(f=1, b=2, comm=1) 模拟两者，比较 makespan。"),
+                         msg("Interleaving shortens the ramps but sends more messages: with a slow link, which effect "
+                             "is bigger here? Answer with the registry name.",
+                             "交错让填充和排空变短，但发的消息更多：链路慢的时候，这里哪个效应更大？用调度在 bk.sch"
+                             "edule 中的名字作答。")))
 def _q30() -> str:
     costs = bk.Costs(f=1, b=2, comm=1)
     one = bk.simulate(bk.schedule("1f1b", 4, 8), costs).makespan
@@ -502,11 +592,16 @@ def _q30() -> str:
     return "1f1b" if one < two else "interleaved"
 
 
-@exercise("10.31", hint=("planner.h200_recompute_costs() returns (plain, recomputed); compare their activation.",
-                         "The factor is how many times larger the plain activation is than the recomputed one."),
+@exercise("10.31", hint=(msg("planner.h200_recompute_costs() returns (plain, recomputed); compare their activation.",
+                             "planner.h200_recompute_costs() 返回 (plain, recomputed)；比较两者的 activation"
+                             "。"),
+                         msg("The factor is how many times larger the plain activation is than the recomputed one.",
+                             "这个倍数是：不重计算的激活是重计算后激活的多少倍。")),
           rel_tol=1e-9,
-          mistakes=(Mistake(lambda e: 1 / e, "that ratio is upside down: the factor by which the activations shrink "
-                                             "is plain over recomputed"),))
+          mistakes=(Mistake(lambda e: 1 / e, msg("that ratio is upside down: the factor by which the activations shrink "
+                                                 "is plain over recomputed",
+                                                 "这个比值颠倒了：激活降为原来的几分之一，要用不重计算的除以"
+                                                 "重计算的")),))
 def _q31() -> float:
     plain, rec = planner.h200_recompute_costs()
     return float(plain.activation) / float(rec.activation)  # type: ignore[arg-type]
@@ -515,16 +610,22 @@ def _q31() -> float:
 _LAYERS = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8)
 
 
-@exercise("10.32", hint=("No stage can be faster than the heaviest layer, nor than the total divided by 4: try "
-                         "boundaries between those bounds.",
-                         "For a guess T of the slowest stage, cut greedily whenever a stage would exceed T: does it "
-                         "need more than 4 stages? Lower T until it does."))
+@exercise("10.32", hint=(msg("No stage can be faster than the heaviest layer, nor than the total divided by 4: try "
+                             "boundaries between those bounds.",
+                             "任何流水级都不会比最重的那一层更快，也不会比总量除以 4 更快：在这两个界之间尝试"
+                             "切分点。"),
+                         msg("For a guess T of the slowest stage, cut greedily whenever a stage would exceed T: does it "
+                             "need more than 4 stages? Lower T until it does.",
+                             "先猜一个最慢流水级的耗时 T，只要某个流水级会超过 T 就贪心地切一刀：需要的流水级"
+                             "超过 4 个吗？不断降低 T，直到超过为止。")))
 def _q32() -> Any:
     return balance.bottleneck(list(_LAYERS), 4)
 
 
-@exercise("10.33", hint=("Same bubble at F = I = W; compare max_peak_activations for p = 8, m = 24.",
-                         "Which placement lets rank 0 start its backwards without a round trip through the other ranks?"),
+@exercise("10.33", hint=(msg("Same bubble at F = I = W; compare max_peak_activations for p = 8, m = 24.",
+                             "F = I = W 时两者气泡相同；比较 p = 8, m = 24 时的 max_peak_activations。"),
+                         msg("Which placement lets rank 0 start its backwards without a round trip through the other ranks?",
+                             "哪种放置方式让 rank 0 不必经过其他 rank 绕一圈就能开始反向？")),
           compare=_letter)
 def _q33() -> str:
     h2 = bk.simulate(bk.schedule("zb-h2", 8, 24), UNIFORM)
@@ -542,9 +643,12 @@ def _dualpipev_min_m(p: int) -> int:
     raise AssertionError("no m accepted")
 
 
-@exercise("10.34", hint=("Try bk.schedule('dualpipev', 4, m) for m = 1, 2, ...; read the error message.",
-                         "The error names the rule: at least one microbatch per stage, and DualPipeV has two stages "
-                         "per rank."))
+@exercise("10.34", hint=(msg("Try bk.schedule('dualpipev', 4, m) for m = 1, 2, ...; read the error message.",
+                             "对 m = 1, 2, ... 试 bk.schedule('dualpipev', 4, m)；读报错信息。"),
+                         msg("The error names the rule: at least one microbatch per stage, and DualPipeV has two stages "
+                             "per rank.",
+                             "报错信息说明了规则：每个流水级至少一个微批，而 DualPipeV 每个 rank 有两个流水级"
+                             "。")))
 def _q34() -> int:
     return _dualpipev_min_m(4)
 
@@ -564,9 +668,13 @@ def _versus_same_devices() -> str:
             ("interleaved", "dualpipe"): "C", ("interleaved", "interleaved"): "D"}[(lower, more)]
 
 
-@exercise("10.43", hint=("Put both on the same 8 devices with the same model and m, and read two numbers for each: the "
-                         "bubble_ratio and the memory of the fullest device.",
-                         "bubblekit.memory.frontier(model, 8, 32) tabulates both; remember what DualPipe keeps twice."),
+@exercise("10.43", hint=(msg("Put both on the same 8 devices with the same model and m, and read two numbers for each: the "
+                             "bubble_ratio and the memory of the fullest device.",
+                             "把两者放在同样的 8 张卡上，模型和 m 也相同，各读两个数：bubble_ratio 和占用最多"
+                             "的那张卡的显存。"),
+                         msg("bubblekit.memory.frontier(model, 8, 32) tabulates both; remember what DualPipe keeps twice.",
+                             "bubblekit.memory.frontier(model, 8, 32) 会把两者列成表；别忘了 DualPipe 有什么"
+                             "是存两份的。")),
           compare=_letter)
 def _q43() -> str:
     return _versus_same_devices()
@@ -580,10 +688,14 @@ def _fastest_in_memory(gb: float) -> str:
     return t.best.schedule
 
 
-@exercise("10.44", hint=("Give every candidate the same memory budget per device, drop the ones that do not fit, then "
-                         "compare the time per microbatch of the rest.",
-                         "planner.plan(8, costs=bk.h200_costs(), schedules=(...), vs=(2,), ms=(32,), model=model, "
-                         "gpu_memory=40 * memory.GB) does both; answer with the registry name."))
+@exercise("10.44", hint=(msg("Give every candidate the same memory budget per device, drop the ones that do not fit, then "
+                             "compare the time per microbatch of the rest.",
+                             "给每个候选相同的单卡显存预算，去掉放不下的，再比较剩下的每微批耗时。"),
+                         msg("planner.plan(8, costs=bk.h200_costs(), schedules=(...), vs=(2,), ms=(32,), model=model, "
+                             "gpu_memory=40 * memory.GB) does both; answer with the registry name.",
+                             "planner.plan(8, costs=bk.h200_costs(), schedules=(...), vs=(2,), ms=(32,), mode"
+                             "l=model, gpu_memory=40 * memory.GB) 两步都能做；用调度在 bk.schedule 中的名字作"
+                             "答。")))
 def _q44() -> str:
     return _fastest_in_memory(40)
 
@@ -591,28 +703,36 @@ def _q44() -> str:
 # ----------------------------------------------------------------------------- profiles
 
 
-@exercise("10.35", hint=("A straggler does the same work more slowly than its neighbours: compare the ranks' busy times.",
-                         "lesson10.profile(1).busy lists them; the others wait for the one with the most."))
+@exercise("10.35", hint=(msg("A straggler does the same work more slowly than its neighbours: compare the ranks' busy times.",
+                             "拖后腿的卡做同样的工作比邻居慢：比较各 rank 的忙碌时间。"),
+                         msg("lesson10.profile(1).busy lists them; the others wait for the one with the most.",
+                             "lesson10.profile(1).busy 列出了它们；其他 rank 都在等忙碌时间最长的那个。")))
 def _q35() -> int:
     busy = profile(1).busy
     return max(range(len(busy)), key=lambda r: busy[r])
 
 
-@exercise("10.36", hint=("Add the idle time of every rank inside the step and compare it with all the device-time of "
-                         "the step.",
-                         "tl.idle lists each rank's idle time and tl.makespan the step; tl.p is the number of ranks."),
+@exercise("10.36", hint=(msg("Add the idle time of every rank inside the step and compare it with all the device-time of "
+                             "the step.",
+                             "把每个 rank 在这一步内的空闲时间加起来，和这一步的全部设备时间比较。"),
+                         msg("tl.idle lists each rank's idle time and tl.makespan the step; tl.p is the number of ranks.",
+                             "tl.idle 列出每个 rank 的空闲时间，tl.makespan 是单步耗时；tl.p 是 rank 数。")),
           rel_tol=1e-9,
-          fraction_of="the step",
+          fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: sum(profile(2).idle) / sum(profile(2).busy),
-                            "that divides the idle time by the busy time (Megatron's overhead); the bubble_ratio "
-                            "divides by all device-time"),
+                            msg("that divides the idle time by the busy time (Megatron's overhead); the bubble_ratio "
+                                "divides by all device-time",
+                                "这是用空闲时间除以忙碌时间（Megatron 口径的气泡开销）；bubble_ratio 除的是全"
+                                "部设备时间")),
                     utilisation()))
 def _q36() -> float:
     return profile(2).bubble_ratio
 
 
-@exercise("10.37", hint=("Rank 1's first forward can start only when rank 0's first forward has ended plus one hop.",
-                         "Subtract the end of rank 0's first span from the start of rank 1's first span (in ms)."),
+@exercise("10.37", hint=(msg("Rank 1's first forward can start only when rank 0's first forward has ended plus one hop.",
+                             "rank 1 的第一个前向，要等 rank 0 的第一个前向结束、再过一跳才能开始。"),
+                         msg("Subtract the end of rank 0's first span from the start of rank 1's first span (in ms).",
+                             "用 rank 1 第一个 span 的开始时间减去 rank 0 第一个 span 的结束时间（单位 ms）。")),
           rel_tol=1e-6)
 def _q37() -> float:
     tl = profile(3)
@@ -621,14 +741,18 @@ def _q37() -> float:
     return float(first1.start - first0.end)
 
 
-@exercise("10.38", hint=("largest_gaps(1) gives the longest idle interval and the rank it is on.",
-                         "In GPipe, which rank waits longest between its last forward and its first backward?"))
+@exercise("10.38", hint=(msg("largest_gaps(1) gives the longest idle interval and the rank it is on.",
+                             "largest_gaps(1) 给出最长的空闲区间以及它所在的 rank。"),
+                         msg("In GPipe, which rank waits longest between its last forward and its first backward?",
+                             "在 GPipe 中，哪个 rank 在最后一个前向和第一个反向之间等得最久？")))
 def _q38() -> int:
     return profile(4).largest_gaps(1)[0].rank
 
 
-@exercise("10.39", hint=("Compare the ranks' busy times in profile(5): are they equal?",
-                         "More microbatches or chunks shrink the ramps, not a stage that is slower than the others."),
+@exercise("10.39", hint=(msg("Compare the ranks' busy times in profile(5): are they equal?",
+                             "比较 profile(5) 中各 rank 的忙碌时间：它们相等吗？"),
+                         msg("More microbatches or chunks shrink the ramps, not a stage that is slower than the others.",
+                             "更多的微批或 chunk 能缩短填充和排空，但解决不了一个比其他都慢的流水级。")),
           compare=_letter)
 def _q39() -> str:
     busy = profile(5).busy
@@ -640,28 +764,36 @@ def _q39() -> str:
 _B2F = bk.Costs(f=1, b=2)
 
 
-@exercise("10.40", hint=("Each rank warms up with some forwards, then alternates one backward and one forward, then "
-                         "drains its backwards.",
-                         "The last rank runs each backward right after its forward; each earlier rank warms up with "
-                         "one more forward than the rank after it."),
+@exercise("10.40", hint=(msg("Each rank warms up with some forwards, then alternates one backward and one forward, then "
+                             "drains its backwards.",
+                             "每个 rank 先用若干前向预热，然后一个反向、一个前向交替，最后排空剩下的反向。"),
+                         msg("The last rank runs each backward right after its forward; each earlier rank warms up with "
+                             "one more forward than the rank after it.",
+                             "最后一个 rank 每跑完一个前向就紧接着跑它的反向；每个更靠前的 rank，预热时比它后"
+                             "面的 rank 多跑一个前向。")),
           compare=whiteboard)
 def _q40() -> WhiteboardTarget:
     ref = bk.simulate(bk.schedule("1f1b", 3, 3), _B2F)
     return target(3, 3, _B2F, ref.makespan, cap=ref.max_peak_activations, split=False)
 
 
-@exercise("10.41", hint=("Keep 1F1B's order with B split into I then W, then delay some W into the gaps.",
-                         "Run each I as soon as its gradient arrives (it is on the critical path) and keep a W back "
-                         "for the moments a rank would otherwise wait."),
+@exercise("10.41", hint=(msg("Keep 1F1B's order with B split into I then W, then delay some W into the gaps.",
+                             "保持 1F1B 的顺序，把 B 拆成先 I 后 W，再把一些 W 推迟到空隙里。"),
+                         msg("Run each I as soon as its gradient arrives (it is on the critical path) and keep a W back "
+                             "for the moments a rank would otherwise wait.",
+                             "梯度一到就跑对应的 I（它在关键路径上），留一些 W 到 rank 本来要等待的时候再跑。")),
           compare=whiteboard)
 def _q41() -> WhiteboardTarget:
     ref = bk.simulate(bk.schedule("zb-h1", 2, 4), UNIFORM)
     return target(2, 4, UNIFORM, ref.makespan, cap=2)
 
 
-@exercise("10.42", hint=("Let rank 0 run extra forwards in its warm-up, then keep every rank busy with F, I, W.",
-                         "A rank is idle inside its span only when its next action waits for another rank: give "
-                         "each rank's early part forwards and its late part W passes."),
+@exercise("10.42", hint=(msg("Let rank 0 run extra forwards in its warm-up, then keep every rank busy with F, I, W.",
+                             "让 rank 0 在预热时多跑几个前向，然后用 F、I、W 让每个 rank 都保持忙碌。"),
+                         msg("A rank is idle inside its span only when its next action waits for another rank: give "
+                             "each rank's early part forwards and its late part W passes.",
+                             "rank 只有在下一个动作要等另一个 rank 时才会在自己的跨度内空闲：每个 rank 前段多"
+                             "安排前向，后段多安排 W。")),
           compare=whiteboard)
 def _q42() -> WhiteboardTarget:
     ref = bk.simulate(bk.schedule("zb-h2", 3, 5), UNIFORM)
