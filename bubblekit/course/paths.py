@@ -58,7 +58,7 @@ SPRINT: tuple[Step, ...] = (
     Step("03", "core path", 30),
     Step("04", "core path", 30),
     Step("07", "core path", 30),
-    Step("09", "the whole lesson", 20),
+    Step("09", "core path", 25),
     Step("10", "the questions, in the bank's order", 40),
 )
 
