@@ -189,8 +189,10 @@ def test_relative_links_resolve() -> None:
         for cell in nb.cells:
             if cell.cell_type == "markdown":
                 broken += [f"{rel(path)} -> {t}" for t in _links(cell.source) if not _target(path.parent, t).exists()]
-    for doc in ("README.md", "CONTRIBUTING.md"):
+    for doc in ("README.md", "README.zh-CN.md", "CONTRIBUTING.md", "docs/instructor_guide.md",
+                "docs/instructor_guide.zh-CN.md", "benchmarks/README.md"):
         if (ROOT / doc).exists():
             text = (ROOT / doc).read_text(encoding="utf-8")
-            broken += [f"{doc} -> {t}" for t in _links(text) if not _target(ROOT, t).exists()]
+            base = (ROOT / doc).parent
+            broken += [f"{doc} -> {t}" for t in _links(text) if not _target(base, t).exists()]
     assert not broken, "broken links:\n" + "\n".join(broken)
