@@ -336,3 +336,26 @@ def test_every_registered_exercise_computes_and_accepts_its_own_value() -> None:
 ])
 def test_numeric_literal_detector(source: str, typed: bool) -> None:
     assert _numeric_literal(ast.parse(source, mode="eval").body) is typed
+
+
+def test_bank_titles_are_the_bank_notebooks_headings() -> None:
+    """lesson10.BANK's titles are the headings of the interview bank, English and Chinese (one source each)."""
+    import json
+    import re
+    from pathlib import Path
+
+    from bubblekit.course.checks import lesson10
+
+    root = Path(__file__).resolve().parent.parent
+
+    def headings(path: Path) -> dict[str, str]:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        found = (re.match(r"###\s+(10\.\d+)\s+·\s+(.+)", "".join(c["source"]).split("\n")[0])
+                 for c in cells if c["cell_type"] == "markdown")
+        return {m.group(1): m.group(2).strip() for m in found if m}
+
+    en = headings(root / "solutions" / "10_interview_bank.ipynb")
+    zh = headings(root / "solutions" / "zh" / "10_interview_bank.ipynb")
+    assert {item.id for item in lesson10.BANK} == set(en) == set(zh)
+    for item in lesson10.BANK:
+        assert (item.title_en, item.title_zh) == (en[item.id], zh[item.id]), item.id
