@@ -7,6 +7,7 @@ from fractions import Fraction
 import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
+from bubblekit.i18n import register, tr
 from bubblekit.course import published
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
@@ -40,6 +41,17 @@ def fixed_gpu_step_times(gpus: int = 16, batch: int = 32, f_model: int = 16, b_m
     return out
 
 
+register({
+    # fixed_gpu_table's title, headers and note (lesson 09); column keys stay English
+    "checks.l09.fixed_gpu.pipelines": {"en": "pipelines", "zh": "流水线条数"},
+    "checks.l09.fixed_gpu.step": {"en": "step (slots)", "zh": "单步耗时（时间槽）"},
+    "checks.l09.fixed_gpu.title": {"en": "{gpus} GPUs, {batch} sequences per step, micro-batch 1, 1F1B",
+                                   "zh": "{gpus} 张 GPU，每步 {batch} 条序列，微批大小 1，1F1B"},
+    "checks.l09.fixed_gpu.note": {"en": "the whole model costs F = {f}, B = {b} slots per sequence; each stage does 1/p of it",
+                                  "zh": "整个模型每条序列耗时 F = {f}、B = {b} 个时间槽；每个流水级承担其中的 1/p"},
+})
+
+
 def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model: int = 32) -> bk.Table:
     """:func:`fixed_gpu_step_times` as a table: ``p``, ``pipelines`` (``gpus / p``), ``m`` and the step time.
 
@@ -48,9 +60,10 @@ def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model:
     times = fixed_gpu_step_times(gpus, batch, f_model, b_model)
     rows = [{"p": p, "pipelines": gpus // p, "m": batch * p // gpus, "step": t} for p, t in times.items()]
     return bk.Table(
-        rows, formats={"step": "decimal"}, headers={"step": "step (slots)"},
-        title=f"{gpus} GPUs, {batch} sequences per step, micro-batch 1, 1F1B",
-        note=f"the whole model costs F = {f_model}, B = {b_model} slots per sequence; each stage does 1/p of it",
+        rows, formats={"step": "decimal"},
+        headers={"pipelines": tr("checks.l09.fixed_gpu.pipelines"), "step": tr("checks.l09.fixed_gpu.step")},
+        title=tr("checks.l09.fixed_gpu.title", gpus=gpus, batch=batch),
+        note=tr("checks.l09.fixed_gpu.note", f=f_model, b=b_model),
     )
 
 
