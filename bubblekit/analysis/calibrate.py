@@ -165,8 +165,9 @@ register({
     "calibrate.predict.per_1000": {"en": "microbatches / 1000 {u}", "zh": "微批 / 1000 {u}"},
     "calibrate.predict.per_mb": {"en": "per microbatch ({u})", "zh": "每个微批（{u}）"},
     "calibrate.predict.formula": {"en": "formula (equal stages)", "zh": "公式（各流水级相同）"},
-    "calibrate.predict.title": {"en": "{name}, p={p}, simulated with {costs}", "zh": "{name}，p={p}，代价：{costs}"},
-    "calibrate.predict.given": {"en": "the given costs", "zh": "给定的代价"},
+    "calibrate.predict.title": {"en": "{name}, p={p}, simulated with {costs}", "zh": "{name}，p={p}，按“{costs}”的耗时模拟"},
+    "calibrate.predict.title_given": {"en": "{name}, p={p}, simulated with the given costs",
+                                      "zh": "{name}，p={p}，按给定的耗时模拟"},
     "calibrate.predict.note": {"en": "bubble_ratio = idle / (p x makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p x makespan)"},
 })
 
@@ -930,6 +931,6 @@ def predict(costs: Costs, schedule: str, p: int, ms: Sequence[int], *, v: int | 
                                 "bubble_ratio": "percent", "formula": "percent"},
                  headers={"makespan": tr("calibrate.table.makespan", u=u), "per_microbatch": tr("calibrate.predict.per_mb", u=u),
                           "throughput": rate, "formula": tr("calibrate.predict.formula")},
-                 title=tr("calibrate.predict.title", name=entry.display_name, p=p,
-                          costs=costs.name or tr("calibrate.predict.given")),
+                 title=tr("calibrate.predict.title" if costs.name else "calibrate.predict.title_given",
+                          name=entry.display_name, p=p, costs=costs.name),
                  note=tr("calibrate.predict.note"))
