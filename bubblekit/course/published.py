@@ -132,7 +132,7 @@ register({
     "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)"},
     "published.ws.ratio_from": {"en": "computed: {method}", "zh": "计算：{method}"},
     "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌"},
-    "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算，同一次模拟"},
+    "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算（同上）"},
     "published.ws.hours": {"en": "GPU-hours of the run", "zh": "这次训练的 GPU 小时数"},
     "published.ws.idle": {"en": "idle GPU-hours = bubble_ratio × GPU-hours", "zh": "空闲 GPU 小时数 = bubble_ratio × GPU 小时数"},
     "published.ws.price": {"en": "price (USD per GPU-hour)", "zh": "价格（美元 / GPU 小时）"},

@@ -7,10 +7,10 @@ from fractions import Fraction
 import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
-from bubblekit.i18n import register, tr
 from bubblekit.course import published
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.i18n import register, tr
 
 
 @exercise("09.1", hint=("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
