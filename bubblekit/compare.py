@@ -398,9 +398,9 @@ def facts(names: Sequence[str], p: int = 4, *, up_to: int = 16) -> Table:
         ok = set(legal_ms(e.name, p, None, up_to=up_to))
         refused = [mm for mm in range(1, up_to + 1) if mm not in ok]
         chunks = {"one": "v = 1", "many": "v ≥ 2", "two": "v = 2 (V)"}.get(e.chunks, e.chunks)
-        rows.append({"schedule": e.display_name, "chunks": chunks, "m_rule": e.m_rule,
+        rows.append({"schedule": e.display_name, "chunks": chunks, "m_rule": e.m_rule_text,
                      "refused": ", ".join(map(str, refused)) or tr("compare.facts.none"),
-                     "bubble": e.bubble_text or None, "peak": e.peak_text or None, "torch": e.torch_class})
+                     "bubble": e.bubble_text or None, "peak": e.peak_words or None, "torch": e.torch_class})
     return Table(rows, headers={"schedule": tr("compare.schedule"), "chunks": tr("compare.facts.chunks"),
                                 "m_rule": tr("compare.facts.m_rule"), "refused": tr("compare.facts.refused", up_to=up_to, p=p),
                                 "bubble": "bubble_ratio", "peak": tr("compare.peak"), "torch": tr("compare.facts.torch")},

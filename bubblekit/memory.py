@@ -47,6 +47,7 @@ from typing import Any
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.schedules import Schedule
 from bubblekit.simulator import simulate
 from bubblekit.text import Table
@@ -55,6 +56,58 @@ __all__ = [
     "GB", "GiB", "Precision", "PRECISIONS", "Model", "model_state_bytes", "activation_bytes_per_layer",
     "RankMemory", "MemoryReport", "memory_per_rank", "fits", "stage_layers",
 ]
+
+register({
+    # the per-rank breakdown (MemoryReport.table) and the frontier (lesson 07); column keys stay English
+    "memory.rank.layers": {"en": "layers", "zh": "层数"},
+    "memory.rank.weights": {"en": "weights ({unit})", "zh": "权重（{unit}）"},
+    "memory.rank.grads": {"en": "grads ({unit})", "zh": "梯度（{unit}）"},
+    "memory.rank.optimizer": {"en": "optimizer ({unit})", "zh": "优化器状态（{unit}）"},
+    "memory.rank.activations": {"en": "activations ({unit})", "zh": "激活（{unit}）"},
+    "memory.rank.total": {"en": "total ({unit})", "zh": "合计（{unit}）"},
+    "memory.rank.peak": {"en": "peak (microbatches)", "zh": "峰值（微批数）"},
+    "memory.fits": {"en": "; fits in {gpu:.4g} {unit} (largest: rank {rank}, {largest:.4g} {unit})",
+                    "zh": "；放得进 {gpu:.4g} {unit} 显存（最大的是 rank {rank}，{largest:.4g} {unit}）"},
+    "memory.does_not_fit": {"en": "; does NOT fit in {gpu:.4g} {unit} (largest: rank {rank}, {largest:.4g} {unit})",
+                            "zh": "；放不进 {gpu:.4g} {unit} 显存（最大的是 rank {rank}，{largest:.4g} {unit}）"},
+    "memory.title": {"en": "memory per rank, {schedule}{verdict}", "zh": "每个 rank 的显存，{schedule}{verdict}"},
+    "memory.state_note": {"en": "state: {precision} ({bytes} B/parameter); {notes}",
+                          "zh": "模型状态：{precision}（每个参数 {bytes} B）；{notes}"},
+    "memory.note.activations": {"en": "activations: {mib:.4g} MiB per layer per microbatch ({source}{options})",
+                                "zh": "激活：每层每个微批 {mib:.4g} MiB（{source}{options}）"},
+    "memory.note.h200": {"en": "measured H200", "zh": "H200 实测"},
+    "memory.note.korthikanti": {"en": "Korthikanti et al.", "zh": "Korthikanti 等人的公式"},
+    "memory.note.not_counted": {"en": "not counted: embedding/loss activations, buffers, CUDA context",
+                                "zh": "未计入：embedding/loss 的激活、缓冲区、CUDA 上下文"},
+    "memory.note.copies": {"en": "{pipes} copies of the model (one per direction)",
+                           "zh": "模型有 {pipes} 份副本（每个方向一份）"},
+    "memory.note.zero": {"en": "ZeRO-{zero} over dp={dp}", "zh": "ZeRO-{zero} 切分到 dp={dp} 个副本上"},
+    "memory.precision.bf16_grads": {
+        "en": "mixed-precision Adam: 16-bit weights and gradients, fp32 master weights, momentum and variance",
+        "zh": "混合精度 Adam：16 位权重和梯度，fp32 的主权重、动量和方差"},
+    "memory.precision.fp32_grads": {
+        "en": "16-bit weights, fp32 gradient accumulation, fp32 master weights, momentum and variance",
+        "zh": "16 位权重，fp32 梯度累加，fp32 的主权重、动量和方差"},
+    "memory.frontier.devices": {"en": "same {n} devices", "zh": "都用 {n} 个设备"},
+    "memory.frontier.stages": {"en": "same PP = {n} model stages (the DualPipe README's basis)",
+                               "zh": "都切成 PP = {n} 个模型流水级，即 DualPipe README 的口径"},
+    "memory.frontier.note": {"en": "{what}, m = {m}, {costs}; memory in GB (10^9 B) per device, its largest rank; "
+                                   "bubble_ratio = idle / (devices × makespan)",
+                             "zh": "{what}，m = {m}，{costs}；显存是单个设备的用量（取最大的 rank），单位 GB（10^9 B）；"
+                                   "bubble_ratio（气泡比例）= 空闲 / (设备数 × makespan)"},
+    "memory.frontier.left_out": {"en": "; left out: {names}", "zh": "；未列出：{names}"},
+    "memory.frontier.title": {"en": "bubble vs memory per device ({what})", "zh": "气泡与每个设备的显存（{what}）"},
+    "memory.frontier.schedule": {"en": "schedule", "zh": "调度"},
+    "memory.frontier.devices_col": {"en": "devices", "zh": "设备数"},
+    "memory.frontier.stages_col": {"en": "stages", "zh": "流水级数"},
+    "memory.frontier.slot": {"en": "slot", "zh": "时间槽"},
+    "memory.frontier.time": {"en": "time per microbatch ({unit})", "zh": "每个微批的时间（{unit}）"},
+    "memory.frontier.activations": {"en": "activations GB", "zh": "激活 GB"},
+    "memory.frontier.state": {"en": "state GB", "zh": "模型状态 GB"},
+    "memory.frontier.total": {"en": "total GB", "zh": "合计 GB"},
+    "memory.frontier.messages": {"en": "messages", "zh": "消息数"},
+    "memory.frontier.fits": {"en": "fits", "zh": "放得下"},
+})
 
 #: One gigabyte as ZeRO and GPU vendors write memory sizes (10^9 bytes), and one gibibyte (2^30).
 GB = 10**9
@@ -87,6 +140,9 @@ PRECISIONS: dict[str, Precision] = {
         2, 4, 12, "Megatron-LM, megatron/training/theoretical_memory_usage.py: 18 bytes per parameter"),
 }
 PRECISIONS["mixed"] = PRECISIONS["bf16-grads"]
+#: The catalogue key of each built-in precision's name (a custom Precision shows its own name).
+_PRECISION_KEYS = {PRECISIONS["bf16-grads"].name: "memory.precision.bf16_grads",
+                   PRECISIONS["fp32-grads"].name: "memory.precision.fp32_grads"}
 
 
 def _precision(precision: str | Precision) -> Precision:
@@ -318,13 +374,17 @@ class MemoryReport:
                  "peak (microbatches)": r.peak_activations, "total": r.total / k} for r in self.ranks]
         verdict = ""
         if self.gpu_memory is not None:
-            verdict = (f"; {'fits' if self.fits else 'does NOT fit'} in {self.gpu_memory / k:.4g} {unit} "
-                       f"(largest: rank {self.worst_rank}, {self.max_total / k:.4g} {unit})")
+            verdict = tr("memory.fits" if self.fits else "memory.does_not_fit", gpu=self.gpu_memory / k, unit=unit,
+                         rank=self.worst_rank, largest=self.max_total / k)
+        headers = {c: tr(f"memory.rank.{c}", unit=unit) for c in ("weights", "grads", "optimizer", "activations", "total")}
+        headers.update({"layers": tr("memory.rank.layers"), "peak (microbatches)": tr("memory.rank.peak")})
         return Table(
             rows, formats={c: "float2" for c in ("weights", "grads", "optimizer", "activations", "total")},
-            headers={c: f"{c} ({unit})" for c in ("weights", "grads", "optimizer", "activations", "total")},
-            title=f"memory per rank, {self.schedule}{verdict}",
-            note=f"state: {self.precision.name} ({self.precision.total} B/parameter); " + "; ".join(self.notes),
+            headers=headers,
+            title=tr("memory.title", schedule=self.schedule, verdict=verdict),
+            note=tr("memory.state_note", precision=tr(_PRECISION_KEYS[self.precision.name]) if self.precision.name in _PRECISION_KEYS
+                    else self.precision.name, bytes=self.precision.total,
+                    notes=("；" if get_language() == "zh" else "; ").join(self.notes)),
         )
 
     def __str__(self) -> str:
@@ -394,14 +454,14 @@ def memory_per_rank(
         st = model_state_bytes(params, prec, dp=dp, zero=zero)
         ranks.append(RankMemory(r, layers, params, st["weights"], st["grads"], st["optimizer"],
                                 float(res.peak_activations[r]), float(unit_res.peak_activations[r])))
-    notes = [f"activations: {per_layer / 2**20:.4g} MiB per layer per microbatch "
-             f"({'measured H200' if activations == 'h200' else 'Korthikanti et al.'}"
-             f"{', tp=' + str(tp) if tp > 1 else ''}{', recompute=' + recompute if recompute != 'none' else ''})",
-             "not counted: embedding/loss activations, buffers, CUDA context"]
+    notes = [tr("memory.note.activations", mib=per_layer / 2**20,
+                source=tr("memory.note.h200" if activations == "h200" else "memory.note.korthikanti"),
+                options=f"{', tp=' + str(tp) if tp > 1 else ''}{', recompute=' + recompute if recompute != 'none' else ''}"),
+             tr("memory.note.not_counted")]
     if schedule.pipes > 1:
-        notes.append(f"{schedule.pipes} copies of the model (one per direction)")
+        notes.append(tr("memory.note.copies", pipes=schedule.pipes))
     if dp > 1 and zero:
-        notes.append(f"ZeRO-{zero} over dp={dp}")
+        notes.append(tr("memory.note.zero", zero=zero, dp=dp))
     gpu = None if gpu_memory is None else float(check_number("gpu_memory", gpu_memory, minimum=0, allow_equal=False))
     return MemoryReport(schedule.name, tuple(ranks), prec, gpu, tuple(notes))
 
@@ -505,18 +565,22 @@ def frontier(
             "activations": worst.activations / GB, "state": worst.state / GB, "total": worst.total / GB,
             "messages": sched.hops_per_step, "fits": rep.fits,
         })
-    what = (f"same {n} devices" if basis == "devices" else f"same PP = {n} model stages (the DualPipe README's basis)")
-    note = (f"{what}, m = {m}, {base.describe()}; memory in GB (10^9 B) per device, its largest rank; "
-            f"bubble_ratio = idle / (devices × makespan)")
+    what = tr("memory.frontier.devices" if basis == "devices" else "memory.frontier.stages", n=n)
+    note = tr("memory.frontier.note", what=what, m=m, costs=base.describe())
     if left_out:
-        note += "; left out: " + ", ".join(left_out)
+        note += tr("memory.frontier.left_out", names=", ".join(left_out))
     return Table(rows, ["schedule", "devices", "stages", "bubble_ratio", "time_per_microbatch", "activations",
                         "state", "total", "messages", "fits"],
                  formats={"bubble_ratio": "percent", "time_per_microbatch": "float2", "activations": "float1",
                           "state": "float1", "total": "float1"},
-                 headers={"time_per_microbatch": f"time per microbatch ({base.unit})", "activations": "activations GB",
-                          "state": "state GB", "total": "total GB"},
-                 title=f"bubble vs memory per device ({what})", note=note)
+                 headers={"schedule": tr("memory.frontier.schedule"), "devices": tr("memory.frontier.devices_col"),
+                          "stages": tr("memory.frontier.stages_col"),
+                          "time_per_microbatch": tr("memory.frontier.time",
+                                                          unit=tr("memory.frontier.slot") if base.unit == "slot" else base.unit),
+                          "activations": tr("memory.frontier.activations"), "state": tr("memory.frontier.state"),
+                          "total": tr("memory.frontier.total"), "messages": tr("memory.frontier.messages"),
+                          "fits": tr("memory.frontier.fits")},
+                 title=tr("memory.frontier.title", what=what), note=note)
 
 
 def _scaled(costs: Costs, k: int) -> Costs:

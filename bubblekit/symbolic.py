@@ -38,6 +38,7 @@ import sympy as sp
 from bubblekit._validate import check_int
 from bubblekit.actions import Action
 from bubblekit.costs import Costs
+from bubblekit.i18n import register, tr
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules import spec
 from bubblekit.simulator import SimResult, simulate
@@ -53,6 +54,24 @@ __all__ = [
     "solve_min_m", "min_micro_batch", "evaluate",
     "critical_hops", "round_trips", "confirm", "Confirmation", "Case", "QUANTITIES", "CONDITIONS",
 ]
+
+register({
+    # confirm()'s report and table (lesson 03); quantity names and the grid stay as code writes them
+    "symbolic.agree": {"en": "{quantity}: sympy = simulator in all {n} cases",
+                       "zh": "{quantity}：全部 {n} 个情形中 sympy = 模拟器"},
+    "symbolic.differ": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})",
+                        "zh": "{quantity}：{n} 个情形中有 {bad} 个 sympy ≠ 模拟器（其中 {larger} 个模拟器的值更大）"},
+    "symbolic.refused": {"en": "; {refused} refused by the schedule's m rule",
+                         "zh": "；另有 {refused} 个情形不满足该调度对 m 的要求，未比较"},
+    "symbolic.a_condition": {"en": "a condition", "zh": "自定义条件"},
+    "symbolic.title.every": {"en": "{quantity}, every case", "zh": "{quantity}，全部情形"},
+    "symbolic.title.every_same": {"en": "{quantity}, every case ({same})", "zh": "{quantity}，全部情形（{same}）"},
+    "symbolic.title.differ": {"en": "{quantity}, cases that differ", "zh": "{quantity}，不一致的情形"},
+    "symbolic.title.differ_same": {"en": "{quantity}, cases that differ ({same})",
+                                   "zh": "{quantity}，不一致的情形（{same}）"},
+    "symbolic.simulator": {"en": "simulator", "zh": "模拟器"},
+    "symbolic.equal": {"en": "equal", "zh": "一致"},
+})
 
 #: Pipeline stages (ranks), a positive integer.
 p = sp.Symbol("p", positive=True, integer=True)
@@ -437,24 +456,25 @@ class Confirmation:
         fixed = [k for k in settings if k not in ("p", "m") and rows
                  and len({getattr(r, k) for r in rows}) == 1]
         cols = [k for k in settings if k not in fixed] + ["formula", "simulated", "equal"]
-        what = "every case" if all_cases else "cases that differ"
         same = ", ".join(str(getattr(rows[0], k)) if k == "schedule" else f"{k} = {getattr(rows[0], k)}"
                          for k in fixed)
+        key = "symbolic.title." + ("every" if all_cases else "differ") + ("_same" if same else "")
+        title = tr(key, quantity=self.quantity, same=same)
         return Table([{k: getattr(r, k) for k in cols} for r in rows], cols,
                      formats={"formula": "exact", "simulated": "exact"},
-                     headers={"formula": "sympy", "simulated": "simulator"},
-                     title=f"{self.quantity}, {what}" + (f" ({same})" if same else ""))
+                     headers={"formula": "sympy", "simulated": tr("symbolic.simulator"), "equal": tr("symbolic.equal")},
+                     title=title)
 
     def __repr__(self) -> str:
         n, bad = len(self.cases), len(self.mismatches)
         if not bad:
-            head = f"{self.quantity}: sympy = simulator in all {n} cases"
+            head = tr("symbolic.agree", quantity=self.quantity, n=n)
         else:
             larger = sum(1 for k in self.mismatches if _larger(k.simulated, k.formula))
-            head = f"{self.quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})"
+            head = tr("symbolic.differ", quantity=self.quantity, bad=bad, n=n, larger=larger)
         grid = f"{', '.join(self.schedules)}; {self.grid}"
         if self.refused:
-            grid += f"; {self.refused} refused by the schedule's m rule"
+            grid += tr("symbolic.refused", refused=self.refused)
         return head + "\n" + textwrap.fill(grid, width=88, initial_indent="  ", subsequent_indent="  ")
 
     __str__ = __repr__
@@ -540,7 +560,7 @@ def confirm(
             raise ValueError(f"where must be one of {sorted(CONDITIONS)} or a function (p, m, v) -> bool, got {where!r}")
         keep, where_text = CONDITIONS[where], where
     elif callable(where):
-        keep, where_text = where, "a condition"
+        keep, where_text = where, tr("symbolic.a_condition")
     else:
         raise TypeError(f"where must be a condition name or a function (p, m, v) -> bool, got {where!r}")
     configs = [(e, pp, mm, vv) for e in entries for pp in ps for mm in ms

@@ -43,6 +43,7 @@ from typing import Any
 
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs, load_h200_layer_costs
+from bubblekit.i18n import register, tr
 from bubblekit.text import Table
 
 __all__ = [
@@ -63,6 +64,24 @@ DP_MAX = 100_000_000
 #: The most-even tie-break (``k n L`` steps) runs up to this size; above it the earliest
 #: boundaries under the optimal bottleneck are returned.
 EVEN_LIMIT = 20_000_000
+
+
+register({
+    # Partition.describe and the measured pieces table (lesson 05); column keys stay English
+    "balance.stage": {"en": "stage {j}: {cost}  [{layers}]", "zh": "流水级 {j}：{cost}  [{layers}]"},
+    "balance.pieces": {"en": "{first} .. {last} ({n} pieces)", "zh": "{first} .. {last}（共 {n} 块）"},
+    "balance.summary": {"en": "bottleneck {bottleneck}, imbalance {imbalance:.3f} (max / mean)",
+                        "zh": "瓶颈 {bottleneck}，不均衡度 {imbalance:.3f}（最大 / 平均）"},
+    "balance.costs_name": {"en": "{method} partition, {p} stages", "zh": "{method} 划分，{p} 个流水级"},
+    "balance.attn_F": {"en": "attention F ms", "zh": "注意力前向 ms"},
+    "balance.attn_B": {"en": "attention B ms", "zh": "注意力反向 ms"},
+    "balance.mlp_F": {"en": "MLP F ms", "zh": "MLP 前向 ms"},
+    "balance.mlp_B": {"en": "MLP B ms", "zh": "MLP 反向 ms"},
+    "balance.ratio_F": {"en": "MLP ÷ attention (F)", "zh": "MLP ÷ 注意力（前向）"},
+    "balance.ratio_FB": {"en": "MLP ÷ attention (F+B)", "zh": "MLP ÷ 注意力（前向 + 反向）"},
+    "balance.pieces_title": {"en": "measured on one NVIDIA H200, bf16, micro-batch 1 (bubblekit/data)",
+                             "zh": "在一张 NVIDIA H200 上实测，bf16，微批大小 1（bubblekit/data）"},
+})
 
 
 @dataclass(frozen=True)
@@ -352,9 +371,10 @@ class Partition:
         """A short table: one line per stage with its layers and cost."""
         lines = []
         for j, (names, c) in enumerate(zip(self.stage_names(), self.stage_costs)):
-            shown = " ".join(names) if len(names) <= 6 else f"{names[0]} .. {names[-1]} ({len(names)} pieces)"
-            lines.append(f"stage {j}: {float(c):.{digits}f}  [{shown}]")
-        lines.append(f"bottleneck {float(self.bottleneck):.{digits}f}, imbalance {self.imbalance:.3f} (max / mean)")
+            shown = (" ".join(names) if len(names) <= 6
+                     else tr("balance.pieces", first=names[0], last=names[-1], n=len(names)))
+            lines.append(tr("balance.stage", j=j, cost=f"{float(c):.{digits}f}", layers=shown))
+        lines.append(tr("balance.summary", bottleneck=f"{float(self.bottleneck):.{digits}f}", imbalance=self.imbalance))
         return "\n".join(lines)
 
     def to_costs(self, *, comm: Number = 0, unit: str = "ms", name: str | None = None) -> Costs:
@@ -386,7 +406,7 @@ class Partition:
         act_bytes = [sum(x.activation_bytes for x in g) for g in groups]
         mean_bytes = sum(act_bytes) / len(act_bytes)
         activation: Any = [float(a / mean_bytes) for a in act_bytes] if mean_bytes else 1
-        label = name if name is not None else f"{self.method} partition, {self.p} stages"
+        label = name if name is not None else tr("balance.costs_name", method=self.method, p=self.p)
         return Costs(
             f=f, b=b, comm=comm, activation=activation, unit=unit, name=label,
             extra={"activation_bytes_per_microbatch": mean_bytes, "stage_activation_bytes": tuple(act_bytes)},
@@ -524,7 +544,7 @@ def pieces_table() -> Table:
         })
     return Table(
         rows, formats=dict.fromkeys(("attn_F", "attn_B", "mlp_F", "mlp_B", "mlp_vs_attn_F", "mlp_vs_attn_FB"), "float2"),
-        headers={"attn_F": "attention F ms", "attn_B": "attention B ms", "mlp_F": "MLP F ms", "mlp_B": "MLP B ms",
-                 "mlp_vs_attn_F": "MLP ÷ attention (F)", "mlp_vs_attn_FB": "MLP ÷ attention (F+B)"},
-        title="measured on one NVIDIA H200, bf16, micro-batch 1 (bubblekit/data)",
+        headers={"attn_F": tr("balance.attn_F"), "attn_B": tr("balance.attn_B"), "mlp_F": tr("balance.mlp_F"),
+                 "mlp_B": tr("balance.mlp_B"), "mlp_vs_attn_F": tr("balance.ratio_F"), "mlp_vs_attn_FB": tr("balance.ratio_FB")},
+        title=tr("balance.pieces_title"),
     )

@@ -62,6 +62,7 @@ from bubblekit._validate import Number, check_int, check_number
 from bubblekit.actions import Action, inputs
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio as formula_bubble_ratio
+from bubblekit.i18n import register, tr
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules import spec
 from bubblekit.schedules.base import Schedule
@@ -83,6 +84,92 @@ __all__ = [
     "LADDER",
     "predict",
 ]
+
+register({
+    # the calibration's report, gap table and comparison ladder (lesson 06); row keys and column keys stay English
+    "calibrate.stat.median": {"en": "median", "zh": "中位数"},
+    "calibrate.stat.mean": {"en": "mean", "zh": "均值"},
+    "calibrate.gaps.between": {"en": "between actions (overhead)", "zh": "动作之间（开销）"},
+    "calibrate.gaps.remote": {"en": "after a remote input (latency + overhead)", "zh": "等远端输入之后（延迟 + 开销）"},
+    "calibrate.gaps.early": {"en": "after an early message (pickup + overhead)", "zh": "消息提前到达之后（处理延迟 + 开销）"},
+    "calibrate.gaps.gap": {"en": "gap", "zh": "间隙"},
+    "calibrate.gaps.samples": {"en": "samples", "zh": "样本数"},
+    "calibrate.gaps.median": {"en": "median ({u})", "zh": "中位数（{u}）"},
+    "calibrate.gaps.mean": {"en": "mean ({u})", "zh": "均值（{u}）"},
+    "calibrate.gaps.used": {"en": "{stat} used ({u})", "zh": "采用的{stat}（{u}）"},
+    "calibrate.gaps.note": {"en": "raw gaps; 'used': the overhead per action, the latency and pickup net of the overhead",
+                            "zh": "原始间隙；“采用”一列：每个动作的开销，以及扣除开销后的延迟和处理延迟"},
+    "calibrate.describe.head": {"en": "calibration ({u}):", "zh": "校准结果（{u}）："},
+    "calibrate.describe.stage": {"en": "  stage {s} {k}: mean {mean:.3f} {u} (median {median:.3f}, sd {sd:.3f}, n={n})",
+                                 "zh": "  流水级 {s} {k}：均值 {mean:.3f} {u}（中位数 {median:.3f}，标准差 {sd:.3f}，n={n}）"},
+    "calibrate.describe.overhead": {"en": "  overhead per action: {x:.3f} {u} ({stat} of {n} gaps; the {other}: {alt:.3f})",
+                                    "zh": "  每个动作的开销：{x:.3f} {u}（{n} 个间隙的{stat}；改用{other}为 {alt:.3f}）"},
+    "calibrate.describe.latency": {"en": "  latency per hop: {x:.3f} {u} ({stat} of {n} delays minus the {stat} overhead; "
+                                         "the same with the {other}: {alt:.3f})",
+                                   "zh": "  每跳延迟：{x:.3f} {u}（{n} 个等待时间的{stat}减去开销的{stat}；"
+                                         "改用{other}为 {alt:.3f}）"},
+    "calibrate.describe.pickup": {"en": "  pickup of a message sent while the rank was busy: {x:.3f} {u} ({stat} of {n} gaps "
+                                        "minus the {stat} overhead; the same with the {other}: {alt:.3f})",
+                                  "zh": "  rank 忙时到达的消息的处理延迟：{x:.3f} {u}（{n} 个间隙的{stat}减去开销的{stat}；"
+                                        "改用{other}为 {alt:.3f}）"},
+    "calibrate.describe.shares": {"en": "  pickup charged per action (the pickup x the share of its messages that came early): "
+                                        "{shares} {u}",
+                                  "zh": "  每个动作计入的处理延迟（处理延迟 x 其消息中提前到达的比例）：{shares} {u}"},
+    "calibrate.describe.note": {"en": "  note: {note}", "zh": "  注：{note}"},
+    "calibrate.note.no_overhead": {"en": "no gap with all inputs ready: overhead taken as 0",
+                                   "zh": "没有输入全部就绪的间隙：开销按 0 计"},
+    "calibrate.note.all_remote": {"en": "every action needs an input from another rank: overhead from those gaps, "
+                                        "pickup taken as 0",
+                                  "zh": "每个动作都需要来自其他 rank 的输入：开销取自这些间隙，处理延迟按 0 计"},
+    "calibrate.note.no_latency": {"en": "no action waited for a remote input: latency taken as 0",
+                                  "zh": "没有动作等待远端输入：延迟按 0 计"},
+    "calibrate.costs_name": {"en": "calibrated from {source}", "zh": "根据{source}校准"},
+    "calibrate.a_measured_step": {"en": "a measured step", "zh": "一个实测步"},
+    "calibrate.row.formula": {"en": "formula (p-1)/(m v+p-1), p={p} m={m} v={v}", "zh": "公式 (p-1)/(m v+p-1)，p={p} m={m} v={v}"},
+    "calibrate.why.formula": {"en": "equal stages, no overhead, no latency (t_f and t_b cancel)",
+                              "zh": "各流水级相同，无开销，无延迟（t_f 和 t_b 约掉了）"},
+    "calibrate.row.textbook": {"en": "textbook simulation (F=1, B=2 slots)", "zh": "教科书代价的模拟（F=1, B=2 个时间槽）"},
+    "calibrate.why.textbook": {"en": "the schedule's own shape", "zh": "调度本身的形状"},
+    "calibrate.row.durations": {"en": "measured durations (mean per stage)", "zh": "实测耗时（每个流水级取均值）"},
+    "calibrate.why.durations": {"en": "unequal stages", "zh": "流水级不均衡"},
+    "calibrate.row.overhead": {"en": "+ overhead {x:.3f} {u}/action", "zh": "+ 开销 {x:.3f} {u}/动作"},
+    "calibrate.why.overhead": {"en": "the {stat} gap between actions whose inputs were ready",
+                               "zh": "输入已就绪的动作之间间隙的{stat}"},
+    "calibrate.row.latency": {"en": "+ latency {x:.3f} {u}/hop", "zh": "+ 延迟 {x:.3f} {u}/跳"},
+    "calibrate.why.latency": {"en": "the hop between ranks", "zh": "rank 之间的一跳"},
+    "calibrate.row.calibrated": {"en": "+ pickup {x:.3f} {u}/early message: calibrated",
+                                 "zh": "+ 消息处理 {x:.3f} {u}/提前到达的消息：校准结果"},
+    "calibrate.why.calibrated": {"en": "a message that came while its rank was busy (charged per stage: {what})",
+                                 "zh": "rank 忙时到达的消息（按流水级计入：{what}）"},
+    "calibrate.none": {"en": "none", "zh": "无"},
+    "calibrate.row.jitter": {"en": "measured jitter ({draws} draws)", "zh": "实测抖动（抽样 {draws} 次）"},
+    "calibrate.why.jitter": {"en": "durations and gaps drawn at random from the measured ones",
+                             "zh": "耗时和间隙从实测值中随机抽取"},
+    "calibrate.row.replay": {"en": "replay (each action's own duration)", "zh": "回放（每个动作用自己的实测耗时）"},
+    "calibrate.why.replay": {"en": "this step's stragglers, with the typical gaps", "zh": "这一步里的慢动作，间隙取典型值"},
+    "calibrate.row.measured": {"en": "measured", "zh": "实测"},
+    "calibrate.why.measured": {"en": "everything, stalls included", "zh": "全部因素，包括停顿"},
+    "calibrate.table.model": {"en": "model", "zh": "模型"},
+    "calibrate.table.vs": {"en": "vs measured", "zh": "与实测之差"},
+    "calibrate.table.makespan": {"en": "makespan ({u})", "zh": "单步耗时（{u}）"},
+    "calibrate.table.adds": {"en": "what it adds", "zh": "新加入的因素"},
+    "calibrate.table.note": {"en": "bubble_ratio = idle / (ranks x makespan); 'vs measured' in percentage points",
+                             "zh": "bubble_ratio（气泡比例）= 空闲 / (ranks x makespan)；“与实测之差”的单位是百分点"},
+    "calibrate.table.order": {"en": "; executed order differs from the schedule: {diffs}",
+                              "zh": "；实际执行顺序与调度不同：{diffs}"},
+    "calibrate.diff.position": {"en": "rank {r} position {k}: ran {got}, schedule says {want}",
+                                "zh": "rank {r} 第 {k} 个位置：实际执行 {got}，调度为 {want}"},
+    "calibrate.diff.end": {"en": "end", "zh": "结束"},
+    "calibrate.diff.ranks": {"en": "{ran} ranks ran, the schedule has {has}", "zh": "实际运行了 {ran} 个 rank，调度有 {has} 个"},
+    "calibrate.predict.per_s": {"en": "microbatches / s", "zh": "微批 / 秒"},
+    "calibrate.predict.per_1000": {"en": "microbatches / 1000 {u}", "zh": "微批 / 1000 {u}"},
+    "calibrate.predict.per_mb": {"en": "per microbatch ({u})", "zh": "每个微批（{u}）"},
+    "calibrate.predict.formula": {"en": "formula (equal stages)", "zh": "公式（各流水级相同）"},
+    "calibrate.predict.title": {"en": "{name}, p={p}, simulated with {costs}", "zh": "{name}，p={p}，按“{costs}”的耗时模拟"},
+    "calibrate.predict.title_given": {"en": "{name}, p={p}, simulated with the given costs",
+                                      "zh": "{name}，p={p}，按给定的耗时模拟"},
+    "calibrate.predict.note": {"en": "bubble_ratio = idle / (p x makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p x makespan)"},
+})
 
 
 @dataclass(frozen=True)
@@ -176,43 +263,35 @@ class CalibrationReport:
             return {"gap": name, "samples": len(xs), "median": _median(xs) if xs else None,
                     "mean": statistics.fmean(xs) if xs else None, "used": used}
 
-        rows = [row("between actions (overhead)", self.overhead_gaps, self.overhead),
-                row("after a remote input (latency + overhead)", self.latency_delays, self.latency),
-                row("after an early message (pickup + overhead)", self.pickup_gaps, self.pickup)]
+        rows = [row(tr("calibrate.gaps.between"), self.overhead_gaps, self.overhead),
+                row(tr("calibrate.gaps.remote"), self.latency_delays, self.latency),
+                row(tr("calibrate.gaps.early"), self.pickup_gaps, self.pickup)]
         return Table(rows, formats={"median": "float2", "mean": "float2", "used": "float2"},
-                     headers={"median": f"median ({u})", "mean": f"mean ({u})", "used": f"{self.statistic} used ({u})"},
-                     note="raw gaps; 'used': the overhead per action, the latency and pickup net of the overhead")
+                     headers={"gap": tr("calibrate.gaps.gap"), "samples": tr("calibrate.gaps.samples"),
+                              "median": tr("calibrate.gaps.median", u=u), "mean": tr("calibrate.gaps.mean", u=u),
+                              "used": tr("calibrate.gaps.used", stat=tr(f"calibrate.stat.{self.statistic}"), u=u)},
+                     note=tr("calibrate.gaps.note"))
 
     def describe(self) -> str:
         """A few lines of text: durations per stage and kind, overhead, latency. Used in lesson 06."""
         u = self.unit
-        lines = [f"calibration ({u}):"]
+        lines = [tr("calibrate.describe.head", u=u)]
         for (s, k), st in sorted(self.durations.items()):
-            lines.append(
-                f"  stage {s} {k}: mean {st.mean:.3f} {u} (median {st.median:.3f}, sd {st.stdev:.3f}, n={st.count})"
-            )
+            lines.append(tr("calibrate.describe.stage", s=s, k=k, mean=st.mean, u=u, median=st.median, sd=st.stdev,
+                            n=st.count))
         other = "mean" if self.statistic == "median" else "median"
         alt = {"overhead": self.overhead_mean, "latency": self.latency_mean, "pickup": self.pickup_mean}
         if other == "median":
             alt = {"overhead": self.overhead_median, "latency": self.latency_median, "pickup": self.pickup_median}
-        lines.append(
-            f"  overhead per action: {self.overhead:.3f} {u} ({self.statistic} of {self.overhead_samples} gaps; "
-            f"the {other}: {alt['overhead']:.3f})"
-        )
-        lines.append(
-            f"  latency per hop: {self.latency:.3f} {u} ({self.statistic} of {self.latency_samples} delays minus the "
-            f"{self.statistic} overhead; the same with the {other}: {alt['latency']:.3f})"
-        )
-        lines.append(
-            f"  pickup of a message sent while the rank was busy: {self.pickup:.3f} {u} ({self.statistic} of "
-            f"{self.pickup_samples} gaps minus the {self.statistic} overhead; the same with the {other}: "
-            f"{alt['pickup']:.3f})"
-        )
+        words = {"stat": tr(f"calibrate.stat.{self.statistic}"), "other": tr(f"calibrate.stat.{other}"), "u": u}
+        lines.append(tr("calibrate.describe.overhead", x=self.overhead, n=self.overhead_samples, alt=alt["overhead"],
+                        **words))
+        lines.append(tr("calibrate.describe.latency", x=self.latency, n=self.latency_samples, alt=alt["latency"], **words))
+        lines.append(tr("calibrate.describe.pickup", x=self.pickup, n=self.pickup_samples, alt=alt["pickup"], **words))
         shares = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(self.pickup_shares.items()))
         if shares:
-            lines.append(f"  pickup charged per action (the pickup x the share of its messages that came early): "
-                         f"{shares} {u}")
-        lines.extend(f"  note: {n}" for n in self.notes)
+            lines.append(tr("calibrate.describe.shares", shares=shares, u=u))
+        lines.extend(tr("calibrate.describe.note", note=n) for n in self.notes)
         return "\n".join(lines)
 
 
@@ -361,11 +440,11 @@ def calibrate(
         both[name] = (oh, max(0.0, fn(db) - oh) if db else 0.0, max(0.0, fn(pk) - oh) if pk else 0.0)
     overhead, latency, pickup = both[statistic]
     if not rb:
-        notes.append("no gap with all inputs ready: overhead taken as 0")
+        notes.append(tr("calibrate.note.no_overhead"))
     elif not gaps.local:
-        notes.append("every action needs an input from another rank: overhead from those gaps, pickup taken as 0")
+        notes.append(tr("calibrate.note.all_remote"))
     if not db:
-        notes.append("no action waited for a remote input: latency taken as 0")
+        notes.append(tr("calibrate.note.no_latency"))
 
     def mean(stage: int, kind: str) -> float | None:
         st = durations.get((stage, kind))
@@ -392,7 +471,7 @@ def calibrate(
         w.append(ws + overhead)
     shares = {key: pickup * x for key, x in _early_shares(obs, latency).items()} if pk else {}
     costs = Costs(f=tuple(f), b=tuple(b), i=tuple(i), w=tuple(w), comm=latency, unit=timeline.unit,
-                  name=f"calibrated from {timeline.source or 'a measured step'}",
+                  name=tr("calibrate.costs_name", source=timeline.source or tr("calibrate.a_measured_step")),
                   extra={"overhead": overhead, "pickup": pickup})
     (oh_med, lat_med, pk_med), (oh_mean, lat_mean, pk_mean) = both["median"], both["mean"]
     report = CalibrationReport(durations, overhead, len(rb), latency, len(db), costs, unit=timeline.unit, notes=notes,
@@ -669,12 +748,14 @@ class Comparison:
         chosen = self.rows if keys is None else [self.row(k) for k in keys]
         rows = [{"model": r.label, "bubble_ratio": r.bubble_ratio, "vs measured": r.bubble_ratio - self.measured,
                  "makespan": r.makespan, "what it adds": r.explanation} for r in chosen]
-        note = "bubble_ratio = idle / (ranks x makespan); 'vs measured' in percentage points"
+        note = tr("calibrate.table.note")
         if not self.order_matches:
-            note += "; executed order differs from the schedule: " + "; ".join(self.order_differences)
+            note += tr("calibrate.table.order", diffs="; ".join(self.order_differences))
         return Table(rows, formats={"bubble_ratio": "ratio", "vs measured": lambda x: f"{100 * x:+.1f}",
                                     "makespan": "float1"},
-                     headers={"makespan": f"makespan ({self.unit})"}, note=note)
+                     headers={"model": tr("calibrate.table.model"), "vs measured": tr("calibrate.table.vs"),
+                              "makespan": tr("calibrate.table.makespan", u=self.unit),
+                              "what it adds": tr("calibrate.table.adds")}, note=note)
 
     def table(self) -> str:
         """The comparison as aligned text (:meth:`to_table`). Used in lesson 06 and by ``bubblekit.lab``."""
@@ -695,11 +776,11 @@ def _order_diffs(executed: Sequence[Sequence[Action]], expected: Sequence[Sequen
     for r, (a, b) in enumerate(zip(executed, expected)):
         if tuple(a) != tuple(b):
             k = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-            got = str(a[k]) if k < len(a) else "end"
-            want = str(b[k]) if k < len(b) else "end"
-            out.append(f"rank {r} position {k}: ran {got}, schedule says {want}")
+            got = str(a[k]) if k < len(a) else tr("calibrate.diff.end")
+            want = str(b[k]) if k < len(b) else tr("calibrate.diff.end")
+            out.append(tr("calibrate.diff.position", r=r, k=k, got=got, want=want))
     if len(executed) != len(expected):
-        out.append(f"{len(executed)} ranks ran, the schedule has {len(expected)}")
+        out.append(tr("calibrate.diff.ranks", ran=len(executed), has=len(expected)))
     return out
 
 
@@ -768,44 +849,43 @@ def compare_measured(
     rows: list[Row] = []
     tls: dict[str, Timeline] = {"measured": timeline}
     u = timeline.unit
-    rows.append(Row("formula", f"formula (p-1)/(m v+p-1), p={p_} m={m_} v={v_}", formula_bubble_ratio(p_, m_, v_), None,
-                    "equal stages, no overhead, no latency (t_f and t_b cancel)"))
+    rows.append(Row("formula", tr("calibrate.row.formula", p=p_, m=m_, v=v_), formula_bubble_ratio(p_, m_, v_), None,
+                    tr("calibrate.why.formula")))
     text = simulate(sched, Costs(f=1, b=2))
-    rows.append(Row("textbook", "textbook simulation (F=1, B=2 slots)", text.bubble_ratio, None,
-                    "the schedule's own shape"))
+    rows.append(Row("textbook", tr("calibrate.row.textbook"), text.bubble_ratio, None, tr("calibrate.why.textbook")))
     durations_only = costs.with_(
         f=tuple(x - oh for x in costs.f), b=tuple(x - oh for x in costs.b),  # type: ignore[union-attr]
         i=tuple(x - oh for x in costs.i), w=tuple(x - oh for x in costs.w), comm=0,  # type: ignore[union-attr]
     )
     sim_d = simulate(sched, durations_only)
     tls["durations"] = sim_d
-    rows.append(Row("durations", "measured durations (mean per stage)", sim_d.bubble_ratio, float(sim_d.makespan),
-                    "unequal stages"))
+    rows.append(Row("durations", tr("calibrate.row.durations"), sim_d.bubble_ratio, float(sim_d.makespan),
+                    tr("calibrate.why.durations")))
     sim_o = _compute_only(simulate(sched, costs.with_(comm=0)), sched.orders, oh, "durations + overhead")
     tls["overhead"] = sim_o
-    rows.append(Row("overhead", f"+ overhead {oh:.3f} {u}/action", sim_o.bubble_ratio, float(sim_o.makespan),
-                    f"the {report.statistic} gap between actions whose inputs were ready"))
+    rows.append(Row("overhead", tr("calibrate.row.overhead", x=oh, u=u), sim_o.bubble_ratio, float(sim_o.makespan),
+                    tr("calibrate.why.overhead", stat=tr(f"calibrate.stat.{report.statistic}"))))
     sim_l = _compute_only(simulate(sched, costs), sched.orders, oh, "durations + overhead + latency")
     tls["latency"] = sim_l
-    rows.append(Row("latency", f"+ latency {lat:.3f} {u}/hop", sim_l.bubble_ratio, float(sim_l.makespan),
-                    "the hop between ranks"))
+    rows.append(Row("latency", tr("calibrate.row.latency", x=lat, u=u), sim_l.bubble_ratio, float(sim_l.makespan),
+                    tr("calibrate.why.latency")))
     sim_c = calibrated_simulation(timeline, sched, costs, report)
     tls["calibrated"] = sim_c
     shares = {k: x for k, x in report.pickup_shares.items() if x}
-    what = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else "none"
-    rows.append(Row("calibrated", f"+ pickup {pk:.3f} {u}/early message: calibrated", sim_c.bubble_ratio, float(sim_c.makespan),
-                    f"a message that came while its rank was busy (charged per stage: {what})"))
+    what = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else tr("calibrate.none")
+    rows.append(Row("calibrated", tr("calibrate.row.calibrated", x=pk, u=u), sim_c.bubble_ratio, float(sim_c.makespan),
+                    tr("calibrate.why.calibrated", what=what)))
     jit = jitter_simulation(timeline, sched, draws=draws, seed=seed)
     tls["jitter"] = jit.timeline
-    rows.append(Row("jitter", f"measured jitter ({draws} draws)", jit.bubble_ratio,
-                    float(jit.timeline.makespan), "durations and gaps drawn at random from the measured ones"))
+    rows.append(Row("jitter", tr("calibrate.row.jitter", draws=draws), jit.bubble_ratio,
+                    float(jit.timeline.makespan), tr("calibrate.why.jitter")))
     if not diffs:
         rep = replay(timeline, sched, overhead=oh, latency=lat, pickup=pk)
         tls["replay"] = rep
-        rows.append(Row("replay", "replay (each action's own duration)", rep.bubble_ratio, float(rep.makespan),
-                        "this step's stragglers, with the typical gaps"))
-    rows.append(Row("measured", "measured", timeline.bubble_ratio, float(timeline.makespan),
-                    "everything, stalls included"))
+        rows.append(Row("replay", tr("calibrate.row.replay"), rep.bubble_ratio, float(rep.makespan),
+                        tr("calibrate.why.replay")))
+    rows.append(Row("measured", tr("calibrate.row.measured"), timeline.bubble_ratio, float(timeline.makespan),
+                    tr("calibrate.why.measured")))
     return Comparison(sched, rows, tls, costs, report, not diffs, diffs[:4], unit=timeline.unit)
 
 
@@ -846,10 +926,11 @@ def predict(costs: Costs, schedule: str, p: int, ms: Sequence[int], *, v: int | 
         rows.append({"m": m, "makespan": span, "per_microbatch": span / m, "throughput": 1000.0 * m / span,
                      "bubble_ratio": res.bubble_ratio, "formula": None if closed is None else float(closed[0])})
     u = costs.unit
-    rate = "microbatches / s" if u == "ms" else f"microbatches / 1000 {u}"
+    rate = tr("calibrate.predict.per_s") if u == "ms" else tr("calibrate.predict.per_1000", u=u)
     return Table(rows, formats={"makespan": "float1", "per_microbatch": "float2", "throughput": "float2",
                                 "bubble_ratio": "percent", "formula": "percent"},
-                 headers={"makespan": f"makespan ({u})", "per_microbatch": f"per microbatch ({u})",
-                          "throughput": rate, "formula": "formula (equal stages)"},
-                 title=f"{entry.display_name}, p={p}, simulated with {costs.name or 'the given costs'}",
-                 note="bubble_ratio = idle / (p x makespan)")
+                 headers={"makespan": tr("calibrate.table.makespan", u=u), "per_microbatch": tr("calibrate.predict.per_mb", u=u),
+                          "throughput": rate, "formula": tr("calibrate.predict.formula")},
+                 title=tr("calibrate.predict.title" if costs.name else "calibrate.predict.title_given",
+                          name=entry.display_name, p=p, costs=costs.name),
+                 note=tr("calibrate.predict.note"))

@@ -39,6 +39,7 @@ from typing import Any
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import Number, check_int, check_number
 from bubblekit.costs import Costs
+from bubblekit.i18n import register, tr
 from bubblekit.memory import GB, MemoryReport, Model, memory_per_rank
 from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
 from bubblekit.schedules.base import MAX_ACTIONS, check_size
@@ -58,6 +59,69 @@ __all__ = [
     "RANK_BY",
     "MAX_PLAN_ACTIONS",
 ]
+
+
+register({
+    # the recomputation table and the plan's tables (lessons 05 and 07); column keys stay English
+    "planner.rc.title": {"en": "measured on one {device}, torch {torch}, {dtype}, {layers} layers per stage, micro-batch 1",
+                         "zh": "在一张 {device} 上实测，torch {torch}，{dtype}，每个流水级 {layers} 层，微批大小 1"},
+    "planner.rc.F_rc": {"en": "F ms (recompute)", "zh": "F ms（重计算）"},
+    "planner.rc.bwd": {"en": "backward ms", "zh": "反向 ms"},
+    "planner.rc.bwd_rc": {"en": "backward ms (recompute)", "zh": "反向 ms（重计算）"},
+    "planner.rc.extra_F": {"en": "extra backward (plain F)", "zh": "反向增加（以不重计算的 F 为单位）"},
+    "planner.rc.act": {"en": "activations MiB", "zh": "激活 MiB"},
+    "planner.rc.act_rc": {"en": "activations MiB (recompute)", "zh": "激活 MiB（重计算）"},
+    "planner.rc.ratio": {"en": "activations ÷", "zh": "激活之比（不重计算 ÷ 重计算）"},
+    "planner.rank_by.time_per_microbatch": {"en": "time per microbatch", "zh": "每个微批的时间"},
+    "planner.rank_by.makespan": {"en": "makespan", "zh": "单步耗时"},
+    "planner.rank_by.bubble_ratio": {"en": "bubble ratio", "zh": "气泡比例"},
+    "planner.rank_by.peak_activations": {"en": "peak activations", "zh": "激活峰值"},
+    "planner.title": {"en": "ranked by {rank_by}; {budget}", "zh": "按{rank_by}排序；{budget}"},
+    "planner.no_budget": {"en": "no memory budget", "zh": "不限显存"},
+    "planner.budget_gib": {"en": "budget {gib:.3g} GiB per rank", "zh": "每个 rank 的显存预算 {gib:.3g} GiB"},
+    "planner.budget_act": {"en": "budget {act:.3g} microbatch activations per rank",
+                           "zh": "每个 rank 的预算为 {act:.3g} 个微批的激活"},
+    "planner.slot": {"en": "slot", "zh": "时间槽"},
+    "planner.configuration": {"en": "configuration", "zh": "配置"},
+    "planner.step": {"en": "step ({unit})", "zh": "单步耗时（{unit}）"},
+    "planner.per_mb": {"en": "per microbatch ({unit})", "zh": "每个微批（{unit}）"},
+    "planner.peak_gib": {"en": "peak GiB", "zh": "峰值 GiB"},
+    "planner.peak_act": {"en": "peak (microbatch activations)", "zh": "峰值（微批的激活）"},
+    "planner.messages": {"en": "messages per step", "zh": "每步消息数"},
+    "planner.fits": {"en": "fits", "zh": "放得下"},
+    # PlanTable.to_text's fixed-width columns
+    "planner.text.step": {"en": "step {unit}", "zh": "单步 {unit}"},
+    "planner.text.per_mb": {"en": "per mb", "zh": "每微批"},
+    "planner.text.bubble": {"en": "bubble", "zh": "气泡"},
+    "planner.text.total_gb": {"en": "total GB", "zh": "合计 GB"},
+    "planner.text.peak_gib": {"en": "peak GiB", "zh": "峰值 GiB"},
+    "planner.text.peak_act": {"en": "peak act", "zh": "激活峰值"},
+    "planner.text.hops": {"en": "hops", "zh": "消息数"},
+    "planner.text.no_reason": {"en": "no ({reason})", "zh": "否（{reason}）"},
+    "planner.text.none_fits": {"en": "(no configuration fits)", "zh": "（没有放得下的配置）"},
+    # why a candidate does not fit (shown in the tables' fits column)
+    "planner.reason.cannot_run": {"en": "cannot run: {error}", "zh": "无法运行：{error}"},
+    "planner.reason.budget": {"en": "memory: peak {peak:.3g} > budget {budget:.3g} microbatch activations",
+                              "zh": "显存：峰值 {peak:.3g} > 预算 {budget:.3g}（单位：微批的激活）"},
+    "planner.reason.memory": {"en": "memory: {error}", "zh": "显存：{error}"},
+    "planner.reason.gpu": {"en": "memory: rank {rank} needs {need:.3g} GB > {gpu:.3g} GB per GPU",
+                           "zh": "显存：rank {rank} 需要 {need:.3g} GB > 每张 GPU 的 {gpu:.3g} GB"},
+})
+
+
+def _unit(unit: str) -> str:
+    """A time unit as the tables print it: ``"slot"`` (Chinese: ``"时间槽"``), ``"ms"`` unchanged."""
+    return tr("planner.slot") if unit == "slot" else unit
+
+
+def _ljust(text: str, width: int) -> str:
+    """``text`` padded on the right to ``width`` terminal columns (a Chinese character takes two)."""
+    return text + " " * (width - Table._width(text))
+
+
+def _rjust(text: str, width: int) -> str:
+    """``text`` padded on the left to ``width`` terminal columns (a Chinese character takes two)."""
+    return " " * (width - Table._width(text)) + text
 
 
 #: Ranking keys accepted by :func:`plan`.
@@ -173,12 +237,12 @@ def recompute_table() -> Table:
     two = dict.fromkeys(("F_ms", "F_rc_ms", "bwd_ms", "bwd_rc_ms", "extra_F"), "float2")
     return Table(
         rows, formats={**two, "act_MiB": _whole, "act_rc_MiB": _whole, "ratio": "float1"},
-        headers={"F_ms": "F ms", "F_rc_ms": "F ms (recompute)", "bwd_ms": "backward ms",
-                 "bwd_rc_ms": "backward ms (recompute)", "extra_F": "extra backward (plain F)",
-                 "act_MiB": "activations MiB", "act_rc_MiB": "activations MiB (recompute)",
-                 "ratio": "activations ÷"},
-        title=(f"measured on one {data['device']}, torch {data['torch']}, {data['dtype']}, "
-               f"{data['layers_per_stage']} layers per stage, micro-batch 1"),
+        headers={"F_ms": "F ms", "F_rc_ms": tr("planner.rc.F_rc"), "bwd_ms": tr("planner.rc.bwd"),
+                 "bwd_rc_ms": tr("planner.rc.bwd_rc"), "extra_F": tr("planner.rc.extra_F"),
+                 "act_MiB": tr("planner.rc.act"), "act_rc_MiB": tr("planner.rc.act_rc"),
+                 "ratio": tr("planner.rc.ratio")},
+        title=tr("planner.rc.title", device=data["device"], torch=data["torch"], dtype=data["dtype"],
+                 layers=data["layers_per_stage"]),
     )
 
 
@@ -306,13 +370,13 @@ def evaluate(
         res = simulate(sched, costs)
     except ValueError as err:
         return Candidate(name, p, m, v, recompute, None, costs.unit, None, None, None, None, None, None, False,
-                         f"cannot run: {err}")
+                         tr("planner.reason.cannot_run", error=err))
     peak = float(res.max_peak_activations)
     pbytes = peak * activation_bytes if activation_bytes is not None else None
     fits, reason = True, ""
     if memory_budget is not None and peak > memory_budget + _EPS:
         fits = False
-        reason = f"memory: peak {peak:.3g} > budget {memory_budget:.3g} microbatch activations"
+        reason = tr("planner.reason.budget", peak=peak, budget=memory_budget)
     report = None
     if model is not None:
         options = dict(memory_options or {})
@@ -322,11 +386,11 @@ def evaluate(
         except ValueError as err:  # e.g. layers that do not split into this many stages
             return Candidate(name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
                              res.bubble_ratio, res.bubble_overhead, peak, pbytes, sched.hops_per_step, False,
-                             f"memory: {err}", res)
+                             tr("planner.reason.memory", error=err), res)
         if report.fits is False and fits:
             fits = False
-            reason = (f"memory: rank {report.worst_rank} needs {report.max_total / GB:.3g} GB "
-                      f"> {report.gpu_memory / GB:.3g} GB per GPU")  # type: ignore[operator]
+            reason = tr("planner.reason.gpu", rank=report.worst_rank, need=report.max_total / GB,
+                        gpu=report.gpu_memory / GB)  # type: ignore[operator]
     return Candidate(
         name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
         res.bubble_ratio, res.bubble_overhead, peak, pbytes, sched.hops_per_step, fits, reason, res,
@@ -376,13 +440,16 @@ class PlanTable:
             rows = rows[:limit]
         unit = self.candidates[0].unit if self.candidates else ""
         totals = any(c.total_bytes is not None for c in rows)
-        mem_head = "total GB" if totals else "peak GiB" if self.activation_bytes is not None else "peak act"
-        head = (f"{'#':>2}  {'configuration':<32} {'step ' + unit:>10} {'per mb':>8} {'bubble':>7} "
-                f"{mem_head:>8} {'hops':>5}  fits")
-        lines = [head, "-" * len(head)]
+        mem_head = tr("planner.text.total_gb" if totals else "planner.text.peak_gib" if self.activation_bytes is not None
+                      else "planner.text.peak_act")
+        head = (f"{'#':>2}  {_ljust(tr('planner.configuration'), 32)} {_rjust(tr('planner.text.step', unit=_unit(unit)), 10)} "
+                f"{_rjust(tr('planner.text.per_mb'), 8)} {_rjust(tr('planner.text.bubble'), 7)} "
+                f"{_rjust(mem_head, 8)} {_rjust(tr('planner.text.hops'), 5)}  {tr('planner.fits')}")
+        lines = [head, "-" * Table._width(head)]
         for k, c in enumerate(rows, 1):
             if c.makespan is None:
-                lines.append(f"{k:>2}  {c.label:<32} {'-':>10} {'-':>8} {'-':>7} {'-':>8} {'-':>5}  no ({c.reason[:40]})")
+                lines.append(f"{k:>2}  {c.label:<32} {'-':>10} {'-':>8} {'-':>7} {'-':>8} {'-':>5}  "
+                             + tr("planner.text.no_reason", reason=c.reason[:40]))
                 continue
             if totals:
                 mem_text = f"{c.total_bytes / GB:>8.3g}" if c.total_bytes is not None else f"{'-':>8}"
@@ -391,10 +458,10 @@ class PlanTable:
                 mem_text = f"{mem:>8.3g}"
             lines.append(
                 f"{k:>2}  {c.label:<32} {float(c.makespan):>10.4g} {c.time_per_microbatch:>8.4g} "
-                f"{c.bubble_ratio:>7.1%} {mem_text} {c.hops:>5}  {'yes' if c.fits else 'no'}"
+                f"{c.bubble_ratio:>7.1%} {mem_text} {c.hops:>5}  {tr('text.yes' if c.fits else 'text.no')}"
             )
         if not rows:
-            lines.append("(no configuration fits)")
+            lines.append(tr("planner.text.none_fits"))
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -434,19 +501,20 @@ class PlanTable:
                         "per_mb": c.time_per_microbatch, "bubble_ratio": c.bubble_ratio, "peak": mem,
                         "hops": c.hops, "fits": c.fits if c.makespan is not None else c.reason})
         if self.memory_budget is None:
-            budget = "no memory budget"
+            budget = tr("planner.no_budget")
         elif in_gib:
-            budget = f"budget {self.memory_budget * float(self.activation_bytes or 0) / 2**30:.3g} GiB per rank"
+            budget = tr("planner.budget_gib", gib=self.memory_budget * float(self.activation_bytes or 0) / 2**30)
         else:
-            budget = f"budget {self.memory_budget:.3g} microbatch activations per rank"
+            budget = tr("planner.budget_act", act=self.memory_budget)
         return Table(
             out, ["rank", "configuration", "makespan", "per_mb", "bubble_ratio", "peak", "hops", "fits"],
             formats={"makespan": _whole if unit == "ms" else "decimal", "per_mb": "float1" if unit == "ms" else "decimal",
                      "bubble_ratio": "percent", "peak": "float1" if in_gib else "auto"},
-            headers={"rank": "#", "makespan": f"step ({unit})", "per_mb": f"per microbatch ({unit})",
-                     "peak": "peak GiB" if in_gib else "peak (microbatch activations)",
-                     "hops": "messages per step"},
-            title=title or f"ranked by {self.rank_by.replace('_', ' ')}; {budget}",
+            headers={"rank": "#", "configuration": tr("planner.configuration"), "makespan": tr("planner.step", unit=_unit(unit)),
+                     "per_mb": tr("planner.per_mb", unit=_unit(unit)),
+                     "peak": tr("planner.peak_gib" if in_gib else "planner.peak_act"),
+                     "hops": tr("planner.messages"), "fits": tr("planner.fits")},
+            title=title or tr("planner.title", rank_by=tr(f"planner.rank_by.{self.rank_by}"), budget=budget),
         )
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from bubblekit._validate import check_int, check_number
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.schedules import schedule
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import Table
@@ -75,6 +76,128 @@ __all__ = [
     "MEGATRON_1T_TOKENS",
     "MEGATRON_1T_DAYS_PUBLISHED",
 ]
+
+register({
+    # the README comparisons' notes (lesson 07x)
+    "published.note.zb1p": {"en": "its bubble time is exactly a third of 1F1B's; 'B/3' divides it by 1F1B's step, over its own "
+                                  "shorter step it is (p-1)/(3m+p-1)",
+                            "zh": "它的气泡时间恰好是 1F1B 的三分之一；“B/3”是除以 1F1B 的单步耗时得到的，"
+                                  "按它自己更短的单步耗时算则是 (p-1)/(3m+p-1)"},
+    "published.note.zb2p": {"en": "peak is 2p-1 = {peak} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
+                                  "and counts per-stage spans (bubble_ratio over the whole makespan is larger)",
+                            "zh": "峰值是 2p-1 = {peak} 个微批的激活，“2x”是取整后的值；气泡为 0 要求 m >= 2p-1，"
+                                  "并且按每个流水级各自的时间跨度计（按整个 makespan 算的 bubble_ratio 更大）"},
+    "published.note.zbv": {"en": "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1",
+                           "zh": "每个 rank 两个 chunk，排成 V 形：每个微批要跨 2(p-1) 个 rank 边界，而不是 p-1 个"},
+    "published.note.v": {"en": "peak {peak} = {value:g} of 1F1B's p = {p}: '{memory}' is the limit for large p; "
+                               "the bubble is about the README's fraction of B",
+                         "zh": "峰值 {peak} = {value:g}，而 1F1B 是 p = {p}：“{memory}”是 p 很大时的极限；"
+                               "气泡约为 README 给出的 B 的那个比例"},
+    "published.note.dualpipe": {"en": "two directions on PP ranks, each rank holds one stage of each: 2 copies of the model; "
+                                      "the formula is exact when I = F and W <= F, with each F&B pair one unit",
+                                "zh": "PP 个 rank 上跑两个方向，每个 rank 在每个方向各持有一个流水级：模型有 2 份副本；"
+                                      "当 I = F、W <= F 且每个 F&B 对作为一个整体时，公式是精确的"},
+    "published.note.dualpipev": {"en": "DualPipe cut in half: PP stages in a V on PP/2 ranks, one copy of the model; "
+                                       "'2x' parameters per device only because there are half as many devices",
+                                 "zh": "把 DualPipe 对半切：PP 个流水级排成 V 形放在 PP/2 个 rank 上，模型只有一份；"
+                                       "每个设备的参数量是“2x”，只是因为设备数减半了"},
+    # the four case studies (lesson 08); column keys stay English
+    "published.closed_form": {"en": "DualPipe (closed form)", "zh": "DualPipe（闭式解）"},
+    "published.col.case": {"en": "case", "zh": "案例"},
+    "published.col.gpus": {"en": "GPUs", "zh": "GPU 数"},
+    "published.col.v_chunks": {"en": "v (chunks per rank)", "zh": "v（每个 rank 的 chunk 数）"},
+    "published.col.from": {"en": "from", "zh": "出处"},
+    "published.col.quantity": {"en": "quantity", "zh": "项目"},
+    "published.col.value": {"en": "value", "zh": "值"},
+    "published.col.schedule": {"en": "schedule", "zh": "调度"},
+    "published.col.gpu_hours": {"en": "GPU-hours", "zh": "GPU 小时数"},
+    "published.col.idle_hours": {"en": "idle GPU-hours", "zh": "空闲 GPU 小时数"},
+    "published.col.idle_usd": {"en": "idle USD", "zh": "空闲成本（美元）"},
+    "published.col.option": {"en": "option", "zh": "方案"},
+    "published.col.note": {"en": "note", "zh": "说明"},
+    "published.layouts.title": {"en": "How each run divides its GPUs", "zh": "各训练任务如何划分 GPU"},
+    "published.layouts.note": {"en": "v is assumed for Megatron-LM 1T and Llama 3 405B (not published); EP splits the experts "
+                                     "over GPUs of the DP dimension, so it does not multiply the GPU count",
+                               "zh": "Megatron-LM 1T 和 Llama 3 405B 的 v 是假设值（未公开）；EP 把专家分布到 DP 维度的 GPU 上，"
+                                     "所以不会让 GPU 数翻倍"},
+    "published.ws.gpus": {"en": "GPUs", "zh": "GPU 数"},
+    "published.ws.pp": {"en": "PP: pipeline stages p", "zh": "PP：流水级数 p"},
+    "published.ws.dp": {"en": "DP: pipelines (data-parallel replicas)", "zh": "DP：流水线条数（数据并行副本数）"},
+    "published.ws.dp_from": {"en": "computed: GPUs / (TP × CP × PP)", "zh": "计算：GPU 数 / (TP × CP × PP)"},
+    "published.ws.batch": {"en": "global batch B (sequences per step)", "zh": "全局批大小 B（每步的序列数）"},
+    "published.ws.micro": {"en": "micro-batch b (sequences)", "zh": "微批大小 b（序列数）"},
+    "published.ws.m": {"en": "m = B / (DP × b): microbatches per pipeline", "zh": "m = B / (DP × b)：每条流水线的微批数"},
+    "published.ws.computed": {"en": "computed", "zh": "计算得出"},
+    "published.ws.schedule": {"en": "schedule", "zh": "调度"},
+    "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)"},
+    "published.ws.ratio_from": {"en": "computed: {method}", "zh": "计算：{method}"},
+    "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌"},
+    "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算（同上）"},
+    "published.ws.hours": {"en": "GPU-hours of the run", "zh": "这次训练的 GPU 小时数"},
+    "published.ws.idle": {"en": "idle GPU-hours = bubble_ratio × GPU-hours", "zh": "空闲 GPU 小时数 = bubble_ratio × GPU 小时数"},
+    "published.ws.price": {"en": "price (USD per GPU-hour)", "zh": "价格（美元 / GPU 小时）"},
+    "published.ws.price_from": {"en": "assumed: the DeepSeek-V3 report's H800 rental", "zh": "假设：DeepSeek-V3 报告中的 H800 租用价格"},
+    "published.ws.cost": {"en": "idle cost", "zh": "空闲成本"},
+    "published.ws.cost_from": {"en": "computed: idle GPU-hours × price", "zh": "计算：空闲 GPU 小时数 × 价格"},
+    "published.ws.assumed": {"en": "assumed (see the note)", "zh": "假设（见表下说明）"},
+    "published.ws.note": {"en": "model: equal stages, backward = 2 × forward, no communication cost; assumed: {assumptions}",
+                          "zh": "模型：各流水级相同，反向 = 2 × 前向，不计通信开销；假设：{assumptions}"},
+    "published.studies.title": {"en": "Four published runs: the bubble their schedules imply (${usd:g} per GPU-hour)",
+                                "zh": "四个已发表的训练任务：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
+    "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
+                                     "case's stated assumptions, not measurements",
+                               "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)；bubble_overhead（气泡开销，Megatron 口径）"
+                                     "= 空闲 / 忙碌；这些是按各案例写明的假设做的估算，不是实测"},
+    "published.options.refused": {"en": "not possible: {reason}", "zh": "不可行：{reason}"},
+    "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward, no communication cost",
+                               "zh": "所有方案用同一个模型：各流水级相同，反向 = 2 × 前向，不计通信开销"},
+    "published.megatron.where": {"en": "Table 1, with the bubble_ratio each row implies",
+                                 "zh": "Table 1，附每一行对应的 bubble_ratio"},
+    "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
+                                      "idle / (p × makespan) for equal stages, B = 2F, no communication cost",
+                                "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；bubble_ratio（气泡比例）"
+                                      "= 空闲 / (p × makespan)，按各流水级相同、B = 2F、不计通信开销计算"},
+    "published.megatron.params": {"en": "params (B)", "zh": "参数量（B）"},
+    "published.megatron.layers": {"en": "layers", "zh": "层数"},
+    "published.megatron.batch": {"en": "batch", "zh": "批大小"},
+    "published.megatron.v_max": {"en": "v max", "zh": "v 最大值"},
+    "published.megatron.inter": {"en": "interleaved, v max", "zh": "交错式，v 取最大"},
+    "published.megatron.tflops": {"en": "TFLOP/s per GPU", "zh": "每 GPU 的 TFLOP/s"},
+    # the cases' assumptions, shown under each worksheet (Case.assumptions keeps the English)
+    "published.assume.mb1": {"en": "micro-batch size 1 (Table 1 does not give it)", "zh": "微批大小为 1（Table 1 没有给出）"},
+    "published.assume.megatron_v": {
+        "en": "v = {v} chunks per rank (the most that {layers} layers on {pp} ranks allow; Table 1 does not give v)",
+        "zh": "每个 rank v = {v} 个 chunk（{layers} 层分到 {pp} 个 rank 上最多能切这么多；Table 1 没有给出 v）"},
+    "published.assume.megatron_hours": {
+        "en": "GPU-hours = the paper's eq. (4) projection (a benchmark run, not a finished training)",
+        "zh": "GPU 小时数取论文公式 (4) 的估算（这是一次基准测试，不是完整的训练）"},
+    "published.assume.bloom_engine": {"en": "DeepSpeed's pipeline engine modelled as 1F1B (non-interleaved)",
+                                      "zh": "DeepSpeed 的流水线引擎按 1F1B（非交错）建模"},
+    "published.assume.bloom_batch": {
+        "en": "the final global batch 2048 for the whole run (the run ramped the batch up at the start)",
+        "zh": "整个训练都按最终的全局批大小 2048 计（训练开始时批大小是逐步增大的）"},
+    "published.assume.llama_mb": {
+        "en": "micro-batch size 1 sequence, so M = 16 microbatches per step (the paper does not give it)",
+        "zh": "微批大小为 1 条序列，所以每步 M = 16 个微批（论文没有给出）"},
+    "published.assume.llama_v": {
+        "en": "V = 8 chunks per rank, one transformer layer each (126 layers on 16 ranks, minus one on the first "
+              "and last; V is not published): the lowest bubble the layer count allows",
+        "zh": "每个 rank V = 8 个 chunk，每个 chunk 一层 transformer（126 层分到 16 个 rank，首尾两个 rank 各少一层；"
+              "V 未公开）：这是该层数下能达到的最小气泡"},
+    "published.assume.llama_hours": {
+        "en": "the 16K-GPU, 8K-sequence configuration for all 30.84M GPU-hours (Table 4 also lists 8K GPUs "
+              "and a long-context stage)",
+        "zh": "全部 30.84M GPU 小时都按 16K GPU、8K 序列长度的配置计（Table 4 还列出了 8K GPU 的配置和一个长上下文阶段）"},
+    "published.assume.ds_dp": {
+        "en": "non-expert data parallelism 2048 / 16 = 128 pipelines, so 120 sequences per pipeline per step",
+        "zh": "非专家部分的数据并行为 2048 / 16 = 128 条流水线，所以每条流水线每步 120 条序列"},
+    "published.assume.ds_mb": {"en": "micro-batch size 1 sequence, so m = 120 microbatches (not published)",
+                               "zh": "微批大小为 1 条序列，所以 m = 120 个微批（未公开）"},
+    "published.assume.ds_costs": {"en": "F : B : W = 1 : 2 : 1 per chunk, and F&B = F + B (no overlap gain) unless stated",
+                                  "zh": "每个 chunk 的 F : B : W = 1 : 2 : 1；除非另有说明，F&B = F + B（重叠没有收益）"},
+    "published.assume.ds_batch": {"en": "the final batch 15360 for the whole run (it ramped up from 3072)",
+                                  "zh": "整个训练都按最终的批大小 15360 计（训练中从 3072 逐步增大）"},
+})
 
 
 
@@ -378,17 +501,14 @@ def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
         }
         note = ""
         if method == "ZB1P":
-            note = ("its bubble time is exactly a third of 1F1B's; 'B/3' divides it by 1F1B's step, over its own "
-                    "shorter step it is (p-1)/(3m+p-1)")
+            note = tr("published.note.zb1p")
         elif method == "ZB2P":
-            note = (f"peak is 2p-1 = {2 * p - 1} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
-                    "and counts per-stage spans (bubble_ratio over the whole makespan is larger)")
+            note = tr("published.note.zb2p", peak=2 * p - 1)
         elif method == "ZBV":
-            note = "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1"
+            note = tr("published.note.zbv")
         elif method in ("V-Half", "V-Min"):
             peak = "(p+2)//2" if method == "V-Half" else "(p+4)//3"
-            note = (f"peak {peak} = {res.max_peak_activations:g} of 1F1B's p = {p}: '{pub['activation memory']}' "
-                    f"is the limit for large p; the bubble is about the README's fraction of B")
+            note = tr("published.note.v", peak=peak, value=res.max_peak_activations, p=p, memory=pub["activation memory"])
         rows.append(ReadmeRow(method, name, pub, computed, note))
     return rows
 
@@ -491,11 +611,9 @@ def dualpipe_readme_comparison(pp: int = 4, m: int = 16, costs: Costs | None = N
         }
         note = ""
         if name == "dualpipe":
-            note = ("two directions on PP ranks, each rank holds one stage of each: 2 copies of the model; "
-                    "the formula is exact when I = F and W <= F, with each F&B pair one unit")
+            note = tr("published.note.dualpipe")
         elif name == "dualpipev":
-            note = ("DualPipe cut in half: PP stages in a V on PP/2 ranks, one copy of the model; '2x' parameters "
-                    "per device only because there are half as many devices")
+            note = tr("published.note.dualpipev")
         rows.append(ReadmeRow(method, name, pub, computed, note))
     return rows
 
@@ -911,7 +1029,7 @@ def _schedule_label(est: CaseEstimate) -> str:
     from bubblekit.schedules import spec
 
     if not est.method.startswith("simulated "):
-        return "DualPipe (closed form)"
+        return tr("published.closed_form")
     name, v = est.method.split()[1], int(est.method.rsplit("v=", 1)[1])
     label = spec(name).display_name
     return f"{label}, v = {v}" if spec(name).chunks == "many" else label
@@ -933,10 +1051,10 @@ def case_layouts() -> Table:
                      "EP": lay.ep, "v": c.v, "product": lay.tp * lay.cp * c.pp * c.dp, "from": _from(*lay.where)})
     return Table(
         rows, formats={"GPUs": _WHOLE, "product": _WHOLE},
-        headers={"product": "TP × CP × PP × DP", "v": "v (chunks per rank)"},
-        title="How each run divides its GPUs",
-        note="v is assumed for Megatron-LM 1T and Llama 3 405B (not published); EP splits the experts over GPUs "
-             "of the DP dimension, so it does not multiply the GPU count",
+        headers={"case": tr("published.col.case"), "GPUs": tr("published.col.gpus"), "product": "TP × CP × PP × DP",
+                 "v": tr("published.col.v_chunks"), "from": tr("published.col.from")},
+        title=tr("published.layouts.title"),
+        note=tr("published.layouts.note"),
     )
 
 
@@ -963,33 +1081,56 @@ def case_worksheet(case: Case | str | CaseEstimate, **overrides: object) -> Tabl
     src = _CASE_INPUTS.get(c.name, {})
 
     def where(field_name: str) -> str:
-        return _from(*src[field_name]) if field_name in src else "assumed (see the note)"
+        return _from(*src[field_name]) if field_name in src else tr("published.ws.assumed")
 
     hours = "—" if c.gpu_hours is None else f"{c.gpu_hours:,.0f}"
     idle = "—" if est.idle_gpu_hours is None else f"{est.idle_gpu_hours:,.0f}"
     usd = "—" if est.idle_usd is None else _USD(est.idle_usd)
     rows = [
-        ("GPUs", f"{c.gpus:,}", where("gpus")),
-        ("PP: pipeline stages p", str(c.pp), where("pp")),
-        ("DP: pipelines (data-parallel replicas)", str(c.dp),
-         where("dp") if "dp" in src else "computed: GPUs / (TP × CP × PP)"),
-        ("global batch B (sequences per step)", f"{c.global_batch:,}", where("global_batch")),
-        ("micro-batch b (sequences)", str(c.micro_batch), where("micro_batch")),
-        ("m = B / (DP × b): microbatches per pipeline", str(est.m), "computed"),
-        ("schedule", _schedule_label(est), where("schedule")),
-        ("bubble_ratio = idle / (p × makespan)", f"{est.bubble_ratio:.2%}", f"computed: {est.method}"),
-        ("bubble_overhead = idle / busy", f"{est.bubble_overhead:.2%}", "computed, same run"),
-        ("GPU-hours of the run", hours, where("gpu_hours")),
-        ("idle GPU-hours = bubble_ratio × GPU-hours", idle, "computed"),
-        ("price (USD per GPU-hour)", f"{est.usd_per_gpu_hour:g}", "assumed: the DeepSeek-V3 report's H800 rental"),
-        ("idle cost", usd, "computed: idle GPU-hours × price"),
+        (tr("published.ws.gpus"), f"{c.gpus:,}", where("gpus")),
+        (tr("published.ws.pp"), str(c.pp), where("pp")),
+        (tr("published.ws.dp"), str(c.dp), where("dp") if "dp" in src else tr("published.ws.dp_from")),
+        (tr("published.ws.batch"), f"{c.global_batch:,}", where("global_batch")),
+        (tr("published.ws.micro"), str(c.micro_batch), where("micro_batch")),
+        (tr("published.ws.m"), str(est.m), tr("published.ws.computed")),
+        (tr("published.ws.schedule"), _schedule_label(est), where("schedule")),
+        (tr("published.ws.ratio"), f"{est.bubble_ratio:.2%}", tr("published.ws.ratio_from", method=est.method)),
+        (tr("published.ws.overhead"), f"{est.bubble_overhead:.2%}", tr("published.ws.overhead_from")),
+        (tr("published.ws.hours"), hours, where("gpu_hours")),
+        (tr("published.ws.idle"), idle, tr("published.ws.computed")),
+        (tr("published.ws.price"), f"{est.usd_per_gpu_hour:g}", tr("published.ws.price_from")),
+        (tr("published.ws.cost"), usd, tr("published.ws.cost_from")),
     ]
+    shown = [_assumption(a) for a in c.assumptions if not a.startswith("equal stages")]
     return Table(
         rows, ["quantity", "value", "from"],
+        headers={"quantity": tr("published.col.quantity"), "value": tr("published.col.value"),
+                 "from": tr("published.col.from")},
         title=f"{c.name}: {c.model}",
-        note="model: equal stages, backward = 2 × forward, no communication cost; assumed: "
-             + "; ".join(a for a in c.assumptions if not a.startswith("equal stages")),
+        note=tr("published.ws.note", assumptions=("；" if get_language() == "zh" else "; ").join(shown)),
     )
+
+
+def _assumption(text: str) -> str:
+    """A case's assumption in the current language (one the catalogue does not know stays as written)."""
+    from bubblekit.i18n import translate
+
+    for key in _ASSUMPTION_KEYS:
+        fields = _ASSUMPTION_FIELDS.get(key, {})
+        if translate(key, "en", **fields) == text:
+            return tr(key, **fields)
+    return text
+
+
+#: The catalogue keys of the built-in cases' assumptions, and the fields of the computed one.
+_ASSUMPTION_KEYS = ("published.assume.mb1", "published.assume.megatron_v", "published.assume.megatron_hours",
+                    "published.assume.bloom_engine", "published.assume.bloom_batch", "published.assume.llama_mb",
+                    "published.assume.llama_v", "published.assume.llama_hours", "published.assume.ds_dp",
+                    "published.assume.ds_mb", "published.assume.ds_costs", "published.assume.ds_batch")
+_ASSUMPTION_FIELDS: dict[str, dict[str, object]] = {
+    "published.assume.megatron_v": {"v": MEGATRON_TABLE1[-1].max_chunks, "layers": MEGATRON_TABLE1[-1].layers,
+                                    "pp": MEGATRON_TABLE1[-1].pp},
+}
 
 
 def case_studies(usd_per_gpu_hour: float = DEFAULT_USD_PER_GPU_HOUR) -> Table:
@@ -1012,9 +1153,11 @@ def case_studies(usd_per_gpu_hour: float = DEFAULT_USD_PER_GPU_HOUR) -> Table:
         rows,
         formats={"GPUs": _WHOLE, "bubble_ratio": "percent", "bubble_overhead": "percent", "GPU-hours": _WHOLE,
                  "idle GPU-hours": _WHOLE, "idle USD": _USD},
-        title=f"Four published runs: the bubble their schedules imply (${usd_per_gpu_hour:g} per GPU-hour)",
-        note="bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each case's "
-             "stated assumptions, not measurements",
+        headers={"case": tr("published.col.case"), "GPUs": tr("published.col.gpus"), "schedule": tr("published.col.schedule"),
+                 "GPU-hours": tr("published.col.gpu_hours"), "idle GPU-hours": tr("published.col.idle_hours"),
+                 "idle USD": tr("published.col.idle_usd")},
+        title=tr("published.studies.title", usd=usd_per_gpu_hour),
+        note=tr("published.studies.note"),
     )
 
 
@@ -1053,7 +1196,7 @@ def case_options(options: list[tuple[str, str, dict[str, object]]]) -> Table:
         try:
             est = case_estimate(replace_case(base, **case_kw) if case_kw else base, **est_kw)  # type: ignore[arg-type]
         except ValueError as err:
-            row["note"] = "not possible: " + str(err).split(":")[0]
+            row["note"] = tr("published.options.refused", reason=str(err).split(":")[0])
             rows.append(row)
             continue
         row.update({"m": est.m, "schedule": _schedule_label(est), "bubble_ratio": est.bubble_ratio,
@@ -1068,7 +1211,10 @@ def case_options(options: list[tuple[str, str, dict[str, object]]]) -> Table:
     return Table(
         rows, columns,
         formats={"bubble_ratio": "percent", "bubble_overhead": "percent", "idle GPU-hours": _WHOLE},
-        note="same model for every option: equal stages, backward = 2 × forward, no communication cost",
+        headers={"case": tr("published.col.case"), "option": tr("published.col.option"),
+                 "schedule": tr("published.col.schedule"), "idle GPU-hours": tr("published.col.idle_hours"),
+                 "note": tr("published.col.note")},
+        note=tr("published.options.note"),
     )
 
 
@@ -1098,7 +1244,10 @@ def megatron_table(micro_batch: int = 1) -> Table:
                      "interleaved, v max": inter, "TFLOP/s per GPU": r.tflops})
     return Table(
         rows, formats={"GPUs": _WHOLE, "1F1B": "percent", "interleaved, v max": "percent"},
-        title=SOURCES["megatron-sc21"].cite("Table 1, with the bubble_ratio each row implies"),
-        note=f"m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = idle / "
-             "(p × makespan) for equal stages, B = 2F, no communication cost",
+        headers={"params (B)": tr("published.megatron.params"), "layers": tr("published.megatron.layers"),
+                 "GPUs": tr("published.col.gpus"), "batch": tr("published.megatron.batch"),
+                 "v max": tr("published.megatron.v_max"), "interleaved, v max": tr("published.megatron.inter"),
+                 "TFLOP/s per GPU": tr("published.megatron.tflops")},
+        title=SOURCES["megatron-sc21"].cite(tr("published.megatron.where")),
+        note=tr("published.megatron.note", mb=mb),
     )

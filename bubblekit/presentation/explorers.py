@@ -893,7 +893,7 @@ class PipelineExplorer:
             target = min(cands, key=lambda x: (abs(x - m), -x))
         p = int(c["p"].value)
         refusing = [n for n in self._shown() if not REGISTRY[n].allows(p, m, self._v_for(n))]
-        reasons = " ".join(tr("ex.m.accepts", name=display_name(n), rule=REGISTRY[n].m_rule) for n in refusing)
+        reasons = " ".join(tr("ex.m.accepts", name=display_name(n), rule=REGISTRY[n].m_rule_text) for n in refusing)
         allowed = _ranges(legal)
         key = "ex.m.moved" if allowed.endswith("…") else "ex.m.moved.end"  # a list cut short ends without a stop
         note = tr(key, m=m, reasons=reasons.rstrip(".。"), p=p, target=target, allowed=allowed)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bubblekit._validate import Number, check_int
+from bubblekit.i18n import register as register_messages
+from bubblekit.i18n import tr
 from bubblekit.schedules.base import MAX_ACTIONS, Schedule, check_size
 
 __all__ = [
@@ -24,6 +26,26 @@ __all__ = [
 #: ``chunks`` -> the words used in messages and menus.
 _CHUNK_WORDS = {"one": "v=1", "many": "v>=2", "two": "v=2 (V)"}
 
+
+#: The registry's facts in words, as learners read them (the facts table, the explorers): the prose
+#: ones have a Chinese text; a formula (``"m >= 2p"``, ``"min(p, m)"``) reads the same in both.
+_WORDS = {
+    "schedules.m_rule.any": {"en": "any m >= 1", "zh": "任意 m >= 1"},
+    "schedules.m_rule.interleaved": {"en": "m < 2p, or m a multiple of m // p (PyTorch's rounds must divide m)",
+                                     "zh": "m < 2p，或 m 是 m // p 的倍数（PyTorch 的轮数必须整除 m）"},
+    "schedules.m_rule.dualpipe": {"en": "p even, m even and m >= 2p", "zh": "p 为偶数，m 为偶数且 m >= 2p"},
+    "schedules.peak.dualpipev": {"en": "p + 1/2 (2p+1 chunk activations: the README's PP+1)",
+                                 "zh": "p + 1/2（2p+1 个 chunk 的激活，即 README 中的 PP+1）"},
+    "schedules.peak.dualpipe": {"en": "p + 1 (the README's PP+1 stage activations)",
+                                "zh": "p + 1（README 中 PP+1 个流水级的激活）"},
+}
+register_messages(_WORDS)
+_WORD_KEYS = {texts["en"]: key for key, texts in _WORDS.items()}
+
+
+def _shown(text: str) -> str:
+    """``text`` in the current language when the catalogue has it, else as written."""
+    return tr(_WORD_KEYS[text]) if text in _WORD_KEYS else text
 
 @dataclass(frozen=True)
 class ScheduleSpec:
@@ -67,6 +89,16 @@ class ScheduleSpec:
     bubble_text: str = ""
     peak: Callable[[int, int, int], Number] | None = None
     peak_text: str = ""
+
+    @property
+    def m_rule_text(self) -> str:
+        """:attr:`m_rule` in the current language (``"any m >= 1"``; Chinese ``"任意 m >= 1"``). Used in lesson 04."""
+        return _shown(self.m_rule)
+
+    @property
+    def peak_words(self) -> str:
+        """:attr:`peak_text` in the current language (a formula reads the same in both). Used in lesson 04."""
+        return _shown(self.peak_text)
 
     @property
     def display_name(self) -> str:

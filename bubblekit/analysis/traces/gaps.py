@@ -11,9 +11,50 @@ from typing import NamedTuple
 
 from bubblekit._validate import check_int, check_number
 from bubblekit.actions import Action, inputs, parse_action
+from bubblekit.i18n import register, tr
 from bubblekit.timeline import Gap, Timeline
 
 __all__ = ["GapReport", "explain_gaps", "bubble_report"]
+
+register({
+    # GapReport.describe and bubble_report (lesson 06); a gap's reason stays a code word in the data
+    "traces.reason.fill": {"en": "fill", "zh": "填充"},
+    "traces.reason.drain": {"en": "drain", "zh": "排空"},
+    "traces.reason.waiting": {"en": "waiting", "zh": "等待"},
+    "traces.reason.overhead": {"en": "overhead", "zh": "开销"},
+    "traces.reason.unknown": {"en": "unknown", "zh": "未知"},
+    "traces.gap.head": {"en": "rank {rank} idle {duration:.3f}{u} [{start:.3f}, {end:.3f}]",
+                        "zh": "rank {rank} 空闲 {duration:.3f}{u} [{start:.3f}, {end:.3f}]"},
+    "traces.gap.drain": {"en": "{head}: drain, its last action is done and it waits for the step to end",
+                         "zh": "{head}：排空，最后一个动作已完成，等待这一步结束"},
+    "traces.gap.before": {"en": "{head}: before {action} ({reason})", "zh": "{head}：在 {action} 之前（{reason}）"},
+    "traces.gap.overhead_rank": {"en": "{head}: before {action}; its input {dep} (rank {src}) was ready at {ready:.3f}, "
+                                       "so the gap is overhead",
+                                 "zh": "{head}：在 {action} 之前；它的输入 {dep}（来自 rank {src}）在 {ready:.3f} 已就绪，"
+                                       "所以这段间隙是开销"},
+    "traces.gap.overhead_self": {"en": "{head}: before {action}; its input {dep} (itself) was ready at {ready:.3f}, "
+                                       "so the gap is overhead",
+                                 "zh": "{head}：在 {action} 之前；它的输入 {dep}（来自本 rank）在 {ready:.3f} 已就绪，"
+                                       "所以这段间隙是开销"},
+    "traces.gap.lag": {"en": ", then {lag:.3f}{u} more until it started (latency and overhead)",
+                       "zh": "，之后又过了 {lag:.3f}{u} 才开始（延迟和开销）"},
+    "traces.gap.waits_rank": {"en": "{head}: {reason}, {action} waits for {dep} from rank {src}, done at {ready:.3f}{tail}",
+                              "zh": "{head}：{reason}，{action} 在等 rank {src} 的 {dep}，后者在 {ready:.3f} 完成{tail}"},
+    "traces.gap.waits_self": {"en": "{head}: {reason}, {action} waits for {dep} from itself, done at {ready:.3f}{tail}",
+                              "zh": "{head}：{reason}，{action} 在等本 rank 的 {dep}，后者在 {ready:.3f} 完成{tail}"},
+    "traces.report.head": {"en": "{source}: {p} ranks, makespan {makespan:.3f} {u}",
+                           "zh": "{source}：{p} 个 rank，单步耗时 {makespan:.3f} {u}"},
+    "traces.report.timeline": {"en": "timeline", "zh": "时间线"},
+    "traces.report.ratio": {"en": "bubble_ratio = idle / (ranks x makespan) = {idle:.3f} / ({p} x {makespan:.3f}) = {b:.4f}",
+                            "zh": "bubble_ratio（气泡比例）= 空闲 / (ranks x makespan) = {idle:.3f} / ({p} x {makespan:.3f}) "
+                                  "= {b:.4f}"},
+    "traces.report.overhead": {"en": "bubble_overhead = idle / busy = {o:.4f}",
+                               "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌 = {o:.4f}"},
+    "traces.report.rank": {"en": "  rank {r}: busy {busy:.3f} {u}, idle {idle:.3f} {u} ({share:.1%} of the step)",
+                           "zh": "  rank {r}：忙碌 {busy:.3f} {u}，空闲 {idle:.3f} {u}（占单步的 {share:.1%}）"},
+    "traces.report.gaps": {"en": "largest gaps ({n}):", "zh": "最长的空闲间隙（{n} 个）："},
+    "traces.report.note": {"en": "note: {note}", "zh": "注：{note}"},
+})
 
 
 class GapReport(NamedTuple):
@@ -43,19 +84,20 @@ class GapReport(NamedTuple):
     def describe(self, unit: str = "") -> str:
         """One sentence; ``unit`` (e.g. ``"ms"``) is appended to durations."""
         u = f" {unit}" if unit else ""
-        head = f"rank {self.rank} idle {self.duration:.3f}{u} [{self.start:.3f}, {self.end:.3f}]"
+        head = tr("traces.gap.head", rank=self.rank, duration=self.duration, u=u, start=self.start, end=self.end)
+        reason = tr(f"traces.reason.{self.reason}")
         if self.reason == "drain":
-            return f"{head}: drain, its last action is done and it waits for the step to end"
+            return tr("traces.gap.drain", head=head)
         if self.waiting_for is None:
-            return f"{head}: before {self.next_action} ({self.reason})"
-        where = f"rank {self.from_rank}" if self.from_rank is not None and self.from_rank != self.rank else "itself"
+            return tr("traces.gap.before", head=head, action=self.next_action, reason=reason)
+        where = "rank" if self.from_rank is not None and self.from_rank != self.rank else "self"
         if self.reason == "overhead":
-            return (f"{head}: before {self.next_action}; its input {self.waiting_for} ({where}) was ready at "
-                    f"{self.ready:.3f}, so the gap is overhead")
+            return tr(f"traces.gap.overhead_{where}", head=head, action=self.next_action, dep=self.waiting_for,
+                      src=self.from_rank, ready=self.ready)
         lag = self.end - (self.ready if self.ready is not None else self.end)
-        tail = f", then {lag:.3f}{u} more until it started (latency and overhead)" if lag > 0 else ""
-        return (f"{head}: {self.reason}, {self.next_action} waits for {self.waiting_for} from {where}, "
-                f"done at {self.ready:.3f}{tail}")
+        tail = tr("traces.gap.lag", lag=lag, u=u) if lag > 0 else ""
+        return tr(f"traces.gap.waits_{where}", head=head, reason=reason, action=self.next_action, dep=self.waiting_for,
+                  src=self.from_rank, ready=self.ready, tail=tail)
 
 
 def _explain(g: Gap, where: dict[Action, tuple[int, float, float]], first_start: dict[int, float],
@@ -121,22 +163,21 @@ def bubble_report(timeline: Timeline, n_gaps: int = 5) -> str:
     check_int("n_gaps", n_gaps, minimum=0)
     u = timeline.unit
     lines = [
-        f"{timeline.source or 'timeline'}: {timeline.p} ranks, makespan {float(timeline.makespan):.3f} {u}",
-        f"bubble_ratio = idle / (ranks x makespan) = {float(timeline.total_idle):.3f} / "
-        f"({timeline.p} x {float(timeline.makespan):.3f}) = {timeline.bubble_ratio:.4f}",
-        f"bubble_overhead = idle / busy = {timeline.bubble_overhead:.4f}",
+        tr("traces.report.head", source=timeline.source or tr("traces.report.timeline"), p=timeline.p,
+           makespan=float(timeline.makespan), u=u),
+        tr("traces.report.ratio", idle=float(timeline.total_idle), p=timeline.p, makespan=float(timeline.makespan),
+           b=timeline.bubble_ratio),
+        tr("traces.report.overhead", o=timeline.bubble_overhead),
     ]
     for r in range(timeline.p):
-        lines.append(
-            f"  rank {r}: busy {float(timeline.busy[r]):.3f} {u}, idle {float(timeline.idle[r]):.3f} {u} "
-            f"({1 - timeline.utilization_per_rank[r]:.1%} of the step)"
-        )
+        lines.append(tr("traces.report.rank", r=r, busy=float(timeline.busy[r]), idle=float(timeline.idle[r]), u=u,
+                        share=1 - timeline.utilization_per_rank[r]))
     gaps = explain_gaps(timeline, n_gaps)
     if gaps:
-        lines.append(f"largest gaps ({len(gaps)}):")
+        lines.append(tr("traces.report.gaps", n=len(gaps)))
         lines.extend("  " + g.describe(u) for g in gaps)
     for note in getattr(timeline, "notes", []):
-        lines.append(f"note: {note}")
+        lines.append(tr("traces.report.note", note=note))
     return "\n".join(lines)
 
 

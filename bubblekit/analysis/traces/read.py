@@ -16,6 +16,7 @@ from typing import Any
 
 from bubblekit._validate import check_number
 from bubblekit.actions import Action
+from bubblekit.i18n import register, tr
 
 from .align import ALIGN_MODES, align_clocks
 from .csvfile import check_time_unit
@@ -27,6 +28,11 @@ from .steps import Occ, assign_steps, check_numbering, choose_family, complete_s
 
 __all__ = ["read_trace", "read_trace_steps", "read_csv"]
 
+
+register({
+    # the name a measured step goes by in reports and plots (lesson 06)
+    "traces.source": {"en": "measured: {name} step {k}", "zh": "实测 {name} 第 {k} 步"},
+})
 
 def _check_options(align: Any, trim: Any, time_unit: Any, tolerance_ms: Any) -> float:
     """Refuse bad options before any file is read; returns ``tolerance_ms`` as a number."""
@@ -83,7 +89,7 @@ def _build_timelines(data: list[RankData], per_rank: list[list[Occ]], complete: 
         out.append(MeasuredTimeline(
             starts, ends, labels, files=[d.file for d in data], family=family, step=k, n_steps=len(complete),
             offsets_ms=[o / scale for o in offsets], includes_wait=wait_inclusive, notes=notes,
-            origin=origin / scale, source=f"measured: {name} step {k}",
+            origin=origin / scale, source=tr("traces.source", name=name, k=k),
         ))
     return out
 

@@ -47,6 +47,7 @@ def fixed_gpu_step_times(gpus: int = 16, batch: int = 32, f_model: int = 16, b_m
     return out
 
 
+
 def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model: int = 32) -> bk.Table:
     """:func:`fixed_gpu_step_times` as a table: ``p``, ``pipelines`` (``gpus / p``), ``m`` and the step time.
 
