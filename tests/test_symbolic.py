@@ -296,8 +296,8 @@ def test_lesson_03_hints_never_state_the_expression_that_answers(id: str) -> Non
 
 
 def _lesson_03() -> nbformat.NotebookNode:
-    shipped = {nb.path.name: nb.text for nb in course_notebooks(ROOT, ("notebooks",))}
-    return nbformat.reads(shipped["03_the_bubble_formula.ipynb"], as_version=4)
+    shipped = {nb.path: nb.text for nb in course_notebooks(ROOT, ("notebooks",))}  # the English lesson, not its zh twin
+    return nbformat.reads(shipped[ROOT / "notebooks" / "03_the_bubble_formula.ipynb"], as_version=4)
 
 
 def test_lesson_03_lines_fit_without_sideways_scrolling() -> None:
