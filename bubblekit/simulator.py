@@ -37,6 +37,7 @@ from typing import NamedTuple
 from bubblekit._validate import Number
 from bubblekit.actions import SINGLE_KINDS, Action, Event, Pair, memory_delta, needs, parts, producers, produces
 from bubblekit.costs import Costs, ResolvedCosts
+from bubblekit.i18n import register, tr
 from bubblekit.schedules.base import Schedule, ScheduleError
 from bubblekit.timeline import Timeline
 
@@ -164,6 +165,22 @@ def run_orders(
     return Run(starts, ends, done)
 
 
+register({
+    # the deadlock explanation: a learner reads it (lessons 01, 02, 04 and their exercises), so both languages
+    "deadlock.head": {"en": "deadlock: these ranks wait forever (each waits for an action that cannot run):",
+                      "zh": "死锁：以下 rank 会永远等下去（每个都在等一个无法运行的动作）："},
+    "deadlock.in_pair": {"en": "{action} (in the pair {pair})", "zh": "{action}（位于重叠对 {pair} 中）"},
+    "deadlock.later": {"en": "which rank {rank} itself runs later in its own order",
+                       "zh": "而它排在 rank {rank} 自己的顺序里更靠后的位置"},
+    "deadlock.stuck": {"en": "which rank {rank} has not run: it is stuck at {at}, waiting for {need}",
+                       "zh": "而 rank {rank} 还没有运行它：该 rank 卡在 {at}，正在等 {need}"},
+    "deadlock.nobody": {"en": "which no rank runs", "zh": "而没有任何 rank 运行它"},
+    "deadlock.never": {"en": "which rank {rank} never runs", "zh": "而 rank {rank} 永远不会运行它"},
+    "deadlock.line": {"en": "  rank {rank} is blocked at {at} (action #{index} in its order): waits for {need}, {why}",
+                      "zh": "  rank {rank} 卡在 {at}（它顺序中的第 {index} 个动作，从 0 数起）：在等 {need}，{why}"},
+})
+
+
 def explain_deadlock(
     orders: Sequence[Sequence[Action]], stuck: dict[int, tuple[int, Event]], placement: Sequence[int] | None = None
 ) -> str:
@@ -180,24 +197,23 @@ def explain_deadlock(
         action = found[0] if found else producers(event)[0]
         rank = where.get(action, placement[event.stage] if placement is not None else None)
         if action in pair_of:
-            return f"{action} (in the pair {pair_of[action]})", rank
+            return tr("deadlock.in_pair", action=action, pair=pair_of[action]), rank
         return action, rank
 
-    lines = ["deadlock: these ranks wait forever (each waits for an action that cannot run):"]
+    lines = [tr("deadlock.head")]
     for r in sorted(stuck):
         index, event = stuck[r]
         need, owner = maker(event)
         if owner == r:
-            why = f"which rank {r} itself runs later in its own order"
+            why = tr("deadlock.later", rank=r)
         elif owner in stuck:
             o_index, o_event = stuck[owner]
-            why = (f"which rank {owner} has not run: it is stuck at {orders[owner][o_index]}, "
-                   f"waiting for {maker(o_event)[0]}")
+            why = tr("deadlock.stuck", rank=owner, at=orders[owner][o_index], need=maker(o_event)[0])
         elif owner is None:
-            why = "which no rank runs"
+            why = tr("deadlock.nobody")
         else:
-            why = f"which rank {owner} never runs"
-        lines.append(f"  rank {r} is blocked at {orders[r][index]} (action #{index} in its order): waits for {need}, {why}")
+            why = tr("deadlock.never", rank=owner)
+        lines.append(tr("deadlock.line", rank=r, at=orders[r][index], index=index, need=need, why=why))
     return "\n".join(lines)
 
 

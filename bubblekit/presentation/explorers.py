@@ -85,7 +85,7 @@ from bubblekit.schedules import (
     spec,
 )
 from bubblekit.schedules import schedule as build_schedule
-from bubblekit.simulator import SimResult, simulate
+from bubblekit.simulator import DeadlockError, SimResult, simulate
 from bubblekit.text import format_number, plural
 
 __all__ = [
@@ -1248,7 +1248,7 @@ class ScheduleBuilder:
         except (ScheduleError, ValueError, TypeError) as exc:  # DeadlockError is a ScheduleError
             self.schedule = self.result = self.score = None
             self.error = str(exc)
-            kind = tr("ex.builder.deadlock") if "deadlock" in self.error else tr("ex.builder.illegal")
+            kind = tr("ex.builder.deadlock") if isinstance(exc, DeadlockError) else tr("ex.builder.illegal")
             r["message"].value = f"<b style='color:#a00000'>✗ {kind}</b>" + _error_html(self.error)
             for key in ("score", "bubble_ratio", "makespan", "peak"):
                 r[key].value = ""
