@@ -69,9 +69,6 @@ PENDING: set[str] = {
     "solutions/07_beyond_1f1b.ipynb",
     "solutions/08_case_studies.ipynb",
     "solutions/09_misconceptions.ipynb",
-    "apps/explorer.ipynb",
-    "apps/builder.ipynb",
-    "apps/frontier.ipynb",
 }
 
 #: The lesson template's markers, English -> Chinese.
