@@ -1205,8 +1205,15 @@ def animate_pipeline(
                              linewidths=2.5, zorder=6, gid="running")
     ax.add_collection(running, autolim=False)
     # one line under the axes, in a fixed-width font (its width, hence the layout, never changes),
-    # at least 15 pixels high in the frames
-    text = fig.supxlabel("", fontsize=max(13.0, 15.0 * 72.0 / float(dpi)), family="monospace",
+    # at least 15 pixels high in the frames; in Chinese the CJK font draws what the fixed-width one lacks
+    # (matplotlib falls back along the family list), never an empty box
+    family = ["monospace"]
+    if get_language() == "zh":
+        from bubblekit.presentation.fonts import find_cjk_font
+
+        cjk = find_cjk_font()
+        family += [cjk] if cjk else []
+    text = fig.supxlabel("", fontsize=max(13.0, 15.0 * 72.0 / float(dpi)), family=family,
                          color="#222222", gid="readout")
     unit = plural(result.unit)
     width = max(len(format_number(float(x) - t0)) for x in times)
