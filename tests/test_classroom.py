@@ -342,7 +342,9 @@ def test_each_room_serves_one_language(tmp_path: Path, capsys: pytest.CaptureFix
 @voila_only
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_the_chinese_room_serves_chinese_pages(tmp_path: Path) -> None:
-    """``bubblekit classroom --lang zh --pages``: every Chinese page complete, its text and widgets Chinese."""
+    """``bubblekit classroom --lang zh --pages``: every Chinese page complete (widgets alive), its text Chinese.
+
+    (The widgets' Chinese labels: test_chinese_page_code_builds_chinese_explorers runs the same code.)"""
     port = free_port()
     env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
     env.pop("BUBBLEKIT_LANG", None)  # the pages choose their language themselves
@@ -364,8 +366,6 @@ def test_the_chinese_room_serves_chinese_pages(tmp_path: Path) -> None:
             visit = classroom.visit(url, code_cells=code_cells)
             visits.append(visit)
             assert visit.complete, (name, visit.report, visit.error)
-            # the explorer's one-line text (its text/plain fallback, in the page) is Chinese
-            assert re.search(r"(流水线探索器|调度构建器|显存/气泡前沿)（", html), name
     finally:
         for v in visits:
             v.leave()
