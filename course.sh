@@ -349,6 +349,10 @@ case $cmd in
         exec "$VENV/bin/jupyter" lab "${lab_args[@]}" "$@" ;;
     test)
         setup
+        # the Chinese browser test (tests/test_browser_zh.py) needs JupyterLab's zh-CN language pack; only
+        # the pack: JupyterLab's display language (the override of `lab --lang zh`) is left as it is
+        COURSE_LANG=zh
+        language_pack
         test_all "$@" ;;
     help|-h|--help) usage ;;
     *) usage; die "unknown command '$cmd'" ;;

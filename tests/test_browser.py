@@ -132,6 +132,11 @@ def _env(tmp: Path) -> dict[str, str]:
         JUPYTERLAB_SETTINGS_DIR=str(tmp / "lab-settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp / "lab-workspaces"),
     )
+    # JupyterLab in English whatever the environment's override says (`course.sh lab --lang zh` leaves one
+    # in .venv): a user setting wins over it. tests/test_browser_zh.py sets Chinese its own way.
+    user = tmp / "lab-settings" / "@jupyterlab" / "translation-extension"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "plugin.jupyterlab-settings").write_text('{"locale": "en"}', encoding="utf-8")
     # The kernel must be this Python's, wherever the tests run from.
     env["JUPYTER_PATH"] = os.pathsep.join(
         [str(Path(sys.prefix) / "share" / "jupyter"), *filter(None, [os.environ.get("JUPYTER_PATH")])]

@@ -11,12 +11,16 @@ asserts no time (the figures for 30 students are in ``benchmarks/bench_classroom
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -273,3 +277,98 @@ def test_a_pool_kernel_that_dies_is_replaced_not_handed_out(tmp_path: Path) -> N
         server.send_signal(signal.SIGTERM)
         server.communicate(timeout=60)
     assert classroom.server_kernels(marker) == []
+
+
+# ------------------------------------------------------------------------ the Chinese pages
+def _sync_zh():  # scripts/sync_zh.py, the tool that keeps every Chinese twin in step
+    spec = importlib.util.spec_from_file_location("sync_zh_for_classroom", ROOT / "scripts" / "sync_zh.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", list(classroom.PAGES))
+def test_chinese_pages_are_twins_of_the_english_ones(name: str) -> None:
+    """Same cells and code (the language line first), Chinese markdown recording its English text's hash."""
+    import nbformat
+
+    sync_zh = _sync_zh()
+    assert classroom.LANGUAGE_LINE == sync_zh.LANGUAGE_LINE
+    en = nbformat.reads(classroom.page_text(name), as_version=4)
+    zh = nbformat.reads(classroom.page_text(name, "zh"), as_version=4)
+    twin, report = sync_zh.sync(en, zh)
+    assert report.in_step and twin.cells == zh.cells, report.lines()  # nothing for the sync tool to change
+    for a, b in zip(zh.cells, en.cells):
+        if b.cell_type == "markdown":
+            assert sync_zh.is_chinese(a.source) and sync_zh.status(a, b.source) == "ok"
+            assert re.findall(r"\*\*[a-z]\*\*|`[^`]+`", a.source) == re.findall(r"\*\*[a-z]\*\*|`[^`]+`", b.source)
+    with pytest.raises(ValueError, match="language must be one of"):
+        classroom.page_text(name, "fr")
+
+
+@pytest.mark.parametrize("name", list(classroom.PAGES))
+def test_chinese_page_code_builds_chinese_explorers(name: str) -> None:
+    from bubblekit.i18n import using_language
+
+    ns: dict = {}
+    with using_language("en"):  # the page itself switches to Chinese, as in Voila's kernel
+        for kind, src in classroom.page_cells(name, "zh"):
+            if kind == "code":
+                exec(compile(src, name, "exec"), ns)
+        widgets = [v for k, v in ns.items() if k in ("explorer", "builder", "frontier")]
+        assert widgets and all(w.error is None for w in widgets)
+        text = " ".join(w._repr_mimebundle_()["text/plain"] for w in widgets)
+    assert re.search(r"[\u4e00-\u9fff]", text), text
+
+
+def test_each_room_serves_one_language(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--lang zh serves apps/zh/; the English room serves only the English pages (not apps/zh/ below apps/)."""
+    zh = classroom.default_pages(tmp_path, "zh")
+    assert zh == ROOT / "apps" / "zh" and classroom.pages(zh) == sorted(Path(n) for n in classroom.PAGES)
+    en = classroom.default_pages(tmp_path, "en")
+    assert classroom.pages(en) == sorted(Path(n) for n in classroom.PAGES)
+    for name in classroom.PAGES:
+        assert (en / name).read_text(encoding="utf-8") == classroom.page_text(name)
+    assert classroom.default_notebook(language="zh") == ROOT / "apps" / "zh" / "explorer.ipynb"
+    assert classroom.main(["--lang", "zh", "--print-command"]) == 0
+    assert f" {ROOT / 'apps' / 'zh' / 'explorer.ipynb'} " in capsys.readouterr().out
+    assert "cannot be combined with --notebook" in _cli_error(capsys, ["--lang", "zh", "--notebook", str(EXPLORER)])
+    assert "invalid choice: 'fr'" in _cli_error(capsys, ["--lang", "fr"])
+
+
+@pytest.mark.slow
+@voila_only
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_the_chinese_room_serves_chinese_pages(tmp_path: Path) -> None:
+    """``bubblekit classroom --lang zh --pages``: every Chinese page complete (widgets alive), its text Chinese.
+
+    (The widgets' Chinese labels: test_chinese_page_code_builds_chinese_explorers runs the same code.)"""
+    port = free_port()
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    env.pop("BUBBLEKIT_LANG", None)  # the pages choose their language themselves
+    server = subprocess.Popen(
+        [sys.executable, "-m", "bubblekit", "classroom", "--lang", "zh", "--pages", "--port", str(port)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    visits: list[classroom.Visit] = []
+    try:
+        said = classroom.read_until(server.stdout, "Ctrl+C stops the server", 300)
+        assert str(ROOT / "apps" / "zh") in said and _kernel_count(str(tmp_path)) == len(classroom.PAGES)
+        for name in classroom.PAGES:
+            url = f"http://127.0.0.1:{port}/voila/render/{name}"
+            code_cells = sum(kind == "code" for kind, _ in classroom.page_cells(name, "zh"))
+            with urllib.request.urlopen(url, timeout=120) as resp:
+                html = unescape(resp.read().decode("utf-8"))
+            title = classroom.page_cells(name, "zh")[0][1].splitlines()[0].lstrip("# ")
+            assert title in html, (name, title)
+            assert "bk.set_language" not in html  # no code shown
+            visit = classroom.visit(url, code_cells=code_cells)
+            visits.append(visit)
+            assert visit.complete, (name, visit.report, visit.error)
+    finally:
+        for v in visits:
+            v.leave()
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=60)
+    assert classroom.server_kernels(str(tmp_path)) == []

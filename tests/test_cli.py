@@ -95,6 +95,22 @@ def test_demo_in_english_prints_the_same_numbers() -> None:
     assert english.rstrip().endswith(f"m must be at least {article_min_micro_batch(8, 0.2)}")
 
 
+def test_demo_check_speaks_the_language_asked_for() -> None:
+    """The simulator check under the table: Chinese for "zh" (or the current language by default), lines <= 80 columns."""
+    from bubblekit.i18n import using_language
+
+    chinese = demo_text("zh")
+    check = chinese[len(_article_output()):]
+    assert "用模拟器逐格核对" in check and "m=2：公式  63.6%，模拟  76.5%" in check
+    assert not re.search(r"\b(the|formula|simulated|checked|equal)\b", check), check
+    for line in chinese.splitlines():
+        assert sum(2 if ord(ch) > 0x2E80 else 1 for ch in line) <= 80, line
+    with using_language("zh"):
+        assert demo_text() == chinese
+    with using_language("en"):
+        assert demo_text() == demo_text("en")
+
+
 def test_demo_table_equals_the_articles_functions() -> None:
     rows = demo_table()
     assert [r.m for r in rows] == [2, 4, 8, 16, 32]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -11,6 +12,7 @@ import pytest
 import bubblekit as bk
 from bubblekit.course import envcheck
 from bubblekit.course.checks._display import MARKS
+from bubblekit.i18n import using_language
 
 
 def test_report_lists_python_bubblekit_required_and_optional() -> None:
@@ -75,3 +77,22 @@ def test_envcheck_and_checks_import_no_plotting_widgets_or_torch() -> None:
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_report_in_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chinese words (headers, marks' words, what each package is for, the verdict); names and versions as they are."""
+    real = envcheck._installed
+    monkeypatch.setattr(envcheck, "_installed", lambda name: None if name in ("torch", "sympy") else real(name))
+    with using_language("zh"):
+        report = envcheck.environment_report()
+        text, html = repr(report), report._repr_html_()
+        assert report.problems == ["sympy：缺失，需要 >= 1.12"]
+    assert text.startswith("平台：") and "未安装" in text and "可选：第 06 课" in text and "环境未就绪：sympy" in text
+    assert "<th>包</th>" in html and "未安装" in html and "本课程" in html
+    shown = re.sub(r"<[^>]*>", " ", html)  # the page's text, not its markup (class names stay English)
+    for english in ("not installed", "optional", "this course", "ready", "missing", "package", "platform"):
+        assert english not in text and english not in shown, english
+    lines = text.splitlines()[1:-1]  # the version column lines up although 未安装 is three wide characters
+    starts = [line.index(">=") if ">=" in line else line.index("本") if "本" in line else line.index("可") for line in lines]
+    widths = {sum(2 if ord(ch) > 0x2E80 else 1 for ch in line[:k]) for line, k in zip(lines, starts)}
+    assert len(widths) == 1, text

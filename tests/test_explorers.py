@@ -519,21 +519,31 @@ def test_classroom_print_command(capsys):
     assert "voila" in out and "--port=9001" in out and "--strip_sources=True" in out
 
 
+def _page_cells(text):
+    """A page's cells as the generator decides them: type, id, source, metadata (run timings left out)."""
+    nb = json.loads(text)
+    return nb["metadata"]["kernelspec"], [
+        (c["cell_type"], c["id"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"],
+         {k: v for k, v in c["metadata"].items() if k != "execution"}) for c in nb["cells"]]
+
+
+@pytest.mark.parametrize("language,folder", [("en", "apps"), ("zh", "apps/zh")])
 @pytest.mark.parametrize("name", list(classroom.PAGES))
-def test_classroom_pages_are_generated_from_classroom(name, tmp_path):
-    """apps/*.ipynb are exactly what ``classroom.write_pages`` writes (regenerate them if not)."""
-    committed = (ROOT / "apps" / name).read_text(encoding="utf-8")
-    assert committed == classroom.page_text(name), (
-        f"apps/{name} is out of date: run "
-        "python -c \"from bubblekit.presentation.classroom import write_pages; write_pages('apps')\""
+def test_classroom_pages_are_generated_from_classroom(name, language, folder, tmp_path):
+    """apps/*.ipynb and apps/zh/*.ipynb have exactly the cells ``classroom.write_pages`` writes (regenerate
+    them if not, then re-execute them: their outputs are the explorers' still pictures)."""
+    committed = (ROOT / folder / name).read_text(encoding="utf-8")
+    assert _page_cells(committed) == _page_cells(classroom.page_text(name, language)), (
+        f"{folder}/{name} is out of date: run python -c \"from bubblekit.presentation.classroom import write_pages; "
+        f"write_pages('{folder}', '{language}')\", then python scripts/execute_notebooks.py {folder}/{name}"
     )
-    nb = json.loads(committed)
+    nb = json.loads(classroom.page_text(name, language))
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     assert all(c.get("outputs", []) == [] for c in nb["cells"])
-    assert {p.name for p in classroom.write_pages(tmp_path)} == set(classroom.PAGES)
-    assert (tmp_path / name).read_text(encoding="utf-8") == committed
+    assert {p.name for p in classroom.write_pages(tmp_path, language)} == set(classroom.PAGES)
+    assert (tmp_path / name).read_text(encoding="utf-8") == classroom.page_text(name, language)
     assert classroom.notebook_text() == classroom.page_text("explorer.ipynb")
-    assert sorted(p.name for p in (ROOT / "apps").glob("*.ipynb")) == sorted(classroom.PAGES)
+    assert sorted(p.name for p in (ROOT / folder).glob("*.ipynb")) == sorted(classroom.PAGES)
 
 
 @pytest.mark.parametrize("name", list(classroom.PAGES))
@@ -563,9 +573,9 @@ def test_classroom_templates_and_presenter(capsys):
     assert classroom.main(["--presenter", "--print-command"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{explorers.PRESENTER_ENV}=1 JUPYTER_PATH=") and "--template=bubblekit-presenter" in out
-    assert classroom.main(["--pages", "--print-command"]) == 0  # every page: the folder of apps/
-    assert f" {ROOT / 'apps'} " in capsys.readouterr().out
-    assert classroom.default_pages() == ROOT / "apps"
+    assert classroom.main(["--pages", "--lang", "zh", "--print-command"]) == 0  # every Chinese page: apps/zh/
+    assert f" {ROOT / 'apps' / 'zh'} " in capsys.readouterr().out
+    assert classroom.default_pages(language="zh") == ROOT / "apps" / "zh"
     with pytest.raises(SystemExit):
         classroom.main(["--pages", "--notebook", str(ROOT / "apps" / "explorer.ipynb"), "--print-command"])
     assert "cannot be combined with --notebook" in capsys.readouterr().err

@@ -10,6 +10,7 @@ the test of the warning still runs.
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from collections.abc import Iterator
 
@@ -190,3 +191,19 @@ def test_every_course_figure_renders_in_chinese_without_the_style() -> None:
         ex.controls["cap"].value = 2.0
         explorers.schedule_builder(p=2, m=4)
         explorers.frontier_explorer(p=4, m=8)
+
+
+@needs_cjk
+def test_the_animation_readout_draws_chinese() -> None:
+    """Lesson 01's animation writes its readout in a fixed-width font; in Chinese the CJK font draws the rest."""
+    import bubblekit as bk
+    from bubblekit.presentation import plotting
+
+    i18n.set_language("zh")
+    anim = plotting.animate_pipeline(bk.simulate(bk.schedule("gpipe", 4, 4), bk.preset("b=2f")), frames=3)
+    readout = next(t for t in anim._fig.texts if t.get_gid() == "readout")
+    assert re.search(r"[\u4e00-\u9fff]", readout.get_text()), readout.get_text()
+    render(anim._fig)
+    with warnings.catch_warnings():  # every frame, as the lesson's HTML player gets them
+        warnings.filterwarnings("error", message=MISSING_GLYPH)
+        assert "<img" in anim.to_jshtml(fps=5, default_mode="once")

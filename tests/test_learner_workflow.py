@@ -492,12 +492,14 @@ def test_course_sh_lab_in_chinese_and_back(course: Course, tmp_path: Path) -> No
 def test_sync_workspace_chinese_edition(tmp_path: Path) -> None:
     root = _mini_course(tmp_path / "course")
     report = ws.sync_workspace(root, language="zh")  # no exercises/zh/ yet: nothing, no error
-    assert report.created == () and "none yet" in report.summary()
+    assert report.created == () and "还没有练习" in report.summary()  # the edition's language
     (root / "exercises" / "zh").mkdir()
     (root / "exercises" / "zh" / "01_a.ipynb").write_text(notebook("# 练习"))
     (root / "exercises" / "zh" / ".manifest.json").write_text('{"files": {"01_a.ipynb": ""}}')
     report = ws.sync_workspace(root, language="zh")
     assert [p.relative_to(root).as_posix() for p in report.created] == ["workspace/zh/01_a.ipynb"]
+    assert "从 exercises/zh/ 复制了 1 个新的练习 notebook（01_a.ipynb）" in report.summary()
+    assert "1 个练习 notebook 都已经在这里" in ws.sync_workspace(root, language="zh").summary()
     assert not (root / "workspace" / "01_a.ipynb").exists()  # the English workspace is separate
     with pytest.raises(ValueError, match="language='fr'"):
         ws.sync_workspace(root, language="fr")

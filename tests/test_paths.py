@@ -20,6 +20,7 @@ import pytest
 
 from bubblekit.course import paths
 from bubblekit.course.workspace import course_notebooks
+from bubblekit.i18n import using_language
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = {nb.path: nb.text for nb in course_notebooks(ROOT, ("notebooks",))}
@@ -123,3 +124,35 @@ def test_workshop_lessons_carry_slide_metadata_and_tags(path: Path, part: str) -
         elif i > recap:
             assert not tagged, f"cell {i} is after the recap: no 'workshop' tag"
     assert _source(cells[recap]) and cells[recap]["metadata"]["slideshow"]["slide_type"] == "slide"
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _header_title(path: Path) -> str:
+    head = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
+    head = head if isinstance(head, str) else "".join(head)
+    found = re.search(r"^#\s*\d\d[a-z]?\s*·\s*(.+?)\s*$", head, re.MULTILINE)
+    assert found, path
+    return found.group(1)
+
+
+def test_each_edition_shows_its_own_language() -> None:
+    """English: English titles (no Chinese gloss in brackets); Chinese: the zh twins' titles and Chinese words."""
+    with using_language("en"):
+        english = paths.learning_paths()
+        text_en = repr(english) + english._repr_html_()
+    assert not _CJK.search(text_en), [line for line in text_en.splitlines() if _CJK.search(line)]
+    assert "04 · Schedules compared" in text_en and "10 · The interview bank" in text_en
+    with using_language("zh"):
+        chinese = paths.learning_paths()
+        text_zh = repr(chinese)
+    lessons = chinese.full.column("lesson")
+    twins = {p.name[:p.name.index("_")]: p for p in (ROOT / "notebooks" / "zh").glob("[0-9][0-9]*_*.ipynb")}
+    assert chinese.full.column("title") == [_header_title(twins[n]) if n in twins else None for n in lessons]
+    assert "04 · 调度对比" in text_zh and "10 · 面试题库" in text_zh and "休息" in text_zh
+    # the same minutes in both editions (read from the English headers), and no English word left but names
+    assert chinese.full.column("both") == english.full.column("both")
+    assert (chinese.full_minutes, chinese.workshop_minutes, chinese.sprint_minutes) == \
+        (english.full_minutes, english.workshop_minutes, english.sprint_minutes)
+    assert set(re.findall(r"[A-Za-z]{3,}", text_zh)) <= {"workshop"}  # the tag's name stays English

@@ -14,6 +14,10 @@ Marks are the exercise checks' (:mod:`bubblekit.course.checks._display`): ``✓`
 ``○`` optional and not installed, ``✗`` missing or too old; text symbols in fonts that carry
 them, never emoji (which show as empty boxes without an emoji font), beside a word that says
 the same; a terminal that cannot show them gets ``[ok]``, ``[ ]``, ``[x]``.
+
+Its words (headers, ``ok`` / ``not installed`` / ``missing`` / ``too old``, what each package is
+for, the verdict) are in the current language (:func:`bubblekit.set_language`), from the
+message catalogue; package names and versions are not translated.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import html
 import platform
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass
 from importlib import metadata
 
 from bubblekit.course.checks._display import mark_html, plain
+from bubblekit.i18n import get_language, register, tr
 
 __all__ = ["EnvRow", "EnvReport", "environment_report", "REQUIRED", "OPTIONAL"]
 
@@ -38,6 +44,31 @@ OPTIONAL: dict[str, str] = {
 }
 #: Oldest Python the course supports.
 MIN_PYTHON = (3, 10)
+
+#: Between two problems in the verdict, per language (punctuation only: not a catalogue message).
+_SEPARATOR = {"en": "; ", "zh": "；"}
+
+register({
+    "envcheck.platform": {"en": "platform: {platform}", "zh": "平台：{platform}"},
+    "envcheck.ok": {"en": "ok", "zh": "正常"},
+    "envcheck.not_installed": {"en": "not installed", "zh": "未安装"},
+    "envcheck.missing": {"en": "missing", "zh": "缺失"},
+    "envcheck.too_old": {"en": "too old", "zh": "版本过旧"},
+    "envcheck.ready": {"en": "environment ready", "zh": "环境就绪"},
+    "envcheck.not_ready": {"en": "NOT ready: {problems}", "zh": "环境未就绪：{problems}"},
+    "envcheck.problem_missing": {"en": "{name}: missing, need {needed}", "zh": "{name}：缺失，需要 {needed}"},
+    "envcheck.problem_old": {"en": "{name}: {version} is too old, need {needed}",
+                             "zh": "{name}：{version} 版本过旧，需要 {needed}"},
+    "envcheck.this_course": {"en": "this course", "zh": "本课程"},
+    "envcheck.optional": {"en": "optional: {why}", "zh": "可选：{why}"},
+    "envcheck.why.jupyterlab": {"en": "to open the course (bash course.sh lab)",
+                                "zh": "打开课程时需要（bash course.sh lab）"},
+    "envcheck.why.torch": {"en": "lesson 06's real pipeline run (pip install -e '.[lab]')",
+                           "zh": "第 06 课实际运行流水线时需要（pip install -e '.[lab]'）"},
+    "envcheck.col.package": {"en": "package", "zh": "包"},
+    "envcheck.col.installed": {"en": "installed", "zh": "已安装"},
+    "envcheck.col.needed": {"en": "needed", "zh": "要求"},
+})
 
 
 @dataclass(frozen=True)
@@ -66,10 +97,19 @@ class EnvRow:
 
     @property
     def word(self) -> str:
-        """What the mark means, in words: ``ok``, ``not installed`` or ``missing`` / ``too old``."""
+        """What the mark means, in words (current language): ``ok``, ``not installed`` or ``missing`` / ``too old``."""
         if self.ok:
-            return "ok" if self.version else "not installed"
-        return "missing" if self.version is None else "too old"
+            return tr("envcheck.ok") if self.version else tr("envcheck.not_installed")
+        return tr("envcheck.missing") if self.version is None else tr("envcheck.too_old")
+
+    @property
+    def needed_text(self) -> str:
+        """:attr:`needed` in the current language (``"optional: ..."``, ``"this course"``; versions as they are)."""
+        if self.needed == "this course":
+            return tr("envcheck.this_course")
+        if self.needed.startswith("optional: ") and self.name in OPTIONAL:
+            return tr("envcheck.optional", why=tr(f"envcheck.why.{self.name}"))
+        return self.needed
 
 
 @dataclass(frozen=True)
@@ -86,12 +126,18 @@ class EnvReport:
 
     @property
     def problems(self) -> list[str]:
-        """One sentence per missing or too-old required package (empty when ``ok``)."""
+        """One sentence per missing or too-old required package (empty when ``ok``), in the current language."""
         return [
-            f"{row.name}: {'missing' if row.version is None else row.version + ' is too old'}, need {row.needed}"
+            tr("envcheck.problem_missing", name=row.name, needed=row.needed_text) if row.version is None
+            else tr("envcheck.problem_old", name=row.name, version=row.version, needed=row.needed_text)
             for row in self.rows
             if not row.ok
         ]
+
+    def _verdict(self) -> str:
+        if self.ok:
+            return tr("envcheck.ready")
+        return tr("envcheck.not_ready", problems=_SEPARATOR[get_language()].join(self.problems))
 
     def versions(self) -> dict[str, str | None]:
         """Package name -> installed version (``None`` when missing)."""
@@ -99,24 +145,32 @@ class EnvReport:
 
     def __repr__(self) -> str:
         width = max(len(row.name) for row in self.rows)
-        lines = [f"platform: {self.platform}"]
+        lines = [tr("envcheck.platform", platform=self.platform)]
         for row in self.rows:
-            lines.append(plain(row.status, f"{row.name:<{width}}  {row.version or 'not installed':<14}  {row.needed}"))
-        lines.append("environment ready" if self.ok else "NOT ready: " + "; ".join(self.problems))
+            version = row.version or tr("envcheck.not_installed")
+            lines.append(plain(row.status, f"{row.name:<{width}}  {_pad(version, 14)}  {row.needed_text}"))
+        lines.append(self._verdict())
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         body = "".join(
             f"<tr><td>{mark_html(row.status)} {html.escape(row.word)}</td>"
-            f"<td><code>{html.escape(row.name)}</code></td><td>{html.escape(row.version or 'not installed')}</td>"
-            f"<td>{html.escape(row.needed)}</td></tr>"
+            f"<td><code>{html.escape(row.name)}</code></td>"
+            f"<td>{html.escape(row.version or tr('envcheck.not_installed'))}</td>"
+            f"<td>{html.escape(row.needed_text)}</td></tr>"
             for row in self.rows
         )
-        verdict = "environment ready" if self.ok else "NOT ready: " + "; ".join(self.problems)
+        head = "".join(f"<th>{html.escape(tr(f'envcheck.col.{c}'))}</th>" for c in ("package", "installed", "needed"))
         return (
-            f"<table><thead><tr><th></th><th>package</th><th>installed</th><th>needed</th></tr></thead>"
-            f"<tbody>{body}</tbody></table><p>{html.escape(self.platform)} — <b>{html.escape(verdict)}</b></p>"
+            f"<table><thead><tr><th></th>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table><p>{html.escape(self.platform)} — <b>{html.escape(self._verdict())}</b></p>"
         )
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (a CJK character takes two)."""
+    shown = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, width - shown)
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:

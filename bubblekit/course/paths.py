@@ -12,6 +12,11 @@ Three paths:
 * **interview sprint** (:data:`SPRINT`, about 2.5 hours): formula, schedules, beyond 1F1B,
   misconceptions, then the interview bank's questions in the bank's order.
 
+Everything it shows is in the current language (:func:`bubblekit.set_language`): headers,
+captions, notes and the parts of a step come from the message catalogue; a lesson's title is
+its English header's (without a Chinese gloss in brackets) or, in Chinese, its Chinese twin's
+(``notebooks/zh/``, ``solutions/zh/``). Times are always the English headers' (the source of truth).
+
 Pure core: reads the notebooks as JSON, imports no matplotlib, widgets or torch.
 """
 
@@ -22,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.text import Table
 
 __all__ = ["Step", "WORKSHOP", "SPRINT", "COURSE_ROOT", "header_time", "lesson_times", "LearningPaths",
@@ -62,6 +68,51 @@ SPRINT: tuple[Step, ...] = (
     Step("10", "the questions, in the bank's order", 40),
 )
 
+register({
+    "paths.col.lesson": {"en": "lesson", "zh": "课"},
+    "paths.col.title": {"en": "title", "zh": "标题"},
+    "paths.col.core": {"en": "core path (min)", "zh": "核心内容（分钟）"},
+    "paths.col.deep": {"en": "deep dives (min)", "zh": "选读深入（分钟）"},
+    "paths.col.both": {"en": "lesson (min)", "zh": "整课（分钟）"},
+    "paths.col.step": {"en": "step", "zh": "环节"},
+    "paths.col.what": {"en": "what", "zh": "内容"},
+    "paths.col.minutes": {"en": "minutes", "zh": "分钟"},
+    "paths.full": {"en": "Full self-study: every lesson, core path then deep dives, then its exercises",
+                   "zh": "完整自学：每课先学核心内容，再读选读的深入内容，然后做练习"},
+    "paths.workshop": {"en": "Workshop (3 hours): core paths, cells tagged 'workshop'",
+                       "zh": "工作坊（3 小时）：各课的核心内容，即标记了 workshop 标签的单元格"},
+    "paths.sprint": {"en": "Interview sprint", "zh": "面试冲刺"},
+    "paths.full_note": {"en": "total: {hours} of stated time, plus the exercises",
+                        "zh": "合计：各课标注的时间共 {hours}，练习时间另计"},
+    "paths.unstated": {"en": " (lessons {lessons} state no time yet and are not counted)",
+                       "zh": "（第 {lessons} 课还没有标注时间，未计入）"},
+    "paths.total": {"en": "total: {hours}", "zh": "合计：{hours}"},
+    "paths.minutes": {"en": "{minutes} min", "zh": "{minutes} 分钟"},
+    "paths.hours": {"en": "{minutes} min = {h} h {m:02d} min", "zh": "{minutes} 分钟 = {h} 小时 {m:02d} 分钟"},
+    "paths.break": {"en": "break", "zh": "休息"},
+    "paths.part.core": {"en": "core path", "zh": "核心内容"},
+    "paths.part.frontier": {"en": "core path: the memory/bubble frontier only", "zh": "核心内容：只讲显存/气泡前沿"},
+    "paths.part.quiz": {"en": "the misconceptions quiz", "zh": "常见误区小测验"},
+    "paths.part.whole": {"en": "the whole lesson", "zh": "整课"},
+    "paths.part.bank": {"en": "the questions, in the bank's order", "zh": "按题库顺序做题"},
+})
+
+#: A step's ``part`` (English, as :data:`WORKSHOP` and :data:`SPRINT` write it) -> its catalogue key.
+_PART_KEYS = {
+    "core path": "paths.part.core",
+    "core path: the memory/bubble frontier only": "paths.part.frontier",
+    "the misconceptions quiz": "paths.part.quiz",
+    "the whole lesson": "paths.part.whole",
+    "the questions, in the bank's order": "paths.part.bank",
+}
+
+
+def _part(part: str) -> str:
+    """A step's ``part`` in the current language (an unknown part as written)."""
+    key = _PART_KEYS.get(part)
+    return tr(key) if key else part
+
+
 def track_text(steps: tuple[Step, ...]) -> str:
     """A track on one line, as the README writes it: ``00 core path (10 min) → 01 core path (25 min) → …``."""
     return " → ".join(f"{s.lesson} {s.part} ({s.minutes} min)".replace("  ", " ") for s in steps)
@@ -70,6 +121,29 @@ def track_text(steps: tuple[Step, ...]) -> str:
 _TIME = re.compile(r"\*\*Time:\*\*([^\n]*)")
 _MINUTES = re.compile(r"(\d+)\s*min")
 _TITLE = re.compile(r"^#\s*(\d\d[a-z]?)\s*·\s*(.+?)\s*$", re.MULTILINE)
+#: A Chinese gloss in brackets after an English title: ``Schedules compared (调度策略对比)``.
+_GLOSS = re.compile(r"\s*[(（][^()（）]*[\u3400-\u9fff][^()（）]*[)）]")
+
+
+def _title(path: Path) -> str | None:
+    """The title of the notebook at ``path`` (its header ``# NN · title``), or ``None``.
+
+    An English title loses a Chinese gloss in brackets; a Chinese one (a ``zh/`` twin) is kept whole.
+    """
+    found = _TITLE.search(_first_cell(path)) if path.is_file() else None
+    if found is None:
+        return None
+    title = found.group(2)
+    return title if path.parent.name == "zh" else (_GLOSS.sub("", title).strip() or title)
+
+
+def _localised_title(path: Path) -> str | None:
+    """``path``'s title in the current language: in Chinese its ``zh/`` twin's, when the twin has one."""
+    if get_language() == "zh":
+        twin = _title(path.parent / "zh" / path.name)
+        if twin is not None:
+            return twin
+    return _title(path)
 
 
 def header_time(header: str) -> tuple[int | None, int | None]:
@@ -109,18 +183,21 @@ def lesson_times(folder: str | Path | None = None) -> Table:
     """Per lesson notebook (``NN_*.ipynb``, companions ``NNx_*`` too): title and stated minutes.
 
     Columns ``lesson``, ``title``, ``core`` and ``deep`` (minutes, ``None`` where the header
-    states none), read from each header's ``**Time:**`` line (:func:`header_time`).
+    states none), read from each header's ``**Time:**`` line (:func:`header_time`). The
+    title is in the current language (in Chinese, the ``zh/`` twin's); headers too.
     ``folder``: the lessons' folder (default the course's ``notebooks/``). Used in lesson 00.
     """
     rows = []
     for path in sorted(_folder(folder, "notebooks").glob("[0-9][0-9]*_*.ipynb")):
-        head = _first_cell(path)
-        title = _TITLE.search(head)
-        core, deep = header_time(head)
-        rows.append({"lesson": path.name[:path.name.index("_")], "title": title.group(2) if title else path.stem,
+        core, deep = header_time(_first_cell(path))
+        rows.append({"lesson": path.name[:path.name.index("_")], "title": _localised_title(path) or path.stem,
                      "core": core, "deep": deep})
-    return Table(rows, ["lesson", "title", "core", "deep"],
-                 headers={"core": "core path (min)", "deep": "deep dives (min)"})
+    return Table(rows, ["lesson", "title", "core", "deep"], headers=_headers("lesson", "title", "core", "deep"))
+
+
+def _headers(*columns: str) -> dict[str, str]:
+    """Column key -> header in the current language (the keys stay English)."""
+    return {c: tr(f"paths.col.{c}") for c in columns}
 
 
 class LearningPaths:
@@ -137,23 +214,23 @@ class LearningPaths:
         self.full_minutes: int = sum((r["core"] or 0) + (r["deep"] or 0) for r in rows)
         self.workshop_minutes: int = sum(s.minutes for s in WORKSHOP)
         self.sprint_minutes: int = sum(s.minutes for s in SPRINT)
-        note = f"total: {_hours(self.full_minutes)} of stated time, plus the exercises"
+        note = tr("paths.full_note", hours=_hours(self.full_minutes))
         if self.unstated:
-            note += f" (lessons {', '.join(self.unstated)} state no time yet and are not counted)"
+            note += tr("paths.unstated", lessons=", ".join(self.unstated))
+        columns = ("lesson", "title", "core", "deep", "both")
         self.full = Table(
             [{**r, "both": None if r["core"] is None else r["core"] + (r["deep"] or 0)} for r in rows],
-            ["lesson", "title", "core", "deep", "both"],
-            headers={"core": "core path (min)", "deep": "deep dives (min)", "both": "lesson (min)"},
-            title="Full self-study: every lesson, core path then deep dives, then its exercises", note=note)
-        self.workshop = self._track(WORKSHOP, titles, "Workshop (3 hours): core paths, cells tagged 'workshop'",
-                                    self.workshop_minutes)
-        self.sprint = self._track(SPRINT, titles, "Interview sprint", self.sprint_minutes)
+            list(columns), headers=_headers(*columns), title=tr("paths.full"), note=note)
+        self.workshop = self._track(WORKSHOP, titles, tr("paths.workshop"), self.workshop_minutes)
+        self.sprint = self._track(SPRINT, titles, tr("paths.sprint"), self.sprint_minutes)
 
     @staticmethod
     def _track(steps: tuple[Step, ...], titles: dict[str, str], title: str, total: int) -> Table:
-        rows = [{"step": s.lesson if s.lesson == "break" else f"{s.lesson} · {titles.get(s.lesson, '')}".rstrip(" ·"),
-                 "what": s.part, "minutes": s.minutes} for s in steps]
-        return Table(rows, ["step", "what", "minutes"], title=title, note=f"total: {_hours(total)}")
+        rows = [{"step": tr("paths.break") if s.lesson == "break"
+                 else f"{s.lesson} · {titles.get(s.lesson, '')}".rstrip(" ·"),
+                 "what": _part(s.part), "minutes": s.minutes} for s in steps]
+        return Table(rows, ["step", "what", "minutes"], headers=_headers("step", "what", "minutes"), title=title,
+                     note=tr("paths.total", hours=_hours(total)))
 
     def tables(self) -> tuple[Table, Table, Table]:
         """``(full, workshop, sprint)``."""
@@ -168,7 +245,7 @@ class LearningPaths:
 
 def _hours(minutes: int) -> str:
     h, m = divmod(minutes, 60)
-    return f"{minutes} min" if not h else f"{minutes} min = {h} h {m:02d} min"
+    return tr("paths.minutes", minutes=minutes) if not h else tr("paths.hours", minutes=minutes, h=h, m=m)
 
 
 def learning_paths(folder: str | Path | None = None, bank: str | Path | None = None) -> LearningPaths:
@@ -176,13 +253,14 @@ def learning_paths(folder: str | Path | None = None, bank: str | Path | None = N
 
     ``folder``: the lessons (default the course's ``notebooks/``); ``bank``: the interview
     bank notebook (default ``solutions/10_interview_bank.ipynb`` of the course), for its title.
-    Used in lesson 00.
+    Everything is in the current language: in Chinese the titles are the ``zh/`` twins'
+    (``notebooks/zh/``, ``solutions/zh/``). Used in lesson 00 (both editions).
     """
     times = lesson_times(folder)
     titles: dict[str, Any] = {r["lesson"]: r["title"] for r in times}
     bank_path = COURSE_ROOT / "solutions" / "10_interview_bank.ipynb" if bank is None else Path(bank)
-    if bank_path.is_file():
-        found = _TITLE.search(_first_cell(bank_path))
-        if found:
-            titles[found.group(1)] = found.group(2)
+    found = _TITLE.search(_first_cell(bank_path)) if bank_path.is_file() else None
+    title = _localised_title(bank_path) if found else None
+    if found and title:
+        titles[found.group(1)] = title
     return LearningPaths(times, titles)

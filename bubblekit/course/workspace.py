@@ -19,7 +19,8 @@ and ``scripts/execute_notebooks.py`` use it.
 
 Used by ``bash course.sh lab`` / ``setup`` / ``test`` and ``bubblekit workspace`` (the
 lessons' Exercises links open the workspace copies), and by ``scripts/make_exercises.py`` and
-``scripts/execute_notebooks.py``. Imports only the standard library.
+``scripts/execute_notebooks.py``. Imports only the standard library and :mod:`bubblekit.i18n`
+(standard library only too); its summary line is in the edition's language.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from bubblekit.i18n import register, translate
 
 __all__ = [
     "WORKSPACE_DIR",
@@ -63,24 +66,42 @@ COURSE_FOLDERS = ("notebooks", "solutions", "exercises", "apps")
 WORKTREE_ENV = "BUBBLEKIT_CHECK_WORKTREE"
 
 
+register({
+    "workspace.none": {"en": "{where}: no exercise notebooks to copy (this edition has none yet)",
+                       "zh": "{where}：没有要复制的练习 notebook（这个版本还没有练习）"},
+    "workspace.all_there": {"en": "{where}: all {n} exercise notebooks already there (left as they are)",
+                            "zh": "{where}：{n} 个练习 notebook 都已经在这里（保持原样，未改动）"},
+    "workspace.copied": {"en": "{where}: {n} new exercise notebook(s) copied from {source} ({names}){kept}",
+                         "zh": "{where}：从 {source} 复制了 {n} 个新的练习 notebook（{names}）{kept}"},
+    "workspace.kept": {"en": "; {n} of yours kept as they are", "zh": "；你已有的 {n} 个保持原样"},
+})
+
+
 @dataclass(frozen=True)
 class WorkspaceReport:
-    """What :func:`sync_workspace` did: paths it ``created``, and learner files it ``kept`` untouched."""
+    """What :func:`sync_workspace` did: paths it ``created``, and learner files it ``kept`` untouched.
+
+    ``language``: the edition (``"en"``/``"zh"``); :meth:`summary` speaks its language.
+    """
 
     workspace: Path
     created: tuple[Path, ...]
     kept: tuple[Path, ...]
+    language: str = "en"
 
     def summary(self) -> str:
-        """One line for the terminal, e.g. ``workspace/: 2 new exercise notebook(s) copied ...``."""
+        """One line for the terminal in the edition's language, e.g. ``workspace/: 2 new exercise notebook(s) copied ...``."""
         where = _display(self.workspace)
+        lang = self.language
         if not self.created and not self.kept:
-            return f"{where}: no exercise notebooks to copy (this edition has none yet)"
+            return translate("workspace.none", lang, where=where)
         if not self.created:
-            return f"{where}: all {len(self.kept)} exercise notebooks already there (left as they are)"
+            return translate("workspace.all_there", lang, where=where, n=len(self.kept))
         names = ", ".join(p.name for p in self.created[:3]) + (" ..." if len(self.created) > 3 else "")
-        kept = f"; {len(self.kept)} of yours kept as they are" if self.kept else ""
-        return f"{where}: {len(self.created)} new exercise notebook(s) copied from exercises/ ({names}){kept}"
+        kept = translate("workspace.kept", lang, n=len(self.kept)) if self.kept else ""
+        source = EXERCISES_DIR + "/" + ("" if lang == "en" else f"{lang}/")
+        return translate("workspace.copied", lang, where=where, n=len(self.created), source=source, names=names,
+                         kept=kept)
 
 
 @dataclass(frozen=True)
@@ -175,7 +196,7 @@ def sync_workspace(root: Path | str, workspace: Path | str | None = None, *, lan
     exercises = root.joinpath(EXERCISES_DIR, *edition)
     target = root.joinpath(WORKSPACE_DIR, *edition) if workspace is None else Path(workspace)
     if not exercises.is_dir():  # an edition the course does not ship yet
-        return WorkspaceReport(target, (), ())
+        return WorkspaceReport(target, (), (), language)
     if target.exists() and not target.is_dir():
         raise ValueError(f"workspace={str(target)!r} exists and is not a folder; move it away or pass another")
     target.mkdir(parents=True, exist_ok=True)
@@ -193,7 +214,7 @@ def sync_workspace(root: Path | str, workspace: Path | str | None = None, *, lan
             kept.append(dest)
             continue
         created.append(dest)
-    return WorkspaceReport(target, tuple(created), tuple(kept))
+    return WorkspaceReport(target, tuple(created), tuple(kept), language)
 
 
 # ------------------------------------------------------------------------------------ git
