@@ -87,8 +87,8 @@ from pathlib import Path
 from typing import Any
 
 from bubblekit._system import available_memory
-from bubblekit.text import format_bytes
 from bubblekit.i18n import LANGUAGES, register, translate
+from bubblekit.text import format_bytes
 
 __all__ = [
     "serve", "voila_command", "room_options", "default_notebook", "write_notebook", "notebook_cells",
