@@ -116,7 +116,9 @@ register({
     "ex.m.tip": {"en": "microbatches per step; stops only on values the shown schedules accept",
                  "zh": "每步微批数；只停在当前调度接受的取值上"},
     "ex.m.tip_plain": {"en": "microbatches per step", "zh": "每步微批数"},
-    "ex.v": {"en": "v (chunks/rank)", "zh": "v（每 rank 的 chunk 数）"},
+    "ex.v": {"en": "v (chunks/rank)", "zh": "v（每卡 chunk 数）"},
+    "ex.card.ratio.name": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "气泡比例 bubble_ratio = 空闲 / (p × makespan)"},
+    "ex.card.overhead.name": {"en": "bubble_overhead = idle / busy", "zh": "气泡开销 bubble_overhead = 空闲 / 忙碌"},
     "ex.v.tip": {"en": "stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes 2, the others 1",
                  "zh": "每个 rank 上的流水级数：交错式 1F1B 和 looped BFS 取 v >= 2，V 形调度为 2，其余为 1"},
     "ex.v.tip_frontier": {"en": "stages per rank of interleaved 1F1B and looped BFS (V shapes hold 2)",
@@ -996,10 +998,10 @@ class PipelineExplorer:
         r, s = self.readouts, res.schedule
         unit = plural(res.unit)
         r["bubble_ratio"].value = _card(
-            "bubble_ratio = idle / (p × makespan)", f"{res.bubble_ratio:.4f}",
+            tr("ex.card.ratio.name"), f"{res.bubble_ratio:.4f}",
             tr("ex.card.ratio.note", ratio=res.bubble_ratio))
         r["bubble_overhead"].value = _card(
-            "bubble_overhead = idle / busy", f"{res.bubble_overhead:.4f}",
+            tr("ex.card.overhead.name"), f"{res.bubble_overhead:.4f}",
             tr("ex.card.overhead.note"))
         r["makespan"].value = _card(tr("ex.card.makespan"), f"{format_number(res.makespan, fractions=False)} {unit}",
                                     tr("ex.card.utilization", u=res.utilization))
@@ -1265,7 +1267,7 @@ class ScheduleBuilder:
         unit = plural(res.unit)
         legal = tr("ex.builder.legal", p=sched.p, m=sched.m, v=sched.v, n=sched.n_actions)
         r["message"].value = f"<div class='bk-msg-ok'>{legal}</div>"
-        r["bubble_ratio"].value = _card("bubble_ratio = idle / (p × makespan)", f"{res.bubble_ratio:.4f}",
+        r["bubble_ratio"].value = _card(tr("ex.card.ratio.name"), f"{res.bubble_ratio:.4f}",
                                         tr("ex.builder.overhead", overhead=res.bubble_overhead))
         r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {unit}")
         r["peak"].value = ("<div style='font-size:15px'>" + tr("ex.builder.peak")
