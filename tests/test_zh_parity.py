@@ -57,10 +57,9 @@ SHIPPED = {nb.path.relative_to(ROOT).as_posix(): nb.text for nb in course_notebo
 ENGLISH = sorted(p for p in SHIPPED if Path(p).parent.name != ZH)
 TWINS = sorted(p for p in SHIPPED if Path(p).parent.name == ZH)
 
-#: English notebooks whose Chinese twin is not done yet (issue 16, phase 2 translates them):
+#: English notebooks whose Chinese twin is not done yet:
 #: each is removed as its translation lands.
-PENDING: set[str] = {
-}
+PENDING: set[str] = set()  # empty: the whole course is translated; a new English notebook waits here
 
 #: The lesson template's markers, English -> Chinese.
 HEADER_MARKERS = {"**Goal:**": "**目标：**", "**You need:**": "**前置知识：**", "**Time:**": "**时间：**"}
