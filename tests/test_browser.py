@@ -28,7 +28,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,44 @@ def _require_browser() -> None:
             "!!! BROWSER TESTS SKIPPED: missing " + " and ".join(missing)
             + ". `.ci/run` installs them (apt-get install chromium; never `playwright install`). !!!"
         )
+
+
+def lab_command(root: Path, port: int, token: str, *extra: str) -> list[str]:
+    """The JupyterLab command of the browser tests: 127.0.0.1, a token, no news or update checks, ``extra`` options."""
+    cmd = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
+        f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *extra,
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return cmd
+
+
+@contextmanager
+def chromium_page(*, args: Sequence[str] = (), **context: Any) -> Iterator[Any]:
+    """A page of headless Chromium (the course's flags plus ``args``; 1440 x 1000 unless ``viewport`` is given;
+    ``context`` goes to ``new_context``, e.g. ``locale="zh-CN"``), closed with its browser afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, *args], headless=True,
+                                     timeout=60_000)
+    except Exception:
+        pw.stop()
+        raise
+    pg_context = browser.new_context(**{"viewport": VIEWPORT, "device_scale_factor": 1, **context})
+    pg = pg_context.new_page()
+    pg.set_default_timeout(30_000)
+    try:
+        yield pg
+    finally:
+        pg_context.close()
+        browser.close()
+        pw.stop()
 
 
 def _free_port() -> int:
@@ -192,16 +231,7 @@ def page(browser: Any) -> Iterator[Any]:
 def lab(workdir: Path) -> Iterator[str]:
     """JupyterLab on 127.0.0.1 with a token; yields the notebook's URL."""
     port, token = _free_port(), secrets.token_hex(16)
-    cmd = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
-        f"--ServerApp.root_dir={workdir}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    server = Server("jupyter lab", cmd, workdir, _env(workdir), workdir / "lab.log")
+    server = Server("jupyter lab", lab_command(workdir, port, token), workdir, _env(workdir), workdir / "lab.log")
     try:
         server.wait_http(f"http://127.0.0.1:{port}/api/status?token={token}")
         yield f"http://127.0.0.1:{port}/lab/tree/explorer.ipynb?token={token}"

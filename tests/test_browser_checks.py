@@ -14,7 +14,6 @@ Skipped with a loud reason without Chromium or playwright (``.ci/run`` installs 
 
 from __future__ import annotations
 
-import os
 import secrets
 import sys
 from collections.abc import Iterator
@@ -29,16 +28,15 @@ from bubblekit.course.checks import _display
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_browser import (  # noqa: E402 - the shared Chromium + JupyterLab helpers
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     RENDER_S,
-    VIEWPORT,
     Server,
     _dismiss_news_toast,
     _env,
     _free_port,
     _require_browser,
     _run_all_cells,
+    chromium_page,
+    lab_command,
 )
 
 pytestmark = pytest.mark.browser
@@ -68,16 +66,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def lab(workdir: Path) -> Iterator[str]:
     port, token = _free_port(), secrets.token_hex(16)
-    cmd = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
-        f"--ServerApp.root_dir={workdir}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    server = Server("jupyter lab", cmd, workdir, _env(workdir), workdir / "lab.log")
+    server = Server("jupyter lab", lab_command(workdir, port, token), workdir, _env(workdir), workdir / "lab.log")
     try:
         server.wait_http(f"http://127.0.0.1:{port}/api/status?token={token}")
         yield f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}?token={token}"
@@ -87,23 +76,8 @@ def lab(workdir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def page(lab: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
-    except Exception:
-        pw.stop()
-        raise
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
-    pg = context.new_page()
-    pg.set_default_timeout(30_000)
-    try:
+    with chromium_page() as pg:
         yield pg
-    finally:
-        context.close()
-        browser.close()
-        pw.stop()
 
 
 _INK = """([mark, font]) => {

@@ -50,19 +50,16 @@ import pytest
 
 import bubblekit as bk
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_browser import CHROMIUM, chromium_page  # noqa: E402 - the shared Chromium helpers
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(sys.prefix)
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path(os.environ.get("BUBBLEKIT_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 SERVER_START_S = 180     # course.sh lab: set-up check, workspace, trust, then the server
 OPEN_MS = 120_000        # a notebook opens and renders (busy machine)
-VIEWPORT = {"width": 1440, "height": 1000}
 
 
 def _require_browser() -> None:
@@ -203,25 +200,10 @@ def lab(course: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]
 
 @pytest.fixture(scope="module")
 def page(lab: Lab) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
-    except Exception:
-        pw.stop()
-        raise
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
-    pg = context.new_page()
-    pg.set_default_timeout(30_000)
-    pg.bk_requests = []  # every URL the browser asked for (checked by the last test)
-    pg.on("request", lambda req: pg.bk_requests.append(req.url))
-    try:
+    with chromium_page() as pg:
+        pg.bk_requests = []  # every URL the browser asked for (checked by the last test)
+        pg.on("request", lambda req: pg.bk_requests.append(req.url))
         yield pg
-    finally:
-        context.close()
-        browser.close()
-        pw.stop()
 
 
 # ------------------------------------------------------------------------------ helpers

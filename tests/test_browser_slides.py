@@ -29,12 +29,9 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path(os.environ.get("BUBBLEKIT_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--allow-file-access-from-files",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_browser import CHROMIUM, chromium_page  # noqa: E402 - the shared Chromium helpers
+
 READY_MS = 60_000
 #: The index of the slide shown (reveal.js marks it ``present``).
 CURRENT = "[...document.querySelectorAll('.reveal .slides > section')].findIndex(s => s.classList.contains('present'))"
@@ -92,17 +89,8 @@ def deck(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
 
 @pytest.fixture()
 def page(deck: tuple[Any, Path]) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
-            pg = context.new_page()
-            pg.set_default_timeout(30_000)
-            yield pg
-        finally:
-            browser.close()
+    with chromium_page(args=["--allow-file-access-from-files"], viewport={"width": 1280, "height": 800}) as pg:
+        yield pg
 
 
 def _slide_cells(nb: Any) -> list[str]:

@@ -49,14 +49,13 @@ from bubblekit.i18n import using_language
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_browser import (  # noqa: E402 - the shared Chromium + JupyterLab helpers
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     RENDER_S,
-    VIEWPORT,
     Server,
     _env,
     _free_port,
     _require_browser,
+    chromium_page,
+    lab_command,
 )
 from test_browser_checks import _INK  # noqa: E402 - draws a text and the missing-glyph box on a canvas
 
@@ -105,16 +104,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def lab(workdir: Path) -> Iterator[str]:
     """JupyterLab in Chinese on 127.0.0.1; its kernels turn a missing glyph into an error. Yields the lesson's URL."""
     port, token = _free_port(), secrets.token_hex(16)
-    cmd = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False",
-        f"--ServerApp.root_dir={workdir}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        f"--LabApp.app_settings_dir={workdir / 'app-settings'}",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
+    cmd = lab_command(workdir, port, token, f"--LabApp.app_settings_dir={workdir / 'app-settings'}")
     env = _env(workdir)
     env["PYTHONWARNINGS"] = "error:Glyph"  # matplotlib: "Glyph 27668 (...) missing from font(s) DejaVu Sans."
     env.pop("BUBBLEKIT_LANG", None)         # the lesson sets its language itself
@@ -132,23 +122,8 @@ def lab(workdir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def page(lab: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
-    try:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
-    except Exception:
-        pw.stop()
-        raise
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, locale="zh-CN")
-    pg = context.new_page()
-    pg.set_default_timeout(30_000)
-    try:
+    with chromium_page(locale="zh-CN") as pg:
         yield pg
-    finally:
-        context.close()
-        browser.close()
-        pw.stop()
 
 
 # ------------------------------------------------------------------------------ helpers
