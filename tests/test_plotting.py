@@ -578,3 +578,16 @@ def test_course_style_puts_an_installed_cjk_font_first_and_renders_chinese() -> 
                 fig.canvas.draw()  # a missing glyph would warn, and warnings are errors here
     assert all(c.startswith("#") and len(c) == 7 for c in bp.PALETTE)
     assert len(set(bp.PALETTE)) == len(bp.PALETTE)
+
+
+def test_animation_player_labels_follow_the_language() -> None:
+    """The player's repeat-mode labels (matplotlib's "Once / Loop / Reflect") in the notebook's language."""
+    from bubblekit.i18n import using_language
+
+    result = bk.simulate(bk.schedule("gpipe", 2, 2))
+    with using_language("zh"):
+        html = bp.pipeline_animation_html(result, frames=2)
+    labels = re.findall(r">([^<]+)</label>", html)
+    assert labels == ["播放一次", "循环", "往返"], labels
+    with using_language("en"):
+        assert re.findall(r">([^<]+)</label>", bp.pipeline_animation_html(result, frames=2)) == ["Once", "Loop", "Reflect"]

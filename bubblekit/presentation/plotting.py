@@ -129,6 +129,10 @@ register({
         "en": "t = {t} of {total} {unit}  |  running now: {running:>2}  |  bubble so far: {bubble:6.1%}",
         "zh": "t = {t} / {total} {unit}  |  正在计算：{running:>2}  |  目前气泡：{bubble:6.1%}",
     },
+    "plot.anim.once": {"en": "Once", "zh": "播放一次"},
+    "plot.anim.loop": {"en": "Loop", "zh": "循环"},
+    "plot.anim.reflect": {"en": "Reflect", "zh": "往返"},
+    "plot.anim.repeat": {"en": "Repetition mode", "zh": "重复方式"},
     "plot.frontier.gpu_memory": {"en": " GPU memory", "zh": " 显存容量"},
     "plot.frontier.x.total": {"en": "memory per device (GB): parameters, gradients, optimizer state, activations",
                               "zh": "每卡显存（GB）：参数、梯度、优化器状态、激活"},
@@ -1293,7 +1297,11 @@ def _offline_player(html: str) -> str:
         return (f'<svg viewBox="0 0 16 16" width="14" height="14" fill="currentColor" aria-hidden="true" '
                 f'style="vertical-align:middle">{shape}</svg>')
 
-    return _FA_ICON.sub(icon, _FA_LINK.sub("", html))
+    html = _FA_ICON.sub(icon, _FA_LINK.sub("", html))
+    for mode in ("Once", "Loop", "Reflect"):  # the repeat-mode labels, in the current language
+        html = html.replace(f">{mode}</label>", f">{html_escape(tr('plot.anim.' + mode.lower()))}</label>")
+    return html.replace('title="Repetition mode" aria-label="Repetition mode"',
+                        f'title="{tr("plot.anim.repeat")}" aria-label="{tr("plot.anim.repeat")}"')
 
 
 def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
