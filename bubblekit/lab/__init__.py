@@ -30,6 +30,7 @@ from typing import Any
 from bubblekit.actions import Action
 from bubblekit.analysis.calibrate import Comparison, compare_measured
 from bubblekit.analysis.traces import MeasuredTimeline, write_csv
+from bubblekit.i18n import all_messages, register, tr
 from bubblekit.lab._config import TORCH_SCHEDULES, LabConfig, TorchScheduleInfo, bubblekit_name, resolve_schedule
 from bubblekit.lab._launch import LabInterrupted, LabRunError, free_port, preflight
 from bubblekit.schedules import schedule as build_schedule
@@ -61,6 +62,29 @@ KNOWN_ORDER_DIFFERENCES: dict[str, str] = {
     ),
     "GPipe": "ScheduleGPipe.pipeline_order pads with idle slots; without them it equals the executed order.",
 }
+
+
+register({
+    # the lab's summary (lesson 06); the configuration's field names stay as the code spells them
+    "lab.run": {"en": "lab run: {config}", "zh": "真实运行：{config}"},
+    "lab.per_step": {"en": "measured bubble_ratio per step: {ratios}  (median {median:.4f})",
+                     "zh": "每步实测的 bubble_ratio：{ratios}（中位数 {median:.4f}）"},
+    "lab.order.bubblekit": {"en": "executed order == bubblekit's order: {verdict}",
+                            "zh": "实际执行顺序 == bubblekit 的顺序：{verdict}"},
+    "lab.order.torch": {"en": "executed order == PyTorch's static pipeline_order: {verdict}",
+                        "zh": "实际执行顺序 == PyTorch 静态的 pipeline_order：{verdict}"},
+    "lab.yes": {"en": "yes", "zh": "是"},
+    "lab.no": {"en": "NO: {why}", "zh": "否：{why}"},
+    "lab.no_known": {"en": "no ({why})", "zh": "否（{why}）"},
+    "lab.see_order_check": {"en": "see order_check()", "zh": "见 order_check()"},
+    "lab.rss": {"en": "peak memory per rank (resident): {sizes}", "zh": "每个 rank 的内存峰值（常驻）：{sizes}"},
+    "lab.known.1F1B": {"en": KNOWN_ORDER_DIFFERENCES["1F1B"],
+                       "zh": "Schedule1F1B.pipeline_order（静态 IR）在最后一个 rank 上是错的：它的前向计数器在使用前就加了 1，"
+                             "所以列出的是 F1 .. Fm（缺 F0，Fm 越界）。运行时（_step_microbatches）执行的是 F0 B0 F1 B1 ...，"
+                             "也就是 bubblekit 的 1f1b 顺序。"},
+    "lab.known.GPipe": {"en": KNOWN_ORDER_DIFFERENCES["GPipe"],
+                        "zh": "ScheduleGPipe.pipeline_order 用空闲槽补齐；去掉它们后与实际执行顺序相同。"},
+})
 
 
 def torch_available() -> bool:
@@ -208,23 +232,25 @@ class LabResult:
     def summary(self) -> str:
         """Text: configuration, per-step bubble ratios, the comparison table and the order check."""
         c = self.config
+        config = (f"{c.schedule} ({c.info.torch_class}) p={c.ranks} m={c.microbatches} v={c.v} "
+                  f"hidden={c.hidden} seq={c.seq} batch={c.batch} layers/stage={c.layers} backend={c.backend} "
+                  f"threads/rank={c.threads}")
         lines = [
-            f"lab run: {c.schedule} ({c.info.torch_class}) p={c.ranks} m={c.microbatches} v={c.v} "
-            f"hidden={c.hidden} seq={c.seq} batch={c.batch} layers/stage={c.layers} backend={c.backend} "
-            f"threads/rank={c.threads}",
-            "measured bubble_ratio per step: " + ", ".join(f"{b:.4f}" for b in self.bubble_ratios)
-            + f"  (median {self.median_bubble_ratio:.4f})",
+            tr("lab.run", config=config),
+            tr("lab.per_step", ratios=", ".join(f"{b:.4f}" for b in self.bubble_ratios), median=self.median_bubble_ratio),
         ]
         chk = self.order_check()
         if chk["bubblekit_matches"] is not None:
-            lines.append("executed order == bubblekit's order: " + ("yes" if chk["bubblekit_matches"] else
-                         "NO: " + "; ".join(chk["bubblekit_differences"])))
+            verdict = tr("lab.yes") if chk["bubblekit_matches"] else tr("lab.no", why="; ".join(chk["bubblekit_differences"]))
+            lines.append(tr("lab.order.bubblekit", verdict=verdict))
         if chk["torch_static_matches"] is not None:
-            lines.append("executed order == PyTorch's static pipeline_order: "
-                         + ("yes" if chk["torch_static_matches"] else "no (" + (chk["note"] or "see order_check()") + ")"))
+            known = f"lab.known.{c.schedule}"
+            why = tr(known) if chk["note"] and known in all_messages() else (chk["note"] or tr("lab.see_order_check"))
+            verdict = tr("lab.yes") if chk["torch_static_matches"] else tr("lab.no_known", why=why)
+            lines.append(tr("lab.order.torch", verdict=verdict))
         rss = self.record.get("peak_rss_bytes")
         if isinstance(rss, list) and rss:
-            lines.append("peak memory per rank (resident): " + ", ".join(f"{int(b) / 1e6:.0f} MB" for b in rss))
+            lines.append(tr("lab.rss", sizes=", ".join(f"{int(b) / 1e6:.0f} MB" for b in rss)))
         lines.append("")
         lines.append(self.compare().table())
         return "\n".join(lines)
