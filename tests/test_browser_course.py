@@ -33,7 +33,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -51,7 +50,7 @@ import pytest
 import bubblekit as bk
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_browser import CHROMIUM, chromium_page  # noqa: E402 - the shared Chromium helpers
+from test_browser import CHROMIUM, Server, chromium_page  # noqa: E402 - the shared Chromium and server helpers
 
 pytestmark = pytest.mark.browser
 
@@ -100,67 +99,38 @@ def _course_copy(dest: Path) -> Path:
     return dest
 
 
-class Lab:
-    """``bash course.sh lab`` in its own session, its output in a log file; stopped for sure."""
+class Lab(Server):
+    """``bash course.sh lab`` in its own session, its output in a log file; stopped for sure
+    (test_browser's :class:`Server`, with the course's own command and a private Jupyter runtime)."""
 
     def __init__(self, course: Path, port: int, token: str, tmp: Path) -> None:
         self.url = f"http://127.0.0.1:{port}"
         self.token = token
-        self.log = tmp / "course-lab.log"
-        runtime = Path(tempfile.mkdtemp(prefix="jr"))  # short: kernels' ipc sockets live here
+        self._runtime = Path(tempfile.mkdtemp(prefix="jr"))  # short: kernels' ipc sockets live here
         env = {
             **os.environ,
             "BUBBLEKIT_VENV": str(VENV),
             "BUBBLEKIT_NO_INSTALL": "1",  # a stale set-up fails instead of re-pointing .venv at the copy
-            "JUPYTER_RUNTIME_DIR": str(runtime),
+            "JUPYTER_RUNTIME_DIR": str(self._runtime),
             "JUPYTER_CONFIG_DIR": str(tmp / "config"),
             "JUPYTERLAB_SETTINGS_DIR": str(tmp / "lab-settings"),
             "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "lab-workspaces"),
         }
         env.pop("BUBBLEKIT_CHECK_WORKTREE", None)
-        self._runtime = runtime
-        self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            ["bash", "course.sh", "lab", f"--port={port}", f"--IdentityProvider.token={token}", "--no-browser",
-             "--ServerApp.port_retries=0", "--LabApp.news_url=None",
-             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-            cwd=course, env=env, stdout=self._log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        cmd = ["bash", "course.sh", "lab", f"--port={port}", f"--IdentityProvider.token={token}", "--no-browser",
+               "--ServerApp.port_retries=0", "--LabApp.news_url=None",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        super().__init__("course.sh lab", cmd, course, env, tmp / "course-lab.log")
 
     def output(self) -> str:
-        try:
-            return self.log.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
+        """Everything ``course.sh lab`` printed so far."""
+        return self.log_tail(n=10**9)
 
     def wait(self, timeout: float = SERVER_START_S) -> None:
-        deadline = time.monotonic() + timeout
-        last = ""
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                pytest.fail(f"course.sh lab exited with {self.proc.returncode}:\n{self.output()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=5) as resp:
-                    if resp.status == 200:
-                        return
-            except (urllib.error.URLError, OSError) as exc:
-                last = str(exc)
-            time.sleep(0.5)
-        pytest.fail(f"course.sh lab did not answer within {timeout:.0f} s ({last}):\n{self.output()[-3000:]}")
+        self.wait_http(f"{self.url}/api/status?token={self.token}", timeout)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                self.proc.send_signal(signal.SIGTERM)
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                self.proc.wait(timeout=10)
-        self._log_file.close()
+        super().stop()
         shutil.rmtree(self._runtime, ignore_errors=True)
 
 
