@@ -18,9 +18,9 @@ __all__ = [
     "check_sequence", "check_keywords", "exact_decimal", "MAX_RANGE",
 ]
 
-#: The longest range of whole numbers a function walks one by one (``legal_ms(..., up_to=...)``,
-#: sweeps): a million values take about a second; larger ones are refused with this limit named.
-MAX_RANGE = 1_000_000
+#: The longest range of whole numbers a function walks one by one (``legal_ms(..., up_to=...)``):
+#: a hundred thousand values take well under a second; larger ones are refused with this limit named.
+MAX_RANGE = 100_000
 
 #: The numbers bubblekit computes with: ints and Fractions stay exact, floats are measured values.
 Number = Union[int, float, Fraction]
