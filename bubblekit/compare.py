@@ -18,6 +18,7 @@ Used in lessons 00, 02, 04, 05 and 07.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from bubblekit._validate import Number, check_int, check_number
@@ -318,18 +319,34 @@ def blocking_costs(sched: Schedule, costs: Costs, comm: Number) -> Costs:
     """
     if not isinstance(sched, Schedule):
         raise TypeError(f"sched must be a bubblekit Schedule, got {type(sched).__name__}")
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
     c = check_number("comm", comm)
     n, pl = sched.n_stages, sched.placement
-    rc = costs.resolve(n, sched.v)
-    to_next = [s < n - 1 and pl[s] != pl[s + 1] for s in range(n)]
-    to_prev = [s > 0 and pl[s] != pl[s - 1] for s in range(n)]
+    length = n // sched.pipes  # a pipeline's stages; no send across a pipeline's ends (DualPipe's two directions)
+    rc = costs.resolve(n, sched.chunks_per_microbatch)  # the per-stage times the simulator uses for this schedule
+    to_next = [(s + 1) % length != 0 and pl[s] != pl[s + 1] for s in range(n)]
+    to_prev = [s % length != 0 and pl[s] != pl[s - 1] for s in range(n)]
 
     def plus(xs: Sequence[Number], where: Sequence[bool]) -> tuple[Number, ...]:
         return tuple(x + c if w else x for x, w in zip(xs, where))
 
+    # An overlapped pair keeps its rule: "max" stays "max"; a pair time (a number) becomes the
+    # overlap fraction it stands for, so that with comm = 0 the pair takes exactly that time.
+    rule, x = rc.pair
+    pair: dict[str, Any] = {}
+    if rule == "max":
+        pair["fb"] = "max"
+    elif rule == "overlap":
+        pair["overlap"] = x
+    elif rule == "time":
+        f0, b0 = rc.f[0], rc.b[0]
+        gain = f0 + b0 - x
+        pair["overlap"] = Fraction(gain) / Fraction(min(f0, b0)) if all(
+            isinstance(y, (int, Fraction)) for y in (f0, b0, x)) else gain / min(f0, b0)
     return Costs(f=plus(rc.f, to_next), b=plus(rc.b, to_prev), i=plus(rc.i, to_prev), w=tuple(rc.w),
                  comm=0, activation=tuple(rc.activation), w_held=rc.w_held, unit=costs.unit,
-                 name=f"blocking sends of {c} {plural(costs.unit)}")
+                 name=f"blocking sends of {c} {plural(costs.unit)}", **pair)
 
 
 def comm_models(
@@ -351,6 +368,10 @@ def comm_models(
     Columns: ``no_comm`` (``comm = 0``), ``overlapped`` (``costs.with_(comm=comm)``: the
     receiver waits, both ranks may compute meanwhile) and ``blocking`` (:func:`blocking_costs`:
     the sender is busy for ``comm`` after every cross-rank send).
+
+    With ``comm = 0`` the three columns are equal for every schedule (overlapped pairs keep
+    their ``fb`` / ``overlap`` rule; a DualPipe chunk costs a rank's whole share, as in
+    :func:`simulate`).
 
     Used in lesson 05.
     """
