@@ -113,8 +113,10 @@ def compare(
     ``closed_form``, ``formula`` (the closed form's value, or None where none holds; always
     None for a hand-built schedule whose name is not registered), and with ``hops``, ``hops``.
     """
-    if isinstance(schedules, (str, Schedule, SimResult)):
+    if isinstance(schedules, (str, Schedule, SimResult)) or not isinstance(schedules, Sequence):
         raise TypeError(f"schedules must be a list of names, Schedules or SimResults, got {schedules!r}")
+    if not schedules:
+        raise ValueError("schedules must name at least one schedule, got an empty list")
     if labels is not None and (isinstance(labels, str) or len(labels) != len(schedules)):
         raise ValueError(f"labels must give one name per schedule ({len(schedules)}), got {labels!r}")
     rows: list[dict[str, Any]] = []
@@ -205,8 +207,10 @@ def per_rank(
     """
     if metric not in PER_RANK:
         raise ValueError(f"metric must be one of {sorted(PER_RANK)}, got {metric!r}")
-    if isinstance(schedules, (str, Schedule, SimResult)):
+    if isinstance(schedules, (str, Schedule, SimResult)) or not isinstance(schedules, Sequence):
         raise TypeError(f"schedules must be a list of names, Schedules or SimResults, got {schedules!r}")
+    if not schedules:
+        raise ValueError("schedules must name at least one schedule, got an empty list")
     results = [_result(item, p, m, v, costs) for item in schedules]
     if not results:
         raise ValueError("schedules is empty: give at least one schedule")

@@ -14,7 +14,7 @@ from functools import cached_property, partial
 from itertools import chain, repeat
 from operator import itemgetter
 
-from bubblekit._validate import check_int
+from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
@@ -569,6 +569,8 @@ def _infer_placement(orders: tuple[tuple[Action, ...], ...], p: int) -> tuple[in
 
 def _check_placement(placement: object) -> tuple[int, ...]:
     """A placement: a sequence of rank numbers (ints >= 0), one per stage."""
+    if getattr(placement, "ndim", 0) >= 1:  # a numpy array of rank numbers
+        placement = check_sequence("placement", placement, empty=True)
     if isinstance(placement, (str, bytes)) or not isinstance(placement, Sequence):
         raise TypeError(f"placement must be a sequence of rank numbers (ints), one per stage, got {placement!r}")
     return tuple(check_int(f"placement[{s}]", r, minimum=0) for s, r in enumerate(placement))
