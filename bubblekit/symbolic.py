@@ -308,10 +308,8 @@ def _rational(name: str, value: Any) -> sp.Rational:
         if not value.is_number:
             raise TypeError(f"{name} must be a number, got the expression {value}")
         return sp.nsimplify(value, rational=True)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-        return sp.Rational(repr(value))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
     fr = exact_decimal(name, value)  # numpy.float32(0.7) is 7/10, as bubblekit.min_micro_batch reads it
     return sp.Rational(fr.numerator, fr.denominator)
 
