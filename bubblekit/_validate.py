@@ -8,9 +8,9 @@ call without reading the source.
 from __future__ import annotations
 
 import numbers
-from fractions import Fraction
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from fractions import Fraction
 from typing import Any, Union
 
 __all__ = [

@@ -120,7 +120,8 @@ def work(t: Any = t_f, m: Any = m) -> sp.Expr:
     forward; ``work(t_f) + work(t_b)`` is everything one rank does in a step
     (:func:`busy_per_rank`). Used in lesson 03.
     """
-    _arg("t", t, "positive"); _arg("m", m, "whole")
+    _arg("t", t, "positive")
+    _arg("m", m, "whole")
     return sp.sympify(m) * t
 
 
@@ -131,7 +132,8 @@ def crossing(t: Any = t_f, p: Any = p) -> sp.Expr:
     run, one per remaining rank, each of duration ``t``; the backward wave mirrors it. Used in
     lesson 03.
     """
-    _arg("t", t, "positive"); _arg("p", p, "whole")
+    _arg("t", t, "positive")
+    _arg("p", p, "whole")
     return (sp.sympify(p) - 1) * t
 
 
@@ -140,13 +142,16 @@ def wave(t: Any = t_f, p: Any = p, m: Any = m) -> sp.Expr:
 
     Returned factored, ``(m + p - 1) t``. Used in lesson 03.
     """
-    _arg("t", t, "positive"); _arg("p", p, "whole"); _arg("m", m, "whole")
+    _arg("t", t, "positive")
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
     return sp.factor(work(t, m) + crossing(t, p))
 
 
 def chunk(t: Any = t_f, v: Any = v) -> sp.Expr:
     """One chunk action when each rank's share is cut into ``v`` chunks: ``t / v``. Used in lesson 03."""
-    _arg("t", t, "positive"); _arg("v", v, "whole")
+    _arg("t", t, "positive")
+    _arg("v", v, "whole")
     return t / sp.sympify(v)
 
 
@@ -155,7 +160,9 @@ def busy_per_rank(m: Any = m, t_f: Any = t_f, t_b: Any = t_b) -> sp.Expr:
 
     Used in lesson 03.
     """
-    _arg("m", m, "whole"); _arg("t_f", t_f, "positive"); _arg("t_b", t_b, "positive")
+    _arg("m", m, "whole")
+    _arg("t_f", t_f, "positive")
+    _arg("t_b", t_b, "positive")
     return sp.factor(work(t_f, m) + work(t_b, m))
 
 
@@ -190,7 +197,8 @@ def round_trips_1f1b(p: Any = p, m: Any = m) -> sp.Expr:
     microbatch ``m - 1``, so it needs at least ``ceiling((m - 1) / p)`` turns, and the longest
     path takes the fewest (see :func:`hops_1f1b`). Used in lesson 03.
     """
-    _arg("p", p, "whole"); _arg("m", m, "whole")
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
     return 1 + sp.ceiling((sp.sympify(m) - 1) / p)
 
 
@@ -206,7 +214,8 @@ def hops_1f1b(p: Any = p, m: Any = m) -> sp.Expr:
     Equal to ``2 (p - 1) + 2 floor((m - 1)(p - 1) / p)`` for whole ``p, m >= 1``.
     Used in lesson 03.
     """
-    _arg("p", p, "whole"); _arg("m", m, "whole")
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
     return 2 * (sp.sympify(m) + p - 1 - round_trips_1f1b(p, m))
 
 
@@ -222,7 +231,10 @@ def makespan_gpipe(
 
     Used in lesson 03.
     """
-    _arg("p", p, "whole"); _arg("m", m, "whole"); _arg("t_f", t_f, "positive"); _arg("t_b", t_b, "positive")
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
+    _arg("t_f", t_f, "positive")
+    _arg("t_b", t_b, "positive")
     _arg("comm", comm, "nonnegative")
     compute = sp.factor(wave(t_f, p, m) + wave(t_b, p, m))
     return compute + gpipe_hops(p) * comm
@@ -240,7 +252,10 @@ def makespan_1f1b(
 
     Used in lesson 03.
     """
-    _arg("p", p, "whole"); _arg("m", m, "whole"); _arg("t_f", t_f, "positive"); _arg("t_b", t_b, "positive")
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
+    _arg("t_f", t_f, "positive")
+    _arg("t_b", t_b, "positive")
     _arg("comm", comm, "nonnegative")
     compute = sp.factor(wave(t_f, p, m) + wave(t_b, p, m))
     return compute + hops_1f1b(p, m) * comm
@@ -257,7 +272,10 @@ def makespan_interleaved(p: Any = p, m: Any = m, v: Any = v, t_f: Any = t_f, t_b
 
     Used in lesson 03.
     """
-    _arg("p", p, "whole"); _arg("m", m, "whole"); _arg("v", v, "whole"); _arg("t_f", t_f, "positive")
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
+    _arg("v", v, "whole")
+    _arg("t_f", t_f, "positive")
     _arg("t_b", t_b, "positive")
     busy = busy_per_rank(m, t_f, t_b)
     return sp.factor(busy + crossing(chunk(t_f, v), p) + crossing(chunk(t_b, v), p))
@@ -274,7 +292,8 @@ def bubble_fraction(makespan: Any, busy: Any, ranks: Any = p) -> sp.Expr:
 
     Used in lesson 03.
     """
-    _arg("makespan", makespan, "positive"); _arg("ranks", ranks, "whole")
+    _arg("makespan", makespan, "positive")
+    _arg("ranks", ranks, "whole")
     if not isinstance(busy, sp.Basic):
         _arg("busy", busy, "nonnegative")
     total = ranks * makespan

@@ -58,7 +58,7 @@ register({
 
 def format_bytes(n: float) -> str:
     """A memory size in decimal units: ``2.6 GB`` from 1 GB (10**9 bytes) up, else ``350 MB`` (``n`` >= 0 bytes)."""
-    n = check_number("n", n, minimum=0)
+    n = float(check_number("n", n, minimum=0))
     return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 

@@ -186,7 +186,7 @@ def timelines(draw: st.DrawFn) -> Timeline:
 def test_a_timeline_bubble_is_always_between_0_and_1(t: Timeline) -> None:
     if t.makespan == 0:
         with pytest.raises(ValueError):
-            t.bubble_ratio
+            _ = t.bubble_ratio
         return
     assert 0.0 <= t.bubble_ratio <= 1.0
     assert 0 <= t.bubble_ratio_exact <= 1

@@ -711,7 +711,7 @@ def plan(
         variants.append((True, recompute))
     configs = [(name, v, m, rc, c) for name in dict.fromkeys(names)
                for v in _v_options(REGISTRY[name].chunks, vs_t) for m in ms_t for rc, c in variants]
-    lengths = {_per_stage_length(c) for _, c in variants} - {None}
+    lengths = {n for n in (_per_stage_length(c) for _, c in variants) if n is not None}
     if lengths:  # per-stage costs describe one stage count: try the configurations that have it
         configs = [cf for cf in configs if _per_stage_length(cf[4]) in (None, p * cf[1])]
         if not configs:
