@@ -296,6 +296,8 @@ def producers(event: Event) -> tuple[Action, ...]:
     ``Event("gradient", 2, 0)`` is made by ``2B0`` or, when stage 2 splits its backward,
     by ``2I0``. (Inside a schedule the ``2B0`` may be the backward part of a pair.)
     """
+    if not isinstance(event, Event):
+        raise TypeError(f"event must be an Event (e.g. Event('gradient', 2, 0)), got {event!r}")
     s, i = event.stage, event.microbatch
     return tuple(a for a in (Action(s, k, i) for k in SINGLE_KINDS) if event in produces(a))
 

@@ -17,7 +17,7 @@ Used in lessons 00, 02, 04, 05 and 07.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -71,6 +71,8 @@ register({
 
 def _result(item: str | Schedule | SimResult, p: int | None, m: int | None, v: int | None,
             costs: Costs | None) -> SimResult:
+    if v is not None:
+        check_int("v", v)
     if isinstance(item, SimResult):
         return item
     if isinstance(item, Schedule):
@@ -277,6 +279,8 @@ def sweep(
     if not isinstance(base, Costs):
         raise TypeError(f"costs must be a bubblekit Costs, got {type(base).__name__}")
     labelled = isinstance(values, Mapping)
+    if not labelled and (isinstance(values, (str, bytes)) or not isinstance(values, Iterable)):
+        raise TypeError(f"values must be a list of {over} values or a dict {{label: value}}, got {values!r}")
     cases: list[tuple[str | None, Any]] = (
         [(str(k), x) for k, x in values.items()] if isinstance(values, Mapping) else [(None, x) for x in values]
     )

@@ -640,6 +640,8 @@ def confirm(
     """
     if quantity not in QUANTITIES:
         raise ValueError(f"quantity must be one of {sorted(QUANTITIES)}, got {quantity!r}")
+    if not isinstance(schedules, str) and (isinstance(schedules, bytes) or not isinstance(schedules, Iterable)):
+        raise TypeError(f"schedules must be a schedule name or a list of names, got {schedules!r}")
     names = [schedules] if isinstance(schedules, str) else list(schedules)
     if not names:
         raise ValueError("schedules must name at least one schedule")

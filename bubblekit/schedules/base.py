@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import chain, repeat
@@ -511,6 +511,11 @@ class Schedule:
         cls, orders: dict[int, Sequence[object | None]], *, m: int, name: str = "torch"
     ) -> Schedule:
         """Build a schedule from a PyTorch ``pipeline_order`` (``None`` idle slots dropped)."""
+        if not isinstance(orders, Mapping):
+            raise TypeError(f"orders must be a dict rank -> list of actions (PyTorch's pipeline_order), got {orders!r}")
+        for r, order in orders.items():
+            if isinstance(order, (str, bytes)) or not isinstance(order, Iterable):
+                raise TypeError(f"orders[{r!r}] must be a list of actions (or None for idle steps), got {order!r}")
         text = "\n".join(
             f"rank {r}: " + " ".join(str(a) for a in orders[r] if a is not None) for r in sorted(orders)
         )
