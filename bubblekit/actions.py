@@ -38,7 +38,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from bubblekit._validate import Number
+from bubblekit._validate import Number, check_int, check_number
 
 __all__ = [
     "Action", "Pair", "Event", "KINDS", "SINGLE_KINDS", "PAIR", "EVENTS", "parse_action", "parts",
@@ -57,7 +57,9 @@ KINDS: tuple[str, ...] = (*SINGLE_KINDS, PAIR)
 #: What an action can make for another one to wait on (see :class:`Event`).
 EVENTS: tuple[str, ...] = ("activation", "gradient", "i-done")
 
-_ACTION_RE = re.compile(r"^\s*(\d+)\s*([FBIW])\s*(\d+)\s*$")
+#: ASCII digits only: Python's ``\d`` also matches other scripts' digits (Arabic-Indic ``٣``, full-width
+#: ``３``), which a schedule text should not contain; they are refused, not read.
+_ACTION_RE = re.compile(r"^\s*([0-9]+)\s*([FBIW])\s*([0-9]+)\s*$")
 #: ``0F7&7B3`` (bubblekit, DeepSeek's F&B) or ``(0F7;7B3)OVERLAP_F_B`` / ``(0F7;7B3)`` (PyTorch).
 _PAIR_RE = re.compile(r"^\s*(?:(?P<a>[^&()]+)&(?P<b>[^&()]+)|\((?P<c>[^;()]+);(?P<d>[^;()]+)\)(?:OVERLAP_F_B)?)\s*$")
 
@@ -231,9 +233,14 @@ def needs(action: Action, n_stages: int, pipes: int = 1) -> tuple[Event, ...]:
     last stage's backward need nothing from another stage. With ``pipes`` pipelines the
     stages ``0, L, 2L, ...`` are first and ``L-1, 2L-1, ...`` last (``L = n_stages // pipes``).
     """
+    if type(n_stages) is not int or type(pipes) is not int or n_stages < 1 or not 1 <= pipes <= n_stages \
+            or n_stages % pipes or not isinstance(action, Action):
+        n_stages, pipes = _check_layout(action, n_stages, pipes)
     if type(action) is Pair:
         return needs(action.forward, n_stages, pipes) + needs(action.backward, n_stages, pipes)
     s, kind, i = action
+    if type(s) is not int or not 0 <= s < n_stages:
+        raise ValueError(f"{action!r} has stage {s!r}, outside the {n_stages} stages 0..{n_stages - 1}")
     if kind == "F":
         wanted: tuple[Event, ...] = (Event("activation", s - 1, i),)
     elif kind in ("B", "I"):
@@ -249,6 +256,17 @@ def needs(action: Action, n_stages: int, pipes: int = 1) -> tuple[Event, ...]:
     return tuple(e for e in wanted if lo <= e.stage < lo + length)  # the first or the last stage
 
 
+def _check_layout(action: Any, n_stages: Any, pipes: Any) -> tuple[int, int]:
+    """The slow path of :func:`needs`' argument check: a clear error, or plain ints."""
+    if not isinstance(action, Action):
+        raise TypeError(f"action must be an Action (e.g. Action(1, 'B', 0) or parse_action('1B0')), got {action!r}")
+    n = check_int("n_stages", n_stages)
+    k = check_int("pipes", pipes)
+    if k > n or n % k:
+        raise ValueError(f"pipes={k} must divide n_stages={n} (each pipeline has n_stages / pipes stages)")
+    return n, k
+
+
 def produces(action: Action) -> tuple[Event, ...]:
     """The events ``action`` makes when it ends (the other half of the dependency rule).
 
@@ -258,6 +276,8 @@ def produces(action: Action) -> tuple[Event, ...]:
     """
     if type(action) is Pair:
         return produces(action.forward) + produces(action.backward)
+    if not isinstance(action, Action):
+        raise TypeError(f"action must be an Action (e.g. Action(0, 'F', 3) or parse_action('0F3')), got {action!r}")
     s, kind, i = action
     if kind == "F":
         return (Event("activation", s, i),)
@@ -276,6 +296,8 @@ def producers(event: Event) -> tuple[Action, ...]:
     ``Event("gradient", 2, 0)`` is made by ``2B0`` or, when stage 2 splits its backward,
     by ``2I0``. (Inside a schedule the ``2B0`` may be the backward part of a pair.)
     """
+    if not isinstance(event, Event):
+        raise TypeError(f"event must be an Event (e.g. Event('gradient', 2, 0)), got {event!r}")
     s, i = event.stage, event.microbatch
     return tuple(a for a in (Action(s, k, i) for k in SINGLE_KINDS) if event in produces(a))
 
@@ -323,8 +345,22 @@ def memory_delta(
     """
     if type(action) is Pair:
         return memory_delta(action.forward, activation, w_held)[0], memory_delta(action.backward, activation, w_held)[1]
+    if not isinstance(action, Action):
+        raise TypeError(f"action must be an Action (e.g. Action(0, 'F', 3)), got {action!r}")
     s, kind, _ = action
-    x = activation[s] if isinstance(activation, Sequence) else activation
+    if isinstance(activation, Sequence):
+        if type(s) is not int or not 0 <= s < len(activation):
+            raise ValueError(f"{action} is on stage {s!r} but activation gives {len(activation)} per-stage values "
+                             f"(stages 0..{len(activation) - 1})")
+        x = activation[s]
+    else:
+        x = activation
+    if type(x) not in (int, float) or x < 0 or x != x:
+        x = check_number("activation", x, minimum=0)
+    if type(w_held) not in (int, float) or not 0 <= w_held <= 1:
+        w_held = check_number("w_held", w_held, minimum=0)
+        if w_held > 1:
+            raise ValueError(f"w_held must be between 0 and 1 (a fraction of the activations), got {w_held!r}")
     if kind == "F":
         return x, 0
     if kind == "B":

@@ -17,7 +17,8 @@ Used in lessons 00, 02, 04, 05 and 07.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from bubblekit._validate import Number, check_int, check_number
@@ -70,6 +71,8 @@ register({
 
 def _result(item: str | Schedule | SimResult, p: int | None, m: int | None, v: int | None,
             costs: Costs | None) -> SimResult:
+    if v is not None:
+        check_int("v", v)
     if isinstance(item, SimResult):
         return item
     if isinstance(item, Schedule):
@@ -112,8 +115,10 @@ def compare(
     ``closed_form``, ``formula`` (the closed form's value, or None where none holds; always
     None for a hand-built schedule whose name is not registered), and with ``hops``, ``hops``.
     """
-    if isinstance(schedules, (str, Schedule, SimResult)):
+    if isinstance(schedules, (str, Schedule, SimResult)) or not isinstance(schedules, Sequence):
         raise TypeError(f"schedules must be a list of names, Schedules or SimResults, got {schedules!r}")
+    if not schedules:
+        raise ValueError("schedules must name at least one schedule, got an empty list")
     if labels is not None and (isinstance(labels, str) or len(labels) != len(schedules)):
         raise ValueError(f"labels must give one name per schedule ({len(schedules)}), got {labels!r}")
     rows: list[dict[str, Any]] = []
@@ -204,8 +209,10 @@ def per_rank(
     """
     if metric not in PER_RANK:
         raise ValueError(f"metric must be one of {sorted(PER_RANK)}, got {metric!r}")
-    if isinstance(schedules, (str, Schedule, SimResult)):
+    if isinstance(schedules, (str, Schedule, SimResult)) or not isinstance(schedules, Sequence):
         raise TypeError(f"schedules must be a list of names, Schedules or SimResults, got {schedules!r}")
+    if not schedules:
+        raise ValueError("schedules must name at least one schedule, got an empty list")
     results = [_result(item, p, m, v, costs) for item in schedules]
     if not results:
         raise ValueError("schedules is empty: give at least one schedule")
@@ -272,6 +279,8 @@ def sweep(
     if not isinstance(base, Costs):
         raise TypeError(f"costs must be a bubblekit Costs, got {type(base).__name__}")
     labelled = isinstance(values, Mapping)
+    if not labelled and (isinstance(values, (str, bytes)) or not isinstance(values, Iterable)):
+        raise TypeError(f"values must be a list of {over} values or a dict {{label: value}}, got {values!r}")
     cases: list[tuple[str | None, Any]] = (
         [(str(k), x) for k, x in values.items()] if isinstance(values, Mapping) else [(None, x) for x in values]
     )
@@ -318,18 +327,34 @@ def blocking_costs(sched: Schedule, costs: Costs, comm: Number) -> Costs:
     """
     if not isinstance(sched, Schedule):
         raise TypeError(f"sched must be a bubblekit Schedule, got {type(sched).__name__}")
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
     c = check_number("comm", comm)
     n, pl = sched.n_stages, sched.placement
-    rc = costs.resolve(n, sched.v)
-    to_next = [s < n - 1 and pl[s] != pl[s + 1] for s in range(n)]
-    to_prev = [s > 0 and pl[s] != pl[s - 1] for s in range(n)]
+    length = n // sched.pipes  # a pipeline's stages; no send across a pipeline's ends (DualPipe's two directions)
+    rc = costs.resolve(n, sched.chunks_per_microbatch)  # the per-stage times the simulator uses for this schedule
+    to_next = [(s + 1) % length != 0 and pl[s] != pl[s + 1] for s in range(n)]
+    to_prev = [s % length != 0 and pl[s] != pl[s - 1] for s in range(n)]
 
     def plus(xs: Sequence[Number], where: Sequence[bool]) -> tuple[Number, ...]:
         return tuple(x + c if w else x for x, w in zip(xs, where))
 
+    # An overlapped pair keeps its rule: "max" stays "max"; a pair time (a number) becomes the
+    # overlap fraction it stands for, so that with comm = 0 the pair takes exactly that time.
+    rule, x = rc.pair
+    pair: dict[str, Any] = {}
+    if rule == "max":
+        pair["fb"] = "max"
+    elif rule == "overlap":
+        pair["overlap"] = x
+    elif rule == "time":
+        f0, b0 = rc.f[0], rc.b[0]
+        gain = f0 + b0 - x
+        pair["overlap"] = Fraction(gain) / Fraction(min(f0, b0)) if all(
+            isinstance(y, (int, Fraction)) for y in (f0, b0, x)) else gain / min(f0, b0)
     return Costs(f=plus(rc.f, to_next), b=plus(rc.b, to_prev), i=plus(rc.i, to_prev), w=tuple(rc.w),
                  comm=0, activation=tuple(rc.activation), w_held=rc.w_held, unit=costs.unit,
-                 name=f"blocking sends of {c} {plural(costs.unit)}")
+                 name=f"blocking sends of {c} {plural(costs.unit)}", **pair)
 
 
 def comm_models(
@@ -351,6 +376,10 @@ def comm_models(
     Columns: ``no_comm`` (``comm = 0``), ``overlapped`` (``costs.with_(comm=comm)``: the
     receiver waits, both ranks may compute meanwhile) and ``blocking`` (:func:`blocking_costs`:
     the sender is busy for ``comm`` after every cross-rank send).
+
+    With ``comm = 0`` the three columns are equal for every schedule (overlapped pairs keep
+    their ``fb`` / ``overlap`` rule; a DualPipe chunk costs a rank's whole share, as in
+    :func:`simulate`).
 
     Used in lesson 05.
     """

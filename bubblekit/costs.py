@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union, cast
 
-from bubblekit._validate import Number, check_number
+from bubblekit._validate import Number, check_int, check_keywords, check_number, check_sequence, check_str
 from bubblekit.actions import Action, Pair
 from bubblekit.text import format_number
 
@@ -47,10 +48,13 @@ def _check_one(name: str, value: Any, positive: bool) -> Number:
 
 
 def _check_cost(name: str, value: Any, *, positive: bool) -> CostValue:
-    if isinstance(value, (list, tuple)):
-        if not value:
+    if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) >= 1:  # a numpy array is a sequence too
+        if isinstance(value, (list, tuple)) and not value:
             raise ValueError(f"{name} must be a number or a non-empty sequence of per-stage numbers, got []")
-        return tuple(_check_one(f"{name}[{i}]", x, positive) for i, x in enumerate(value))
+        return tuple(_check_one(f"{name}[{i}]", x, positive) for i, x in enumerate(check_sequence(name, value)))
+    if isinstance(value, (str, bytes, Mapping, AbstractSet)):
+        raise TypeError(f"{name} must be a number or a sequence of per-stage numbers, got {value!r} of type "
+                        f"{type(value).__name__}")
     return _check_one(name, value, positive)
 
 
@@ -148,8 +152,14 @@ class Costs:
                 raise ValueError(
                     f"{given} was given without {other}: give both i and w (or b alone, split evenly)"
                 )
+        if b is None and i is not None and w is not None:
+            b = _add(i, w)
+            if any(x <= 0 for x in (b if isinstance(b, tuple) else (b,))):
+                raise ValueError(
+                    f"i + w must be > 0 (the full backward b = i + w takes time, as b > 0 does), got i={i!r}, w={w!r}"
+                )
         if b is None:
-            b = _add(i, w) if (i is not None and w is not None) else _combine(f, 2, lambda a, k: a * k)
+            b = _combine(f, 2, lambda a, k: a * k)
         if i is None and w is None:
             i = w = _half(b)
         elif i is None:
@@ -171,6 +181,16 @@ class Costs:
             vals_t = vals if isinstance(vals, tuple) else (vals,)
             if any(x < 0 for x in vals_t):
                 raise ValueError(f"{k} came out negative ({vals!r}): with b given, {k} must not exceed b")
+        set_(self, "unit", check_str("unit", self.unit))
+        set_(self, "name", check_str("name", self.name, empty=True))
+        if not isinstance(self.extra, Mapping):
+            raise TypeError(f"extra must be a dict of notes, got {self.extra!r} of type {type(self.extra).__name__}")
+        lengths = {k: len(getattr(self, k)) for k in ("f", "b", "i", "w", "activation") if isinstance(getattr(self, k), tuple)}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(
+                f"per-stage costs must all have one value per stage (the same length), got lengths "
+                f"{', '.join(f'{k}: {n}' for k, n in lengths.items())}"
+            )
         self._check_pair_cost()
 
     def _check_pair_cost(self) -> None:
@@ -207,7 +227,11 @@ class Costs:
         object.__setattr__(self, "fb", t)
 
     def with_(self, **changes: Any) -> Costs:
-        """A copy with some fields changed (``costs.with_(comm=0.2)``). Used in lesson 06."""
+        """A copy with some fields changed (``costs.with_(comm=0.2)``). Used in lesson 06.
+
+        Raises ``TypeError`` naming an unknown field, and the constructor's errors for a bad value.
+        """
+        check_keywords("Costs.with_()", changes, [f.name for f in fields(self)])
         return replace(self, **changes)
 
     def describe(self) -> str:
@@ -230,7 +254,9 @@ class Costs:
         )
 
     def resolve(self, n_stages: int, v: int) -> ResolvedCosts:
-        """Per-stage durations for a schedule of ``n_stages`` stages with ``v`` chunks per rank."""
+        """Per-stage durations for a schedule of ``n_stages`` stages with ``v`` chunks per rank (ints >= 1)."""
+        n_stages = check_int("n_stages", n_stages)
+        v = check_int("v", v)
         def per_stage(name: str, x: CostValue) -> tuple[Number, ...]:
             if isinstance(x, tuple):
                 if len(x) != n_stages:
@@ -372,6 +398,8 @@ def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, 
 
     Used in lessons 05, 07, 09 and 10.
     """
+    hidden = check_int("hidden", hidden)
+    seq = check_int("seq", seq)
     data = load_h200_layer_costs()
     configs = data["configs"]
     match = next((c for c in configs if c["hidden"] == hidden and c["seq"] == seq), None)
@@ -411,8 +439,14 @@ def preset(name: str, **overrides: Any) -> Costs:
 
     Used in lessons 01, 02, 03 and 04.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a preset name (str), one of {[*PRESETS, 'h200']}, got {name!r} of type "
+                        f"{type(name).__name__}")
     if name == "h200":
+        check_keywords("preset('h200')", overrides, ["hidden", "seq", "layers_per_rank", "comm_ms"])
         return h200_costs(**overrides)
+    if overrides and name in PRESETS:
+        check_keywords(f"preset({name!r})", overrides, [f.name for f in fields(Costs)])
     if name not in PRESETS:
         import difflib
 

@@ -16,10 +16,9 @@ those assumptions.
 
 from __future__ import annotations
 
-import numbers
 from fractions import Fraction
 
-from bubblekit._validate import check_fraction_open, check_int, check_number
+from bubblekit._validate import check_fraction_open, check_int, check_number, exact_decimal
 
 __all__ = [
     "bubble_ratio",
@@ -115,14 +114,11 @@ def _exact_target(target: object) -> Fraction:
     """The target as the number a person wrote: a Fraction exactly, a float as its shortest decimal.
 
     ``0.3`` means 3/10 (not the nearest binary float), ``Fraction(1, 3)`` means 1/3, and
-    ``numpy.float32(0.7)`` means 0.7 (its own shortest decimal, not 0.699999988...).
+    ``numpy.float32(0.7)`` means 0.7 (its own shortest decimal, not 0.699999988...): with
+    ``p = 8`` that makes ``m = 3`` the answer (its bubble is exactly 7/10), as
+    :func:`bubblekit.symbolic.min_micro_batch` finds too (both read it with ``exact_decimal``).
     """
-    if isinstance(target, numbers.Rational):
-        return Fraction(int(target.numerator), int(target.denominator))
-    try:
-        return Fraction(str(target))
-    except ValueError:
-        return Fraction(float(target))  # type: ignore[arg-type]
+    return exact_decimal("target", target)
 
 
 def min_micro_batch(p: int, target: float = 0.2, v: int = 1, max_m: int = DEFAULT_MAX_M) -> int | None:

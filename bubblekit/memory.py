@@ -45,7 +45,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bubblekit._validate import Number, check_int, check_number
+from bubblekit._validate import (
+    Number,
+    check_bool,
+    check_choice,
+    check_int,
+    check_keywords,
+    check_number,
+    check_sequence,
+    check_str,
+)
 from bubblekit.costs import Costs
 from bubblekit.i18n import get_language, register, tr
 from bubblekit.schedules import Schedule
@@ -116,13 +125,24 @@ GiB = 2**30
 
 @dataclass(frozen=True)
 class Precision:
-    """Bytes per parameter of the model state: ``weights`` + ``grads`` + ``optimizer``."""
+    """Bytes per parameter of the model state: ``weights`` + ``grads`` + ``optimizer`` (whole bytes >= 0, total > 0).
+
+    Checked when built: a negative or fractional byte count is refused.
+    """
 
     name: str
     weights: int
     grads: int
     optimizer: int
     source: str
+
+    def __post_init__(self) -> None:
+        check_str("name", self.name)
+        check_str("source", self.source, empty=True)
+        for key in ("weights", "grads", "optimizer"):
+            check_int(key, getattr(self, key), minimum=0)
+        if self.weights + self.grads + self.optimizer == 0:
+            raise ValueError("a Precision needs at least one byte per parameter (weights + grads + optimizer > 0)")
 
     @property
     def total(self) -> int:
@@ -148,9 +168,56 @@ _PRECISION_KEYS = {PRECISIONS["bf16-grads"].name: "memory.precision.bf16_grads",
 def _precision(precision: str | Precision) -> Precision:
     if isinstance(precision, Precision):
         return precision
-    if not isinstance(precision, str) or precision not in PRECISIONS:
+    if not isinstance(precision, str):
+        raise TypeError(f"precision must be one of {sorted(PRECISIONS)} or a Precision, got {precision!r} of type "
+                        f"{type(precision).__name__}")
+    if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {sorted(PRECISIONS)} or a Precision, got {precision!r}")
     return PRECISIONS[precision]
+
+
+#: The options of :func:`memory_per_rank` beyond the schedule and the model (``fits``, ``frontier``
+#: and the planner's ``memory_options`` take them by name).
+MEMORY_OPTIONS: tuple[str, ...] = ("precision", "activations", "tp", "sequence_parallel", "recompute", "flash",
+                                   "dropout", "dp", "zero", "w_held", "layout")
+
+
+def check_options(model: Model, options: dict[str, Any], *, where: str = "memory_per_rank") -> dict[str, Any]:
+    """Check :func:`memory_per_rank`'s options for ``model`` before any schedule is built; return them.
+
+    Unknown names are a ``TypeError`` listing :data:`MEMORY_OPTIONS`; a bad value a ``TypeError`` /
+    ``ValueError`` naming it (``precision``, ``tp`` that must divide the heads, ``dp``, ``zero``, ...).
+    ``layout`` is checked against the schedule later (it depends on the stage count). Used by the
+    planner (``memory_options``) and :func:`frontier`.
+    """
+    if not isinstance(options, dict):
+        raise TypeError(f"{where}'s memory options must be a dict of {', '.join(MEMORY_OPTIONS)}, got {options!r}")
+    check_keywords(where, options, MEMORY_OPTIONS)
+    if "precision" in options:
+        _precision(options["precision"])
+    tp = check_int("tp", options.get("tp", 1), minimum=1)
+    _check_tp(model, tp)
+    for key in ("sequence_parallel", "flash", "dropout"):
+        if key in options:
+            check_bool(key, options[key])
+    check_choice("activations", options.get("activations", "formula"), ("formula", "h200"))
+    check_choice("recompute", options.get("recompute", "none"), ("none", "selective", "full"))
+    check_int("dp", options.get("dp", 1), minimum=1)
+    check_int("zero", options.get("zero", 0), minimum=0, maximum=3)
+    wh = check_number("w_held", options.get("w_held", 1), minimum=0)
+    if wh > 1:
+        raise ValueError(f"w_held must be between 0 and 1 (a fraction of the activations), got {wh!r}")
+    if options.get("layout") is not None:
+        check_sequence("layout", options["layout"])
+    return options
+
+
+def _check_tp(model: Model, tp: int) -> None:
+    """Tensor parallelism splits the attention heads and the widths: ``tp`` must divide them."""
+    for what, size in (("heads", model.heads), ("hidden", model.hidden), ("ffn", model.ffn or 4 * model.hidden)):
+        if size % tp:
+            raise ValueError(f"tp={tp} must divide the model's {what} ({size}): tensor parallelism gives each GPU "
+                             f"{what}/tp of them (a whole number)")
 
 
 def model_state_bytes(params: Number, precision: str | Precision = "bf16-grads", *, dp: int = 1,
@@ -208,6 +275,9 @@ class Model:
         if self.ffn is not None:
             check_int("ffn", self.ffn, minimum=1)
         check_int("vocab", self.vocab, minimum=0)
+        if self.hidden % self.heads:
+            raise ValueError(f"heads={self.heads} must divide hidden={self.hidden} (each head has hidden/heads "
+                             f"dimensions)")
 
     @property
     def params_per_layer(self) -> int:
@@ -264,6 +334,10 @@ def activation_bytes_per_layer(
     if not isinstance(model, Model):
         raise TypeError(f"model must be a bubblekit.memory.Model, got {type(model).__name__}")
     tp = check_int("tp", tp, minimum=1)
+    _check_tp(model, tp)
+    sequence_parallel = check_bool("sequence_parallel", sequence_parallel)
+    flash = check_bool("flash", flash)
+    dropout = check_bool("dropout", dropout)
     if recompute not in ("none", "selective", "full"):
         raise ValueError(f"recompute must be 'none', 'selective' or 'full', got {recompute!r}")
     s, b, h, a = model.seq, model.micro_batch, model.hidden, model.heads
@@ -299,11 +373,14 @@ def stage_layers(schedule: Schedule, layers: int, layout: Sequence[int] | None =
     A schedule with ``pipes`` pipelines (DualPipe) has ``n_stages / pipes`` model stages; every
     pipeline runs the same model stages (each a copy).
     """
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a bubblekit Schedule, got {type(schedule).__name__}")
+    layers = check_int("layers", layers, minimum=1)
     n = schedule.n_stages // schedule.pipes
     if layout is not None:
-        if isinstance(layout, (str, bytes)) or not isinstance(layout, Sequence):
+        if isinstance(layout, (str, bytes)):
             raise TypeError(f"layout must be a sequence of layer counts, one per model stage, got {layout!r}")
-        out = tuple(check_int(f"layout[{k}]", x, minimum=0) for k, x in enumerate(layout))
+        out = tuple(check_int(f"layout[{k}]", x, minimum=0) for k, x in enumerate(check_sequence("layout", layout)))
         if len(out) != n or sum(out) != layers:
             raise ValueError(f"layout must give {n} stages whose layers sum to {layers}, got {list(out)}")
         return out
@@ -433,6 +510,9 @@ def memory_per_rank(
         raise TypeError(f"schedule must be a bubblekit Schedule, got {type(schedule).__name__}")
     if not isinstance(model, Model):
         raise TypeError(f"model must be a bubblekit.memory.Model, got {type(model).__name__}")
+    check_options(model, {"precision": precision, "activations": activations, "tp": tp,
+                          "sequence_parallel": sequence_parallel, "recompute": recompute, "flash": flash,
+                          "dropout": dropout, "dp": dp, "zero": zero, "w_held": w_held, "layout": layout})
     prec = _precision(precision)
     tp = check_int("tp", tp, minimum=1)
     per_layer = activation_bytes_per_layer(model, source=activations, tp=tp, sequence_parallel=sequence_parallel,
@@ -475,6 +555,7 @@ def fits(schedule: Schedule, model: Model, gpu_memory: Number, **options: Any) -
 
     Used in lesson 07.
     """
+    check_keywords("fits", options, MEMORY_OPTIONS)
     return memory_per_rank(schedule, model, gpu_memory=gpu_memory, **options)
 
 
@@ -506,8 +587,10 @@ def frontier(
             into as many stages as each schedule needs: ``n``, or ``2n`` for interleaving with
             v = 2 and the V shapes; DualPipe cuts it into ``n`` and keeps two copies); with
             ``basis="stages"`` the number of model stages PP every schedule runs (one-chunk
-            schedules and DualPipe on PP devices, two-chunk ones on PP/2): the DualPipe
-            README's basis.
+            schedules and DualPipe on PP devices, two-chunk ones on PP/2, ``v`` chunks on PP/v):
+            the DualPipe README's basis. Every row then has the same ``stages``: a schedule that
+            cannot cut PP stages into whole devices (a two-chunk one with PP odd) is refused
+            with a ``ValueError``, never run on a different stage count.
         m: microbatches per step (the same for all).
         basis: ``"devices"`` or ``"stages"``.
         costs: the cost model: a rank's share of one microbatch when the model is cut into ``n``
@@ -545,13 +628,30 @@ def frontier(
         raise TypeError(f"costs must be a bubblekit Costs, got {type(base).__name__}")
     rows: list[dict[str, Any]] = []
     left_out: list[str] = []
-    for name, v in schedules:
+    check_options(model, options, where="frontier")
+    if gpu_memory is not None:
+        check_number("gpu_memory", gpu_memory, minimum=0, allow_equal=False)
+    pairs = check_sequence("schedules", schedules)
+    plan: list[tuple[Any, int | None, int]] = []
+    for k, item in enumerate(pairs):
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError(f"schedules[{k}] must be a (name, v) pair such as ('1f1b', None), got {item!r}")
+        name, v = item
         entry = spec(name)
-        two = entry.chunks == "two" or (v or 1) >= 2
-        devices = n if basis == "devices" or not two or name == "dualpipe" else n // 2
+        chunks = entry.resolve_v(v if entry.chunks == "many" else None)  # a bad v is an error, not a left-out row
+        per_device = 1 if entry.name == "dualpipe" else chunks  # model stages per device (DualPipe: two copies of one)
+        if basis == "stages" and n % per_device:
+            raise ValueError(
+                f"basis='stages' with n={n} model stages cannot run {entry.display_name} (v={chunks}): it holds "
+                f"{per_device} stages per device, so n must be a multiple of {per_device}; schedules of different "
+                f"stage counts are not compared (choose n even, or basis='devices')"
+            )
+        plan.append((entry, v, n if basis == "devices" else n // per_device))
+    for entry, v, devices in plan:
+        name = entry.name
         try:
             sched = schedule(name, devices, m, v if entry.chunks == "many" else None)
-            c = base if devices == n else _scaled(base, n // devices)
+            c = base if devices == n else _scaled(base, n // devices)  # n // devices: stages per device
             res = simulate(sched, c)
             rep = memory_per_rank(sched, model, gpu_memory=gpu_memory, **options)
         except ValueError as err:

@@ -35,7 +35,7 @@ from typing import Any, Union
 
 import sympy as sp
 
-from bubblekit._validate import check_int
+from bubblekit._validate import check_int, exact_decimal
 from bubblekit.actions import Action
 from bubblekit.costs import Costs
 from bubblekit.i18n import register, tr
@@ -93,6 +93,25 @@ target = sp.Symbol("b^*", positive=True)
 b_star = target
 
 
+def _arg(name: str, value: Any, kind: str) -> Any:
+    """Check a piece's argument: a sympy expression with symbols passes; a number must fit ``kind``.
+
+    ``kind`` is the symbol's assumption: ``"whole"`` (an int >= 1: ``p``, ``m``, ``v``),
+    ``"positive"`` (> 0: a time), ``"nonnegative"`` (>= 0: a latency) or ``"ratio"`` (in
+    ``[0, 1)``). Returns ``value`` unchanged; raises ``TypeError`` / ``ValueError`` naming it.
+    """
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return value
+    num = _rational(name, value)
+    ok = {"whole": num.is_integer and num >= 1, "positive": num > 0, "nonnegative": num >= 0,
+          "ratio": 0 <= num < 1}[kind]
+    if not ok:
+        allowed = {"whole": "a whole number >= 1", "positive": "a number > 0", "nonnegative": "a number >= 0",
+                   "ratio": "a fraction in [0, 1)"}[kind]
+        raise ValueError(f"{name} must be {allowed} (or a sympy expression), got {value!r}")
+    return value
+
+
 # ============================================================ the pieces of a diagram
 def work(t: Any = t_f, m: Any = m) -> sp.Expr:
     """One rank's work in one direction: ``m`` actions of duration ``t``, i.e. ``m t``.
@@ -101,6 +120,8 @@ def work(t: Any = t_f, m: Any = m) -> sp.Expr:
     forward; ``work(t_f) + work(t_b)`` is everything one rank does in a step
     (:func:`busy_per_rank`). Used in lesson 03.
     """
+    _arg("t", t, "positive")
+    _arg("m", m, "whole")
     return sp.sympify(m) * t
 
 
@@ -111,6 +132,8 @@ def crossing(t: Any = t_f, p: Any = p) -> sp.Expr:
     run, one per remaining rank, each of duration ``t``; the backward wave mirrors it. Used in
     lesson 03.
     """
+    _arg("t", t, "positive")
+    _arg("p", p, "whole")
     return (sp.sympify(p) - 1) * t
 
 
@@ -119,11 +142,16 @@ def wave(t: Any = t_f, p: Any = p, m: Any = m) -> sp.Expr:
 
     Returned factored, ``(m + p - 1) t``. Used in lesson 03.
     """
+    _arg("t", t, "positive")
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
     return sp.factor(work(t, m) + crossing(t, p))
 
 
 def chunk(t: Any = t_f, v: Any = v) -> sp.Expr:
     """One chunk action when each rank's share is cut into ``v`` chunks: ``t / v``. Used in lesson 03."""
+    _arg("t", t, "positive")
+    _arg("v", v, "whole")
     return t / sp.sympify(v)
 
 
@@ -132,6 +160,9 @@ def busy_per_rank(m: Any = m, t_f: Any = t_f, t_b: Any = t_b) -> sp.Expr:
 
     Used in lesson 03.
     """
+    _arg("m", m, "whole")
+    _arg("t_f", t_f, "positive")
+    _arg("t_b", t_b, "positive")
     return sp.factor(work(t_f, m) + work(t_b, m))
 
 
@@ -152,6 +183,7 @@ def gpipe_hops(p: Any = p) -> sp.Expr:
     backward before a forward on the same rank, so the path can go down only in the forward
     wave and up only in the backward wave: ``p - 1`` links each way. Used in lesson 03.
     """
+    _arg("p", p, "whole")
     return 2 * (sp.sympify(p) - 1)
 
 
@@ -165,6 +197,8 @@ def round_trips_1f1b(p: Any = p, m: Any = m) -> sp.Expr:
     microbatch ``m - 1``, so it needs at least ``ceiling((m - 1) / p)`` turns, and the longest
     path takes the fewest (see :func:`hops_1f1b`). Used in lesson 03.
     """
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
     return 1 + sp.ceiling((sp.sympify(m) - 1) / p)
 
 
@@ -180,6 +214,8 @@ def hops_1f1b(p: Any = p, m: Any = m) -> sp.Expr:
     Equal to ``2 (p - 1) + 2 floor((m - 1)(p - 1) / p)`` for whole ``p, m >= 1``.
     Used in lesson 03.
     """
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
     return 2 * (sp.sympify(m) + p - 1 - round_trips_1f1b(p, m))
 
 
@@ -195,6 +231,11 @@ def makespan_gpipe(
 
     Used in lesson 03.
     """
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
+    _arg("t_f", t_f, "positive")
+    _arg("t_b", t_b, "positive")
+    _arg("comm", comm, "nonnegative")
     compute = sp.factor(wave(t_f, p, m) + wave(t_b, p, m))
     return compute + gpipe_hops(p) * comm
 
@@ -211,6 +252,11 @@ def makespan_1f1b(
 
     Used in lesson 03.
     """
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
+    _arg("t_f", t_f, "positive")
+    _arg("t_b", t_b, "positive")
+    _arg("comm", comm, "nonnegative")
     compute = sp.factor(wave(t_f, p, m) + wave(t_b, p, m))
     return compute + hops_1f1b(p, m) * comm
 
@@ -226,6 +272,11 @@ def makespan_interleaved(p: Any = p, m: Any = m, v: Any = v, t_f: Any = t_f, t_b
 
     Used in lesson 03.
     """
+    _arg("p", p, "whole")
+    _arg("m", m, "whole")
+    _arg("v", v, "whole")
+    _arg("t_f", t_f, "positive")
+    _arg("t_b", t_b, "positive")
     busy = busy_per_rank(m, t_f, t_b)
     return sp.factor(busy + crossing(chunk(t_f, v), p) + crossing(chunk(t_b, v), p))
 
@@ -241,6 +292,10 @@ def bubble_fraction(makespan: Any, busy: Any, ranks: Any = p) -> sp.Expr:
 
     Used in lesson 03.
     """
+    _arg("makespan", makespan, "positive")
+    _arg("ranks", ranks, "whole")
+    if not isinstance(busy, sp.Basic):
+        _arg("busy", busy, "nonnegative")
     total = ranks * makespan
     return sp.factor(sp.simplify((total - ranks * busy) / total))
 
@@ -250,6 +305,7 @@ def overhead_of(ratio: Any) -> sp.Expr:
 
     Used in lesson 03.
     """
+    _arg("ratio", ratio, "ratio")
     return sp.factor(sp.simplify(ratio / (1 - ratio)))
 
 
@@ -271,11 +327,9 @@ def _rational(name: str, value: Any) -> sp.Rational:
         if not value.is_number:
             raise TypeError(f"{name} must be a number, got the expression {value}")
         return sp.nsimplify(value, rational=True)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-        return sp.Rational(repr(value))
-    fr = Fraction(value) if isinstance(value, numbers.Rational) else Fraction(float(value))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    fr = exact_decimal(name, value)  # numpy.float32(0.7) is 7/10, as bubblekit.min_micro_batch reads it
     return sp.Rational(fr.numerator, fr.denominator)
 
 
@@ -322,25 +376,68 @@ _NAMES = {"p": p, "m": m, "v": v, "t_f": t_f, "t_b": t_b, "comm": comm, "c": com
           "b_star": target}
 
 
+def _expr(expr: Any) -> sp.Expr:
+    """``expr`` as a sympy expression: one already, a number, or text in the symbols' names (``"(p-1)/m"``)."""
+    if isinstance(expr, sp.Basic):
+        return expr  # type: ignore[return-value]
+    if isinstance(expr, str):
+        if not expr.strip():
+            raise ValueError("expr must be a sympy expression or its text, got an empty string")
+        try:
+            out = sp.sympify(expr, locals=dict(_NAMES))
+        except (sp.SympifyError, SyntaxError, TypeError, ValueError, AttributeError, NameError) as err:
+            why = (str(err).strip().splitlines() or [type(err).__name__])[-1]
+            raise ValueError(f"cannot read expr {expr!r} as a formula in {', '.join(sorted(_NAMES))}: {why}") from None
+        if not isinstance(out, sp.Basic):
+            raise ValueError(f"expr {expr!r} is not a formula (it reads as {type(out).__name__})")
+        return out  # type: ignore[return-value]
+    if isinstance(expr, numbers.Real) and not isinstance(expr, bool):
+        return sp.sympify(expr)  # type: ignore[no-any-return]
+    raise TypeError(f"expr must be a sympy expression (e.g. bubblekit.symbolic.BUBBLE_RATIO) or its text, got "
+                    f"{expr!r} of type {type(expr).__name__}")
+
+
+#: What each name's value must be: the symbol's assumptions (``p, m, v`` whole, times positive, ...).
+_KINDS = {"p": "whole", "m": "whole", "v": "whole", "t_f": "positive", "t_b": "positive", "comm": "nonnegative",
+          "c": "nonnegative", "target": "target", "b_star": "target"}
+
+
 def evaluate(expr: Any, **values: Any) -> Fraction | float:
     """Substitute ``values`` (by name: ``p``, ``m``, ``v``, ``t_f``, ``t_b``, ``comm`` or ``c``, ``target``).
 
+    ``expr`` is a sympy expression or its text in those names (``"(p - 1)/(m + p - 1)"``).
+    Each value must be what its symbol stands for: ``p``, ``m``, ``v`` whole numbers >= 1,
+    ``t_f``, ``t_b`` > 0, ``comm`` >= 0, ``target`` strictly between 0 and 1 (``ValueError``
+    otherwise, so that ``p = -3`` cannot give a "bubble" of 2).
+
     Returns an exact :class:`~fractions.Fraction` when the result is rational (ints and
     Fractions in, a simulator's exact makespan to compare with), else a float. Raises
-    ``ValueError`` naming any unknown name or a symbol left without a value.
+    ``ValueError`` naming any unknown name, a symbol left without a value, or a result that
+    is not a finite real number.
 
     Used in lesson 03.
     """
+    e = _expr(expr)
     subs = {}
     for key, val in values.items():
         if key not in _NAMES:
             raise ValueError(f"unknown symbol name {key!r}; use one of {sorted(_NAMES)}")
-        subs[_NAMES[key]] = _rational(key, val)
-    out = sp.sympify(expr).subs(subs)
+        r = _rational(key, val)
+        kind = _KINDS[key]
+        if kind == "target":
+            if not 0 < r < 1:
+                raise ValueError(f"{key} must be strictly between 0 and 1 (a bubble fraction), got {val!r}")
+        else:
+            _arg(key, r, kind)
+        subs[_NAMES[key]] = r
+    out = e.subs(subs)
     if out.free_symbols:
         raise ValueError(f"no value given for {sorted(str(s) for s in out.free_symbols)}")
     if out.is_Rational:
         return Fraction(int(out.p), int(out.q))
+    if not (out.is_real and out.is_finite):
+        given = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        raise ValueError(f"{e} has no finite real value at {given} (got {out})")
     return float(out)
 
 
@@ -543,15 +640,16 @@ def confirm(
     """
     if quantity not in QUANTITIES:
         raise ValueError(f"quantity must be one of {sorted(QUANTITIES)}, got {quantity!r}")
+    if not isinstance(schedules, str) and (isinstance(schedules, bytes) or not isinstance(schedules, Iterable)):
+        raise TypeError(f"schedules must be a schedule name or a list of names, got {schedules!r}")
     names = [schedules] if isinstance(schedules, str) else list(schedules)
     if not names:
         raise ValueError("schedules must name at least one schedule")
     entries = [spec(n) for n in names]
     ps, ms, vs = _whole_numbers("p", p), _whole_numbers("m", m), _whole_numbers("v", v)
-    cost_pairs = [(Fraction(f), Fraction(b)) for f, b in costs]
-    latencies = [Fraction(x) for x in comm]
-    if not cost_pairs or not latencies:
-        raise ValueError("costs and comm must not be empty")
+    expr = _expr(expr)
+    cost_pairs = _cost_pairs(costs)
+    latencies = _latencies(comm)
     if where is None:
         keep: Callable[[int, int, int], bool] = lambda _p, _m, _v: True  # noqa: E731
         where_text = ""
@@ -591,6 +689,39 @@ def confirm(
     parts.append(f"c = {_span([_plain(x) for x in latencies])}")
     return Confirmation(quantity, tuple(dict.fromkeys(e.display_name for e in entries)), "; ".join(parts),
                         tuple(cases), refused)
+
+
+def _cost_pairs(costs: Any) -> list[tuple[Fraction, Fraction]]:
+    """``confirm``'s ``costs``: a non-empty list of ``(t_f, t_b)`` pairs of numbers > 0, as exact Fractions."""
+    if isinstance(costs, (str, bytes)) or not isinstance(costs, Iterable):
+        raise TypeError(f"costs must be a list of (t_f, t_b) pairs, e.g. [(1, 2)], got {costs!r}")
+    out = []
+    for k, pair in enumerate(costs):
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, Iterable) or len(tuple(pair)) != 2:
+            raise ValueError(f"costs[{k}] must be a pair (t_f, t_b) of numbers > 0, got {pair!r}")
+        f, b = tuple(pair)
+        out.append(tuple(_exact_cost(f"costs[{k}][{j}]", x, positive=True) for j, x in enumerate((f, b))))
+    if not out:
+        raise ValueError("costs must give at least one (t_f, t_b) pair, got an empty list")
+    return out  # type: ignore[return-value]
+
+
+def _latencies(comm: Any) -> list[Fraction]:
+    """``confirm``'s ``comm``: a non-empty list of latencies >= 0, as exact Fractions."""
+    if isinstance(comm, (str, bytes)) or not isinstance(comm, Iterable):
+        raise TypeError(f"comm must be a list of latencies (numbers >= 0), e.g. [0, 1], got {comm!r}")
+    out = [_exact_cost(f"comm[{k}]", x, positive=False) for k, x in enumerate(comm)]
+    if not out:
+        raise ValueError("comm must give at least one latency, got an empty list")
+    return out
+
+
+def _exact_cost(name: str, value: Any, *, positive: bool) -> Fraction:
+    """A time for ``confirm``: an exact number (a float as its decimal), > 0 or >= 0."""
+    x = exact_decimal(name, value)
+    if x < 0 or (positive and x == 0):
+        raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+    return x
 
 
 def _plain(x: Fraction) -> _Cost:

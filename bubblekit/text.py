@@ -9,11 +9,11 @@ from __future__ import annotations
 import html
 import numbers
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Union
 
-from bubblekit._validate import Number
+from bubblekit._validate import Number, check_int, check_number, check_str
 from bubblekit.i18n import register, tr
 
 __all__ = ["format_number", "format_bytes", "format_value", "plural", "time_label", "Table", "FORMATS"]
@@ -27,16 +27,21 @@ def format_number(x: Number, digits: int = 4, *, fractions: bool = True) -> str:
 
     Whole numbers print as integers (``2``, ``Fraction(4, 2)`` -> ``2``, ``12.0`` -> ``12``);
     a Fraction prints exactly (``3/2``), or as a decimal with ``fractions=False``; any
-    other number gets ``digits`` significant digits (``2.734`` for 2.734175...).
+    other number gets ``digits`` significant digits (``2.734`` for 2.734175...; ``digits`` an
+    int >= 1). NaN and infinities print as ``nan`` and ``inf``; a non-number is a ``TypeError``.
     """
+    if type(digits) is not int or digits < 1:
+        digits = check_int("digits", digits, minimum=1)
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"x must be a number, got {x!r} of type {type(x).__name__}")
     if isinstance(x, Fraction):
         if x.denominator == 1:
             return str(x.numerator)
         if fractions:
             return str(x)
         x = float(x)
-    if isinstance(x, int):
-        return str(x)
+    if isinstance(x, numbers.Integral):
+        return str(int(x))
     xf = float(x)
     if xf.is_integer() and abs(xf) < _WHOLE_BELOW:
         return str(int(xf))
@@ -52,17 +57,20 @@ register({
 
 
 def format_bytes(n: float) -> str:
-    """A memory size in decimal units: ``2.6 GB`` from 1 GB (10**9 bytes) up, else ``350 MB``."""
+    """A memory size in decimal units: ``2.6 GB`` from 1 GB (10**9 bytes) up, else ``350 MB`` (``n`` >= 0 bytes)."""
+    n = float(check_number("n", n, minimum=0))
     return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
 def plural(unit: str) -> str:
     """A time unit after a number other than one: ``"slot"`` -> ``"slots"`` (Chinese: ``"时间槽"``); ``"ms"`` stays."""
+    check_str("unit", unit)
     return tr("text.slots") if unit == "slot" else unit
 
 
 def time_label(unit: str) -> str:
     """Axis label for a time unit: ``"time (slots)"``, ``"time (ms)"``, ``"time (µs)"`` (in the current language)."""
+    check_str("unit", unit)
     shown = {"slot": tr("text.slots"), "slots": tr("text.slots"), "us": "µs"}.get(unit, unit)
     return tr("text.time_axis", unit=shown)
 
@@ -137,6 +145,8 @@ class Table:
         title: str = "",
         note: str = "",
     ) -> None:
+        if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+            raise TypeError(f"rows must be a list of rows (dicts, or sequences in columns order), got {rows!r}")
         given: list[Any] = list(rows)
         if columns is None:
             if not given or not isinstance(given[0], Mapping):

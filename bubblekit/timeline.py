@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bubblekit._validate import Number, check_int, check_number
+from bubblekit._validate import Number, check_bool, check_int, check_number, check_sequence, check_str
 from bubblekit.actions import Action
 from bubblekit.i18n import register, tr
 from bubblekit.text import Table, format_number, plural
@@ -87,16 +87,37 @@ class Gap(NamedTuple):
         return self.end - self.start
 
 
+def _per_rank(name: str, value: Any) -> tuple[Any, ...]:
+    """One list per rank (lists, tuples or one-dimensional numpy arrays), as a tuple of tuples."""
+    ranks = check_sequence(name, value, empty=True)
+    return tuple(check_sequence(f"{name}[{r}]", x, empty=True) for r, x in enumerate(ranks))
+
+
+def _time(name: str, x: Any) -> Number:
+    """A finite time (an int, Fraction or float; numpy numbers become plain ones)."""
+    t = type(x)
+    if t is int or (t is float and x - x == 0):  # the common case, fast; x - x == 0 refuses nan and inf
+        return x  # type: ignore[no-any-return]
+    return check_number(name, x, minimum=float("-inf"))
+
+
 class Timeline:
     """Busy intervals per rank.
 
     Args:
-        starts, ends: per rank, interval start and end times in ticks, sorted by start.
+        starts, ends: per rank, interval start and end times in ticks (finite numbers, each end
+            >= its start; lists, tuples or numpy arrays).
         labels: per rank, an :class:`Action` or a text label for each interval.
-        unit: time unit of ``ticks / ticks_per_unit`` (``"slot"``, ``"ms"``, ``"us"``).
-        ticks_per_unit: integer scale (1 unless the simulator scaled fractions).
-        t0, t1: the step's window; default earliest start and latest end over ranks.
-        may_overlap: intervals on one rank may overlap (traces); busy time is then their union.
+        unit: time unit of ``ticks / ticks_per_unit`` (``"slot"``, ``"ms"``, ``"us"``), a non-empty string.
+        ticks_per_unit: integer scale >= 1 (1 unless the simulator scaled fractions).
+        t0, t1: the step's window (``t0 <= t1``); default earliest start and latest end over ranks.
+        may_overlap: intervals on one rank may overlap (traces); busy time is then their union,
+            clipped to the window. Without it the intervals of one rank must not overlap and the
+            window must contain them all.
+
+    A timeline checks all of this when it is built (``TypeError`` / ``ValueError`` naming the
+    rank and interval), so its bubble is always in ``[0, 1]``. A step of zero length (``t0 ==
+    t1``) has no bubble: :attr:`bubble_ratio` and the other ratios raise ``ValueError``.
     """
 
     def __init__(
@@ -112,12 +133,64 @@ class Timeline:
         may_overlap: bool = False,
         source: str = "",
     ) -> None:
-        if not (len(starts) == len(ends) == len(labels)):
-            raise ValueError("starts, ends and labels must have one list per rank")
-        if not starts:
-            raise ValueError("a timeline needs at least one rank")
-        self._own([list(s) for s in starts], [list(e) for e in ends], [list(lb) for lb in labels],
-                  unit, ticks_per_unit, t0, t1, may_overlap, source)
+        starts_, ends_, labels_ = (_per_rank(name, x) for name, x in
+                                   (("starts", starts), ("ends", ends), ("labels", labels)))
+        if not (len(starts_) == len(ends_) == len(labels_)):
+            raise ValueError(
+                f"starts, ends and labels must have one list per rank, got {len(starts_)}, {len(ends_)} and "
+                f"{len(labels_)} lists"
+            )
+        if not starts_:
+            raise ValueError("a timeline needs at least one rank: starts, ends and labels are empty")
+        unit = check_str("unit", unit)
+        ticks_per_unit = check_int("ticks_per_unit", ticks_per_unit, minimum=1)
+        may_overlap = check_bool("may_overlap", may_overlap)
+        source = check_str("source", source, empty=True)
+        st_all, en_all = [], []
+        for r, (st, en, lb) in enumerate(zip(starts_, ends_, labels_)):
+            if not (len(st) == len(en) == len(lb)):
+                raise ValueError(
+                    f"rank {r} has {len(st)} starts, {len(en)} ends and {len(lb)} labels: each interval needs "
+                    f"one of each"
+                )
+            st = [_time(f"starts[{r}][{k}]", x) for k, x in enumerate(st)]
+            en = [_time(f"ends[{r}][{k}]", x) for k, x in enumerate(en)]
+            for k, (a, b) in enumerate(zip(st, en)):
+                if b < a:
+                    raise ValueError(f"rank {r}'s interval {k} ends before it starts (start {a!r}, end {b!r}): "
+                                     f"an end must be >= its start")
+            for k, x in enumerate(lb):
+                if not isinstance(x, (Action, str)):
+                    raise TypeError(f"labels[{r}][{k}] must be an Action or a string, got {x!r} of type "
+                                    f"{type(x).__name__}")
+            if not may_overlap:
+                order = sorted(range(len(st)), key=lambda k: (st[k], en[k]))
+                for a, b in zip(order, order[1:]):
+                    if st[b] < en[a]:
+                        raise ValueError(
+                            f"rank {r}'s intervals {a} [{st[a]!r}, {en[a]!r}] and {b} [{st[b]!r}, {en[b]!r}] "
+                            f"overlap: one rank runs one action at a time (pass may_overlap=True for measured "
+                            f"traces, whose busy time is then the union)"
+                        )
+            st_all.append(st)
+            en_all.append(en)
+        if not any(st_all):
+            raise ValueError("a timeline needs at least one interval: every rank's list is empty")
+        first = min(min(s) for s in st_all if s)
+        last = max(max(e) for e in en_all if e)
+        if t0 is not None:
+            t0 = _time("t0", t0)
+        if t1 is not None:
+            t1 = _time("t1", t1)
+        lo, hi = (first if t0 is None else t0), (last if t1 is None else t1)
+        if hi < lo:
+            raise ValueError(f"the step window ends before it starts (t0={lo!r}, t1={hi!r}): t0 must be <= t1")
+        if not may_overlap and (lo > first or hi < last):
+            raise ValueError(
+                f"the step window [t0={lo!r}, t1={hi!r}] (ticks) must contain every interval "
+                f"([{first!r}, {last!r}]); pass may_overlap=True to clip intervals to the window"
+            )
+        self._own(st_all, en_all, [list(x) for x in labels_], unit, ticks_per_unit, lo, hi, may_overlap, source)
 
     def _own(
         self, starts: list[list[Number]], ends: list[list[Number]], labels: Sequence[Sequence[Action | str]],
@@ -237,28 +310,52 @@ class Timeline:
         """Idle device-time summed over ranks, in the timeline's unit."""
         return self._real(self.p * (self._t1 - self._t0) - sum(self._busy_ticks))
 
+    def _span_ticks(self, what: str) -> Number:
+        """``t1 - t0`` in ticks, or a ``ValueError`` when the step has zero length (no ratio is defined)."""
+        span = self._t1 - self._t0
+        if span <= 0:
+            raise ValueError(
+                f"{what} is undefined for a step of zero length (t0 = t1 = {self.t0!r} {self.unit}): every "
+                f"interval has zero duration; check the durations (or pass t1 = the step's end)"
+            )
+        return span
+
+    def _busy_total(self, what: str) -> Number:
+        """Busy device-time in ticks, or a ``ValueError`` when it is 0 (idle / busy is undefined)."""
+        busy = sum(self._busy_ticks)
+        if busy <= 0:
+            raise ValueError(f"{what} (idle / busy) is undefined when no rank is busy inside the step "
+                             f"(every interval has zero duration or lies outside [t0, t1])")
+        return busy
+
     @property
     def utilization_per_rank(self) -> tuple[float, ...]:
         """Busy / makespan for each rank."""
-        span = self._t1 - self._t0
+        span = self._span_ticks("utilization_per_rank")
         return tuple(float(b / span) for b in self._busy_ticks)
 
     @property
     def bubble_ratio_exact(self) -> Fraction:
         """Idle device-time / (ranks x makespan) as an exact fraction (floats converted exactly)."""
+        self._span_ticks("bubble_ratio_exact")
         span = Fraction(self._t1) - Fraction(self._t0)
         idle = self.p * span - sum(Fraction(b) for b in self._busy_ticks)
         return idle / (self.p * span)
 
     @property
     def bubble_ratio(self) -> float:
-        """Idle device-time / (ranks x makespan): the article's ``b``, a fraction of total time."""
-        span = self._t1 - self._t0
-        return float((self.p * span - sum(self._busy_ticks)) / (self.p * span))
+        """Idle device-time / (ranks x makespan): the article's ``b``, a fraction of total time, in [0, 1].
+
+        Raises ``ValueError`` for a step of zero length (``t0 == t1``).
+        """
+        span = self._span_ticks("bubble_ratio")
+        ratio = float((self.p * span - sum(self._busy_ticks)) / (self.p * span))
+        return min(1.0, max(0.0, ratio))  # float rounding of a sum of float durations stays inside [0, 1]
 
     @property
     def bubble_overhead_exact(self) -> Fraction:
         """Idle device-time / busy device-time as an exact fraction."""
+        self._busy_total("bubble_overhead_exact")
         busy = sum(Fraction(b) for b in self._busy_ticks)
         span = Fraction(self._t1) - Fraction(self._t0)
         return (self.p * span - busy) / busy
@@ -266,7 +363,7 @@ class Timeline:
     @property
     def bubble_overhead(self) -> float:
         """Idle / busy device-time: Megatron's convention, ``(p - 1) / m`` for 1F1B, uniform costs."""
-        busy = sum(self._busy_ticks)
+        busy = self._busy_total("bubble_overhead")
         span = self._t1 - self._t0
         return float((self.p * span - busy) / busy)
 
@@ -381,10 +478,12 @@ class Timeline:
     def bubble_so_far(self, t: Number) -> float:
         """Bubble ratio of the window ``[t0, t]``: idle device-time there / (p x (t - t0)).
 
-        ``t`` in the timeline's unit; 0 at ``t = t0``, :attr:`bubble_ratio` at ``t = t1``.
-        What the animation's readout shows (lesson 01).
+        ``t`` in the timeline's unit (a finite number); 0 at ``t <= t0``, :attr:`bubble_ratio`
+        at ``t = t1`` and after it (the step ends at ``t1``: the time after it is neither busy
+        nor idle, so a ``t`` past the end means the whole step). What the animation's readout
+        shows (lesson 01).
         """
-        t = float(check_number("t", t, minimum=float("-inf")))
+        t = min(float(check_number("t", t, minimum=float("-inf"))), float(self.t1))
         t0 = float(self.t0)
         if t <= t0:
             return 0.0
@@ -415,6 +514,8 @@ class Timeline:
         Used in lessons 07, 09 and 10.
         """
         cost = max(e - s for s, e in self.stage_spans)
+        if cost <= 0:
+            raise ValueError("stage_span_bubble_rate is undefined when every rank's span has zero length")
         ideal = max(float(b) for b in self.busy)
         return (cost - ideal) / cost
 
@@ -426,6 +527,8 @@ class Timeline:
         """
         cost = max(e - s for s, e in self.stage_spans)
         ideal = max(float(b) for b in self.busy)
+        if ideal <= 0:
+            raise ValueError("stage_span_overhead is undefined when no rank is busy (zero-length intervals)")
         return (cost - ideal) / ideal
 
     @property
@@ -457,11 +560,14 @@ class Timeline:
 
         Args:
             path: where to write the JSON; not written when ``None``.
-            us_per_unit: microseconds per time unit; default 1000 for ``ms`` and for abstract
-                slots (one slot shows as 1 ms), 1 for ``us``.
+            us_per_unit: microseconds per time unit, a finite number > 0; default 1000 for ``ms``
+                and for abstract slots (one slot shows as 1 ms), 1 for ``us``.
         """
+        if path is not None and not isinstance(path, (str, Path)):
+            raise TypeError(f"path must be a file name (str or pathlib.Path) or None, got {path!r}")
         if us_per_unit is None:
             us_per_unit = {"us": 1.0, "s": 1e6}.get(self.unit, 1000.0)
+        us_per_unit = float(check_number("us_per_unit", us_per_unit, minimum=0, allow_equal=False))
         k = us_per_unit / self.ticks_per_unit
         events: list[dict[str, Any]] = [
             {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "pipeline"}},
@@ -485,7 +591,7 @@ class Timeline:
     def __repr__(self) -> str:
         return (
             f"<Timeline ranks={self.p} spans={self.n_spans} makespan={self.makespan} {self.unit} "
-            f"bubble_ratio={self.bubble_ratio:.4f}>"
+            + (f"bubble_ratio={self.bubble_ratio:.4f}>" if self._t1 > self._t0 else "(a step of zero length)>")
         )
 
 

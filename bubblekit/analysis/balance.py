@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bubblekit._validate import Number, check_int, check_number
-from bubblekit.costs import Costs, load_h200_layer_costs
+from bubblekit._validate import Number, check_int, check_number, check_sequence
+from bubblekit.costs import MAX_COST, Costs, load_h200_layer_costs
 from bubblekit.i18n import register, tr
 from bubblekit.text import Table
 
@@ -111,11 +111,11 @@ class Layer:
         if not isinstance(self.name, str):
             raise TypeError(f"Layer name must be a string, got {self.name!r}")
         for attr in ("f", "b"):
-            object.__setattr__(self, attr, check_number(f"Layer {self.name!r} {attr}", getattr(self, attr), minimum=0))
+            object.__setattr__(self, attr, _bounded(f"Layer {self.name!r} {attr}", getattr(self, attr)))
         for attr in ("i", "w"):
             val = getattr(self, attr)
             if val is not None:
-                object.__setattr__(self, attr, check_number(f"Layer {self.name!r} {attr}", val, minimum=0))
+                object.__setattr__(self, attr, _bounded(f"Layer {self.name!r} {attr}", val))
         if (self.i is None) != (self.w is None):
             raise ValueError(f"Layer {self.name!r}: give both i and w, or neither (got i={self.i!r}, w={self.w!r})")
         object.__setattr__(
@@ -131,6 +131,8 @@ class Layer:
 
 def _weights(layers: Sequence[Any]) -> tuple[tuple[Number, ...], tuple[Layer, ...] | None]:
     """Validate ``layers`` (numbers or :class:`Layer` objects) and return their weights."""
+    if getattr(layers, "ndim", 0) >= 1:  # a numpy array of costs
+        layers = check_sequence("layers", layers, empty=True)
     if isinstance(layers, (str, bytes)) or not isinstance(layers, Sequence):
         raise TypeError(
             f"layers must be a sequence of per-layer costs (numbers) or bubblekit.analysis.balance.Layer objects, "
@@ -147,8 +149,19 @@ def _weights(layers: Sequence[Any]) -> tuple[tuple[Number, ...], tuple[Layer, ..
     for k, x in enumerate(layers):
         if isinstance(x, bool) or not isinstance(x, numbers.Real):
             raise TypeError(f"layers[{k}] must be a number (a layer's cost), got {x!r} of type {type(x).__name__}")
-        out.append(check_number(f"layers[{k}]", x, minimum=0))
+        out.append(_bounded(f"layers[{k}]", x))
+    if any(isinstance(x, float) for x in out):  # one kind of arithmetic: Fractions mixed with floats round
+        out = [float(x) for x in out]          # differently in the DP and the search (49/3 vs 16.333...)
     return tuple(out), None
+
+
+def _bounded(name: str, x: Any) -> Number:
+    """A layer cost: a finite number from 0 to :data:`~bubblekit.costs.MAX_COST` (larger sums overflow to inf)."""
+    y = check_number(name, x, minimum=0)
+    if y > MAX_COST:
+        raise ValueError(f"{name} must be at most {MAX_COST:g} (in its unit), got {x!r}: sums of larger costs "
+                         f"overflow; use a larger unit")
+    return y
 
 
 def _check_stages(p: Any, n: int) -> int:

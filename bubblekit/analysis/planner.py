@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from bubblekit._progress import Progress, reporter
-from bubblekit._validate import Number, check_int, check_number
+from bubblekit._validate import Number, check_bool, check_int, check_number, check_sequence
 from bubblekit.costs import Costs
 from bubblekit.i18n import register, tr
-from bubblekit.memory import GB, MemoryReport, Model, memory_per_rank
+from bubblekit.memory import GB, MemoryReport, Model, check_options, memory_per_rank
 from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
 from bubblekit.schedules.base import MAX_ACTIONS, check_size
 from bubblekit.simulator import SimResult, simulate
@@ -340,11 +340,38 @@ class Candidate:
         return f"{self.schedule}{v} m={self.m}{rc}"
 
 
+def _per_stage_length(costs: Costs) -> int | None:
+    """How many stages per-stage costs describe (``None`` for scalar costs, which fit any schedule)."""
+    lengths = {len(x) for x in (costs.f, costs.b, costs.i, costs.w, costs.activation) if isinstance(x, tuple)}
+    return lengths.pop() if lengths else None
+
+
+def _check_memory_args(model: Any, gpu_memory: Any, memory_options: Any) -> dict[str, Any]:
+    """``model``, ``gpu_memory`` and ``memory_options`` of :func:`evaluate` and :func:`plan`, checked together."""
+    if model is not None and not isinstance(model, Model):
+        raise TypeError(f"model must be a bubblekit.memory.Model or None, got {type(model).__name__}")
+    if gpu_memory is not None:
+        if model is None:
+            raise ValueError("gpu_memory needs model=bubblekit.memory.Model(...): the bytes of the parameters, "
+                             "gradients, optimizer state and activations come from the model's size")
+        check_number("gpu_memory", gpu_memory, minimum=0, allow_equal=False)
+    if memory_options is None:
+        return {}
+    if not isinstance(memory_options, dict):
+        raise TypeError(f"memory_options must be a dict of memory_per_rank options, got {memory_options!r}")
+    if memory_options and model is None:
+        raise ValueError(
+            f"memory_options={memory_options!r} needs model=bubblekit.memory.Model(...): the options describe how "
+            f"the model's bytes are counted; without a model they would be ignored"
+        )
+    return check_options(model, dict(memory_options), where="memory_options") if model is not None else {}
+
+
 def evaluate(
     name: str,
     p: int,
     m: int,
-    v: int = 1,
+    v: int | None = None,
     *,
     costs: Costs,
     recompute: bool = False,
@@ -357,14 +384,38 @@ def evaluate(
 ) -> Candidate:
     """Build, simulate and measure one configuration (see :func:`plan` for the conventions).
 
-    A schedule that cannot be built (e.g. interleaved with an ``m`` PyTorch refuses, or
-    one larger than ``max_actions``) or costs that do not fit it come back with
-    ``fits=False`` and the error in ``reason``. With a ``model``, the bytes of every rank
-    are computed (:func:`bubblekit.memory.memory_per_rank`, ``recompute="full"`` for a
-    recomputed candidate) and, with ``gpu_memory`` (bytes), checked against it.
+    ``v`` defaults to the schedule's own (1, 2 for the V shapes and DualPipe, 2 for interleaved).
+    Bad arguments raise a ``TypeError`` / ``ValueError`` naming them: a ``v`` the schedule does not
+    take, per-stage costs whose length is not the schedule's ``p * v`` stages, an unknown or bad
+    memory option, ``memory_options`` or ``gpu_memory`` without a ``model``. A configuration that
+    is valid but cannot run (an ``m`` PyTorch's interleaved schedule refuses, a schedule larger
+    than ``max_actions``, layers that do not split into its stages) comes back with ``fits=False``
+    and the reason in ``reason``. With a ``model``, the bytes of every rank are computed
+    (:func:`bubblekit.memory.memory_per_rank`, ``recompute="full"`` for a recomputed candidate)
+    and, with ``gpu_memory`` (bytes), checked against it.
     """
-    name = spec(name).name
-    spec_v = None if REGISTRY[name].chunks == "one" else v
+    entry = spec(name)
+    name = entry.name
+    p = check_int("p", p)
+    m = check_int("m", m)
+    v = entry.resolve_v(v)
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    recompute = check_bool("recompute", recompute)
+    if memory_budget is not None:
+        memory_budget = float(check_number("memory_budget", memory_budget, minimum=0, allow_equal=False))
+    if activation_bytes is not None:
+        activation_bytes = float(check_number("activation_bytes", activation_bytes, minimum=0, allow_equal=False))
+    if max_actions is not None:
+        max_actions = check_int("max_actions", max_actions)
+    options = _check_memory_args(model, gpu_memory, memory_options)
+    length = _per_stage_length(costs)
+    if length is not None and length != p * v:
+        raise ValueError(
+            f"costs give {length} per-stage values but {entry.display_name} with p={p}, v={v} has {p * v} stages "
+            f"(p * v): give one value per stage or single numbers"
+        )
+    spec_v = None if entry.chunks == "one" else v
     try:
         sched = schedule(name, p, m, spec_v, max_actions=max_actions)
         res = simulate(sched, costs)
@@ -379,7 +430,6 @@ def evaluate(
         reason = tr("planner.reason.budget", peak=peak, budget=memory_budget)
     report = None
     if model is not None:
-        options = dict(memory_options or {})
         options.setdefault("recompute", "full" if recompute else "none")
         try:
             report = memory_per_rank(sched, model, gpu_memory=gpu_memory, **options)
@@ -434,7 +484,11 @@ class PlanTable:
         return next(iter(self.feasible), None)
 
     def to_text(self, limit: int | None = 10, *, show_infeasible: bool = False) -> str:
-        """A fixed-width table of the top ``limit`` candidates (feasible only unless asked)."""
+        """A fixed-width table of the top ``limit`` candidates (feasible only unless asked).
+
+        ``limit``: how many rows, an int >= 0, or ``None`` for all.
+        """
+        limit = _check_limit(limit)
         rows = list(self.candidates if show_infeasible else self.feasible)
         if limit is not None:
             rows = rows[:limit]
@@ -489,6 +543,9 @@ class PlanTable:
 
         Used in lesson 05.
         """
+        limit = _check_limit(limit)
+        if where is not None and not callable(where):
+            raise TypeError(f"where must be a function of one Candidate returning True or False, got {where!r}")
         rows = [c for c in (self.candidates if show_infeasible else self.feasible) if where is None or where(c)]
         rows = rows[:limit] if limit is not None else rows
         unit = self.candidates[0].unit if self.candidates else ""
@@ -516,6 +573,11 @@ class PlanTable:
                      "hops": tr("planner.messages"), "fits": tr("planner.fits")},
             title=title or tr("planner.title", rank_by=tr(f"planner.rank_by.{self.rank_by}"), budget=budget),
         )
+
+
+def _check_limit(limit: Any) -> int | None:
+    """A row limit: ``None`` (all rows) or an int >= 0."""
+    return None if limit is None else check_int("limit", limit, minimum=0)
 
 
 def _sort_key(rank_by: str) -> Any:
@@ -548,8 +610,9 @@ def _actions_of(name: str, p: int, m: int, v: int) -> int:
 
 
 def _ints(name: str, values: Any, minimum: int) -> tuple[int, ...]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+    if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of ints, got {values!r}")
+    values = check_sequence(name, values, empty=True)
     if not values:
         raise ValueError(f"{name} is empty: give at least one value")
     return tuple(dict.fromkeys(check_int(f"{name}[{k}]", x, minimum=minimum) for k, x in enumerate(values)))
@@ -611,16 +674,8 @@ def plan(
     Used in lessons 05 and 07.
     """
     p = check_int("p", p)
-    if model is not None and not isinstance(model, Model):
-        raise TypeError(f"model must be a bubblekit.memory.Model or None, got {type(model).__name__}")
-    gpu: float | None = None
-    if gpu_memory is not None:
-        if model is None:
-            raise ValueError("gpu_memory needs model=bubblekit.memory.Model(...): the bytes of the parameters, "
-                             "gradients, optimizer state and activations come from the model's size")
-        gpu = float(check_number("gpu_memory", gpu_memory, minimum=0, allow_equal=False))
-    if memory_options is not None and not isinstance(memory_options, dict):
-        raise TypeError(f"memory_options must be a dict of memory_per_rank options, got {memory_options!r}")
+    _check_memory_args(model, gpu_memory, memory_options)
+    gpu = None if gpu_memory is None else float(gpu_memory)
     if costs is None:
         costs = Costs()
     if not isinstance(costs, Costs):
@@ -656,6 +711,15 @@ def plan(
         variants.append((True, recompute))
     configs = [(name, v, m, rc, c) for name in dict.fromkeys(names)
                for v in _v_options(REGISTRY[name].chunks, vs_t) for m in ms_t for rc, c in variants]
+    lengths = {n for n in (_per_stage_length(c) for _, c in variants) if n is not None}
+    if lengths:  # per-stage costs describe one stage count: try the configurations that have it
+        configs = [cf for cf in configs if _per_stage_length(cf[4]) in (None, p * cf[1])]
+        if not configs:
+            raise ValueError(
+                f"the per-stage costs give {sorted(lengths)} stage value(s), but none of the schedules tried has "
+                f"that many stages (p * v with p={p}, v in {sorted({1, 2, *vs_t})}): give one value per stage of "
+                f"a schedule you try, or single numbers"
+            )
     total = sum(_actions_of(name, p, m, v) for name, v, m, _, _ in configs)
     check_size(f"plan(p={p}, ms={list(ms_t)}) over {len(configs)} configurations", total, max_actions,
                instead="give fewer ms, schedules or vs", at_once=False)

@@ -26,13 +26,14 @@ same costs reproduces the searched times.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
 from bubblekit._progress import Progress, reporter
-from bubblekit._validate import Number, check_int
+from bubblekit._validate import Number, check_int, check_sequence
 from bubblekit.actions import Action, Event, memory_delta, needs, produces
 from bubblekit.costs import Costs, ResolvedCosts
 from bubblekit.schedules.base import Schedule, check_size
@@ -47,6 +48,7 @@ __all__ = [
     "one_f_one_b_cap",
     "improve_schedule",
     "MAX_SEARCH_ACTIONS",
+    "MAX_SEARCH_SECONDS",
 ]
 
 
@@ -59,12 +61,24 @@ POLICIES: tuple[tuple[str, str, str, str], ...] = tuple(
 )
 
 #: Largest schedule (``3 p m`` actions) the greedy search takes on unless given
-#: ``max_actions=None``: each rule costs about ``p`` µs per action, and the search tries 4 to
-#: ``3p`` rules, so this is a few seconds.
+#: ``max_actions=None``. The time grows faster than the actions (each rule costs about
+#: ``50 + 4 p`` µs per action, and the search tries 8 to ``3p`` rules), so a second limit,
+#: :data:`MAX_SEARCH_SECONDS`, bounds the estimated time too (``benchmarks/bench_search.py``).
 MAX_SEARCH_ACTIONS = 20_000
 
-#: Largest number of search nodes :func:`exhaustive_schedule` explores by default.
-DEFAULT_NODE_LIMIT = 200_000
+#: The longest :func:`search_schedule` / :func:`greedy_schedule` run accepted unless given
+#: ``max_actions=None``: the estimate (:func:`_search_seconds`, a conservative one fitted to a
+#: busy 2-core machine) must be at most this many seconds. ``benchmarks/bench_search.py`` runs
+#: the largest accepted cases and prints their wall-clock and CPU times.
+MAX_SEARCH_SECONDS = 5.0
+
+#: The cost model of one greedy rule, seconds per action: ``_PER_ACTION + _PER_ACTION_RANK * p``.
+_PER_ACTION, _PER_ACTION_RANK = 50e-6, 4e-6
+
+#: Largest number of search nodes :func:`exhaustive_schedule` explores by default: a node takes
+#: about 60 µs on a busy 2-core machine, so this is about 3 s, within :data:`MAX_SEARCH_SECONDS`
+#: with the greedy rules that start the search.
+DEFAULT_NODE_LIMIT = 50_000
 
 
 class SearchError(ValueError):
@@ -101,7 +115,7 @@ def _problem(
     m = check_int("m", m)
     check_size(f"{what}(p={p}, m={m})", 3 * p * m, max_actions,
                instead="search a smaller case and compare it with zb-h1 / zb-h2 at the size you need",
-               cost=f"each greedy rule takes about p µs per action, and the search tries 4 to 3p rules: "
+               cost=f"each greedy rule takes about 50 + 4 p µs per action, and the search tries 8 to 3p rules: "
                     f"here ~{_search_seconds(p, m, 3 * p):,.0f} s")
     if costs is None:
         costs = Costs(f=1, i=1, w=1)
@@ -112,7 +126,8 @@ def _problem(
     cap: tuple[float, ...]
     if mem_cap is None:
         cap = (float(one_f_one_b_cap(p)),) * p
-    elif isinstance(mem_cap, (list, tuple)):
+    elif isinstance(mem_cap, (list, tuple)) or getattr(mem_cap, "ndim", 0) >= 1:
+        mem_cap = check_sequence("mem_cap", mem_cap)
         if len(mem_cap) != p:
             raise ValueError(f"mem_cap has {len(mem_cap)} per-rank values but p={p}; give one per rank or one number")
         cap = tuple(_check_cap(f"mem_cap[{r}]", c) for r, c in enumerate(mem_cap))
@@ -129,16 +144,31 @@ def _problem(
 
 
 def _search_seconds(p: int, m: int, n_rules: int) -> float:
-    """About how long ``n_rules`` greedy rules take on ``3 p m`` actions (p µs per action each)."""
-    return n_rules * 3 * p * m * p * 1e-6
+    """About how long ``n_rules`` greedy rules take on ``3 p m`` actions (``50 + 4 p`` µs per action each)."""
+    return n_rules * 3 * p * m * (_PER_ACTION + _PER_ACTION_RANK * p)
+
+
+def _check_time(what: str, p: int, m: int, n_rules: int, max_actions: int | None) -> None:
+    """Refuse, before searching, a run estimated at more than :data:`MAX_SEARCH_SECONDS` (unless ``max_actions=None``)."""
+    est = _search_seconds(p, m, n_rules)
+    if max_actions is None or est <= MAX_SEARCH_SECONDS:
+        return
+    raise ValueError(
+        f"{what}(p={p}, m={m}) would try {n_rules} greedy rule(s) on {3 * p * m:,} actions, about {est:,.0f} s "
+        f"(each rule takes about 50 + 4 p µs per action), more than MAX_SEARCH_SECONDS={MAX_SEARCH_SECONDS:g} s. "
+        f"Use fewer ranks or microbatches (or a mem_cap closer to p: each extra unit of cap above p adds warm-up "
+        f"rules), or pass max_actions=None to run it anyway"
+    )
 
 
 def _check_cap(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number of microbatch activations, got {value!r}")
     x = float(value)
     if math.isnan(x) or not x > 0:
         raise ValueError(f"{name} must be > 0 microbatch activations, got {value!r}")
+    if math.isinf(x):
+        raise ValueError(f"{name} must be a finite number of microbatch activations (use None for 1F1B's p), got {value!r}")
     return x
 
 
@@ -198,6 +228,7 @@ def greedy_schedule(
     microbatch order on every rank.
     """
     prob = _problem(p, m, costs, mem_cap)
+    _check_time("greedy_schedule", prob.p, prob.m, 1, MAX_SEARCH_ACTIONS)
     if not (isinstance(priority, tuple) and sorted(priority) == ["F", "I"]):
         raise ValueError(f"priority must be ('I', 'F') or ('F', 'I'), got {priority!r}")
     if w_fill not in ("fit", "eager", "first"):
@@ -416,7 +447,8 @@ def exhaustive_schedule(
 
     Args:
         p, m, costs, mem_cap: as for :func:`greedy_schedule`.
-        node_limit: give up after this many search nodes (int >= 1).
+        node_limit: give up after this many search nodes (int >= 1; about 60 µs each, so the
+            default :data:`DEFAULT_NODE_LIMIT` is about 3 s).
 
     Returns a :class:`Schedule` named ``"exhaustive"``; ``notes["optimal"]`` is ``"yes"``
     when the search finished (the result is optimal), ``"no"`` when it hit ``node_limit``
@@ -424,6 +456,7 @@ def exhaustive_schedule(
     """
     prob = _problem(p, m, costs, mem_cap)
     node_limit = check_int("node_limit", node_limit)
+    _check_time("exhaustive_schedule", prob.p, prob.m, len(POLICIES), MAX_SEARCH_ACTIONS)
     best_orders: list[list[Action]] | None = None
     best_span: Number | float = math.inf
     for a, b, fill, lead in POLICIES:
@@ -549,7 +582,9 @@ def search_schedule(
         improve: polish the best candidate by hill climbing on swaps of two neighbouring
             actions of one rank (:func:`improve_schedule`); default on when ``p * m <= 64``.
         max_actions: refuse problems of more than this many actions (``3 p m``; default
-            :data:`MAX_SEARCH_ACTIONS`, a few seconds); ``None`` lifts the limit.
+            :data:`MAX_SEARCH_ACTIONS`) or estimated to take more than :data:`MAX_SEARCH_SECONDS`
+            (five seconds, estimated conservatively; ``benchmarks/bench_search.py`` measures it);
+            ``None`` lifts both limits.
         progress: ``None`` reports progress on standard error when the search is estimated
             to take more than a few seconds; ``True``/``False`` always/never; or a function
             of one line of text.
@@ -578,6 +613,7 @@ def search_schedule(
     rules: list[tuple[str, str, str, str | int]] = list(POLICIES)
     top = int(min(max(prob.cap), 2 * prob.p - 1))
     rules += [("I", "F", fill, k) for k in range(prob.p + 1, top + 1) for fill in ("fit", "eager", "first")]
+    _check_time("search_schedule", prob.p, prob.m, len(rules), max_actions)
     step = reporter(progress, "search_schedule: greedy rules", len(rules), _search_seconds(prob.p, prob.m, len(rules)))
     for k, (a, b, fill, lead) in enumerate(rules, 1):
         try:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from itertools import chain, repeat
 from operator import itemgetter
 
-from bubblekit._validate import check_int
+from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
@@ -107,6 +107,59 @@ class Schedule:
     source: str = ""
     notes: dict[str, str] = field(default_factory=dict, compare=False)
     pipes: int = 1
+
+    def __post_init__(self) -> None:
+        """Check the shape when built (C-level passes, no loop per action): the types, ``p``, ``m``, the placement.
+
+        ``p``, ``m`` and ``pipes`` are ints >= 1, ``placement`` one rank number in ``0..p-1`` per stage
+        (a list or numpy array is kept as a tuple), ``orders`` one sequence of :class:`Action` per rank.
+        Whether every action is there exactly once is :meth:`validate`'s job (the simulator calls it).
+        """
+        set_ = object.__setattr__
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a string, got {self.name!r} of type {type(self.name).__name__}")
+        if not isinstance(self.source, str):
+            raise TypeError(f"source must be a string, got {self.source!r} of type {type(self.source).__name__}")
+        if type(self.p) is not int:
+            set_(self, "p", check_int("p", self.p))
+        if type(self.m) is not int:
+            set_(self, "m", check_int("m", self.m))
+        if type(self.pipes) is not int:
+            set_(self, "pipes", check_int("pipes", self.pipes))
+        check_int("p", self.p)
+        check_int("m", self.m)
+        check_int("pipes", self.pipes)
+        if type(self.placement) is not tuple or set(map(type, self.placement)) - {int}:
+            set_(self, "placement", _check_placement(self.placement))
+        if not self.placement:
+            raise ValueError("placement must give a rank for at least one stage, got ()")
+        if min(self.placement) < 0 or max(self.placement) >= self.p:
+            bad = next(r for r in self.placement if not 0 <= r < self.p)
+            raise ValueError(f"placement puts stage {self.placement.index(bad)} on rank {bad}, outside 0..{self.p - 1} "
+                             f"(p={self.p})")
+        if len(self.placement) < self.p:
+            raise ValueError(f"placement has {len(self.placement)} stage(s) for p={self.p} ranks: every rank needs "
+                             f"at least one stage")
+        orders = self.orders
+        if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence):
+            raise TypeError(f"orders must be one sequence of actions per rank, got {orders!r}")
+        if type(orders) is not tuple or set(map(type, orders)) - {tuple}:
+            for r, order in enumerate(orders):
+                if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
+                    raise TypeError(f"orders[{r}] must be a sequence of Actions, got {order!r}")
+            orders = tuple(map(tuple, orders))
+            set_(self, "orders", orders)
+        if len(orders) != self.p:
+            raise ValueError(f"orders has {len(orders)} rank order(s) but p={self.p}: give one per rank")
+        for r, order in enumerate(orders):
+            if set(map(type, order)) - _ACTION_TYPES:
+                bad_a = next(a for a in order if type(a) not in _ACTION_TYPES)
+                if isinstance(bad_a, Action):  # a subclass: check its fields the slow way
+                    continue
+                raise TypeError(
+                    f"orders[{r}] holds {bad_a!r} of type {type(bad_a).__name__}: actions must be Action objects "
+                    f"(parse_action('0F3') reads text; Schedule.from_text reads a whole schedule)"
+                )
 
     # ----------------------------------------------------------------- shape
     @property
@@ -253,6 +306,9 @@ class Schedule:
             bad_mb = [i for i in mbs if not (type(i) is int and 0 <= i < self.m)]
             if bad_stage or bad_mb:
                 a = next(a for a in order if a.stage in bad_stage or a.microbatch in bad_mb)
+                if type(a.stage) is not int or type(a.microbatch) is not int:
+                    raise ScheduleError(f"rank {rank} has {a!r}: an action's stage and microbatch are ints "
+                                        f"(got {type(a.stage).__name__} and {type(a.microbatch).__name__})")
                 if a.stage in bad_stage and 0 <= a.stage < self.n_stages:
                     raise ScheduleError(f"rank {rank} has {a}, but stage {a.stage} is on rank {self.placement[a.stage]}")
                 if a.stage in bad_stage:
@@ -332,6 +388,10 @@ class Schedule:
                     where = a if a is unit else f"{unit} (its part {a})"
                     if a is not unit:
                         inside[a] = unit
+                    if type(a.stage) is not int or type(a.microbatch) is not int or a.kind not in KINDS:
+                        problems.append(f"rank {rank} has {a!r}: an action is (stage: int, kind: one of "
+                                        f"{', '.join(KINDS)}, microbatch: int)")
+                        continue
                     if not 0 <= a.stage < self.n_stages:
                         problems.append(f"rank {rank} has {where}, but stages are 0..{self.n_stages - 1}")
                     elif self.placement[a.stage] != rank:
@@ -451,6 +511,11 @@ class Schedule:
         cls, orders: dict[int, Sequence[object | None]], *, m: int, name: str = "torch"
     ) -> Schedule:
         """Build a schedule from a PyTorch ``pipeline_order`` (``None`` idle slots dropped)."""
+        if not isinstance(orders, Mapping):
+            raise TypeError(f"orders must be a dict rank -> list of actions (PyTorch's pipeline_order), got {orders!r}")
+        for r, order in orders.items():
+            if isinstance(order, (str, bytes)) or not isinstance(order, Iterable):
+                raise TypeError(f"orders[{r!r}] must be a list of actions (or None for idle steps), got {order!r}")
         text = "\n".join(
             f"rank {r}: " + " ".join(str(a) for a in orders[r] if a is not None) for r in sorted(orders)
         )
@@ -465,7 +530,7 @@ def _read_rows(text: str) -> dict[int, list[Action]]:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        head = re.match(r"^(?:rank\s*)?(\d+)\s*:\s*(.*)$", line, flags=re.IGNORECASE)
+        head = re.match(r"^(?:rank\s*)?([0-9]+)\s*:\s*(.*)$", line, flags=re.IGNORECASE)
         if head:
             rank, body = int(head.group(1)), head.group(2)
         else:
@@ -509,12 +574,15 @@ def _infer_placement(orders: tuple[tuple[Action, ...], ...], p: int) -> tuple[in
 
 def _check_placement(placement: object) -> tuple[int, ...]:
     """A placement: a sequence of rank numbers (ints >= 0), one per stage."""
+    if getattr(placement, "ndim", 0) >= 1:  # a numpy array of rank numbers
+        placement = check_sequence("placement", placement, empty=True)
     if isinstance(placement, (str, bytes)) or not isinstance(placement, Sequence):
         raise TypeError(f"placement must be a sequence of rank numbers (ints), one per stage, got {placement!r}")
     return tuple(check_int(f"placement[{s}]", r, minimum=0) for s, r in enumerate(placement))
 
 
 _new_action = partial(tuple.__new__, Action)
+_ACTION_TYPES = frozenset((Action, Pair))
 
 
 def actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]:

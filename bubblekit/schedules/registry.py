@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bubblekit._validate import Number, check_int
+from bubblekit._validate import MAX_RANGE, Number, check_int
 from bubblekit.i18n import register as register_messages
 from bubblekit.i18n import tr
 from bubblekit.schedules.base import MAX_ACTIONS, Schedule, check_size
@@ -145,14 +145,24 @@ class ScheduleSpec:
         return True
 
     def n_actions(self, p: int, m: int, v: int | None = None) -> int:
-        """How many actions the schedule has: ``2 p v m`` (F, B), up to ``3 p v m`` with I and W."""
-        return (3 if self.split_backward else 2) * p * self.resolve_v(v) * m
+        """How many actions the schedule has: ``2 p v m`` (F, B), up to ``3 p v m`` with I and W.
+
+        ``p`` and ``m`` are ints >= 1 (``TypeError`` / ``ValueError`` otherwise); a count, so an
+        ``m`` the schedule refuses is still counted (:meth:`check` says whether it can be built).
+        """
+        return (3 if self.split_backward else 2) * check_int("p", p) * self.resolve_v(v) * check_int("m", m)
 
     def closed_form(self, p: int, m: int, v: int | None = None) -> tuple[Fraction, str] | None:
-        """``(bubble_ratio, formula text)`` where a closed form holds, else ``None``."""
+        """``(bubble_ratio, formula text)`` where a closed form holds, else ``None``.
+
+        Refuses (``TypeError`` / ``ValueError``, as :meth:`check` and the simulator do) a ``p``,
+        ``m`` or ``v`` the schedule cannot be built with: a closed form is only quoted for a
+        schedule that exists.
+        """
+        vv = self.check(p, m, v)
         if self.bubble is None:
             return None
-        value = self.bubble(p, m, self.resolve_v(v))
+        value = self.bubble(p, m, vv)
         return None if value is None else (value, self.bubble_text)
 
 
@@ -214,10 +224,11 @@ def legal_ms(name: str, p: int, v: int | None = None, *, up_to: int = 64) -> lis
     """The microbatch counts ``1 .. up_to`` that schedule ``name`` accepts for ``p`` ranks.
 
     For sliders and menus: ``legal_ms("interleaved", 4)`` is ``[1, ..., 8, 10, 12, 15, 16, ...]``.
+    ``up_to`` is an int from 1 to :data:`~bubblekit._validate.MAX_RANGE` (100,000: well under a second).
     """
     entry = spec(name)
     p = check_int("p", p)
-    up_to = check_int("up_to", up_to)
+    up_to = check_int("up_to", up_to, maximum=MAX_RANGE)
     entry.resolve_v(v)
     return [m for m in range(1, up_to + 1) if entry.m_problem is None or entry.m_problem(p, m) is None]
 
