@@ -23,7 +23,7 @@ from bubblekit.actions import Action, inputs
 from .records import TraceError
 from .steps import Occ
 
-__all__ = ["ALIGN_MODES", "align_clocks"]
+__all__ = ["ALIGN_MODES", "align_clocks", "check_local_order"]
 
 ALIGN_MODES = ("auto", "none", "causal")
 
@@ -31,23 +31,69 @@ ALIGN_MODES = ("auto", "none", "causal")
 OccTable = dict[int, dict[tuple[int, Action], Occ]]
 
 
-def _cross_rank_inputs(occ: OccTable, placement: dict[int, int]) -> Iterator[tuple[int, Occ, int, Occ]]:
-    """``(producer rank, producer, consumer rank, consumer)`` for every input that crosses ranks."""
+def _step_inputs(occ: OccTable, placement: dict[int, int]) -> Iterator[tuple[int, Occ, int, Occ]]:
+    """``(producer rank, producer, consumer rank, consumer)`` for every input of every action, step by step.
+
+    The rule is :func:`bubblekit.actions.inputs`, asked once per action for the actions of
+    the whole trace and again only for a step where that answer names an action the step
+    lacks (a step that splits a backward differently), so reading stays linear in the trace.
+    """
     n_stages = 1 + max(placement) if placement else 1
+    anywhere: dict[int, set[Action]] = {r: {a for _, a in table} for r, table in occ.items()}
+
+    def exists_anywhere(x: Action) -> bool:
+        rank = placement.get(x.stage)
+        return rank is not None and x in anywhere.get(rank, ())
+
+    cached: dict[Action, list[Action]] = {}
     for rc, table in occ.items():
         for (step, a), consumer in table.items():
-
-            def exists(x: Action, step: int = step) -> bool:
-                rank = placement.get(x.stage)
-                return rank is not None and (step, x) in occ.get(rank, {})
-
-            for dep in inputs(a, n_stages, exists):
+            deps = cached.get(a)
+            if deps is None:
+                deps = cached[a] = inputs(a, n_stages, exists_anywhere)
+            for k, dep in enumerate(deps):
                 rp = placement.get(dep.stage)
-                if rp is None or rp == rc:
-                    continue
-                producer = occ.get(rp, {}).get((step, dep))
-                if producer is not None:
+                producer = None if rp is None else occ.get(rp, {}).get((step, dep))
+                if producer is None:  # this step may split the backward differently: ask the rule for it
+
+                    def exists(x: Action, step: int = step) -> bool:
+                        rank = placement.get(x.stage)
+                        return rank is not None and (step, x) in occ.get(rank, {})
+
+                    dep = inputs(a, n_stages, exists)[k]
+                    rp = placement.get(dep.stage)
+                    producer = None if rp is None else occ.get(rp, {}).get((step, dep))
+                if producer is not None and rp is not None:
                     yield rp, producer, rc, consumer
+
+
+def _cross_rank_inputs(occ: OccTable, placement: dict[int, int]) -> Iterator[tuple[int, Occ, int, Occ]]:
+    """``(producer rank, producer, consumer rank, consumer)`` for every input that crosses ranks."""
+    for rp, producer, rc, consumer in _step_inputs(occ, placement):
+        if rp != rc:
+            yield rp, producer, rc, consumer
+
+
+def check_local_order(occ: OccTable, placement: dict[int, int], files: Sequence[str], wait_inclusive: bool,
+                      tol: float, scale: float) -> None:
+    """An action must start after its inputs from its own rank end (a clock shift cannot mend that).
+
+    ``0W3`` before ``0I3``, or ``0B0`` before ``0F0``, on one rank is a :class:`TraceError`
+    naming both events: such a trace's event names do not match the work done (a swapped or
+    mislabelled event). ``tol`` (file units) is the profiler's jitter. When the spans include
+    their receive wait (``wait_inclusive``), only the consumer's end must follow its input's end,
+    as in the clock alignment.
+    """
+    for rp, producer, rc, consumer in _step_inputs(occ, placement):
+        c_time = consumer.end if wait_inclusive else consumer.start
+        if rp == rc and c_time < producer.end - tol:
+            verb = "ends" if wait_inclusive else "starts"
+            raise TraceError(
+                f"{files[rc]}: rank {rc} {verb} {consumer.action} ({consumer.where}) "
+                f"{(producer.end - c_time) / scale:.3f} ms before its input {producer.action} "
+                f"({producer.where}) on the same rank ends (step {consumer.step}); an action runs after the actions "
+                f"it needs: are these events mislabelled or their times changed?"
+            )
 
 
 def _lower_bounds(occ: OccTable, placement: dict[int, int], wait_inclusive: bool

@@ -29,7 +29,7 @@ from .ranks import RankData
 from .records import MAX_SHOWN, Pattern, RawSpan, TraceError, first_missing, shown
 
 __all__ = ["Occ", "choose_family", "prepare_spans", "assign_steps", "check_numbering", "place_stages",
-           "complete_steps"]
+           "complete_steps", "by_step", "check_step_times"]
 
 _NOTE_LIMIT = 20  # events listed by name in one note
 
@@ -333,6 +333,75 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
         notes.append(f"incomplete steps [{shown(incomplete, 10)}] skipped (profiling started or stopped inside them, "
                      f"or events are missing): {'; '.join(lacks)}")
     return complete, notes
+
+
+def by_step(per_rank: list[list[Occ]], steps: list[int]) -> list[list[list[Occ]]]:
+    """``out[k][r]``: rank r's occurrences in ``steps[k]``, in time order (one pass over the trace)."""
+    index = {st: k for k, st in enumerate(steps)}
+    out: list[list[list[Occ]]] = [[[] for _ in per_rank] for _ in steps]
+    for r, occs in enumerate(per_rank):
+        for o in occs:
+            k = index.get(o.step)
+            if k is not None:
+                out[k][r].append(o)
+    for rows in out:
+        for row in rows:
+            row.sort(key=lambda o: (o.start, o.end))
+    return out
+
+
+def check_step_times(data: list[RankData], steps: list[list[list[Occ]]], offsets: list[float],
+                     wait_inclusive: bool, tol: float, scale: float) -> list[str]:
+    """Refuse a step with no measured time; note actions that last 0 and actions of one rank that overlap.
+
+    ``steps[k][r]`` are rank r's occurrences in the k-th complete step (:func:`by_step`),
+    ``offsets`` the clock shifts and ``tol`` the jitter (file units). A step whose actions
+    all last 0, or whose span is 0, has no bubble to measure: :class:`TraceError`. Some
+    actions of 0 length (a profiler that rounds short events away) or two actions of one rank
+    running at once (a rank computes one action at a time) give a bubble that differs from
+    the run's: the notes name them (overlaps only of spans without receive waits: a range that
+    includes its wait may begin inside the previous action).
+    """
+    zero: list[str] = []
+    n_zero = 0
+    overlaps: list[str] = []
+    n_overlaps = 0
+    for k, rows in enumerate(steps):
+        starts = [o.start + offsets[r] for r, row in enumerate(rows) for o in row]
+        ends = [o.end + offsets[r] for r, row in enumerate(rows) for o in row]
+        busy = sum(e - s for s, e in zip(starts, ends))
+        if not starts or busy <= 0 or max(ends) - min(starts) <= 0:
+            files = ", ".join(sorted({d.file for d in data})[:MAX_SHOWN])
+            raise TraceError(
+                f"{files}: every action of complete step {k} lasts 0 "
+                f"({len(starts)} actions, all with start = end): there is no time to measure a bubble in. Was "
+                f"the trace written with times rounded away (durations below the profiler's resolution), or "
+                f"are the times missing (a CSV of zeros)?"
+            )
+        for r, row in enumerate(rows):
+            prev: Occ | None = None
+            for o in row:
+                if o.end <= o.start:
+                    n_zero += 1
+                    if len(zero) < _NOTE_LIMIT:
+                        zero.append(f"{o.action} (rank {r}, {o.where})")
+                if prev is not None and not wait_inclusive and o.start < prev.end - tol:
+                    n_overlaps += 1
+                    if len(overlaps) < _NOTE_LIMIT:
+                        overlaps.append(f"{prev.action} and {o.action} (rank {r}, {prev.where} and {o.where}, "
+                                        f"{(prev.end - o.start) / scale:.3f} ms)")
+                if prev is None or o.end > prev.end:
+                    prev = o
+    notes = []
+    if n_zero:
+        more = f" and {n_zero - len(zero)} more" if n_zero > len(zero) else ""
+        notes.append(f"{n_zero} action(s) last 0 ms, so they count as idle time: {', '.join(zero)}{more} (times "
+                     f"rounded away, or ranges without operators)")
+    if n_overlaps:
+        more = f" and {n_overlaps - len(overlaps)} more" if n_overlaps > len(overlaps) else ""
+        notes.append(f"{n_overlaps} pair(s) of actions of one rank overlap in time, which a rank computing one "
+                     f"action at a time cannot do; the overlap counts as busy once: {', '.join(overlaps)}{more}")
+    return notes
 
 
 def _lacking(step: int, per_rank: list[list[Occ]], need: dict[tuple[int, int], frozenset[str]]) -> str:
