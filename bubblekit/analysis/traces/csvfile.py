@@ -42,13 +42,13 @@ def check_time_unit(time_unit: str) -> float:
     return TIME_UNITS_PER_MS[time_unit]
 
 
-def _numbered_rows(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
-    """``(line number from 1, cells)`` for each line that is neither blank nor a comment.
+def _numbered_rows(numbered: Iterator[tuple[int, str]]) -> Iterator[tuple[int, list[str]]]:
+    """``(line number from 1, cells)`` for each line of ``numbered`` that is neither blank nor a comment.
 
-    A line without quotes is split at its commas (the common case, and fast); a quoted one
-    goes through :mod:`csv`.
+    Used for the header: the rows after it are split in :func:`_read_rows`' own loop (a line
+    without quotes at its commas, a quoted one with :mod:`csv`), which is what keeps reading fast.
     """
-    for number, line in enumerate(lines, start=1):
+    for number, line in numbered:
         text = line.strip()
         if text and not text.startswith("#"):
             yield number, (text.split(",") if '"' not in line else next(csv.reader([line])))
@@ -105,8 +105,8 @@ def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str)
     :class:`_Row`, which accepts what is valid (``F&B`` pairs, spaces, lowercase kinds) and
     names the line, the column and the value of what is not.
     """
-    rows = _numbered_rows(lines)
-    first = next(rows, None)
+    numbered = enumerate(lines, start=1)
+    first = next(_numbered_rows(numbered), None)
     if first is None:
         raise TraceError(f"{path}: the CSV is empty: expected a header {','.join(CSV_COLUMNS)}")
     fields = [f.strip().lower() for f in first[1]]
@@ -124,7 +124,21 @@ def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str)
     fullmatch = _TIME_RE.fullmatch
     kinds = {"F", "B", "I", "W"}
     n = 0
-    for number, cells in rows:
+    for number, line in numbered:
+        if '"' in line:
+            text = line.strip()
+            if not text or text[0] == "#":
+                continue
+            cells = next(csv.reader([line]))
+        else:
+            cells = line.split(",")
+            if len(cells) < n_fields:
+                text = line.strip()
+                if not text or text[0] == "#":
+                    continue  # a blank line or a comment
+            elif cells[0][:1] == "#" or cells[0].lstrip()[:1] == "#":
+                continue
+            cells[-1] = cells[-1].rstrip("\r\n")
         if len(cells) < n_fields:
             raise TraceError(f"{path}: line {number} has {len(cells)} values but the header names "
                              f"{n_fields} columns ({','.join(fields)})")

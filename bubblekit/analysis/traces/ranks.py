@@ -120,21 +120,24 @@ def _multi_rank_file(path: Path, scan: FileScan, named: dict[Thread, int]) -> di
     """
     by_rank: dict[int, list[RawSpan]] = {r: [] for r in set(named.values())}
     own = _file_rank(scan, path)
-    orphans: dict[Thread, list[RawSpan]] = defaultdict(list)
-    sources: dict[int, dict[tuple[str, object], RawSpan]] = defaultdict(dict)
+    by_thread: dict[Thread, list[RawSpan]] = defaultdict(list)
     for s in scan.spans:
-        r = named.get(s.thread, own)
+        by_thread[s.thread].append(s)
+    orphans: dict[Thread, list[RawSpan]] = {}
+    sources: dict[int, dict[tuple[str, object], RawSpan]] = defaultdict(dict)
+    for thread, spans in by_thread.items():
+        r = named.get(thread, own)
         if r is None:
-            orphans[s.thread].append(s)
+            orphans[thread] = spans
             continue
-        by_rank.setdefault(r, []).append(s)
-        if s.thread not in named:
+        by_rank.setdefault(r, []).extend(spans)
+        if thread not in named:
             continue  # an unnamed thread of the file's own rank
-        if scan.process_rank.get(s.thread[0]) == r:
-            source: tuple[str, object] = ("process", s.thread[0])  # the threads of a process named 'rank r'
+        if scan.process_rank.get(thread[0]) == r:
+            source: tuple[str, object] = ("process", thread[0])  # the threads of a process named 'rank r'
         else:
-            source = ("thread", s.thread)
-        sources[r].setdefault(source, s)
+            source = ("thread", thread)
+        sources[r].setdefault(source, spans[0])
     if orphans:
         thread, spans = next(iter(orphans.items()))
         raise TraceError(
@@ -220,6 +223,13 @@ def _check_rank_numbers(out: dict[int, RankData], world: dict[int, str]) -> None
     Only the first few missing ranks are listed, so an absurd number costs nothing.
     """
     ranks = sorted(out)
+    small = [ws for ws in world if ws <= ranks[-1]]
+    if small:
+        biggest = out[ranks[-1]]
+        raise TraceError(
+            f"{world[min(small)]}: distributedInfo.world_size is {min(small)}, but the trace has rank {ranks[-1]} "
+            f"({biggest.file}); ranks are numbered 0..world_size-1: files from different runs?"
+        )
     expected = max([ranks[-1] + 1, *world])
     if expected == len(ranks):
         return

@@ -20,6 +20,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable
+from operator import itemgetter
 from typing import NamedTuple
 
 from bubblekit.actions import Action, Pair, parts
@@ -32,6 +33,7 @@ __all__ = ["Occ", "choose_family", "prepare_spans", "assign_steps", "check_numbe
            "complete_steps", "by_step", "check_step_times"]
 
 _NOTE_LIMIT = 20  # events listed by name in one note
+_START_END = itemgetter(4, 5)  # a RawSpan's (start, end)
 
 
 class Occ(NamedTuple):
@@ -42,6 +44,20 @@ class Occ(NamedTuple):
     start: float
     end: float
     where: str
+
+
+def first_occurrences(per_rank: list[list[Occ]]) -> dict[Action, tuple[int, Occ]]:
+    """Every distinct action of the trace with its first occurrence ``(rank, occ)``, in trace order.
+
+    The checks below look at the few distinct actions instead of every occurrence, so that
+    reading a long trace stays linear and fast.
+    """
+    first: dict[Action, tuple[int, Occ]] = {}
+    for r, occs in enumerate(per_rank):
+        for o in occs:
+            if o.action not in first:
+                first[o.action] = (r, o)
+    return first
 
 
 # ----------------------------------------------------------------------- 1. family
@@ -191,15 +207,19 @@ def assign_steps(d: RankData, family: str, use_markers: bool) -> tuple[list[Occ]
     one step (other than an exact copy) is a :class:`TraceError`; spans outside every
     ``ProfilerStep`` range are left out with a note. Returns (occurrences in time order, notes).
     """
-    spans = sorted((s for s in d.spans if s.family == family), key=lambda s: (s.start, s.end))
+    spans = sorted((s for s in d.spans if s.family == family), key=_START_END)
     spans, notes = _drop_exact_copies(d, spans)
     markers = sorted(m for ms in d.scan.steps.values() for m in ms) if use_markers else []
     counts: dict[Action, int] = defaultdict(int)
     seen: dict[tuple[int, Action], Occ] = {}
     outside: list[str] = []
     out: list[Occ] = []
+    actions: dict[tuple[int | None, str, int, Action | None], Action] = {}  # one Action object per distinct action
     for s in spans:
-        a = _action(s, d.rank)
+        key = (s.stage, s.kind, s.mb, s.backward)
+        a = actions.get(key)  # type: ignore[assignment]
+        if a is None:
+            a = actions[key] = _action(s, d.rank)
         if s.step is not None:
             step = s.step
         elif markers:
@@ -234,12 +254,12 @@ def check_numbering(data: list[RankData], per_rank: list[list[Occ]]) -> None:
     """
     fields: dict[str, Callable[[Action], int]] = {"stage": lambda a: a.stage, "microbatch": lambda a: a.microbatch}
     plurals = {"stage": "stages", "microbatch": "microbatches"}
+    distinct = first_occurrences(per_rank)
     for label, get in fields.items():
         first: dict[int, tuple[int, Occ]] = {}
-        for r, occs in enumerate(per_rank):
-            for o in occs:
-                for part in parts(o.action):  # both parts of a pair
-                    first.setdefault(get(part), (r, o))
+        for action, (r, o) in distinct.items():
+            for part in parts(action):  # both parts of a pair
+                first.setdefault(get(part), (r, o))
         if not first:
             continue
         top = max(first)
@@ -259,8 +279,8 @@ def place_stages(data: list[RankData], per_rank: list[list[Occ]]) -> dict[int, i
     """``placement[stage] = rank`` from the data; a stage seen on two ranks is a :class:`TraceError`."""
     placement: dict[int, int] = {}
     for d, occs in zip(data, per_rank):
-        for o in occs:
-            for part in parts(o.action):
+        for action, (_, o) in first_occurrences([occs]).items():
+            for part in parts(action):
                 prev = placement.setdefault(part.stage, d.rank)
                 if prev != d.rank:
                     raise TraceError(
@@ -281,10 +301,9 @@ def _needed_kinds(per_rank: list[list[Occ]]) -> dict[tuple[int, int], frozenset[
     The parts of an overlapped pair count as the F and the B they are.
     """
     union: dict[tuple[int, int], set[str]] = defaultdict(set)
-    for occs in per_rank:
-        for o in occs:
-            for part in parts(o.action):
-                union[(part.stage, part.microbatch)].add(part.kind)
+    for action in first_occurrences(per_rank):
+        for part in parts(action):
+            union[(part.stage, part.microbatch)].add(part.kind)
     kinds: set[str] = set().union(*union.values())
     stages = 1 + max(s for s, _ in union)
     mbs = 1 + max(mb for _, mb in union)
@@ -310,12 +329,14 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
     """
     need = _needed_kinds(per_rank)
     n_needed = sum(len(k) for k in need.values())
+    weight = {action: sum(part.kind in need.get((part.stage, part.microbatch), ()) for part in parts(action))
+              for action in first_occurrences(per_rank)}  # the needed actions each occurrence stands for
     counts: dict[int, int] = defaultdict(int)
     for occs in per_rank:
         for o in occs:
-            for part in parts(o.action):
-                if part.kind in need.get((part.stage, part.microbatch), ()):
-                    counts[o.step] += 1
+            w = weight[o.action]
+            if w:
+                counts[o.step] += w
     steps = sorted(counts)
     complete = [st for st in steps if counts[st] == n_needed]
     incomplete = [st for st in steps if counts[st] != n_needed]
