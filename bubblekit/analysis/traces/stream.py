@@ -166,7 +166,7 @@ class _GzipReader(gzip.GzipFile):
             super().close()
         finally:
             if inner is not None:
-                inner.close()
+                inner.close()  # type: ignore[union-attr]
 
 
 def open_text(path: Path) -> IO[str]:
