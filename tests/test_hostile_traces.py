@@ -146,7 +146,7 @@ def test_one_zero_length_action_is_noted_by_name(tmp_path: Path) -> None:
     doc["traceEvents"][i]["dur"] = 0
     got = read_trace(write(tmp_path, doc))
     assert got.bubble_ratio > tl.bubble_ratio  # the lost time counts as idle ...
-    assert any(f"1 action(s) last 0 ms" in n and f"1F2 (rank 1, traceEvents[{i}])" in n for n in got.notes)  # ... said
+    assert any("1 action(s) last 0 ms" in n and f"1F2 (rank 1, traceEvents[{i}])" in n for n in got.notes)  # ... said
 
 
 # ------------------------------------------------------- inputs of one rank, out of order
