@@ -4,7 +4,8 @@
   computed by bubblekit and checked against the simulator (``--lang zh`` for the
   article's own Chinese lines).
 * ``bubblekit plot --schedule 1f1b -p 4 -m 8 -o out.svg`` draws a pipeline diagram
-  (``--schedule gpipe,1f1b`` stacks several on one time axis).
+  (``--schedule gpipe,1f1b`` stacks several on one time axis). An existing ``out.svg`` is
+  kept (an error says so) unless ``--force`` is given.
 * ``bubblekit schedules`` lists the registered schedules.
 * ``bubblekit workspace`` makes the learner's ``workspace/`` from ``exercises/`` (copies only
   the notebooks it does not have; never overwrites), see :mod:`bubblekit.course.workspace`.
@@ -16,6 +17,7 @@ Matplotlib is imported only by ``plot``.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -105,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--phases", action="store_true", help="mark fill / steady / drain")
     plot.add_argument("--comm-arrows", action="store_true", help="arrows for cross-rank hops (small runs)")
     plot.add_argument("--no-labels", action="store_true", help="no text in the boxes")
-    plot.add_argument("-o", "--output", required=True, help="output file: .png, .svg or .pdf")
+    plot.add_argument("-o", "--output", required=True,
+                      help="output file: .png, .svg or .pdf; an existing file is kept unless --force")
+    plot.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
     plot.add_argument("--dpi", type=_dpi, default=150, help=f"resolution for .png, 1..{MAX_DPI} (default 150)")
     plot.set_defaults(plot_parser=plot)  # so that errors found later name `bubblekit plot`
 
@@ -162,7 +166,7 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from bubblekit.schedules import schedule, spec
     from bubblekit.simulator import simulate
 
-    out = _output_path(args.output, parser)
+    out = _output_path(args.output, parser, force=args.force)
     names = [n.strip() for n in args.schedule.split(",") if n.strip()]
     if not names:
         parser.error("argument --schedule: give a schedule name (see `bubblekit schedules`)")
@@ -206,7 +210,9 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         critical_path=args.critical_path, phases=args.phases, comm_arrows=args.comm_arrows,
         labels=False if args.no_labels else None,
     )
-    fig.savefig(out, dpi=args.dpi)
+    image = io.BytesIO()
+    fig.savefig(image, format=out.suffix.lower()[1:], dpi=args.dpi)
+    _write_output(out, image.getvalue(), force=args.force, parser=parser)
     for r in results:
         print(f"{r.schedule.name}: makespan {float(r.makespan):g} {plural(r.unit)}, bubble_ratio {r.bubble_ratio:.1%}, "
               f"bubble_overhead {r.bubble_overhead:.1%}")
@@ -214,8 +220,12 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def _output_path(text: str, parser: argparse.ArgumentParser) -> Path:
-    """``-o``: a new or existing file (not a folder) ending in .png, .svg or .pdf, in a folder that exists."""
+def _output_path(text: str, parser: argparse.ArgumentParser, *, force: bool = False) -> Path:
+    """``-o``: a new file (an existing one only with ``--force``) ending in .png, .svg or .pdf, in a folder that exists.
+
+    Checked before anything is computed, so that a mistyped name costs nothing; the file is
+    written only at the end, by :func:`_write_output`.
+    """
     out = Path(text)
     if out.is_dir():
         parser.error(f"argument -o/--output: {text!r} is a folder; give a file name in it, e.g. "
@@ -224,7 +234,45 @@ def _output_path(text: str, parser: argparse.ArgumentParser) -> Path:
         parser.error(f"argument -o/--output: file must end in {', '.join(_FORMATS)}, got {text!r}")
     if not out.parent.exists():
         parser.error(f"argument -o/--output: folder {str(out.parent)!r} does not exist")
+    if not out.parent.is_dir():
+        parser.error(f"argument -o/--output: {str(out.parent)!r} is not a folder")
+    if (out.exists() or out.is_symlink()) and not force:
+        parser.error(f"argument -o/--output: {text!r} already exists and is kept; choose another file name, or "
+                     f"pass --force to overwrite it")
     return out
+
+
+def _write_output(out: Path, data: bytes, *, force: bool, parser: argparse.ArgumentParser) -> None:
+    """Write ``data`` to ``out``: a new file, or (``force``) over an existing one; errors name ``-o``.
+
+    Without ``force`` the file is created exclusively (``open(..., "xb")``), so a file that
+    appeared since the check is not overwritten either. A file that cannot be written (a
+    read-only folder, ``/proc``) is a one-line error, never a traceback.
+    """
+    try:
+        with open(out, "wb" if force else "xb") as fh:
+            fh.write(data)
+    except FileExistsError:
+        parser.error(f"argument -o/--output: {str(out)!r} already exists and is kept; choose another file name, "
+                     f"or pass --force to overwrite it")
+    except OSError as exc:
+        parser.error(f"argument -o/--output: cannot write {str(out)!r}: {exc.strerror or exc}; choose a file in a "
+                     f"folder you can write to")
+
+
+def _workspace_problem(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """Why ``bubblekit workspace`` options do not go together (``None`` when they do).
+
+    ``--export-changed DIR`` only means something with ``--course-notebooks`` (it exports the
+    shipped version of each changed course notebook while listing them); alone it would be
+    silently ignored, so it is refused, naming both options.
+    """
+    ns, _ = parser.parse_known_args(argv)
+    if getattr(ns, "export_changed", None) is not None and not getattr(ns, "course_notebooks", False):
+        return (f"argument --export-changed: {str(ns.export_changed)!r} is used only with --course-notebooks (it "
+                f"writes the shipped copy of each changed course notebook there while listing them); add "
+                f"--course-notebooks, or leave --export-changed out to make your workspace")
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -243,6 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] == "workspace":
         from bubblekit.course import workspace
 
+        problem = _workspace_problem(workspace.build_parser("bubblekit workspace"), args_list[1:])
+        if problem:
+            print(f"bubblekit workspace: error: {problem} (see 'bubblekit workspace --help')", file=sys.stderr)
+            return 2
         return workspace.main(args_list[1:])
     if args_list and args_list[0] == "lab":
         from bubblekit.lab import cli as lab_cli

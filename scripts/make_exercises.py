@@ -68,6 +68,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -383,6 +384,25 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
 
+def _check_can_make(exercises: Path, ex: Path) -> None:
+    """``UsageError`` naming ``--exercises`` unless the folder ``ex`` (not there yet) can be made.
+
+    Tried for real, without leaving anything behind: a temporary folder is made and removed in
+    the nearest folder that exists (permissions, read-only disks and ``/proc`` are all caught,
+    also for the superuser).
+    """
+    parent = ex.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"argument --exercises: cannot make {str(exercises)!r}: {str(parent)!r} is not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".make-exercises-probe-", dir=parent))
+    except OSError as exc:
+        raise UsageError(f"argument --exercises: cannot make the folder {str(exercises)!r} in {str(parent)!r} "
+                         f"({exc.strerror or exc}); choose a folder you can write to") from None
+
+
 def validate(solutions: Path, exercises: Path, *, writing: bool, root: Path | None = None) -> None:
     """Check the two folder arguments before anything is read or written (``root``: the course, default :data:`ROOT`).
 
@@ -410,6 +430,8 @@ def validate(solutions: Path, exercises: Path, *, writing: bool, root: Path | No
                          f"writes only into {_show(root / 'exercises')}, a new or empty folder, or one it made before")
     if ex.exists() and not ex.is_dir():
         raise UsageError(f"argument --exercises: {str(exercises)!r} exists and is not a folder")
+    if writing and not ex.exists():
+        _check_can_make(exercises, ex)
     editions = {root / e.exercises for e in EDITIONS.values()}
     if writing and ex.is_dir() and ex not in editions and not (ex / MANIFEST).exists() and any(ex.iterdir()):
         raise UsageError(f"argument --exercises: folder {str(exercises)!r} is not empty and was not made by this "
@@ -671,6 +693,9 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except (MarkerError, UsageError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a disk that fills or a folder that goes away while writing
+        print(f"error: cannot write the exercises: {err.strerror or err} ({err.filename or 'a file'})", file=sys.stderr)
         return 2
 
 

@@ -173,6 +173,28 @@ def _write_index(out: Path, decks: list[Path]) -> None:
         encoding="utf-8")
 
 
+def check_out(out: Path, lessons: list[Path], *, force: bool = False) -> None:
+    """Refuse an ``--out`` that is not a folder, cannot be made, or (a folder other than build/slides) holds
+    decks or an ``index.html`` that the export would overwrite, unless ``force``.
+
+    Raises:
+        SlidesError: naming ``--out``, the path and what is allowed.
+    """
+    if out.exists() and not out.is_dir():
+        raise SlidesError(f"argument --out: {str(out)!r} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SlidesError(f"argument --out: cannot make the folder {str(out)!r}: {exc.strerror or exc}") from None
+    if force or out.resolve() == OUT.resolve():
+        return
+    existing = [f.name for f in [*(out / f"{p.stem}.slides.html" for p in lessons), out / "index.html"] if f.exists()]
+    if existing:
+        raise SlidesError(f"argument --out: {str(out)!r} already holds {', '.join(existing[:4])}"
+                          f"{' and more' if len(existing) > 4 else ''}, which the export would overwrite; they are "
+                          f"kept. Choose a new or empty folder, or pass --force")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Export the decks; exit status 0 (done) or 2 (bad lesson, nbconvert or npm failed)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
@@ -180,9 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="output folder (default build/slides)")
     parser.add_argument("--offline", action="store_true",
                         help=f"copy reveal.js {REVEAL_JS} beside the decks (npm pack, once) so that they need no network")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite decks and index.html already in an --out folder other than build/slides")
     args = parser.parse_args(argv)
     try:
         paths = [lesson_path(lesson) for lesson in (args.lessons or [n for n, _ in WORKSHOP_TRACK])]
+        check_out(args.out, paths, force=args.force)
         decks = export(paths, args.out, offline=args.offline)
     except SlidesError as err:
         print(f"error: {err}", file=sys.stderr)

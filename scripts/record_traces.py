@@ -98,20 +98,64 @@ def record(name: str, options: dict[str, object], out_dir: Path, slimmed: bool =
     }
 
 
+def _targets(out: Path, names: list[str]) -> list[Path]:
+    """The files a recording of ``names`` writes in ``out`` (rank files: every one already there)."""
+    files = [out / "manifest.json"]
+    for name in names:
+        files += sorted(out.glob(f"{name}-rank*.json.gz")) + [out / f"{name}-record.csv"]
+    return files
+
+
+def check_args(args: argparse.Namespace, ap: argparse.ArgumentParser) -> tuple[Path, list[str]]:
+    """The output folder and the samples to record; ``ap.error`` (exit 2, one line) for a bad option.
+
+    ``--only`` must name samples of :data:`SAMPLES`; ``--out`` must be a folder that can be
+    made. A folder other than the shipped one (``bubblekit/data/traces``, which this script
+    owns) that already holds files it would write is refused without ``--force``.
+    """
+    unknown = [n for n in (args.only or []) if n not in SAMPLES]
+    if unknown:
+        ap.error(f"argument --only: unknown sample(s) {', '.join(map(repr, unknown))}; samples: {', '.join(SAMPLES)}")
+    names = [n for n in SAMPLES if not args.only or n in args.only]
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        ap.error(f"argument --out: {args.out!r} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        ap.error(f"argument --out: cannot make the folder {args.out!r}: {exc.strerror or exc}")
+    if out.resolve() != SAMPLE_DIR.resolve() and not args.force:
+        existing = [f.name for f in _targets(out, names) if f.exists()]
+        if existing:
+            ap.error(f"argument --out: {args.out!r} already holds {', '.join(existing[:4])}"
+                     f"{' and more' if len(existing) > 4 else ''}, which recording would overwrite; they are kept. "
+                     f"Choose a new or empty folder, or pass --force")
+    manifest_path = out / "manifest.json"
+    if manifest_path.exists():
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            ap.error(f"argument --out: {str(manifest_path)!r} is not a readable manifest ({exc})")
+        if not (isinstance(manifest, dict) and isinstance(manifest.get("samples"), dict)):
+            ap.error(f"argument --out: {str(manifest_path)!r} is not this script's manifest (no 'samples' object)")
+    return out, names
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", action="append", help="record only these samples")
-    ap.add_argument("--out", default=str(SAMPLE_DIR))
+    ap.add_argument("--only", action="append", help=f"record only these samples ({', '.join(SAMPLES)})")
+    ap.add_argument("--out", default=str(SAMPLE_DIR),
+                    help="output folder (default: the shipped samples, bubblekit/data/traces)")
     ap.add_argument("--no-slim", action="store_true", help="keep the profiler export byte for byte")
+    ap.add_argument("--force", action="store_true", help="overwrite files already in another --out folder")
     args = ap.parse_args()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out, names = check_args(args, ap)
     manifest_path = out / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"samples": {}}
     for old in set(manifest["samples"]) - set(SAMPLES):
         manifest["samples"].pop(old)  # samples no longer recorded
     for name, options in SAMPLES.items():
-        if args.only and name not in args.only:
+        if name not in names:
             continue
         print(f"recording {name} ...", flush=True)
         manifest["samples"][name] = record(name, options, out, slimmed=not args.no_slim)

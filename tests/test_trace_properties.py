@@ -1,5 +1,9 @@
 """Property tests: a corrupted trace gives a TraceError or the true bubble, never a wrong one without a note.
 
+Besides values that are not times (below), plausible damage that breaks a law of pipelines (a
+duration rounded to 0, an action moved before its own rank's input ends, two threads named after
+one rank): refused or noted, never merged or measured silently (``test_plausible_damage_is_refused_or_noted``).
+
 A simulated step is written out (``Timeline.to_chrome_trace`` and ``write_csv``), then damaged
 at random: values set to NaN, infinities, text, null, empty lists; fields deleted; negative
 durations; events or rows duplicated, dropped and shuffled; a byte-order mark in front. The
@@ -287,3 +291,73 @@ def test_corrupted_csv_never_gives_a_silent_wrong_bubble(
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
     # a row's file line is its position + 3 (the comment and the header come first)
     check_outcome(path, truth, damage, names, 1e-5, lambda i: f"line {i + 3}")
+
+
+# ------------------------------------------------- plausible damage (issue 20): names and times
+plausible_step = st.one_of(
+    st.tuples(st.just("zero"), st.integers(0, 10**6)),  # an action's duration rounded away
+    st.tuples(st.just("early"), st.integers(0, 10**6)),  # an action moved before its own rank's input ends
+    st.tuples(st.just("rename"), st.integers(0, 10**6), st.integers(1, 10**6)),  # a thread renamed 'rank j'
+)
+
+
+@settings(max_examples=120)
+@given(config=st.sampled_from(CONFIGS), comm=st.sampled_from([0.0, 0.25]),
+       plan=st.lists(plausible_step, min_size=1, max_size=3))
+def test_plausible_damage_is_refused_or_noted(
+    tmp_path_factory: pytest.TempPathFactory, config: tuple[str, int, int, int | None], comm: float,
+    plan: list[tuple[Any, ...]],
+) -> None:
+    """Damage whose values are each plausible (a zero duration, a start time, a rank's name) but which
+    breaks a law of pipelines (an action ends after it starts; it starts after its own rank's inputs
+    end; one thread is one rank): a TraceError naming the file, the true timeline, or notes that name
+    a damaged event. Two ranks under one name are always refused (they used to merge silently)."""
+    truth = simulated(config, comm)
+    events = [dict(e) for e in truth.to_chrome_trace()["traceEvents"]]
+    xs = [i for i, e in enumerate(events) if e.get("ph") == "X"]
+    by_name = {events[i]["name"]: i for i in xs}
+    placement = {s: r for s, r in enumerate(truth.schedule.placement)}
+    n_stages = len(placement)
+    damaged: set[int] = set()
+    for step in plan:
+        if step[0] == "zero":
+            i = xs[step[1] % len(xs)]
+            if events[i]["dur"] > 0:
+                events[i]["dur"] = 0
+                damaged.add(i)
+        elif step[0] == "early":
+            i = xs[step[1] % len(xs)]
+            a = parse_action(events[i]["name"])
+            own = [d for d in bk.actions.inputs(a, n_stages, lambda x: str(x) in by_name)
+                   if placement[d.stage] == placement[a.stage] and str(d) in by_name]
+            if own and events[by_name[str(own[0])]]["dur"] > 0:
+                events[i]["ts"] = events[by_name[str(own[0])]]["ts"]
+                damaged.add(i)
+        else:
+            metas = [e for e in events if e.get("name") == "thread_name"]
+            src = metas[step[1] % len(metas)]
+            other = (src["tid"] + step[2] % (len(metas) - 1) + 1) % len(metas)
+            src["args"] = {"name": f"rank {other}"}
+    names = [e["args"]["name"] for e in events if e.get("name") == "thread_name"]
+    renamed = len(set(names)) < len(names)  # two threads under one rank's name (a swap of names is a relabelling)
+    path = tmp_path_factory.mktemp("plausible") / "damaged.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    try:
+        got = read_trace(path)
+    except TraceError as exc:
+        event("TraceError")
+        assert path.name in str(exc), f"the error does not name the file: {exc}"
+        return
+    assert not renamed, "two threads named after one rank were merged into one rank"
+    if not damaged:  # names swapped, times intact: the ranks' labels changed, the bubble cannot
+        event("ranks relabelled")
+        assert got.bubble_ratio == pytest.approx(truth.bubble_ratio, abs=1e-9)
+        return
+    if matches_truth(got, truth, 1e-6):
+        event("the true timeline")
+        return
+    event("a different timeline, with notes")
+    notes = " | ".join(got.notes)
+    assert any(f"traceEvents[{i}]" in notes for i in damaged), (
+        f"bubble {got.bubble_ratio} differs from the true {truth.bubble_ratio} but no note names a damaged event "
+        f"({sorted(damaged)}): {got.notes}")

@@ -590,7 +590,11 @@ def replay(timeline: Timeline, schedule: Schedule | None = None, *, overhead: fl
     when an input from another rank arrived while the rank was busy), so the difference to
     the calibrated simulation is the effect of stragglers and jitter, and the difference
     to the measurement is variable overhead and latency. Returns compute-only spans.
+    ``overhead``, ``latency`` and ``pickup`` are finite numbers in the timeline's unit.
     """
+    _check_measured(timeline, schedule)
+    overhead, latency, pickup = (float(check_number(n, x, minimum=float("-inf"))) for n, x in
+                                 (("overhead", overhead), ("latency", latency), ("pickup", pickup)))
     obs = _Obs(timeline)
     orders = schedule.orders if schedule is not None else tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)
     missing = [a for order in orders for a in order if a not in obs.by_action]
@@ -600,6 +604,23 @@ def replay(timeline: Timeline, schedule: Schedule | None = None, *, overhead: fl
                         lambda: latency + overhead, early=latency, pickup_gap=lambda: overhead + pickup)
     starts, ends = _run(orders, obs.n_stages, timing)
     return Timeline(starts, ends, [list(o) for o in orders], unit=timeline.unit, source="replay of measured durations")
+
+
+#: ``jitter_simulation``'s size guard: at most this many draws, and draws x actions at most
+#: :data:`MAX_JITTER_ACTIONS` (each draw simulates every action once, in Python: about 50,000
+#: actions a second on one core, so the limit is several seconds).
+MAX_DRAWS = 100_000
+MAX_JITTER_ACTIONS = 400_000
+
+
+def _check_measured(timeline: Any, schedule: Any) -> None:
+    """``TypeError`` naming the argument unless ``timeline`` is a Timeline and ``schedule`` a Schedule or None."""
+    if not isinstance(timeline, Timeline):
+        raise TypeError(f"timeline must be a bubblekit Timeline (a measured step, e.g. from "
+                        f"bubblekit.analysis.traces.read_trace), got {timeline!r} of type {type(timeline).__name__}")
+    if schedule is not None and not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a bubblekit Schedule (e.g. bk.schedule('1f1b', 2, 4)) or None, got "
+                        f"{schedule!r} of type {type(schedule).__name__}")
 
 
 class JitterResult(NamedTuple):
@@ -625,8 +646,18 @@ def jitter_simulation(
     models stragglers and jitter statistically, which a mean cannot: when actions wait on
     each other, random delays add up (``E[max] >= max E``).
     """
-    if not isinstance(draws, int) or draws < 1:
-        raise ValueError(f"draws must be a whole number >= 1, got {draws!r}")
+    _check_measured(timeline, schedule)
+    try:
+        draws = check_int("draws", draws, minimum=1, maximum=MAX_DRAWS)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None  # a ValueError, as before numpy ints were accepted
+    seed = check_int("seed", seed, minimum=0)
+    n_actions = sum(len(o) for o in schedule.orders) if schedule is not None else timeline.n_spans
+    if draws * n_actions > MAX_JITTER_ACTIONS:
+        raise ValueError(f"draws={draws} x {n_actions} actions = {draws * n_actions:,} simulated actions, more than "
+                         f"the limit of {MAX_JITTER_ACTIONS:,} (each draw simulates every action once; 30 draws are the "
+                         f"default); use draws <= "
+                         f"{max(1, MAX_JITTER_ACTIONS // max(1, n_actions))}")
     obs = _Obs(timeline)
     orders = schedule.orders if schedule is not None else tuple(tuple(a for _, _, a in row) for row in obs.rank_spans)
     gaps, rb = _fit_gaps(obs)

@@ -8,16 +8,18 @@ table holds only what PyTorch's classes need (how stages are placed, how many pe
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bubblekit._validate import check_int
 
 __all__ = ["LabConfig", "TORCH_SCHEDULES", "TorchScheduleInfo", "resolve_schedule", "bubblekit_name",
-           "OPTION_NAMES", "field_of", "cpu_count"]
+           "OPTION_NAMES", "field_of", "cpu_count", "ConfigFileError", "load_config"]
 
 #: The command-line option of each :class:`LabConfig` field (``python -m bubblekit.lab run``).
 OPTION_NAMES: dict[str, str] = {
@@ -299,3 +301,46 @@ class LabConfig:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dictionary (for the worker and the saved record)."""
         return asdict(self)
+
+
+class ConfigFileError(ValueError):
+    """A lab worker's configuration file that cannot be used; the message names the file and the problem."""
+
+
+def load_config(path: str | os.PathLike[str]) -> LabConfig:
+    """The :class:`LabConfig` in a worker's configuration file (JSON, :meth:`LabConfig.to_dict`'s keys).
+
+    The launcher writes this file for each worker (``python -m bubblekit.lab worker
+    --config-file FILE``). A file that is missing, unreadable, not UTF-8 JSON, not a JSON object,
+    with a key :class:`LabConfig` does not have, or with a bad value raises
+    :class:`ConfigFileError` naming the file and what is wrong (for a bad value, the field).
+    """
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigFileError(f"lab worker config file {where}: cannot read it ({reason}); the launcher writes it "
+                              f"(python -m bubblekit.lab run ...)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigFileError(f"lab worker config file {where}: not JSON ({exc.msg} at line {exc.lineno}, column "
+                              f"{exc.colno}); expected an object such as {{\"schedule\": \"1F1B\", \"ranks\": 2}}") from None
+    if not isinstance(data, dict):
+        raise ConfigFileError(f"lab worker config file {where}: holds a JSON {type(data).__name__}, expected an object "
+                              f"such as {{\"schedule\": \"1F1B\", \"ranks\": 2}}")
+    known = set(LabConfig.__dataclass_fields__)
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        raise ConfigFileError(f"lab worker config file {where}: unknown key(s) {', '.join(map(repr, unknown))}; "
+                              f"the keys are {', '.join(sorted(known))}")
+    try:
+        return LabConfig(**data)
+    except (TypeError, ValueError) as exc:
+        field_name = field_of(exc)
+        about = f" (field {field_name!r})" if field_name else ""
+        err = ConfigFileError(f"lab worker config file {where}: bad value{about}: {exc}")
+        if field_name:
+            _tagged(err, field_name)
+        raise err from None

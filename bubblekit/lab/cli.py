@@ -23,6 +23,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bubblekit.lab._config import OPTION_NAMES, TORCH_SCHEDULES, LabConfig, bubblekit_name, field_of
@@ -59,8 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--profile-steps", type=int, default=d.profile_steps, help="steps covered by the traces")
     r.add_argument("--timeout", type=float, default=d.timeout_s,
                    help=f"seconds before the run is killed (finite, > 0; default {d.timeout_s:g})")
-    r.add_argument("--record", default=None, help="save the run's record (JSON) here")
-    r.add_argument("--csv", default=None, help="save the measured steps as CSV here")
+    r.add_argument("--record", default=None, help="save the run's record (JSON) here (a new file unless --force)")
+    r.add_argument("--csv", default=None, help="save the measured steps as CSV here (a new file unless --force)")
+    r.add_argument("--force", action="store_true",
+                   help="overwrite an existing --record / --csv file and the rank<N>.json traces in --trace-dir")
     sub.add_parser("schedules", help="list the schedules")
     w = sub.add_parser("worker", help=argparse.SUPPRESS)
     w.add_argument("--config-file", required=True)
@@ -95,16 +98,32 @@ def option_error(exc: BaseException, ns: argparse.Namespace) -> str:
 
 
 def output_problems(ns: argparse.Namespace) -> list[str]:
-    """Messages for ``--record`` / ``--csv`` paths that cannot be written (checked before the run)."""
+    """Messages for ``--record`` / ``--csv`` paths that cannot be written (checked before the run).
+
+    An existing file is kept, and so are the ``rank<N>.json`` traces already in ``--trace-dir``:
+    without ``--force`` they are refused here, before the run, naming the file.
+    """
     from bubblekit.lab._launch import file_problem
 
+    force = bool(getattr(ns, "force", False))
     out = []
     for option, path in (("--record", ns.record), ("--csv", ns.csv)):
         if path:
+            if not force and Path(path).is_file():
+                out.append(f"error: {option} {path}: the file already exists and is kept. Choose a new file name, "
+                           f"or pass --force to overwrite it (checked before the run, so no run is lost).")
+                continue
             problem = file_problem(path)
             if problem:
                 out.append(f"error: {option} {path}: cannot write there: {problem}. Choose a writable path "
                            f"(checked before the run, so no run is lost).")
+    trace_dir = getattr(ns, "trace_dir", None)
+    if trace_dir and not force and Path(trace_dir).is_dir():
+        old = sorted(f.name for f in Path(trace_dir).glob("rank*.json") if f.is_file())
+        if old:
+            shown = ", ".join(old[:4]) + (f" and {len(old) - 4} more" if len(old) > 4 else "")
+            out.append(f"error: --trace-dir {trace_dir}: it already holds traces ({shown}) that the run would "
+                       f"overwrite; they are kept. Choose a new or empty folder, or pass --force.")
     return out
 
 
@@ -189,10 +208,15 @@ def _worker(ns: argparse.Namespace) -> int:
     parent = os.environ.get(PARENT_ENV)
     if parent:
         watch_parent(int(parent))
+    from bubblekit.lab._config import ConfigFileError, load_config
+
+    try:
+        cfg = load_config(ns.config_file)
+    except ConfigFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from bubblekit.lab._worker import worker_main
 
-    with open(ns.config_file, encoding="utf-8") as fh:
-        cfg = LabConfig(**json.load(fh))
     record = worker_main(cfg)
     if record is not None and ns.record:
         with open(ns.record, "w", encoding="utf-8") as fh:

@@ -434,6 +434,19 @@ def room_options(students: int = 1, *, cull_after_s: int = DEFAULT_CULL_AFTER_S,
     ]
 
 
+def _check_notebook_file(nb: Path) -> None:
+    """``ValueError`` naming ``nb`` unless it is a Jupyter notebook: a ``.ipynb`` file holding a JSON object with ``cells``."""
+    if nb.suffix.lower() != ".ipynb":
+        raise ValueError(f"notebook {str(nb)!r} is not a Jupyter notebook: give a .ipynb file (e.g. apps/explorer.ipynb) "
+                         f"or a folder of them")
+    try:
+        doc = json.loads(nb.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"notebook {str(nb)!r} cannot be read as a Jupyter notebook (JSON): {exc}") from None
+    if not (isinstance(doc, dict) and isinstance(doc.get("cells"), list)):
+        raise ValueError(f"notebook {str(nb)!r} is JSON but not a Jupyter notebook (no 'cells' list)")
+
+
 def voila_command(
     notebook: str | Path | None = None,
     port: int = DEFAULT_PORT,
@@ -472,6 +485,8 @@ def voila_command(
         raise FileNotFoundError(f"notebook {str(nb)!r} does not exist")
     if nb.is_dir() and not pages(nb):
         raise FileNotFoundError(f"folder {str(nb)!r} holds no notebook (.ipynb) to serve")
+    if not nb.is_dir():
+        _check_notebook_file(nb)
     room = room_options(students, cull_after_s=cull_after_s, iopub_timeout_s=iopub_timeout_s)
     return [
         sys.executable, "-m", "voila", str(nb),

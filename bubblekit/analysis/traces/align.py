@@ -31,33 +31,73 @@ ALIGN_MODES = ("auto", "none", "causal")
 OccTable = dict[int, dict[tuple[int, Action], Occ]]
 
 
-def _cross_rank_inputs(occ: OccTable, placement: dict[int, int]) -> Iterator[tuple[int, Occ, int, Occ]]:
-    """``(producer rank, producer, consumer rank, consumer)`` for every input that crosses ranks."""
+def _step_inputs(occ: OccTable, placement: dict[int, int]) -> Iterator[tuple[int, Occ, int, Occ]]:
+    """``(producer rank, producer, consumer rank, consumer)`` for every input of every action, step by step.
+
+    The rule is :func:`bubblekit.actions.inputs`, asked once per action for the actions of
+    the whole trace and again only for a step where that answer names an action the step
+    lacks (a step that splits a backward differently), so reading stays linear in the trace.
+    """
     n_stages = 1 + max(placement) if placement else 1
+    anywhere: dict[int, set[Action]] = {r: {a for _, a in table} for r, table in occ.items()}
+
+    def exists_anywhere(x: Action) -> bool:
+        rank = placement.get(x.stage)
+        return rank is not None and x in anywhere.get(rank, ())
+
+    cached: dict[Action, list[tuple[Action, int | None, dict[tuple[int, Action], Occ]]]] = {}
+    no_table: dict[tuple[int, Action], Occ] = {}
     for rc, table in occ.items():
         for (step, a), consumer in table.items():
+            deps = cached.get(a)
+            if deps is None:  # each input with its rank and that rank's table
+                deps = cached[a] = [(dep, placement.get(dep.stage), occ.get(placement.get(dep.stage, -1), no_table))
+                                    for dep in inputs(a, n_stages, exists_anywhere)]
+            for k, (dep, rp, producers) in enumerate(deps):
+                producer = producers.get((step, dep))
+                if producer is None:  # this step may split the backward differently: ask the rule for it
 
-            def exists(x: Action, step: int = step) -> bool:
-                rank = placement.get(x.stage)
-                return rank is not None and (step, x) in occ.get(rank, {})
+                    def exists(x: Action, step: int = step) -> bool:
+                        rank = placement.get(x.stage)
+                        return rank is not None and (step, x) in occ.get(rank, {})
 
-            for dep in inputs(a, n_stages, exists):
-                rp = placement.get(dep.stage)
-                if rp is None or rp == rc:
-                    continue
-                producer = occ.get(rp, {}).get((step, dep))
-                if producer is not None:
+                    dep = inputs(a, n_stages, exists)[k]
+                    rp = placement.get(dep.stage)
+                    producer = None if rp is None else occ.get(rp, {}).get((step, dep))
+                if producer is not None and rp is not None:
                     yield rp, producer, rc, consumer
 
 
-def _lower_bounds(occ: OccTable, placement: dict[int, int], wait_inclusive: bool
-                  ) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], str]]:
-    """``lo[(a, b)]``: the least ``offset[b] - offset[a]``, and the dependency that sets it (text)."""
+def _local_order_error(files: Sequence[str], producer: Occ, rc: int, consumer: Occ, c_time: float, verb: str,
+                       scale: float) -> TraceError:
+    return TraceError(
+        f"{files[rc]}: rank {rc} {verb} {consumer.action} ({consumer.where}) "
+        f"{(producer.end - c_time) / scale:.3f} ms before its input {producer.action} "
+        f"({producer.where}) on the same rank ends (step {consumer.step}); an action runs after the actions "
+        f"it needs: are these events mislabelled or their times changed?"
+    )
+
+
+def _lower_bounds(occ: OccTable, placement: dict[int, int], wait_inclusive: bool, files: Sequence[str], tol: float,
+                  scale: float) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], str]]:
+    """``lo[(a, b)]``: the least ``offset[b] - offset[a]``, and the dependency that sets it (text).
+
+    On the way, every input from the consumer's own rank is checked: an action must start after
+    its inputs from its own rank end (a clock shift cannot mend that). ``0W3`` before ``0I3``,
+    or ``0B0`` before ``0F0``, on one rank is a :class:`TraceError` naming both events: such a
+    trace's event names do not match the work done (a swapped or mislabelled event). When the
+    spans include their receive wait, only the consumer's end must follow its input's end.
+    """
     lo: dict[tuple[int, int], float] = {}
     why: dict[tuple[int, int], str] = {}
-    for rp, prod, rc, cons in _cross_rank_inputs(occ, placement):
+    verb = "ends" if wait_inclusive else "starts"
+    for rp, prod, rc, cons in _step_inputs(occ, placement):
         c_time = cons.end if wait_inclusive else cons.start
         need = prod.end - c_time
+        if rp == rc:
+            if need > tol:
+                raise _local_order_error(files, prod, rc, cons, c_time, verb, scale)
+            continue
         key = (rp, rc)
         if need > lo.get(key, float("-inf")):
             lo[key] = need
@@ -121,10 +161,11 @@ def align_clocks(
 
     ``files[r]`` is rank r's file (for messages), ``tol`` the tolerance in file units,
     ``wait_inclusive`` says whether spans include their receive wait (then a consumer's end,
-    not its start, must follow its producer's end).
+    not its start, must follow its producer's end). An input from the consumer's own rank that ends after the consumer starts is a
+    :class:`TraceError` (see :func:`_lower_bounds`), whatever ``mode``.
     """
     n_ranks = len(files)
-    lo, why = _lower_bounds(occ, placement, wait_inclusive)
+    lo, why = _lower_bounds(occ, placement, wait_inclusive, files, tol, scale)
     violated = {k: v for k, v in lo.items() if v > tol}
     if mode == "none":
         notes = []

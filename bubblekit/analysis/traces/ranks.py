@@ -53,8 +53,10 @@ def resolve_files(source: PathLike | Sequence[PathLike]) -> list[Path]:
         if not files:
             raise TraceError("no trace files were given (an empty list)")
         for f in files:
-            if not f.is_file():
+            if not f.exists():
                 raise TraceError(f"{f}: no such trace file")
+            if f.is_dir():
+                raise TraceError(f"{f}: is a folder; give the folder itself as source (not in a list), or its files")
         return files
     raise TypeError(f"source must be a path, a folder or a list of paths, got {type(source).__name__}")
 
@@ -69,19 +71,33 @@ def scan_files(files: list[Path], user: Pattern | None, keep_ops: bool, time_uni
     return [(f, scan_csv(f, time_unit) if is_csv(f) else scan_json(f, user, keep_ops)) for f in files]
 
 
-def _file_rank(scan: FileScan, path: Path) -> int | None:
+def _info_number(scan: FileScan, path: Path, key: str, minimum: int) -> int | None:
+    """``distributedInfo[key]`` as an int >= ``minimum``; ``None`` when absent; TraceError when it is something else."""
     info = scan.header.get("distributedInfo")
-    if isinstance(info, dict) and isinstance(info.get("rank"), int) and not isinstance(info["rank"], bool):
-        return int(info["rank"])
+    if info is None:
+        return None
+    if not isinstance(info, dict):
+        raise TraceError(f"{path}: 'distributedInfo' is {info!r}; Kineto writes an object such as "
+                         f"{{\"rank\": 0, \"world_size\": 2}}")
+    if info.get(key) is None:
+        return None
+    value = info[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise TraceError(f"{path}: distributedInfo.{key} is {value!r}; it must be a whole number >= {minimum} "
+                         f"(a corrupted or hand-edited trace?)")
+    return value
+
+
+def _file_rank(scan: FileScan, path: Path) -> int | None:
+    rank = _info_number(scan, path, "rank", 0)
+    if rank is not None:
+        return rank
     m = RANK_NAME_RE.search(path.name) or re.search(r"(?:^|[._-])r(\d+)(?:[._-]|$)", path.name)
     return int(m.group(1)) if m else None
 
 
-def _world_size(scan: FileScan) -> int | None:
-    info = scan.header.get("distributedInfo")
-    if isinstance(info, dict) and isinstance(info.get("world_size"), int) and not isinstance(info["world_size"], bool):
-        return int(info["world_size"])
-    return None
+def _world_size(scan: FileScan, path: Path) -> int | None:
+    return _info_number(scan, path, "world_size", 1)
 
 
 def _thread_ranks(scan: FileScan) -> dict[Thread, int]:
@@ -97,17 +113,31 @@ def _multi_rank_file(path: Path, scan: FileScan, named: dict[Thread, int]) -> di
     """Spans per rank of a file whose threads or processes name their ranks.
 
     Spans on unnamed threads belong to the file's own rank when it has one; otherwise the
-    reader cannot tell whose they are and says so.
+    reader cannot tell whose they are and says so. Two threads named after the same rank
+    (or two processes), both with pipeline events, are refused: they are most likely two
+    ranks whose names were mistyped or copied, and merging them would give a wrong bubble.
+    The threads of one process named ``rank N`` are that rank's threads.
     """
     by_rank: dict[int, list[RawSpan]] = {r: [] for r in set(named.values())}
     own = _file_rank(scan, path)
-    orphans: dict[Thread, list[RawSpan]] = defaultdict(list)
+    by_thread: dict[Thread, list[RawSpan]] = defaultdict(list)
     for s in scan.spans:
-        r = named.get(s.thread, own)
+        by_thread[s.thread].append(s)
+    orphans: dict[Thread, list[RawSpan]] = {}
+    sources: dict[int, dict[tuple[str, object], RawSpan]] = defaultdict(dict)
+    for thread, spans in by_thread.items():
+        r = named.get(thread, own)
         if r is None:
-            orphans[s.thread].append(s)
+            orphans[thread] = spans
+            continue
+        by_rank.setdefault(r, []).extend(spans)
+        if thread not in named:
+            continue  # an unnamed thread of the file's own rank
+        if scan.process_rank.get(thread[0]) == r:
+            source: tuple[str, object] = ("process", thread[0])  # the threads of a process named 'rank r'
         else:
-            by_rank.setdefault(r, []).append(s)
+            source = ("thread", thread)
+        sources[r].setdefault(source, spans[0])
     if orphans:
         thread, spans = next(iter(orphans.items()))
         raise TraceError(
@@ -115,6 +145,15 @@ def _multi_rank_file(path: Path, scan: FileScan, named: dict[Thread, int]) -> di
             f"'process_name' metadata names 'rank N', e.g. thread (pid, tid) = {thread} ({spans[0].where}); other "
             f"threads of the file are named after their ranks (was a metadata event lost or changed?)"
         )
+    for r, found in sorted(sources.items()):
+        if len(found) > 1:
+            listed = [f"{kind} {what} ({span.where})" for (kind, what), span in found.items()]
+            raise TraceError(
+                f"{path}: {len(found)} threads or processes are named 'rank {r}' and all hold pipeline events: "
+                f"{shown(listed)}; a rank's actions come from one thread (pid, tid) or one process. Two ranks "
+                f"with the same name would be merged into one and give a wrong bubble: name each rank's thread "
+                f"'rank N' with its own N, or give one file per rank"
+            )
     return by_rank
 
 
@@ -149,7 +188,7 @@ def split_ranks(scans: list[tuple[Path, FileScan]]) -> list[RankData]:
         out[r] = RankData(r, str(path), spans, scan)
 
     for path, scan in scans:
-        ws = _world_size(scan)
+        ws = _world_size(scan, path)
         if ws is not None:
             world[ws] = str(path)
         named = _thread_ranks(scan)
@@ -184,6 +223,13 @@ def _check_rank_numbers(out: dict[int, RankData], world: dict[int, str]) -> None
     Only the first few missing ranks are listed, so an absurd number costs nothing.
     """
     ranks = sorted(out)
+    small = [ws for ws in world if ws <= ranks[-1]]
+    if small:
+        biggest = out[ranks[-1]]
+        raise TraceError(
+            f"{world[min(small)]}: distributedInfo.world_size is {min(small)}, but the trace has rank {ranks[-1]} "
+            f"({biggest.file}); ranks are numbered 0..world_size-1: files from different runs?"
+        )
     expected = max([ranks[-1] + 1, *world])
     if expected == len(ranks):
         return

@@ -8,9 +8,12 @@ scan them (:mod:`.stream`, :mod:`.parse`, :mod:`.csvfile`), split the spans by r
 
 from __future__ import annotations
 
+import gc
+import numbers
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,17 @@ from .measured import MeasuredTimeline
 from .parse import resolve_pattern
 from .ranks import RankData, resolve_files, scan_files, split_ranks
 from .records import PathLike, Pattern, TraceError
-from .steps import Occ, assign_steps, check_numbering, choose_family, complete_steps, place_stages, prepare_spans
+from .steps import (
+    Occ,
+    assign_steps,
+    by_step,
+    check_numbering,
+    check_step_times,
+    choose_family,
+    complete_steps,
+    place_stages,
+    prepare_spans,
+)
 
 __all__ = ["read_trace", "read_trace_steps", "read_csv"]
 
@@ -33,6 +46,23 @@ register({
     # the name a measured step goes by in reports and plots (lesson 06)
     "traces.source": {"en": "measured: {name} step {k}", "zh": "实测 {name} 第 {k} 步"},
 })
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a trace is read (it is restored afterwards).
+
+    The reader builds millions of small tuples that live until it returns and form no reference
+    cycles; the collector would walk them again and again (a third of the time of reading a
+    400,000-row CSV, ``benchmarks/bench_trace_csv.py``). Memory is still freed as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
 
 def _check_options(align: Any, trim: Any, time_unit: Any, tolerance_ms: Any) -> float:
     """Refuse bad options before any file is read; returns ``tolerance_ms`` as a number."""
@@ -45,9 +75,11 @@ def _check_options(align: Any, trim: Any, time_unit: Any, tolerance_ms: Any) -> 
 
 
 def _check_step(step: Any) -> int:
-    if not isinstance(step, int) or isinstance(step, bool):
-        raise TypeError(f"step must be an int (0 is the first complete step, -1 the last), got {step!r}")
-    return step
+    """``step`` as an int (numpy ints too); bools, floats and text are refused."""
+    if isinstance(step, bool) or not isinstance(step, numbers.Integral):
+        raise TypeError(f"step must be an int (a whole number: 0 is the first complete step, -1 the last), got {step!r} "
+                        f"of type {type(step).__name__}")
+    return int(step)
 
 
 def _per_rank_steps(data: list[RankData], family: str) -> tuple[list[list[Occ]], list[str]]:
@@ -73,21 +105,21 @@ def _common_name(files: Sequence[Path]) -> str:
     return prefix or files[0].parent.name
 
 
-def _build_timelines(data: list[RankData], per_rank: list[list[Occ]], complete: list[int], offsets: list[float],
+def _build_timelines(data: list[RankData], steps: list[list[list[Occ]]], offsets: list[float],
                      *, scale: float, family: str, wait_inclusive: bool, notes: list[str],
                      name: str) -> list[MeasuredTimeline]:
-    """One timeline per complete step: shift each rank's clock, put 0 at the step's first action, convert to ms."""
+    """One timeline per complete step: shift each rank's clock, put 0 at the step's first action, convert to ms.
+
+    ``steps[k][r]`` are rank r's occurrences in the k-th complete step, in time order.
+    """
     out: list[MeasuredTimeline] = []
-    for k, st in enumerate(complete):
-        rows: list[list[tuple[float, float, Action]]] = []
-        for r, occs in enumerate(per_rank):
-            rows.append(sorted((o.start + offsets[r], o.end + offsets[r], o.action) for o in occs if o.step == st))
-        origin = min(row[0][0] for row in rows if row)
-        starts = [[(s - origin) / scale for s, _, _ in row] for row in rows]
-        ends = [[(e - origin) / scale for _, e, _ in row] for row in rows]
-        labels: list[list[Action | str]] = [[a for _, _, a in row] for row in rows]
+    for k, rows in enumerate(steps):
+        origin = min(row[0].start + offsets[r] for r, row in enumerate(rows) if row)
+        starts = [[(o.start + offsets[r] - origin) / scale for o in row] for r, row in enumerate(rows)]
+        ends = [[(o.end + offsets[r] - origin) / scale for o in row] for r, row in enumerate(rows)]
+        labels: list[list[Action | str]] = [[o.action for o in row] for row in rows]
         out.append(MeasuredTimeline(
-            starts, ends, labels, files=[d.file for d in data], family=family, step=k, n_steps=len(complete),
+            starts, ends, labels, files=[d.file for d in data], family=family, step=k, n_steps=len(steps),
             offsets_ms=[o / scale for o in offsets], includes_wait=wait_inclusive, notes=notes,
             origin=origin / scale, source=tr("traces.source", name=name, k=k),
         ))
@@ -110,6 +142,13 @@ def read_trace_steps(
     tol_ms = _check_options(align, trim, time_unit, tolerance_ms)
     forced, user = resolve_pattern(pattern)
     files = resolve_files(source)
+    with _gc_paused():
+        return _read_steps(files, forced, user, trim=trim, time_unit=time_unit, align=align, tol_ms=tol_ms)
+
+
+def _read_steps(files: list[Path], forced: str | None, user: Pattern | None, *, trim: bool | None, time_unit: str,
+                align: str, tol_ms: float) -> list[MeasuredTimeline]:
+    """:func:`read_trace_steps` once its arguments are checked."""
     scans = scan_files(files, user, keep_ops=trim is not False, time_unit=time_unit)
     notes = [n for _, scan in scans for n in scan.notes]
     data = split_ranks(scans)
@@ -122,11 +161,14 @@ def read_trace_steps(
     placement = place_stages(data, per_rank)
     occ = {d.rank: {(o.step, o.action): o for o in occs} for d, occs in zip(data, per_rank)}
     scale = data[0].scan.units_per_ms
-    offsets, more = align_clocks(occ, placement, [d.file for d in data], align, wait_inclusive, tol_ms * scale, scale)
+    files_of = [d.file for d in data]
+    offsets, more = align_clocks(occ, placement, files_of, align, wait_inclusive, tol_ms * scale, scale)
     notes.extend(more)
     complete, more = complete_steps(data, per_rank)
     notes.extend(more)
-    return _build_timelines(data, per_rank, complete, offsets, scale=scale, family=family,
+    steps = by_step(per_rank, complete)
+    notes.extend(check_step_times(data, steps, offsets, wait_inclusive, tol_ms * scale, scale))
+    return _build_timelines(data, steps, offsets, scale=scale, family=family,
                             wait_inclusive=wait_inclusive, notes=notes, name=_common_name(files))
 
 
@@ -173,7 +215,7 @@ def read_trace(
             the message names the file and problem (and the event or line where it can).
         TypeError, ValueError: a bad argument, named with its value.
     """
-    _check_step(step)
+    step = _check_step(step)
     steps = read_trace_steps(source, pattern=pattern, align=align, trim=trim, time_unit=time_unit,
                              tolerance_ms=tolerance_ms)
     if not -len(steps) <= step < len(steps):

@@ -20,6 +20,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable
+from operator import itemgetter
 from typing import NamedTuple
 
 from bubblekit.actions import Action, Pair, parts
@@ -29,9 +30,10 @@ from .ranks import RankData
 from .records import MAX_SHOWN, Pattern, RawSpan, TraceError, first_missing, shown
 
 __all__ = ["Occ", "choose_family", "prepare_spans", "assign_steps", "check_numbering", "place_stages",
-           "complete_steps"]
+           "complete_steps", "by_step", "check_step_times"]
 
 _NOTE_LIMIT = 20  # events listed by name in one note
+_START_END = itemgetter(4, 5)  # a RawSpan's (start, end)
 
 
 class Occ(NamedTuple):
@@ -42,6 +44,20 @@ class Occ(NamedTuple):
     start: float
     end: float
     where: str
+
+
+def first_occurrences(per_rank: list[list[Occ]]) -> dict[Action, tuple[int, Occ]]:
+    """Every distinct action of the trace with its first occurrence ``(rank, occ)``, in trace order.
+
+    The checks below look at the few distinct actions instead of every occurrence, so that
+    reading a long trace stays linear and fast.
+    """
+    first: dict[Action, tuple[int, Occ]] = {}
+    for r, occs in enumerate(per_rank):
+        for o in occs:
+            if o.action not in first:
+                first[o.action] = (r, o)
+    return first
 
 
 # ----------------------------------------------------------------------- 1. family
@@ -191,15 +207,19 @@ def assign_steps(d: RankData, family: str, use_markers: bool) -> tuple[list[Occ]
     one step (other than an exact copy) is a :class:`TraceError`; spans outside every
     ``ProfilerStep`` range are left out with a note. Returns (occurrences in time order, notes).
     """
-    spans = sorted((s for s in d.spans if s.family == family), key=lambda s: (s.start, s.end))
+    spans = sorted((s for s in d.spans if s.family == family), key=_START_END)
     spans, notes = _drop_exact_copies(d, spans)
     markers = sorted(m for ms in d.scan.steps.values() for m in ms) if use_markers else []
     counts: dict[Action, int] = defaultdict(int)
     seen: dict[tuple[int, Action], Occ] = {}
     outside: list[str] = []
     out: list[Occ] = []
+    actions: dict[tuple[int | None, str, int, Action | None], Action] = {}  # one Action object per distinct action
     for s in spans:
-        a = _action(s, d.rank)
+        key = (s.stage, s.kind, s.mb, s.backward)
+        a = actions.get(key)  # type: ignore[assignment]
+        if a is None:
+            a = actions[key] = _action(s, d.rank)
         if s.step is not None:
             step = s.step
         elif markers:
@@ -234,12 +254,12 @@ def check_numbering(data: list[RankData], per_rank: list[list[Occ]]) -> None:
     """
     fields: dict[str, Callable[[Action], int]] = {"stage": lambda a: a.stage, "microbatch": lambda a: a.microbatch}
     plurals = {"stage": "stages", "microbatch": "microbatches"}
+    distinct = first_occurrences(per_rank)
     for label, get in fields.items():
         first: dict[int, tuple[int, Occ]] = {}
-        for r, occs in enumerate(per_rank):
-            for o in occs:
-                for part in parts(o.action):  # both parts of a pair
-                    first.setdefault(get(part), (r, o))
+        for action, (r, o) in distinct.items():
+            for part in parts(action):  # both parts of a pair
+                first.setdefault(get(part), (r, o))
         if not first:
             continue
         top = max(first)
@@ -259,8 +279,8 @@ def place_stages(data: list[RankData], per_rank: list[list[Occ]]) -> dict[int, i
     """``placement[stage] = rank`` from the data; a stage seen on two ranks is a :class:`TraceError`."""
     placement: dict[int, int] = {}
     for d, occs in zip(data, per_rank):
-        for o in occs:
-            for part in parts(o.action):
+        for action, (_, o) in first_occurrences([occs]).items():
+            for part in parts(action):
                 prev = placement.setdefault(part.stage, d.rank)
                 if prev != d.rank:
                     raise TraceError(
@@ -281,10 +301,9 @@ def _needed_kinds(per_rank: list[list[Occ]]) -> dict[tuple[int, int], frozenset[
     The parts of an overlapped pair count as the F and the B they are.
     """
     union: dict[tuple[int, int], set[str]] = defaultdict(set)
-    for occs in per_rank:
-        for o in occs:
-            for part in parts(o.action):
-                union[(part.stage, part.microbatch)].add(part.kind)
+    for action in first_occurrences(per_rank):
+        for part in parts(action):
+            union[(part.stage, part.microbatch)].add(part.kind)
     kinds: set[str] = set().union(*union.values())
     stages = 1 + max(s for s, _ in union)
     mbs = 1 + max(mb for _, mb in union)
@@ -310,12 +329,14 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
     """
     need = _needed_kinds(per_rank)
     n_needed = sum(len(k) for k in need.values())
+    weight = {action: sum(part.kind in need.get((part.stage, part.microbatch), ()) for part in parts(action))
+              for action in first_occurrences(per_rank)}  # the needed actions each occurrence stands for
     counts: dict[int, int] = defaultdict(int)
     for occs in per_rank:
         for o in occs:
-            for part in parts(o.action):
-                if part.kind in need.get((part.stage, part.microbatch), ()):
-                    counts[o.step] += 1
+            w = weight[o.action]
+            if w:
+                counts[o.step] += w
     steps = sorted(counts)
     complete = [st for st in steps if counts[st] == n_needed]
     incomplete = [st for st in steps if counts[st] != n_needed]
@@ -333,6 +354,75 @@ def complete_steps(data: list[RankData], per_rank: list[list[Occ]]) -> tuple[lis
         notes.append(f"incomplete steps [{shown(incomplete, 10)}] skipped (profiling started or stopped inside them, "
                      f"or events are missing): {'; '.join(lacks)}")
     return complete, notes
+
+
+def by_step(per_rank: list[list[Occ]], steps: list[int]) -> list[list[list[Occ]]]:
+    """``out[k][r]``: rank r's occurrences in ``steps[k]``, in time order (one pass over the trace)."""
+    index = {st: k for k, st in enumerate(steps)}
+    out: list[list[list[Occ]]] = [[[] for _ in per_rank] for _ in steps]
+    for r, occs in enumerate(per_rank):
+        for o in occs:
+            k = index.get(o.step)
+            if k is not None:
+                out[k][r].append(o)
+    for rows in out:
+        for row in rows:
+            row.sort(key=lambda o: (o.start, o.end))
+    return out
+
+
+def check_step_times(data: list[RankData], steps: list[list[list[Occ]]], offsets: list[float],
+                     wait_inclusive: bool, tol: float, scale: float) -> list[str]:
+    """Refuse a step with no measured time; note actions that last 0 and actions of one rank that overlap.
+
+    ``steps[k][r]`` are rank r's occurrences in the k-th complete step (:func:`by_step`),
+    ``offsets`` the clock shifts and ``tol`` the jitter (file units). A step whose actions
+    all last 0, or whose span is 0, has no bubble to measure: :class:`TraceError`. Some
+    actions of 0 length (a profiler that rounds short events away) or two actions of one rank
+    running at once (a rank computes one action at a time) give a bubble that differs from
+    the run's: the notes name them (overlaps only of spans without receive waits: a range that
+    includes its wait may begin inside the previous action).
+    """
+    zero: list[str] = []
+    n_zero = 0
+    overlaps: list[str] = []
+    n_overlaps = 0
+    for k, rows in enumerate(steps):
+        starts = [o.start + offsets[r] for r, row in enumerate(rows) for o in row]
+        ends = [o.end + offsets[r] for r, row in enumerate(rows) for o in row]
+        busy = sum(e - s for s, e in zip(starts, ends))
+        if not starts or busy <= 0 or max(ends) - min(starts) <= 0:
+            files = ", ".join(sorted({d.file for d in data})[:MAX_SHOWN])
+            raise TraceError(
+                f"{files}: every action of complete step {k} lasts 0 "
+                f"({len(starts)} actions, all with start = end): there is no time to measure a bubble in. Was "
+                f"the trace written with times rounded away (durations below the profiler's resolution), or "
+                f"are the times missing (a CSV of zeros)?"
+            )
+        for r, row in enumerate(rows):
+            prev: Occ | None = None
+            for o in row:
+                if o.end <= o.start:
+                    n_zero += 1
+                    if len(zero) < _NOTE_LIMIT:
+                        zero.append(f"{o.action} (rank {r}, {o.where})")
+                if prev is not None and not wait_inclusive and o.start < prev.end - tol:
+                    n_overlaps += 1
+                    if len(overlaps) < _NOTE_LIMIT:
+                        overlaps.append(f"{prev.action} and {o.action} (rank {r}, {prev.where} and {o.where}, "
+                                        f"{(prev.end - o.start) / scale:.3f} ms)")
+                if prev is None or o.end > prev.end:
+                    prev = o
+    notes = []
+    if n_zero:
+        more = f" and {n_zero - len(zero)} more" if n_zero > len(zero) else ""
+        notes.append(f"{n_zero} action(s) last 0 ms, so they count as idle time: {', '.join(zero)}{more} (times "
+                     f"rounded away, or ranges without operators)")
+    if n_overlaps:
+        more = f" and {n_overlaps - len(overlaps)} more" if n_overlaps > len(overlaps) else ""
+        notes.append(f"{n_overlaps} pair(s) of actions of one rank overlap in time, which a rank computing one "
+                     f"action at a time cannot do; the overlap counts as busy once: {', '.join(overlaps)}{more}")
+    return notes
 
 
 def _lacking(step: int, per_rank: list[list[Occ]], need: dict[tuple[int, int], frozenset[str]]) -> str:

@@ -129,13 +129,67 @@ class JsonStream:
         raise TraceError(f"{self.path}: {problem} at {where}")
 
 
+class _Rejoined(io.RawIOBase):
+    """A binary stream whose first bytes were already read: ``head``, then the rest of ``fh``.
+
+    Lets :func:`open_text` sniff the gzip magic of a file it can open only once (a named pipe,
+    ``<(zcat trace.json.gz)``, a socket): the stream is read once, front to back.
+    """
+
+    def __init__(self, head: bytes, fh: IO[bytes]) -> None:
+        self.head = head
+        self.fh = fh
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.head:
+            n = min(len(buffer), len(self.head))
+            buffer[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        return self.fh.readinto(buffer)  # type: ignore[attr-defined,no-any-return]
+
+    def close(self) -> None:
+        if not self.closed:
+            self.fh.close()
+        super().close()
+
+
+class _GzipReader(gzip.GzipFile):
+    """A gzip reader that closes the stream it reads (``GzipFile`` leaves a given ``fileobj`` open)."""
+
+    def close(self) -> None:
+        inner = self.fileobj
+        try:
+            super().close()
+        finally:
+            if inner is not None:
+                inner.close()  # type: ignore[union-attr]
+
+
 def open_text(path: Path) -> IO[str]:
-    """Open a plain or gzipped text file as UTF-8, dropping a leading byte-order mark."""
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", errors="replace")
-    return open(path, encoding="utf-8-sig", errors="replace")
+    """Open a plain or gzipped text file as UTF-8, dropping a leading byte-order mark.
+
+    The file is opened once and read once, front to back (its first two bytes say whether it
+    is gzipped), so a named pipe or ``/dev/stdin`` works like a file.
+    """
+    fh = open(path, "rb")  # noqa: SIM115 - closed by the returned wrapper
+    try:
+        head = b""
+        while len(head) < 2:
+            more = fh.read(2 - len(head))
+            if not more:
+                break
+            head += more
+        binary: IO[bytes] = io.BufferedReader(_Rejoined(head, fh))
+    except BaseException:
+        fh.close()
+        raise
+    if head == b"\x1f\x8b":
+        binary = _GzipReader(fileobj=binary, mode="rb")  # type: ignore[assignment]
+    return io.TextIOWrapper(binary, encoding="utf-8-sig", errors="replace")
 
 
 class TraceEntries:
