@@ -55,9 +55,12 @@ def _load() -> list[float]:
         return []
 
 
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _machine() -> str:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{platform.machine()}, {cores} CPU cores, {platform.system()}"
+    return f"{platform.machine()}, {_cores()} CPU cores, {platform.system()}"
 
 
 def _positive(text: str) -> int:
@@ -79,7 +82,7 @@ def run_lab(args: argparse.Namespace) -> dict[str, Any]:
                          "--data FILE recomputes a saved table without it")
     model = {k: v for k, v in (("hidden", args.hidden), ("seq", args.seq), ("layers", args.layers)) if v is not None}
     meta: dict[str, Any] = {"when": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                            "machine": _machine(), "load_start": _load(), "command": " ".join(sys.argv),
+                            "machine": _machine(), "cores": _cores(), "load_start": _load(), "command": " ".join(sys.argv),
                             "model": model or "lab defaults"}
     runs: list[dict[str, Any]] = []
     print(f"lab runs: {', '.join(args.schedules)} at p=2, m in {args.ms}, {args.runs} run(s) each; "

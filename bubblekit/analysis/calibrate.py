@@ -1058,8 +1058,12 @@ register({
                                         "compared with its measured bubble_ratio; {where}",
                                   "zh": "用第一次运行校准（统计量：{stat}），按第二次运行的 m 模拟，"
                                         "再与它实测的 bubble_ratio（气泡比例）比较；{where}"},
-    "calibrate.bench.where": {"en": "measured {when} on {machine}, load average {load_start} at start, {load_end} at end",
-                              "zh": "{when} 在 {machine} 上测得，开始时负载均值 {load_start}，结束时 {load_end}"},
+    "calibrate.bench.where": {"en": "measured {when} on {machine} ({condition}), load average {load_start} at start, "
+                                    "{load_end} at end",
+                              "zh": "{when} 在 {machine}（{condition}）上测得，开始时负载均值 {load_start}，结束时 {load_end}"},
+    "calibrate.bench.busy": {"en": "busy with other jobs", "zh": "同时在跑其他任务"},
+    "calibrate.bench.quiet": {"en": "quiet", "zh": "空闲"},
+    "calibrate.bench.unknown": {"en": "load unknown", "zh": "负载未知"},
 })
 
 
@@ -1138,7 +1142,7 @@ class CalibrationBenchmark:
         gaps: per case (same order), ``{statistic: calibrated - measured}``.
         predictions: ``(source index, target index, {statistic: predicted - measured})`` for
             each prediction of another m.
-        meta: where and when it was measured (``when``, ``machine``, ``load_start``,
+        meta: where and when it was measured (``when``, ``machine``, ``cores``, ``load_start``,
             ``load_end`` (1, 5 and 15 minute load averages), ``command``, ``torch``).
         tolerance: what counts as a hit (:data:`BENCHMARK_TOLERANCE`).
 
@@ -1152,9 +1156,20 @@ class CalibrationBenchmark:
     meta: dict[str, Any]
     tolerance: float = BENCHMARK_TOLERANCE
 
+    @property
+    def busy(self) -> bool | None:
+        """Whether the machine was busy: a 1-minute load average above half its cores at the start or
+        the end (``None`` when the data has no load averages or core count)."""
+        cores, loads = self.meta.get("cores"), [self.meta.get("load_start"), self.meta.get("load_end")]
+        if not isinstance(cores, int) or cores < 1 or not all(isinstance(x, list) and x for x in loads):
+            return None
+        return max(float(x[0]) for x in loads) > cores / 2  # type: ignore[index]
+
     def _where(self) -> str:
         m = self.meta
+        condition = {True: "busy", False: "quiet", None: "unknown"}[self.busy]
         return tr("calibrate.bench.where", when=m.get("when", "?"), machine=m.get("machine", "?"),
+                  condition=tr(f"calibrate.bench.{condition}"),
                   load_start=_load_text(m.get("load_start")), load_end=_load_text(m.get("load_end")))
 
     def _selected(self, which: str) -> list[int]:
