@@ -92,7 +92,10 @@ def run_lab(args: argparse.Namespace) -> dict[str, Any]:
             for m in args.ms:
                 load = _load()
                 t0 = time.perf_counter()
-                res = lab.run(name, ranks=2, microbatches=m, steps=args.steps, **model)
+                try:
+                    res = lab.run(name, ranks=2, microbatches=m, steps=args.steps, **model)
+                except (lab.LabRunError, lab.LabInterrupted) as exc:
+                    raise SystemExit(f"bench_calibration: the lab run {name} m={m} failed: {exc}") from None
                 if res.schedule is None:
                     raise SystemExit(f"bench_calibration: bubblekit has no schedule for {name}")
                 step = res.median_step

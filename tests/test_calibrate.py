@@ -22,19 +22,23 @@ import pytest
 import bubblekit as bk
 from bubblekit.analysis import traces
 from bubblekit.analysis.calibrate import (
+    BENCHMARK_FORMAT,
     DEFAULT_STATISTIC,
     LADDER,
     STATISTICS,
     BenchmarkCase,
     _compute_only,
     benchmark,
+    benchmark_from_data,
     calibrate,
     calibrated_simulation,
     compare_measured,
     jitter_simulation,
     load_benchmark,
     predict,
+    prediction_gaps,
     replay,
+    step_record,
 )
 from bubblekit.simulator import Arrival, run_orders
 from bubblekit.text import Table
@@ -397,6 +401,14 @@ def test_benchmark_refuses_bad_input(tmp_path) -> None:  # type: ignore[no-untyp
         bench.summary("lab")
     with pytest.raises(ValueError, match="statistic must be one of"):
         bench.predictions_table("mode")
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        bench.prediction_hits("mode")
+    with pytest.raises(TypeError, match="source must be a BenchmarkCase"):
+        prediction_gaps("x", case)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="step must be a bubblekit Timeline"):
+        step_record("x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="malformed run"):
+        benchmark_from_data({"format": BENCHMARK_FORMAT, "runs": [{"name": "x"}]})
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something else"}', encoding="utf-8")
     with pytest.raises(ValueError, match="not a readable calibration benchmark"):

@@ -1093,6 +1093,8 @@ def calibration_gaps(step: Timeline, schedule: Schedule,
     :func:`calibrate` then :func:`calibrated_simulation` on ``step`` with each statistic.
     Used by :func:`benchmark` (lesson 06, ``benchmarks/bench_calibration.py``).
     """
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a bubblekit Schedule, got {type(schedule).__name__}")
     out: dict[str, float] = {}
     for name in statistics_:
         costs, report = calibrate(step, schedule, statistic=name)
@@ -1108,6 +1110,9 @@ def prediction_gaps(source: BenchmarkCase, target: BenchmarkCase,
     (:func:`calibrated_simulation` with ``target.schedule``). The two schedules must have
     the same stages. Used by :func:`benchmark`.
     """
+    for name, case in (("source", source), ("target", target)):
+        if not isinstance(case, BenchmarkCase):
+            raise TypeError(f"{name} must be a BenchmarkCase, got {type(case).__name__}")
     if source.schedule.n_stages != target.schedule.n_stages:
         raise ValueError(f"cannot predict {target.name} from {source.name}: {target.schedule.n_stages} stages, "
                          f"not {source.schedule.n_stages}")
@@ -1196,6 +1201,8 @@ class CalibrationBenchmark:
 
     def prediction_hits(self, statistic: str = DEFAULT_STATISTIC) -> tuple[int, int]:
         """How many predictions of another m land within the tolerance with ``statistic``, of how many."""
+        if statistic not in STATISTICS:
+            raise ValueError(f"statistic must be one of {', '.join(repr(x) for x in STATISTICS)}, got {statistic!r}")
         xs = [abs(g[statistic]) for _, _, g in self.predictions if statistic in g]
         return sum(x <= self.tolerance for x in xs), len(xs)
 
@@ -1275,6 +1282,8 @@ def benchmark(cases: Sequence[BenchmarkCase], predictions: Sequence[tuple[int, i
 
 def step_record(step: Timeline) -> dict[str, Any]:
     """A measured step as JSON-able data (starts, ends in the step's unit; actions as text), for a benchmark file."""
+    if not isinstance(step, Timeline):
+        raise TypeError(f"step must be a bubblekit Timeline, got {type(step).__name__}")
     rows = [step.arrays(r) for r in range(step.p)]
     return {"unit": step.unit, "starts": [[float(x) for x in s] for s, _, _ in rows],
             "ends": [[float(x) for x in e] for _, e, _ in rows],
@@ -1319,14 +1328,17 @@ def benchmark_from_data(data: dict[str, Any], *, samples: bool = True) -> Calibr
     if not isinstance(data, dict) or data.get("format") != BENCHMARK_FORMAT:
         raise ValueError(f"not a calibration benchmark record (expected format {BENCHMARK_FORMAT!r})")
     cases = []
-    for run in data["runs"]:
-        v = int(run.get("v") or 1)
-        sched = build_schedule(run["bubblekit"], int(run["p"]), int(run["m"]), v if v > 1 else None)
-        if sched.has_pairs:
-            sched = sched.split_pairs()
-        cases.append(BenchmarkCase(run["name"], "real", sched, _step_from_record(run["step"], run["name"]),
-                                   tuple(run.get("bubble_ratios", ()))))
-    pairs = [(int(a), int(b)) for a, b in data.get("predictions", [])]
+    try:
+        for run in data["runs"]:
+            v = int(run.get("v") or 1)
+            sched = build_schedule(run["bubblekit"], int(run["p"]), int(run["m"]), v if v > 1 else None)
+            if sched.has_pairs:
+                sched = sched.split_pairs()
+            cases.append(BenchmarkCase(run["name"], "real", sched, _step_from_record(run["step"], run["name"]),
+                                       tuple(run.get("bubble_ratios", ()))))
+        pairs = [(int(a), int(b)) for a, b in data.get("predictions", [])]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"a calibration benchmark record with a malformed run or prediction: {exc!r}") from exc
     if samples:
         cases.extend(shipped_sample_cases())
     return benchmark(cases, pairs, meta=data.get("meta", {}))
