@@ -9,7 +9,10 @@ simulation (each stage charged its pickup share) must reproduce the step's bubbl
 
 On the shipped recordings (real CPU runs, a few long stalls among sub-millisecond gaps) the
 median statistic must make every row of the comparison ladder move toward the measurement,
-where the mean overshoots (lesson 06 states both).
+where the mean overshoots. On steps whose stalls are most of the bubble (small models on a
+busy machine: the lab runs of ``benchmarks/bench_calibration.py``) the median undercharges;
+the default, ``"per-kind"``, charges each stall where it happened and must explain both
+(lesson 06 shows the benchmark's table).
 """
 
 from __future__ import annotations
@@ -19,14 +22,23 @@ import pytest
 import bubblekit as bk
 from bubblekit.analysis import traces
 from bubblekit.analysis.calibrate import (
+    BENCHMARK_FORMAT,
+    DEFAULT_STATISTIC,
     LADDER,
+    STATISTICS,
+    BenchmarkCase,
     _compute_only,
+    benchmark,
+    benchmark_from_data,
     calibrate,
     calibrated_simulation,
     compare_measured,
     jitter_simulation,
+    load_benchmark,
     predict,
+    prediction_gaps,
     replay,
+    step_record,
 )
 from bubblekit.simulator import Arrival, run_orders
 from bubblekit.text import Table
@@ -64,17 +76,24 @@ COSTS = bk.Costs(f=(1.0, 1.5), b=(3.0, 2.0), comm=0.3, unit="ms")
 OVERHEAD, PICKUP = 0.2, 1.0
 
 
+def nonzero(shares: dict[tuple[int, str], float]) -> dict[tuple[int, str], float]:
+    return {key: x for key, x in shares.items() if abs(x) > 1e-12}
+
+
+@pytest.mark.parametrize("statistic", ["per-kind", "median"])
 @pytest.mark.parametrize("m", [4, 8, 16, 32])
-def test_gpipe_pickup_recovered_and_bubble_exact(m: int) -> None:
+def test_gpipe_pickup_recovered_and_bubble_exact(m: int, statistic: str) -> None:
+    """Both models of the pickup (the median pickup x the share of early messages; each stage's
+    own extra gaps) charge GPipe's two receiving stages the same and reproduce the step."""
     s = bk.schedule("gpipe", 2, m)
     tl = pickup_timeline(s, COSTS, OVERHEAD, PICKUP)
-    costs, rep = calibrate(tl, s)
+    costs, rep = calibrate(tl, s, statistic=statistic)
     assert rep.overhead == pytest.approx(OVERHEAD)
     assert rep.latency == pytest.approx(0.3)
     assert rep.pickup == pytest.approx(PICKUP) and rep.pickup_samples == 2 * (m - 1)
     # the first forward on stage 1 and the first backward on stage 0 waited: 0 for them
     share = PICKUP * (m - 1) / m
-    assert rep.pickup_shares == pytest.approx({(0, "B"): share, (1, "F"): share})
+    assert nonzero(rep.pickup_shares) == pytest.approx({(0, "B"): share, (1, "F"): share})
     # costs stay duration + overhead (transferable); the pickup is charged in the simulation
     assert costs.f == pytest.approx((1.2, 1.7)) and costs.b == pytest.approx((3.2, 2.2))
     assert costs.extra["pickup"] == pytest.approx(PICKUP)
@@ -100,7 +119,7 @@ def test_1f1b_pickup_within_tolerance(m: int, f: tuple[float, float], b: tuple[f
     is clearly slower, the first cost set). GPipe cases came out exact."""
     s = bk.schedule("1f1b", 2, m)
     tl = pickup_timeline(s, bk.Costs(f=f, b=b, comm=0.3, unit="ms"), OVERHEAD, PICKUP)
-    costs, rep = calibrate(tl, s)
+    costs, rep = calibrate(tl, s, statistic="median")
     assert rep.overhead == pytest.approx(OVERHEAD)
     assert rep.pickup == pytest.approx(PICKUP)
     assert any(x > 0 for x in rep.pickup_shares.values())
@@ -113,10 +132,11 @@ def test_1f1b_pickup_within_tolerance(m: int, f: tuple[float, float], b: tuple[f
         assert abs(sim.bubble_ratio - tl.bubble_ratio) < abs(old.bubble_ratio - tl.bubble_ratio)
 
 
-def test_no_pickup_gives_zero_and_the_old_simulation() -> None:
+@pytest.mark.parametrize("statistic", STATISTICS)
+def test_no_pickup_gives_zero_and_the_old_simulation(statistic: str) -> None:
     s = bk.schedule("gpipe", 2, 8)
     tl = pickup_timeline(s, COSTS, OVERHEAD, 0.0)
-    costs, rep = calibrate(tl, s)
+    costs, rep = calibrate(tl, s, statistic=statistic)
     assert rep.pickup == pytest.approx(0.0, abs=1e-9)
     assert all(x == pytest.approx(0.0, abs=1e-9) for x in rep.pickup_shares.values())
     sim = calibrated_simulation(tl, s, costs, rep)
@@ -127,7 +147,7 @@ def test_no_pickup_gives_zero_and_the_old_simulation() -> None:
     assert sim.bubble_ratio == pytest.approx(tl.bubble_ratio, abs=1e-9)
     # and a plain simulated step (no overhead, no pickup) is its own calibrated simulation
     plain = bk.simulate(s, COSTS)
-    c2, r2 = calibrate(plain, s)
+    c2, r2 = calibrate(plain, s, statistic=statistic)
     assert r2.pickup == 0.0 and not any(r2.pickup_shares.values())
     assert calibrated_simulation(plain, s, c2, r2).bubble_ratio == pytest.approx(plain.bubble_ratio, abs=1e-12)
 
@@ -135,7 +155,12 @@ def test_no_pickup_gives_zero_and_the_old_simulation() -> None:
 def test_compare_measured_shows_the_pickup_step() -> None:
     s = bk.schedule("gpipe", 2, 8)
     tl = pickup_timeline(s, COSTS, OVERHEAD, PICKUP)
-    c = compare_measured(tl, s)
+    own = compare_measured(tl, s)
+    assert own.report.statistic == DEFAULT_STATISTIC == "per-kind"
+    assert own.calibrated == pytest.approx(own.measured, abs=1e-9)
+    assert "own extra gaps" in own.table() and "1F 0.875" in own.table()
+    assert "extra gap charged per action" in own.report.describe()
+    c = compare_measured(tl, s, statistic="median")
     d = c.as_dict()
     keys = [row.key for row in c.rows]
     assert keys.index("overhead") < keys.index("latency") < keys.index("calibrated") < keys.index("measured")
@@ -160,9 +185,8 @@ def test_ladder_moves_toward_the_measurement_on_shipped_samples(name: str) -> No
     """Durations, + overhead, + latency, + pickup: each row is at least as close to the measurement."""
     kind = traces.sample_info(name)["bubblekit"]
     for step in shipped_steps(name):
-        c = compare_measured(step, kind, draws=1)
+        c = compare_measured(step, kind, statistic="median", draws=1)
         d = c.distances()
-        assert c.report.statistic == "median"
         assert non_increasing(d), (step.source, [round(x, 4) for x in d])
         assert d[-1] < d[0]
 
@@ -183,7 +207,7 @@ def test_mean_overshoots_on_the_1f1b_sample() -> None:
     past the measurement and every later row moves further away."""
     step = shipped_steps("1f1b-p2-m4")[0]
     old = compare_measured(step, "1f1b", statistic="mean", draws=1)
-    new = compare_measured(step, "1f1b", draws=1)
+    new = compare_measured(step, "1f1b", statistic="median", draws=1)
     assert old.as_dict()["overhead"] > old.measured
     d = old.distances()
     assert d[1] < d[2] < d[3]
@@ -263,3 +287,131 @@ def test_predict_refuses_bad_input() -> None:
         predict(costs, "1f1b", 2, [2, 0])
     with pytest.raises(ValueError, match="nope"):
         predict(costs, "nope", 2, [2])
+
+
+# ------------------------------------------------------------------ the statistics: stalls that are most of the bubble
+def stall_timeline(schedule: bk.Schedule, costs: bk.Costs, overhead: float,
+                   stalls: dict[bk.Action, float]) -> bk.Timeline:
+    """A step with ``overhead`` before every action, ``costs.comm`` per hop, and a stall of
+    ``stalls[action]`` ms more before the listed actions (the OS descheduling a rank)."""
+    rc = costs.resolve(schedule.n_stages, schedule.v)
+    lat = float(rc.comm)
+
+    def timing(rank: int, action: bk.Action, free: object, arrivals: list[Arrival]) -> tuple[float, float]:
+        now = 0.0 if free is None else float(free)  # type: ignore[arg-type]
+        ready = [now, *(float(a.end) + (lat if a.rank != rank else 0.0) for a in arrivals)]
+        d = float(rc.duration(action.stage, action.kind))
+        end = max(ready) + overhead + stalls.get(action, 0.0) + d
+        return end - d, end
+
+    run = run_orders(schedule.orders, schedule.n_stages, timing, missing_inputs="given")
+    return bk.Timeline(run.starts, run.ends, [list(o) for o in schedule.orders], unit="ms", source="synthetic stalls")
+
+
+def gap(step: bk.Timeline, schedule: bk.Schedule, statistic: str) -> float:
+    costs, rep = calibrate(step, schedule, statistic=statistic)
+    return calibrated_simulation(step, schedule, costs, rep).bubble_ratio - step.bubble_ratio
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+def test_median_misleads_where_stalls_are_most_of_the_bubble(kind: str) -> None:
+    """A third of stage 1's forwards stall 6 ms (tiny 1 ms actions, as on the lab's CPU runs): the
+    typical gap does not see them and the median lands far below the measurement; the mean spreads
+    them over every action of both stages; per-kind charges them to stage 1's forwards, where they
+    happened, and lands on the measurement."""
+    s = bk.schedule(kind, 2, 12)
+    stalls = {bk.Action(1, "F", mb): 6.0 for mb in range(1, 12, 3)}
+    step = stall_timeline(s, bk.Costs(f=1.0, b=2.0, comm=0.3, unit="ms"), 0.2, stalls)
+    g = {stat: gap(step, s, stat) for stat in STATISTICS}
+    assert g["median"] < -0.2  # the stalls are most of this bubble
+    assert abs(g["per-kind"]) < (1e-9 if kind == "gpipe" else 0.02)  # GPipe's stage 1 runs its forwards back to back
+    assert abs(g["per-kind"]) < abs(g["mean"]) / 5 and abs(g["per-kind"]) < abs(g["trimmed"])
+    rep = calibrate(step, s)[1]
+    assert rep.overhead == pytest.approx(0.2) and rep.latency == pytest.approx(0.3)
+    # the charge is the stall time where it happened: stage 1's forwards, 4 x 6 ms over 12 of them
+    assert rep.pickup_shares[(1, "F")] == pytest.approx(4 * 6.0 / 12)
+    assert all(x == pytest.approx(0.0, abs=1e-9) for key, x in rep.pickup_shares.items() if key != (1, "F"))
+
+
+def test_per_kind_charges_each_rank_its_own_stall_time_once() -> None:
+    """One long stall on rank 0: the charges of rank 0's actions add up to that stall; rank 1 is
+    charged nothing (the mean would charge rank 1 a share of it too)."""
+    s = bk.schedule("1f1b", 2, 8)
+    step = stall_timeline(s, bk.Costs(f=1.0, b=2.0, comm=0.3, unit="ms"), 0.2, {bk.Action(0, "F", 5): 20.0})
+    rep = calibrate(step, s)[1]
+    counts = {key: sum(1 for o in s.orders for a in o if (a.stage, a.kind) == key) for key in rep.pickup_shares}
+    rank0 = sum(x * counts[key] for key, x in rep.pickup_shares.items() if key[0] == 0)
+    assert rank0 == pytest.approx(20.0)
+    assert all(x == pytest.approx(0.0, abs=1e-9) for key, x in rep.pickup_shares.items() if key[0] == 1)
+    assert calibrate(step, s, statistic="mean")[1].overhead > 1.0  # the mean spreads it over every action
+
+
+def test_trimmed_mean_drops_the_tails() -> None:
+    s = bk.schedule("1f1b", 2, 8)
+    stalls = {bk.Action(0, "F", 5): 30.0}
+    step = stall_timeline(s, bk.Costs(f=1.0, b=2.0, comm=0.3, unit="ms"), 0.2, stalls)
+    rep = calibrate(step, s, statistic="trimmed")[1]
+    assert rep.statistic == "trimmed" and rep.overhead == pytest.approx(0.2)
+    assert rep.overhead_mean > 1.0  # the same gaps' mean holds the stall
+    assert "trimmed mean" in rep.gap_table().to_text()
+
+
+@pytest.mark.parametrize("bad", ["mode", "Median", "", None, 3])
+def test_statistic_must_be_one_of_the_offered(bad: object) -> None:
+    s = bk.schedule("gpipe", 2, 4)
+    step = bk.simulate(s, COSTS)
+    with pytest.raises(ValueError, match="statistic must be one of 'per-kind', 'median', 'mean', 'trimmed'"):
+        calibrate(step, s, statistic=bad)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ the benchmark (the shipped lab runs)
+def test_the_default_is_the_best_statistic_on_the_shipped_benchmark() -> None:
+    """The benchmark data shipped with bubblekit (real lab runs on a shared 2-core machine, plus the
+    recorded samples): the default statistic is the one best over the whole set, and lands within
+    0.05 of the measured bubble on at least 8 of every 9 lab runs; the median does not."""
+    bench = load_benchmark()
+    assert DEFAULT_STATISTIC in STATISTICS and bench.best("all") == DEFAULT_STATISTIC
+    hits, n, _, _ = bench.scores("real")[DEFAULT_STATISTIC]
+    assert n >= 9 and 9 * hits >= 8 * n
+    med_hits, _, _, _ = bench.scores("real")["median"]
+    assert med_hits < hits
+    assert {c.kind for c in bench.cases} == {"real", "sample"}
+    assert len(bench.predictions) >= 3 and bench.meta["load_start"] and bench.meta["load_end"]
+    text = bench.summary().to_text()
+    assert "per-kind model (default)" in text and "load average" in text
+    assert len(bench.runs_table().rows) == len(bench.cases)
+    assert len(bench.predictions_table().rows) == len(bench.predictions)
+
+
+def test_benchmark_refuses_bad_input(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    s = bk.schedule("gpipe", 2, 4)
+    case = BenchmarkCase("x", "real", s, bk.simulate(s, COSTS))
+    with pytest.raises(ValueError, match="at least one"):
+        benchmark([])
+    with pytest.raises(TypeError, match=r"cases\[0\] must be a BenchmarkCase"):
+        benchmark(["x"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="pair of indices"):
+        benchmark([case], [(0, 1)])
+    other = BenchmarkCase("y", "real", bk.schedule("interleaved", 2, 4, 2), bk.simulate(bk.schedule("interleaved", 2, 4, 2)))
+    with pytest.raises(ValueError, match="stages"):
+        benchmark([case, other], [(0, 1)])
+    bench = benchmark([case], meta={"when": "now"})
+    assert bench.best() in STATISTICS and bench.gaps[0]["median"] == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="which must be"):
+        bench.summary("lab")
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        bench.predictions_table("mode")
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        bench.prediction_hits("mode")
+    with pytest.raises(TypeError, match="source must be a BenchmarkCase"):
+        prediction_gaps("x", case)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="step must be a bubblekit Timeline"):
+        step_record("x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="malformed run"):
+        benchmark_from_data({"format": BENCHMARK_FORMAT, "runs": [{"name": "x"}]})
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something else"}', encoding="utf-8")
+    with pytest.raises(ValueError, match="not a readable calibration benchmark"):
+        load_benchmark(bad)
+    with pytest.raises(FileNotFoundError, match="no calibration benchmark data"):
+        load_benchmark(tmp_path / "missing.json")

@@ -19,15 +19,24 @@ unit, ms for a trace):
    actions slower or faster than their stage's mean. No single per-action number can
    stand for them; :func:`replay` and :func:`jitter_simulation` look at them.
 
-Which statistic: the overhead, latency and pickup are **medians** by default (the
-typical gap). A step holds only a handful of gaps of each kind, and on a busy machine a
-few of them are stalls tens of times longer than the rest (a blocked send, the OS
-descheduling a rank). The simulator charges the overhead to *every* action, in series
-along the critical path, so a mean that a few stalls dominate overcharges the whole step:
-on the shipped 1F1B sample the mean overhead is tens of times the median, and the
-simulation with it ends further from the measurement than the one with durations alone. With the
-median each row of :func:`compare_measured` moves toward the measurement, and what is left
-is the stalls themselves (``statistic="mean"`` gives the old behaviour, for comparison).
+Which statistic (``statistic=``; the default, ``"per-kind"``, was chosen by measurement:
+``benchmarks/bench_calibration.py`` calibrates real lab runs and the shipped samples with
+each one and prints how far each lands from the measured bubble):
+
+* ``"median"``: every gap summarised by its median (the typical gap). A few stalls do not
+  move it, which is right on the shipped samples (a handful of 20 ms stalls among
+  sub-millisecond gaps) and wrong on small models run on a busy 2-core machine, where the
+  "stalls" are most of the bubble: there it lands 10 to 25 points below the measurement.
+* ``"mean"``: the mean gap (stalls included), spread over every action of every stage: it
+  overcharges when a few long stalls sit among many short gaps (the simulator charges the
+  overhead to every action, in series along the critical path).
+* ``"trimmed"``: the mean of the middle 60% of each kind of gap (a trimmed mean).
+* ``"per-kind"``: stalls as their own term, charged where they happened. Every action is
+  charged the typical (median) overhead and every hop the typical (median) latency; each
+  (stage, kind) is charged, per action, the mean of its *own* gaps beyond those (the
+  pickups and the stalls measured before that stage's actions of that kind, and a hop's
+  delay beyond the typical one). A stall thus costs its rank its measured length once,
+  where it happened, not a share on every action of every stage.
 
 :func:`calibrate` returns a :class:`~bubblekit.Costs` (unit ms; each action's cost is its
 mean duration plus the overhead) and a :class:`CalibrationReport`;
@@ -35,16 +44,18 @@ mean duration plus the overhead) and a :class:`CalibrationReport`;
 its bubble ratio compares directly with the measurement; :func:`compare_measured` puts
 measurement, formula and the simulations side by side.
 
-How the pickup enters the calibrated simulation: whether a message arrives while its
-receiver is busy depends on sub-millisecond differences between stages, so a simulation
-with mean durations cannot decide it reliably action by action. Instead each (stage,
-kind) that takes an input from another rank is charged the pickup times the share of its
-actions whose message did arrive early (:attr:`CalibrationReport.pickup_shares`), added
-to that stage's cost, and :func:`~bubblekit.simulate` runs as usual. These per-stage
-charges are schedule-specific: they explain the measured run (which stages happen to
-receive early depends on the schedule and on m) and do not carry over to another
-schedule. What transfers is the rule itself, which :func:`jitter_simulation` and
-:func:`replay` apply per action: the pickup is paid only when a message arrived early.
+How the pickup (and, with ``"per-kind"``, the stalls) enters the calibrated simulation:
+whether a message arrives while its receiver is busy depends on sub-millisecond
+differences between stages, so a simulation with mean durations cannot decide it reliably
+action by action. Instead each (stage, kind) is charged a per-action share
+(:attr:`CalibrationReport.pickup_shares`): with ``"median"``, ``"mean"`` and ``"trimmed"``
+the pickup times the share of its actions whose message did arrive early; with
+``"per-kind"`` the mean of its own extra gaps. The share is added to that stage's cost and
+:func:`~bubblekit.simulate` runs as usual. The shares are rates per action of a stage and
+kind, so they carry over to the same schedule at another m (the benchmark measures how
+well); they do not carry over to another schedule, where other stages receive early. What
+transfers there is the rule itself, which :func:`jitter_simulation` and :func:`replay` apply
+per action: the pickup is paid only when a message arrived early.
 
 Used in lesson 06.
 """
@@ -83,12 +94,25 @@ __all__ = [
     "Row",
     "LADDER",
     "predict",
+    "STATISTICS",
+    "DEFAULT_STATISTIC",
+    "BenchmarkCase",
+    "CalibrationBenchmark",
+    "benchmark",
+    "calibration_gaps",
+    "prediction_gaps",
+    "load_benchmark",
+    "benchmark_from_data",
+    "shipped_sample_cases",
+    "step_record",
 ]
 
 register({
     # the calibration's report, gap table and comparison ladder (lesson 06); row keys and column keys stay English
     "calibrate.stat.median": {"en": "median", "zh": "中位数"},
     "calibrate.stat.mean": {"en": "mean", "zh": "均值"},
+    "calibrate.stat.trimmed": {"en": "trimmed mean", "zh": "截尾均值"},
+    "calibrate.stat.per-kind": {"en": "per-kind model", "zh": "分类型模型"},
     "calibrate.gaps.between": {"en": "between actions (overhead)", "zh": "动作之间（开销）"},
     "calibrate.gaps.remote": {"en": "after a remote input (latency + overhead)", "zh": "等远端输入之后（延迟 + 开销）"},
     "calibrate.gaps.early": {"en": "after an early message (pickup + overhead)", "zh": "消息提前到达之后（处理延迟 + 开销）"},
@@ -112,6 +136,10 @@ register({
                                         "minus the {stat} overhead; the same with the {other}: {alt:.3f})",
                                   "zh": "  rank 忙时到达的消息的处理延迟：{x:.3f} {u}（{n} 个间隙的{stat}减去开销的{stat}；"
                                         "改用{other}为 {alt:.3f}）"},
+    "calibrate.describe.shares_own": {"en": "  extra gap charged per action (the mean of each stage and kind's own gaps "
+                                            "beyond the typical overhead and hop: pickups and stalls): {shares} {u}",
+                                      "zh": "  每个动作计入的额外间隙（各流水级、各类动作自己超出典型开销和典型一跳的间隙的均值，"
+                                            "含消息处理和停顿）：{shares} {u}"},
     "calibrate.describe.shares": {"en": "  pickup charged per action (the pickup x the share of its messages that came early): "
                                         "{shares} {u}",
                                   "zh": "  每个动作计入的处理延迟（处理延迟 x 其消息中提前到达的比例）：{shares} {u}"},
@@ -139,6 +167,10 @@ register({
     "calibrate.why.latency": {"en": "the hop between ranks", "zh": "rank 之间的一跳"},
     "calibrate.row.calibrated": {"en": "+ pickup {x:.3f} {u}/early message: calibrated",
                                  "zh": "+ 消息处理 {x:.3f} {u}/提前到达的消息：校准结果"},
+    "calibrate.row.calibrated_own": {"en": "+ each stage's own extra gaps (pickups, stalls): calibrated",
+                                     "zh": "+ 各流水级自己的额外间隙（消息处理、停顿）：校准结果"},
+    "calibrate.why.calibrated_own": {"en": "charged per action where they happened ({what})",
+                                     "zh": "在发生的位置按动作计入（{what}）"},
     "calibrate.why.calibrated": {"en": "a message that came while its rank was busy (charged per stage: {what})",
                                  "zh": "rank 忙时到达的消息（按流水级计入：{what}）"},
     "calibrate.none": {"en": "none", "zh": "无"},
@@ -193,25 +225,25 @@ class CalibrationReport:
     Attributes:
         durations: per (stage, kind), :class:`KindStats` of the action durations.
         overhead: gap between two actions of a rank whose inputs were already there
-            (the median, or the mean with ``statistic="mean"``).
+            (the median with ``"per-kind"``; else the ``statistic``).
         overhead_samples: how many gaps it is over.
         latency: per-hop latency: (consumer start - producer end) over consumers that were
-            waiting for a remote input, minus the overhead (same statistic).
+            waiting for a remote input, minus the overhead (the same statistic).
         latency_samples: how many hops it is over.
         costs: the calibrated :class:`Costs`.
         unit: the time unit.
         notes: remarks (fallbacks used).
-        statistic: ``"median"`` or ``"mean"``.
+        statistic: one of :data:`STATISTICS` (see the module doc).
         overhead_median, overhead_mean, latency_median, latency_mean, pickup_median,
             pickup_mean: both statistics, to show heavy tails (a few long stalls make the
             mean much larger than the median).
         pickup: extra gap, over the overhead, before an action whose input from another
-            rank had arrived while the rank was busy (same statistic; 0 when none).
+            rank had arrived while the rank was busy (the same statistic; 0 when none).
         pickup_samples: how many such gaps it is over.
-        pickup_shares: per (stage, kind) that takes an input from another rank, the pickup
-            times the share of its actions whose message arrived while the rank was busy:
-            what :func:`calibrated_simulation` adds to that stage's cost; schedule-specific
-            (see the module doc).
+        pickup_shares: per (stage, kind), what :func:`calibrated_simulation` adds to each
+            of its actions: the pickup times the share of its actions whose message arrived
+            while the rank was busy, or with ``"per-kind"`` the mean of its own gaps beyond
+            the typical overhead and hop (pickups and stalls; see the module doc).
         overhead_gaps, latency_delays, pickup_gaps: the raw samples, in the order the
             ranks ran them (the delays and pickup gaps still include the overhead).
     """
@@ -224,7 +256,7 @@ class CalibrationReport:
     costs: Costs
     unit: str = "ms"
     notes: list[str] = field(default_factory=list)
-    statistic: str = "median"
+    statistic: str = "per-kind"
     overhead_median: float = 0.0
     overhead_mean: float = 0.0
     latency_median: float = 0.0
@@ -279,18 +311,20 @@ class CalibrationReport:
         for (s, k), st in sorted(self.durations.items()):
             lines.append(tr("calibrate.describe.stage", s=s, k=k, mean=st.mean, u=u, median=st.median, sd=st.stdev,
                             n=st.count))
-        other = "mean" if self.statistic == "median" else "median"
+        own = self.statistic == "per-kind"
+        stat = "median" if own else self.statistic
+        other = "mean" if stat == "median" else "median"
         alt = {"overhead": self.overhead_mean, "latency": self.latency_mean, "pickup": self.pickup_mean}
         if other == "median":
             alt = {"overhead": self.overhead_median, "latency": self.latency_median, "pickup": self.pickup_median}
-        words = {"stat": tr(f"calibrate.stat.{self.statistic}"), "other": tr(f"calibrate.stat.{other}"), "u": u}
+        words = {"stat": tr(f"calibrate.stat.{stat}"), "other": tr(f"calibrate.stat.{other}"), "u": u}
         lines.append(tr("calibrate.describe.overhead", x=self.overhead, n=self.overhead_samples, alt=alt["overhead"],
                         **words))
         lines.append(tr("calibrate.describe.latency", x=self.latency, n=self.latency_samples, alt=alt["latency"], **words))
         lines.append(tr("calibrate.describe.pickup", x=self.pickup, n=self.pickup_samples, alt=alt["pickup"], **words))
         shares = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(self.pickup_shares.items()))
         if shares:
-            lines.append(tr("calibrate.describe.shares", shares=shares, u=u))
+            lines.append(tr("calibrate.describe.shares_own" if own else "calibrate.describe.shares", shares=shares, u=u))
         lines.extend(tr("calibrate.describe.note", note=n) for n in self.notes)
         return "\n".join(lines)
 
@@ -380,16 +414,57 @@ def _early_shares(obs: _Obs, latency: float) -> dict[tuple[int, str], float]:
     return {key: sum(xs) / len(xs) for key, xs in sorted(per.items())}
 
 
+def _own_gap_shares(obs: _Obs, overhead: float, latency: float) -> dict[tuple[int, str], float]:
+    """Per (stage, kind): the mean over its actions of its own extra gap (the ``"per-kind"`` charge).
+
+    An action that waited for a remote input (one ended less than ``latency`` before its
+    rank's previous action ended) has the extra gap ``start - that input's end - latency -
+    overhead``: a hop slower than the typical one. Any other action has ``start - previous
+    end - overhead``: a pickup or a stall. Both count at least 0; a rank's first action counts
+    0 (:func:`~bubblekit.simulate` already charges its wait). The charges of a rank's
+    actions then add up to the extra gap time the rank measured, where it measured it.
+    """
+    per: dict[tuple[int, str], list[float]] = defaultdict(list)
+    for r, row in enumerate(obs.rank_spans):
+        prev_end: float | None = None
+        for start, end, a in row:
+            extra = 0.0  # a rank's first action: simulate() already charges its wait
+            if prev_end is not None:
+                remote = [obs.by_action[d][2] for d in obs.deps(a) if obs.by_action[d][0] != r]
+                waited = [e for e in remote if e + latency > prev_end]
+                ready = max(waited) + latency if waited else prev_end
+                extra = max(0.0, start - ready - overhead)
+            per[(a.stage, a.kind)].append(extra)
+            prev_end = end if prev_end is None else max(prev_end, end)
+    return {key: statistics.fmean(xs) for key, xs in sorted(per.items())}
+
+
 def _median(xs: Sequence[float]) -> float:
     return float(statistics.median(xs))
 
 
-#: How :func:`calibrate` summarises a list of gaps.
-_STATISTICS: dict[str, Callable[[Sequence[float]], float]] = {"median": _median, "mean": statistics.fmean}
+def _trimmed_mean(xs: Sequence[float], cut: float = 0.2) -> float:
+    """The mean of ``xs`` without its lowest and highest ``cut`` share (all of ``xs`` when that leaves none)."""
+    ordered = sorted(xs)
+    k = int(len(ordered) * cut)
+    return statistics.fmean(ordered[k:len(ordered) - k] or ordered)
+
+
+#: How :func:`calibrate` summarises one list of gaps, per summary.
+_SUMMARIES: dict[str, Callable[[Sequence[float]], float]] = {"median": _median, "mean": statistics.fmean,
+                                                             "trimmed": _trimmed_mean}
+
+#: The statistics :func:`calibrate` offers (see the module doc); ``benchmarks/bench_calibration.py``
+#: compares them on real runs. Used in lesson 06.
+STATISTICS: tuple[str, ...] = ("per-kind", "median", "mean", "trimmed")
+
+#: The default statistic: the one closest to the measured bubble over the benchmark's real lab runs
+#: and the shipped samples (``benchmarks/bench_calibration.py``; lesson 06 shows its table).
+DEFAULT_STATISTIC = "per-kind"
 
 
 def calibrate(
-    timeline: Timeline, schedule: Schedule | None = None, *, statistic: str = "median"
+    timeline: Timeline, schedule: Schedule | None = None, *, statistic: str = DEFAULT_STATISTIC
 ) -> tuple[Costs, CalibrationReport]:
     """Measure per-stage durations, per-action overhead, per-hop latency and the pickup from one step.
 
@@ -398,10 +473,13 @@ def calibrate(
             labelled with actions.
         schedule: the schedule that ran; only its stage count is used (default: the
             timeline's own, largest stage + 1).
-        statistic: how the gaps are summarised: ``"median"`` (default: the typical gap; a
-            few stalls do not move it) or ``"mean"`` (stalls included, spread over every
-            action: see the module doc for why that overcharges). Durations are always
-            means (the simulated busy time then equals the measured one).
+        statistic: how the gaps are summarised, one of :data:`STATISTICS`: ``"per-kind"``
+            (default: the median overhead and latency on every action and hop, and each
+            stage and kind's own extra gaps, pickups and stalls, charged where they happened),
+            ``"median"`` (the typical gap; stalls left out), ``"mean"`` (stalls spread over
+            every action) or ``"trimmed"`` (the mean of the middle 60%). The module doc says
+            when each misleads. Durations are always means (the simulated busy time then
+            equals the measured one).
 
     Returns ``(costs, report)``: ``costs`` per stage (``f``, ``b``, ``i``, ``w`` each =
     mean duration + overhead; a kind never seen on a stage is derived: ``b = i + w`` or
@@ -414,8 +492,8 @@ def calibrate(
     """
     if not isinstance(timeline, Timeline):
         raise TypeError(f"timeline must be a bubblekit Timeline, got {type(timeline).__name__}")
-    if statistic not in _STATISTICS:
-        raise ValueError(f"statistic must be 'median' or 'mean', got {statistic!r}")
+    if not isinstance(statistic, str) or statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {', '.join(repr(x) for x in STATISTICS)}, got {statistic!r}")
     obs = _Obs(timeline)
     n_stages = obs.n_stages
     if schedule is not None:
@@ -435,10 +513,11 @@ def calibrate(
     db = gaps.data_bound
     pk = gaps.pickup if gaps.local else []
     both: dict[str, tuple[float, float, float]] = {}
-    for name, fn in _STATISTICS.items():
+    for name, fn in _SUMMARIES.items():
         oh = max(0.0, fn(rb)) if rb else 0.0
         both[name] = (oh, max(0.0, fn(db) - oh) if db else 0.0, max(0.0, fn(pk) - oh) if pk else 0.0)
-    overhead, latency, pickup = both[statistic]
+    # "per-kind": the typical (median) gaps, and the rest per stage and kind (_own_gap_shares)
+    overhead, latency, pickup = both["median" if statistic == "per-kind" else statistic]
     if not rb:
         notes.append(tr("calibrate.note.no_overhead"))
     elif not gaps.local:
@@ -469,7 +548,10 @@ def calibrate(
         b.append(bs + overhead)
         i.append(is_ + overhead)
         w.append(ws + overhead)
-    shares = {key: pickup * x for key, x in _early_shares(obs, latency).items()} if pk else {}
+    if statistic == "per-kind":
+        shares = _own_gap_shares(obs, overhead, latency)
+    else:
+        shares = {key: pickup * x for key, x in _early_shares(obs, latency).items()} if pk else {}
     costs = Costs(f=tuple(f), b=tuple(b), i=tuple(i), w=tuple(w), comm=latency, unit=timeline.unit,
                   name=tr("calibrate.costs_name", source=timeline.source or tr("calibrate.a_measured_step")),
                   extra={"overhead": overhead, "pickup": pickup})
@@ -506,17 +588,19 @@ def calibrated_simulation(
 ) -> Timeline:
     """Simulate ``schedule`` with the costs calibrated from ``timeline``; return compute-only spans.
 
-    Each simulated slot is the overhead, the stage's pickup share for that kind
-    (``report.pickup_shares``; 0 when the step has no pickup) and then the action's mean
+    Each simulated slot is the overhead, the stage's share for that kind
+    (``report.pickup_shares``: the pickup, or with ``"per-kind"`` its own extra gaps; 0 when
+    none) and then the action's mean
     duration; the returned timeline keeps only the action part (the slot's end minus the
     mean duration), like the measurement, so their bubble ratios compare directly. It is
     :func:`bubblekit.simulate` with ``costs`` plus the shares. ``costs`` / ``report``
     reuse an earlier :func:`calibrate`.
 
-    The shares explain the measured run: they are specific to its schedule and m (see
-    the module doc). To simulate another schedule from a calibration, simulate
-    ``costs`` itself, or use :func:`jitter_simulation`, whose per-action pickup rule
-    transfers.
+    ``schedule`` may be the measured schedule at another m (a prediction: the shares are
+    per-action rates of a stage and kind; ``benchmarks/bench_calibration.py`` measures it
+    from m = 4 to m = 8). They do not carry over to another schedule (see the module doc):
+    there simulate ``costs`` itself, or use :func:`jitter_simulation`, whose per-action
+    pickup rule transfers.
     """
     if costs is None or report is None:
         costs, report = calibrate(timeline, schedule)
@@ -822,7 +906,7 @@ def compare_measured(
     m: int | None = None,
     v: int | None = None,
     *,
-    statistic: str = "median",
+    statistic: str = DEFAULT_STATISTIC,
     draws: int = 30,
     seed: int = 0,
 ) -> Comparison:
@@ -834,14 +918,15 @@ def compare_measured(
             executed orders themselves.
         p, m, v: for a name: ranks (default: the timeline's), microbatches (default: the
             largest microbatch seen + 1) and chunks per rank (default: stages / ranks).
-        statistic: how overhead, latency and pickup are summarised (see :func:`calibrate`;
-            the median by default).
+        statistic: how overhead, latency, pickup and stalls are summarised (one of
+            :data:`STATISTICS`, see :func:`calibrate`; ``"per-kind"`` by default).
         draws, seed: for the jitter row (:func:`jitter_simulation`).
 
     Rows (keys in brackets), each adding one effect: the formula [formula]; the simulator
     with textbook costs, F = 1 and B = 2 slots [textbook]; with the measured mean durations
     per stage and kind [durations]; plus the overhead [overhead]; plus the latency
-    [latency]; plus the pickup, charged per stage (= the calibrated simulation, see
+    [latency]; plus the pickup (with ``"per-kind"``: each stage's own extra gaps, pickups
+    and stalls), charged per stage (= the calibrated simulation, see
     :func:`calibrated_simulation`; the explanation lists the charge per stage and kind,
     e.g. ``1F 3.254`` ms before every forward of stage 1) [calibrated]; with durations and
     gaps drawn from the measured ones (jitter, stalls: a statistical model) [jitter]; a
@@ -894,8 +979,10 @@ def compare_measured(
                     tr("calibrate.why.durations")))
     sim_o = _compute_only(simulate(sched, costs.with_(comm=0)), sched.orders, oh, "durations + overhead")
     tls["overhead"] = sim_o
+    own = report.statistic == "per-kind"
+    oh_stat = "median" if own else report.statistic
     rows.append(Row("overhead", tr("calibrate.row.overhead", x=oh, u=u), sim_o.bubble_ratio, float(sim_o.makespan),
-                    tr("calibrate.why.overhead", stat=tr(f"calibrate.stat.{report.statistic}"))))
+                    tr("calibrate.why.overhead", stat=tr(f"calibrate.stat.{oh_stat}"))))
     sim_l = _compute_only(simulate(sched, costs), sched.orders, oh, "durations + overhead + latency")
     tls["latency"] = sim_l
     rows.append(Row("latency", tr("calibrate.row.latency", x=lat, u=u), sim_l.bubble_ratio, float(sim_l.makespan),
@@ -904,8 +991,9 @@ def compare_measured(
     tls["calibrated"] = sim_c
     shares = {k: x for k, x in report.pickup_shares.items() if x}
     what = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else tr("calibrate.none")
-    rows.append(Row("calibrated", tr("calibrate.row.calibrated", x=pk, u=u), sim_c.bubble_ratio, float(sim_c.makespan),
-                    tr("calibrate.why.calibrated", what=what)))
+    label = tr("calibrate.row.calibrated_own") if own else tr("calibrate.row.calibrated", x=pk, u=u)
+    why = tr("calibrate.why.calibrated_own" if own else "calibrate.why.calibrated", what=what)
+    rows.append(Row("calibrated", label, sim_c.bubble_ratio, float(sim_c.makespan), why))
     jit = jitter_simulation(timeline, sched, draws=draws, seed=seed)
     tls["jitter"] = jit.timeline
     rows.append(Row("jitter", tr("calibrate.row.jitter", draws=draws), jit.bubble_ratio,
@@ -965,3 +1053,343 @@ def predict(costs: Costs, schedule: str, p: int, ms: Sequence[int], *, v: int | 
                  title=tr("calibrate.predict.title" if costs.name else "calibrate.predict.title_given",
                           name=entry.display_name, p=p, costs=costs.name),
                  note=tr("calibrate.predict.note"))
+
+
+# ------------------------------------------------------------------ the statistics, measured side by side
+
+#: The format tag of a calibration benchmark's data file (:func:`load_benchmark`).
+BENCHMARK_FORMAT = "bubblekit-calibration-benchmark/1"
+
+#: Within this many (as a fraction of the step) of the measured bubble ratio counts as a hit.
+BENCHMARK_TOLERANCE = 0.05
+
+register({
+    # the calibration benchmark's tables (lesson 06; benchmarks/bench_calibration.py); column keys stay English
+    "calibrate.bench.run": {"en": "run", "zh": "运行"},
+    "calibrate.bench.kind": {"en": "kind", "zh": "来源"},
+    "calibrate.bench.real": {"en": "lab run", "zh": "真实运行"},
+    "calibrate.bench.sample": {"en": "recorded sample", "zh": "录制样例"},
+    "calibrate.bench.measured": {"en": "measured", "zh": "实测"},
+    "calibrate.bench.statistic": {"en": "statistic", "zh": "统计量"},
+    "calibrate.bench.within": {"en": "within {tol:.2f}", "zh": "误差 ≤ {tol:.2f}"},
+    "calibrate.bench.mean_gap": {"en": "mean |gap|", "zh": "平均 |误差|"},
+    "calibrate.bench.worst": {"en": "worst |gap|", "zh": "最大 |误差|"},
+    "calibrate.bench.default": {"en": "default", "zh": "默认"},
+    "calibrate.bench.runs_note": {"en": "calibrated - measured bubble_ratio, per statistic; {where}",
+                                  "zh": "各统计量校准结果与实测 bubble_ratio（气泡比例）之差；{where}"},
+    "calibrate.bench.summary_note": {"en": "{n} steps ({which}); {where}", "zh": "共 {n} 步（{which}）；{where}"},
+    "calibrate.bench.which.all": {"en": "lab runs and recorded samples", "zh": "真实运行和录制样例"},
+    "calibrate.bench.which.real": {"en": "lab runs", "zh": "真实运行"},
+    "calibrate.bench.which.sample": {"en": "recorded samples", "zh": "录制样例"},
+    "calibrate.bench.from": {"en": "calibrated from", "zh": "校准所用的步"},
+    "calibrate.bench.to": {"en": "predicted", "zh": "预测的步"},
+    "calibrate.bench.predicted": {"en": "predicted", "zh": "预测"},
+    "calibrate.bench.gap": {"en": "gap", "zh": "误差"},
+    "calibrate.bench.pred_note": {"en": "calibrated on the first run (statistic: {stat}), simulated at the second's m, "
+                                        "compared with its measured bubble_ratio; {where}",
+                                  "zh": "用第一次运行校准（统计量：{stat}），按第二次运行的 m 模拟，"
+                                        "再与它实测的 bubble_ratio（气泡比例）比较；{where}"},
+    "calibrate.bench.where": {"en": "measured {when} on {machine} ({condition}), load average {load_start} at start, "
+                                    "{load_end} at end",
+                              "zh": "{when} 在 {machine}（{condition}）上测得，开始时负载均值 {load_start}，结束时 {load_end}"},
+    "calibrate.bench.busy": {"en": "busy with other jobs", "zh": "同时在跑其他任务"},
+    "calibrate.bench.quiet": {"en": "quiet", "zh": "空闲"},
+    "calibrate.bench.unknown": {"en": "load unknown", "zh": "负载未知"},
+})
+
+
+@dataclass(frozen=True)
+class BenchmarkCase:
+    """One measured step of a calibration benchmark.
+
+    Attributes:
+        name: how tables name it (``"1F1B m=4 #1"``, ``"1f1b-p2-m4"``).
+        kind: ``"real"`` (a lab run of this benchmark) or ``"sample"`` (a shipped recording).
+        schedule: the schedule that ran (bubblekit's, pairs split as the runtime ran them).
+        step: the measured step (ms), the one every statistic is calibrated on.
+        bubble_ratios: every measured step's bubble ratio of that run (for the record).
+    """
+
+    name: str
+    kind: str
+    schedule: Schedule
+    step: Timeline
+    bubble_ratios: tuple[float, ...] = ()
+
+
+def calibration_gaps(step: Timeline, schedule: Schedule,
+                     statistics_: Sequence[str] = STATISTICS) -> dict[str, float]:
+    """Per statistic: the calibrated simulation's bubble ratio minus the measured one (a fraction of the step).
+
+    :func:`calibrate` then :func:`calibrated_simulation` on ``step`` with each statistic.
+    Used by :func:`benchmark` (lesson 06, ``benchmarks/bench_calibration.py``).
+    """
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a bubblekit Schedule, got {type(schedule).__name__}")
+    out: dict[str, float] = {}
+    for name in statistics_:
+        costs, report = calibrate(step, schedule, statistic=name)
+        out[name] = calibrated_simulation(step, schedule, costs, report).bubble_ratio - step.bubble_ratio
+    return out
+
+
+def prediction_gaps(source: BenchmarkCase, target: BenchmarkCase,
+                    statistics_: Sequence[str] = STATISTICS) -> dict[str, float]:
+    """Per statistic: calibrate on ``source``'s step, simulate ``target``'s schedule, minus ``target``'s measured bubble.
+
+    The prediction of another m: the calibration's costs and per-action shares
+    (:func:`calibrated_simulation` with ``target.schedule``). The two schedules must have
+    the same stages. Used by :func:`benchmark`.
+    """
+    for name, case in (("source", source), ("target", target)):
+        if not isinstance(case, BenchmarkCase):
+            raise TypeError(f"{name} must be a BenchmarkCase, got {type(case).__name__}")
+    if source.schedule.n_stages != target.schedule.n_stages:
+        raise ValueError(f"cannot predict {target.name} from {source.name}: {target.schedule.n_stages} stages, "
+                         f"not {source.schedule.n_stages}")
+    out: dict[str, float] = {}
+    for name in statistics_:
+        costs, report = calibrate(source.step, source.schedule, statistic=name)
+        sim = calibrated_simulation(source.step, target.schedule, costs, report)
+        out[name] = sim.bubble_ratio - target.step.bubble_ratio
+    return out
+
+
+def _f3(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _signed3(x: float) -> str:
+    return f"{x:+.3f}"
+
+
+def _load_text(load: Any) -> str:
+    if isinstance(load, (list, tuple)) and load:
+        return "/".join(f"{float(x):.2f}" for x in load)
+    return "?"
+
+
+@dataclass
+class CalibrationBenchmark:
+    """Every statistic of :func:`calibrate` on the same measured steps: how far each lands from the measurement.
+
+    Attributes:
+        cases: the measured steps (:class:`BenchmarkCase`).
+        gaps: per case (same order), ``{statistic: calibrated - measured}``.
+        predictions: ``(source index, target index, {statistic: predicted - measured})`` for
+            each prediction of another m.
+        meta: where and when it was measured (``when``, ``machine``, ``cores``, ``load_start``,
+            ``load_end`` (1, 5 and 15 minute load averages), ``command``, ``torch``).
+        tolerance: what counts as a hit (:data:`BENCHMARK_TOLERANCE`).
+
+    :meth:`summary` / :meth:`runs_table` / :meth:`predictions_table` render it; :meth:`best`
+    names the statistic closest to the measurement over the whole set. Used in lesson 06.
+    """
+
+    cases: list[BenchmarkCase]
+    gaps: list[dict[str, float]]
+    predictions: list[tuple[int, int, dict[str, float]]]
+    meta: dict[str, Any]
+    tolerance: float = BENCHMARK_TOLERANCE
+
+    @property
+    def busy(self) -> bool | None:
+        """Whether the machine was busy: a 1-minute load average above half its cores at the start or
+        the end (``None`` when the data has no load averages or core count)."""
+        cores, loads = self.meta.get("cores"), [self.meta.get("load_start"), self.meta.get("load_end")]
+        if not isinstance(cores, int) or cores < 1 or not all(isinstance(x, list) and x for x in loads):
+            return None
+        return max(float(x[0]) for x in loads) > cores / 2  # type: ignore[index]
+
+    def _where(self) -> str:
+        m = self.meta
+        condition = {True: "busy", False: "quiet", None: "unknown"}[self.busy]
+        return tr("calibrate.bench.where", when=m.get("when", "?"), machine=m.get("machine", "?"),
+                  condition=tr(f"calibrate.bench.{condition}"),
+                  load_start=_load_text(m.get("load_start")), load_end=_load_text(m.get("load_end")))
+
+    def _selected(self, which: str) -> list[int]:
+        if which not in ("all", "real", "sample"):
+            raise ValueError(f"which must be 'all', 'real' or 'sample', got {which!r}")
+        return [k for k, c in enumerate(self.cases) if which == "all" or c.kind == which]
+
+    def scores(self, which: str = "all") -> dict[str, tuple[int, int, float, float]]:
+        """Per statistic: (hits within the tolerance, steps, mean |gap|, worst |gap|) over ``which`` steps."""
+        chosen = self._selected(which)
+        out: dict[str, tuple[int, int, float, float]] = {}
+        for name in STATISTICS:
+            xs = [abs(self.gaps[k][name]) for k in chosen if name in self.gaps[k]]
+            if xs:
+                out[name] = (sum(x <= self.tolerance for x in xs), len(xs), statistics.fmean(xs), max(xs))
+        return out
+
+    def best(self, which: str = "all") -> str:
+        """The statistic with the most steps within the tolerance, then the smallest mean |gap|."""
+        scores = self.scores(which)
+        if not scores:
+            raise ValueError(f"the benchmark has no {which!r} steps")
+        return min(scores, key=lambda s: (-scores[s][0], scores[s][2]))
+
+    def prediction_hits(self, statistic: str = DEFAULT_STATISTIC) -> tuple[int, int]:
+        """How many predictions of another m land within the tolerance with ``statistic``, of how many."""
+        if statistic not in STATISTICS:
+            raise ValueError(f"statistic must be one of {', '.join(repr(x) for x in STATISTICS)}, got {statistic!r}")
+        xs = [abs(g[statistic]) for _, _, g in self.predictions if statistic in g]
+        return sum(x <= self.tolerance for x in xs), len(xs)
+
+    def summary(self, which: str = "all") -> Table:
+        """One row per statistic: steps within the tolerance, mean and worst |gap| (``which``: all, real, sample)."""
+        scores = self.scores(which)
+        rows = [{"statistic": tr(f"calibrate.stat.{s}") + (f" ({tr('calibrate.bench.default')})"
+                                                             if s == DEFAULT_STATISTIC else ""),
+                 "within": f"{hit} / {n}", "mean |gap|": mean, "worst": worst}
+                for s, (hit, n, mean, worst) in scores.items()]
+        n = len(self._selected(which))
+        return Table(rows, formats={"mean |gap|": _f3, "worst": _f3},
+                     headers={"statistic": tr("calibrate.bench.statistic"),
+                              "within": tr("calibrate.bench.within", tol=self.tolerance),
+                              "mean |gap|": tr("calibrate.bench.mean_gap"), "worst": tr("calibrate.bench.worst")},
+                     note=tr("calibrate.bench.summary_note", n=n, which=tr(f"calibrate.bench.which.{which}"),
+                             where=self._where()))
+
+    def runs_table(self) -> Table:
+        """One row per step: its measured bubble ratio and each statistic's gap (calibrated - measured)."""
+        rows = []
+        for case, g in zip(self.cases, self.gaps):
+            row: dict[str, Any] = {"run": case.name, "kind": tr(f"calibrate.bench.{case.kind}"),
+                                   "measured": case.step.bubble_ratio}
+            row.update({s: g.get(s) for s in STATISTICS})
+            rows.append(row)
+        fmt = dict.fromkeys(STATISTICS, _signed3)
+        return Table(rows, formats={"measured": _f3, **fmt},
+                     headers={"run": tr("calibrate.bench.run"), "kind": tr("calibrate.bench.kind"),
+                              "measured": tr("calibrate.bench.measured"),
+                              **{s: tr(f"calibrate.stat.{s}") for s in STATISTICS}},
+                     note=tr("calibrate.bench.runs_note", where=self._where()))
+
+    def predictions_table(self, statistic: str = DEFAULT_STATISTIC) -> Table:
+        """One row per prediction of another m: the two runs, measured, predicted, the gap."""
+        if statistic not in STATISTICS:
+            raise ValueError(f"statistic must be one of {', '.join(repr(x) for x in STATISTICS)}, got {statistic!r}")
+        rows = []
+        for i, j, g in self.predictions:
+            measured = self.cases[j].step.bubble_ratio
+            rows.append({"from": self.cases[i].name, "to": self.cases[j].name, "measured": measured,
+                         "predicted": measured + g[statistic], "gap": g[statistic]})
+        return Table(rows, formats={"measured": _f3, "predicted": _f3, "gap": _signed3},
+                     headers={"from": tr("calibrate.bench.from"), "to": tr("calibrate.bench.to"),
+                              "measured": tr("calibrate.bench.measured"), "predicted": tr("calibrate.bench.predicted"),
+                              "gap": tr("calibrate.bench.gap")},
+                     note=tr("calibrate.bench.pred_note", stat=tr(f"calibrate.stat.{statistic}"), where=self._where()))
+
+
+def benchmark(cases: Sequence[BenchmarkCase], predictions: Sequence[tuple[int, int]] = (), *,
+              meta: dict[str, Any] | None = None) -> CalibrationBenchmark:
+    """Calibrate every case with every statistic (:func:`calibration_gaps`) and make the predictions.
+
+    Args:
+        cases: the measured steps.
+        predictions: pairs ``(source, target)`` of indices into ``cases``: calibrate on the
+            source, predict the target (same schedule, another m).
+        meta: where and when the steps were measured (see :class:`CalibrationBenchmark`).
+
+    Used by ``benchmarks/bench_calibration.py`` and :func:`load_benchmark` (lesson 06).
+    """
+    cases = list(cases)
+    if not cases:
+        raise ValueError("cases must hold at least one measured step")
+    for k, c in enumerate(cases):
+        if not isinstance(c, BenchmarkCase):
+            raise TypeError(f"cases[{k}] must be a BenchmarkCase, got {type(c).__name__}")
+    pairs: list[tuple[int, int, dict[str, float]]] = []
+    for pair in predictions:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, int) for x in pair)
+                and all(0 <= x < len(cases) for x in pair)):
+            raise ValueError(f"each prediction must be a pair of indices into cases (0..{len(cases) - 1}), got {pair!r}")
+        pairs.append((pair[0], pair[1], prediction_gaps(cases[pair[0]], cases[pair[1]])))
+    gaps = [calibration_gaps(c.step, c.schedule) for c in cases]
+    return CalibrationBenchmark(cases, gaps, pairs, dict(meta or {}))
+
+
+def step_record(step: Timeline) -> dict[str, Any]:
+    """A measured step as JSON-able data (starts, ends in the step's unit; actions as text), for a benchmark file."""
+    if not isinstance(step, Timeline):
+        raise TypeError(f"step must be a bubblekit Timeline, got {type(step).__name__}")
+    rows = [step.arrays(r) for r in range(step.p)]
+    return {"unit": step.unit, "starts": [[float(x) for x in s] for s, _, _ in rows],
+            "ends": [[float(x) for x in e] for _, e, _ in rows],
+            "actions": [[str(a) for a in labels] for _, _, labels in rows]}
+
+
+def _step_from_record(data: dict[str, Any], source: str) -> Timeline:
+    from bubblekit.actions import parse_action
+
+    labels = [[parse_action(a) for a in row] for row in data["actions"]]
+    return Timeline(data["starts"], data["ends"], labels, unit=str(data.get("unit", "ms")), source=source)
+
+
+def shipped_sample_cases() -> list[BenchmarkCase]:
+    """The shipped recordings (``bk.traces.sample_names()``), each its profiled step, as benchmark cases."""
+    from bubblekit.analysis import traces
+
+    out = []
+    for name in traces.sample_names():
+        info = traces.sample_info(name)
+        cfg = info["config"]
+        v = int(cfg.get("v") or 1)
+        sched = build_schedule(info["bubblekit"], int(cfg["ranks"]), int(cfg["microbatches"]), v if v > 1 else None)
+        if sched.has_pairs:
+            sched = sched.split_pairs()
+        step = traces.read_trace(traces.sample_trace(name))
+        out.append(BenchmarkCase(name, "sample", sched, step, tuple(info.get("measured_bubble_ratios", ()))))
+    return out
+
+
+#: The benchmark data shipped with bubblekit: the lab runs of ``benchmarks/bench_calibration.py``.
+BENCHMARK_DATA = "calibration_benchmark.json"
+
+
+def benchmark_from_data(data: dict[str, Any], *, samples: bool = True) -> CalibrationBenchmark:
+    """The benchmark of a data record (the JSON of ``benchmarks/bench_calibration.py --save-data``), recomputed.
+
+    Rebuilds each lab run's measured step and schedule, adds the shipped recordings when
+    ``samples`` (:func:`shipped_sample_cases`) and calls :func:`benchmark`. Used by
+    :func:`load_benchmark` and the benchmark script.
+    """
+    if not isinstance(data, dict) or data.get("format") != BENCHMARK_FORMAT:
+        raise ValueError(f"not a calibration benchmark record (expected format {BENCHMARK_FORMAT!r})")
+    cases = []
+    try:
+        for run in data["runs"]:
+            v = int(run.get("v") or 1)
+            sched = build_schedule(run["bubblekit"], int(run["p"]), int(run["m"]), v if v > 1 else None)
+            if sched.has_pairs:
+                sched = sched.split_pairs()
+            cases.append(BenchmarkCase(run["name"], "real", sched, _step_from_record(run["step"], run["name"]),
+                                       tuple(run.get("bubble_ratios", ()))))
+        pairs = [(int(a), int(b)) for a, b in data.get("predictions", [])]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"a calibration benchmark record with a malformed run or prediction: {exc!r}") from exc
+    if samples:
+        cases.extend(shipped_sample_cases())
+    return benchmark(cases, pairs, meta=data.get("meta", {}))
+
+
+def load_benchmark(path: str | Any | None = None, *, samples: bool = True) -> CalibrationBenchmark:
+    """Read a benchmark's lab runs (default: the data shipped with bubblekit) and recompute every statistic.
+
+    The file (``benchmarks/bench_calibration.py --save-data``) holds each run's measured
+    step and configuration and where and when it ran; the gaps are computed here, by this
+    bubblekit, so a change in :func:`calibrate` shows in the table. ``samples`` adds the
+    shipped recordings (:func:`shipped_sample_cases`). No torch needed. Used in lesson 06.
+    """
+    import json
+    from pathlib import Path
+
+    file = Path(__file__).resolve().parents[1] / "data" / BENCHMARK_DATA if path is None else Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"no calibration benchmark data at {file}")
+    try:
+        return benchmark_from_data(json.loads(file.read_text(encoding="utf-8")), samples=samples)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{file} is not a readable calibration benchmark file: {exc}") from exc
