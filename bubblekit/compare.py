@@ -434,3 +434,12 @@ def facts(names: Sequence[str], p: int = 4, *, up_to: int = 16) -> Table:
                                 "m_rule": tr("compare.facts.m_rule"), "refused": tr("compare.facts.refused", up_to=up_to, p=p),
                                 "bubble": "bubble_ratio", "peak": tr("compare.peak"), "torch": tr("compare.facts.torch")},
                  title=tr("compare.facts.title"))
+
+
+# ``bk.compare`` is the function above; its relatives are reachable through it, so that a lesson
+# imports only ``bubblekit as bk`` and writes ``bk.compare.sweep(...)``, ``bk.compare.per_rank(...)``,
+# ``bk.compare.comm_models(...)`` and ``bk.compare.facts(...)`` (lessons 04 and 05).
+compare.per_rank = per_rank  # type: ignore[attr-defined]
+compare.sweep = sweep  # type: ignore[attr-defined]
+compare.comm_models = comm_models  # type: ignore[attr-defined]
+compare.facts = facts  # type: ignore[attr-defined]

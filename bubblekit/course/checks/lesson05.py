@@ -73,8 +73,14 @@ def _best_v() -> int:
 
 
 def hide_floor(p: int = 3, m: int = 6) -> Any:
-    """(m + p - 1)(f + b) + 2(p - 1) comm for F = 1, B = 2, comm = HIDE_COMM: the shortest step of a schedule
-    with one stage per rank (lesson 05, section 3; schedules with several chunks per rank can beat it)."""
+    """(m + p - 1)(f + b) + 2(p - 1) comm, in slots, for F = 1, B = 2, comm = HIDE_COMM (lesson 05, section 3).
+
+    The shortest step of a schedule with one stage per rank, equal stages and a **fused** backward (each
+    backward one ``B``): the first microbatch crosses p - 1 links forward, the last rank has m(f + b) of
+    work, and the last gradient climbs p - 1 links back paying a whole B per stage. It is not a floor
+    for a split backward (``I`` + ``W``: ZB-H1 and ZB-H2 run below it, ZB-H1 at 1F1B's largest peak)
+    nor for several chunks per rank (interleaved 1F1B).
+    """
     return (m + p - 1) * 3 + 2 * (p - 1) * HIDE_COMM
 
 
@@ -97,7 +103,11 @@ register({
 
 
 def _compare_hidden(answer: Any, expected: Any) -> Graded:
-    """A legal p=3, m=6 schedule that reaches :func:`hide_floor` with at most HIDE_CAP activations per rank.
+    """A legal p=3, m=6 schedule with one stage per rank that finishes by :func:`hide_floor`, within HIDE_CAP.
+
+    Both defensible answers are accepted: fused backwards (``F``/``B``, extra warm-up forwards: exactly at
+    the floor) and a split backward (``I``/``W``, I = W = 1, which can run below the floor, as ZB-H1 does).
+    Several chunks per rank are refused (the exercise is about one stage per rank).
 
     Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``) (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
     """
@@ -127,9 +137,10 @@ HIDE_HINTS = (
     msg("Start from 1F1B for p=3, m=6 and give the ranks that wait for gradients one more forward to run while they wait.",
         "从 p=3, m=6 的 1F1B 出发，让等梯度的 rank 在等待期间多跑一个前向。"),
     msg("Rank 0 waits longest for its first gradient: let it start one more forward than 1F1B before its "
-        "first backward, and rank 1 too, within the cap of 4.",
+        "first backward, and rank 1 too, within the cap of 4 (or split each B into I and W and move the W "
+        "passes into the waits).",
         "rank 0 等第一个梯度等得最久：让它在第一个反向之前比 1F1B 多启动一个前向，rank 1 也一样，但不超过 4 "
-        "的上限。"),
+        "的上限（或者把每个 B 拆成 I 和 W，把 W 挪进等待的空隙）。"),
 )
 
 

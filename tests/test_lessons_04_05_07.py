@@ -1,0 +1,99 @@
+"""The claims of lessons 04, 05 and 07 that the lessons' check cells rely on, and exercise 05.4's grading.
+
+Lesson 05 says (section 3) that (m+p-1)(f+b) + 2(p-1)·comm bounds a schedule with one stage per rank only
+while each backward is one fused pass; a split backward (ZB-H1, ZB-H2) runs below it. Exercise 05.4 asks
+for a schedule that reaches that floor within a memory cap: its check accepts each defensible answer (fused
+backwards at the floor, a split backward below it) and refuses the wrong ones, each with its reason.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import bubblekit as bk
+from bubblekit.course.checks import check, lesson05
+
+FUSED_EXTRA = (
+    "rank 0: 0F0 0F1 0F2 0F3 0B0 0F4 0B1 0F5 0B2 0B3 0B4 0B5\n"
+    "rank 1: 1F0 1F1 1F2 1B0 1F3 1B1 1F4 1B2 1F5 1B3 1B4 1B5\n"
+    "rank 2: 2F0 2B0 2F1 2B1 2F2 2B2 2F3 2B3 2F4 2B4 2F5 2B5\n"
+)
+
+
+def _floor(p: int, m: int, comm: Fraction) -> Fraction:
+    """(m + p - 1)(f + b) + 2(p - 1) comm with f = 1, b = 2 (slots)."""
+    return (m + p - 1) * 3 + 2 * (p - 1) * comm
+
+
+# ----------------------------------------------------------------------------- lesson 05, section 3
+
+@pytest.mark.parametrize("p, m", [(2, 4), (3, 6), (4, 8), (4, 12), (6, 12)])
+@pytest.mark.parametrize("comm", [Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(1)])
+def test_no_fused_schedule_with_one_stage_per_rank_beats_the_floor(p: int, m: int, comm: Fraction) -> None:
+    costs = bk.Costs(f=1, b=2, comm=comm)
+    for name in ("gpipe", "1f1b"):
+        assert bk.simulate(bk.schedule(name, p, m), costs).makespan >= _floor(p, m, comm)
+    assert bk.simulate(bk.schedule("gpipe", p, m), costs).makespan == _floor(p, m, comm)
+
+
+def test_a_split_backward_beats_the_fused_floor_at_1f1b_peak() -> None:
+    """The audit's table (p = 4, m = 8, F = I = W = 1): ZB-H1 30.0 against the floor's 34.5 at comm = 1/4."""
+    p, m = 4, 8
+    split = bk.Costs(f=1, i=1, w=1)
+    one_peak = bk.simulate(bk.schedule("1f1b", p, m), split).max_peak_activations
+    for comm, zb_h1_below in ((Fraction(1, 10), True), (Fraction(1, 4), True), (Fraction(1, 2), True), (1, False)):
+        c = split.with_(comm=comm)
+        h1 = bk.simulate(bk.schedule("zb-h1", p, m), c)
+        h2 = bk.simulate(bk.schedule("zb-h2", p, m), c)
+        assert (h1.makespan < _floor(p, m, comm)) is zb_h1_below
+        assert h2.makespan < _floor(p, m, comm)
+        assert h1.max_peak_activations == one_peak == p and h2.max_peak_activations == 2 * p - 1
+    at_quarter = bk.simulate(bk.schedule("zb-h1", p, m), split.with_(comm=Fraction(1, 4))).makespan
+    assert (at_quarter, _floor(p, m, Fraction(1, 4))) == (30, Fraction(69, 2))
+
+
+def test_hide_floor_is_the_fused_floor() -> None:
+    assert lesson05.hide_floor() == _floor(3, 6, lesson05.HIDE_COMM) == 25
+    assert "fused" in (lesson05.hide_floor.__doc__ or "")
+
+
+# ----------------------------------------------------------------------------- exercise 05.4
+
+def test_05_4_accepts_fused_backwards_at_the_floor() -> None:
+    assert check("05.4", FUSED_EXTRA)
+    r = bk.simulate(bk.Schedule.from_text(FUSED_EXTRA), bk.Costs(f=1, b=2, comm=lesson05.HIDE_COMM))
+    assert r.makespan == lesson05.hide_floor() and r.max_peak_activations <= lesson05.HIDE_CAP
+
+
+def test_05_4_accepts_a_split_backward_below_the_floor() -> None:
+    zb = bk.schedule("zb-h1", 3, 6)
+    r = bk.simulate(zb, bk.Costs(f=1, b=2, comm=lesson05.HIDE_COMM))
+    assert r.makespan < lesson05.hide_floor() and r.max_peak_activations <= lesson05.HIDE_CAP
+    assert check("05.4", zb.to_text())
+    assert check("05.4", zb)                       # a built schedule is read too
+
+
+@pytest.mark.parametrize("answer, kind_word", [
+    (bk.schedule("1f1b", 3, 6).to_text(), "critical path"),      # legal, within memory, too slow
+    (bk.schedule("gpipe", 3, 6).to_text(), "at most 4"),         # at the floor, over the cap
+    (bk.schedule("zb-h2", 3, 6).to_text(), "at most 4"),         # below the floor, over the cap
+    (bk.schedule("interleaved", 3, 6, 2).to_text(), "one stage per rank"),
+    ("rank 0: 0F0 0B0\nrank 1: 1B0 1F0\n", "p=3"),
+])
+def test_05_4_refuses_wrong_answers_with_their_reason(answer: str, kind_word: str) -> None:
+    res = check("05.4", answer)
+    assert not res
+    assert kind_word in res.detail
+
+
+def test_05_4_refuses_a_deadlock() -> None:
+    swapped = FUSED_EXTRA.replace("2F0 2B0 2F1 2B1", "2F0 2B1 2F1 2B0")
+    res = check("05.4", swapped)
+    assert not res and "deadlock" in res.detail
+
+
+def test_05_4_feedback_never_states_the_floor() -> None:
+    res = check("05.4", bk.schedule("1f1b", 3, 6).to_text())
+    assert str(lesson05.hide_floor()) not in res.detail.replace("53/2", "")
