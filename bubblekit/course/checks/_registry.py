@@ -609,8 +609,9 @@ def _grade(ex: Exercise, answer: Any, expected: Any) -> tuple[Verdict, str]:
         return verdict, ""
     for mistake in ex.mistakes:
         try:
+            # close_from=2: one significant digit is too few to tell which mistake was made (policy)
             seen = grade(answer, mistake.value(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol,
-                         fraction_of=ex.fraction_of)
+                         fraction_of=ex.fraction_of, close_from=2)
         except Exception as err:
             raise RuntimeError(f"exercise {ex.id}: a mistake's value failed ({type(err).__name__}); "
                                f"this is a bug in {ex.origin}, not in your answer") from None
