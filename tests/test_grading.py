@@ -473,7 +473,7 @@ def test_every_exercise_has_a_nudge_and_a_more_specific_hint() -> None:
     ("10.18", bk.bubble_ratio(32, 8), "p and m swapped"),
     ("00.1", 1 - bk.bubble_ratio(4, 8), "busy share"),
     ("02.0", (5 - 1) * 3, "one hop too many"),
-    ("02.0", (3 - 1) * 3, "one hop too few"),
+    ("02.0", (3 - 1) * 3, "misses part of the wait"),  # 6: a hop too few, or the backward trip alone: not "one hop"
     ("02.2", (7 - 1) * 3, "one hop too many"),
     ("05.1", (bk.bubble_ratio(4, 4), bk.bubble_ratio(4, 32)), "p = 4"),
     ("04.1", (6, 12), "wrong order"),
