@@ -159,6 +159,8 @@ def test_percent_strings_are_accepted_where_the_answer_is_a_fraction(id: str, di
 @pytest.mark.parametrize("factor", [1.02, 0.98])
 def test_two_percent_off_is_too_high_or_too_low(id: str, factor: float) -> None:
     expected = REGISTRY[id].expected()
+    if REGISTRY[id].rel_tol >= 0.01:  # an estimate (10.37: within 5 %): twice its tolerance off instead
+        factor = 1 + (factor - 1) / 0.02 * 2 * REGISTRY[id].rel_tol
     for path, x in _leaves(expected):
         if x == 0:
             continue
