@@ -119,6 +119,21 @@ from bubblekit.course.checks._registry import (
     reset_progress,
 )
 
+def __getattr__(name: str) -> object:
+    """``bk.checks.lesson10`` (any ``lessonNN`` module) without importing it first: loaded on first use."""
+    import re
+
+    if re.fullmatch(r"lesson\d{2}", name):
+        import importlib
+
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":  # a lesson module that exists but fails: show why
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "check",
     "require",
