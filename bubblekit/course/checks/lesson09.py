@@ -72,6 +72,46 @@ register({
 })
 
 
+def _id_ranges(items: list) -> str:  # type: ignore[type-arg]
+    """The questions' ids as runs of neighbours in the bank: ``'10.28–10.34, 10.43–10.44'``."""
+    from bubblekit.course.checks import lesson10
+
+    runs: list[list[int]] = []
+    for k in (lesson10.BANK.index(item) for item in items):
+        if runs and runs[-1][1] == k - 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return ", ".join(lesson10.BANK[a].id + (f"–{lesson10.BANK[b].id}" if b > a else "") for a, b in runs)
+
+
+def interview_bank_table() -> bk.Table:
+    """The interview bank (``solutions/10_interview_bank.ipynb``) by category, in the bank's order.
+
+    Columns: ``category`` (in the current language), ``questions``, ``ids`` (runs of
+    neighbouring ids) and ``self-checking`` (how many a ``check`` grades). Used in lesson 09.
+    """
+    from bubblekit.course.checks import lesson10
+    from bubblekit.i18n import get_language
+
+    zh = get_language() == "zh"
+    rows = [{"category": lesson10.CATEGORIES[key][1 if zh else 0], "questions": len(items),
+             "ids": _id_ranges(items), "self-checking": sum(i.checked for i in items)}
+            for key, items in lesson10.by_category().items()]
+    return bk.Table(rows, headers={"category": tr("checks.l09.bank_category"), "questions": tr("checks.l09.bank_questions"),
+                                   "ids": tr("checks.l09.bank_ids"), "self-checking": tr("checks.l09.bank_checked")},
+                    title=tr("checks.l09.bank_title"))
+
+
+register({
+    "checks.l09.bank_category": {"en": "category", "zh": "类别"},
+    "checks.l09.bank_questions": {"en": "questions", "zh": "题数"},
+    "checks.l09.bank_ids": {"en": "ids", "zh": "题号"},
+    "checks.l09.bank_checked": {"en": "self-checking", "zh": "可自动检查"},
+    "checks.l09.bank_title": {"en": "The interview bank, in its order", "zh": "面试题库（按题库顺序）"},
+})
+
+
 @exercise("09.2", hint=(msg("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
                             "对每个 p 模拟 1F1B，微批数 m = 32 p / 16，每个流水级耗时 16/p、32/p。"),
                         msg("Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
