@@ -64,7 +64,7 @@ def test_lesson_07x_tables_match_their_comparisons() -> None:
     exact = P.dualpipe_readme_table(8, 32, bk.Costs(f=1, i=1, w=1, fb="max"))
     assert exact.column("formula") == exact.column("bubblekit")
     assert len(P.zb_table5_table()) == len(P.zb_table5_comparison())
-    assert [round(x, 1) for x in P.zero_figure1_table().column("GB per device")] == [120, 31.4, 16.6, 1.9]
+    assert [round(x, 1) for x in P.zero_figure1_table().column("gb_per_device")] == [120, 31.4, 16.6, 1.9]
     assert all(abs(d) < 0.002 for d in P.activation_formula_table().column("difference"))
     assert len(P.zb_readme_history_table()) == len(P.ZB_README_HISTORY)
 

@@ -752,14 +752,14 @@ def zb_search_table(rows: int = 3) -> Table:
 def zero_figure1_table(params: float = 7.5e9, dp: int = 64) -> Table:
     """ZeRO's Figure 1: model-state GB per device for ZeRO stages 0-3 (:func:`bubblekit.memory.model_state_bytes`).
 
-    Columns ``ZeRO stage`` and ``GB per device`` (10^9 bytes). Used in lesson 07x.
+    Columns ``ZeRO stage`` and ``gb_per_device`` (10^9 bytes; header "GB per device"). Used in lesson 07x.
     """
     from bubblekit import memory
 
-    rows = [{"ZeRO stage": z, "GB per device": sum(memory.model_state_bytes(params, dp=dp, zero=z).values()) / memory.GB}
+    rows = [{"ZeRO stage": z, "gb_per_device": sum(memory.model_state_bytes(params, dp=dp, zero=z).values()) / memory.GB}
             for z in range(4)]
-    return Table(rows, formats={"GB per device": "float2"}, note=SOURCES["zero"].cite("Figure 1"),
-                 headers={"ZeRO stage": tr("published.t.zero_stage"), "GB per device": tr("published.t.gb_per_device")})
+    return Table(rows, formats={"gb_per_device": "float2"}, note=SOURCES["zero"].cite("Figure 1"),
+                 headers={"ZeRO stage": tr("published.t.zero_stage"), "gb_per_device": tr("published.t.gb_per_device")})
 
 
 def activation_formula_table() -> Table:
