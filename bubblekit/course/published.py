@@ -17,7 +17,11 @@ Contents:
   :func:`dualpipe_readme_comparison`);
 * four training configurations for lesson 08 (:data:`CASES`): Megatron-LM's weak-scaling
   table (Narayanan et al., SC21, Table 1), BLOOM-176B, Llama 3 405B and DeepSeek-V3, with
-  :func:`case_estimate` for the bubble, the idle GPU-hours and their cost.
+  :func:`case_estimate` for the bubble (always simulated, DualPipe included: :func:`case_result`),
+  the idle GPU-hours and their cost;
+* each comparison as a :class:`~bubblekit.text.Table` for lessons 07x and 08 (one call per table,
+  headers in the learner's language): :func:`zb_readme_table`, :func:`dualpipe_readme_table`,
+  :func:`zb_table5_table`, :func:`case_worksheet`, :func:`lever_table`, ...
 
 Bubble conventions (lesson 00, README): ``bubble_ratio`` = idle / (ranks x makespan);
 ``bubble_overhead`` = idle / busy. The zero-bubble paper's *bubble rate* is a third
@@ -111,7 +115,6 @@ register({
                                  "zh": "把 DualPipe 对半切：PP 个流水级排成 V 形放在 PP/2 个 rank 上，模型只有一份；"
                                        "每个设备的参数量是“2x”，只是因为设备数减半了"},
     # the four case studies (lesson 08); column keys stay English
-    "published.closed_form": {"en": "DualPipe (closed form)", "zh": "DualPipe（闭式解）"},
     "published.col.case": {"en": "case", "zh": "案例"},
     "published.col.gpus": {"en": "GPUs", "zh": "GPU 数"},
     "published.col.v_chunks": {"en": "v (chunks per rank)", "zh": "v（每个 rank 的 chunk 数）"},
