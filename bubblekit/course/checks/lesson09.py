@@ -17,8 +17,10 @@ from bubblekit.i18n import register, tr
 
 @exercise("09.1", hint=(msg("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
                             "占单步耗时的比例是 (p-1)/(m+p-1)，不是 (p-1)/m；给出精确的 Fraction。"),
-                        msg("Fraction(p - 1, m + p - 1) with p = 8, m = 4; a float is not exact.",
-                            "Fraction(p - 1, m + p - 1)，取 p = 8, m = 4；float 不是精确值。")),
+                        msg("Count the fill and drain against the whole step in units of one microbatch's slot, and "
+                            "build a Fraction from the two counts (a float is not exact).",
+                            "以一个微批的时间槽为单位，数出填充和排空占了多少、整个单步有多少，再用这两个数构造 "
+                            "Fraction（float 不是精确值）。")),
           exact=True,
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: Fraction(8 - 1, 4),
@@ -125,10 +127,10 @@ def _e092() -> int:
 @exercise("09.3", hint=(msg("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
                             "模拟 zb-h2，读 bubble_ratio：空闲时间 / (rank 数 x makespan)，两端的空闲也算在内"
                             "。"),
-                        msg("bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio counts the "
-                            "idle corners before each rank's first and after its last action.",
-                            "bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio 把"
-                            "每个 rank 第一个动作之前、最后一个动作之后的空闲都算在内。")),
+                        msg("Count every rank's idle time from the start to the end of the whole step, the corners "
+                            "before its first and after its last action included, over p x makespan.",
+                            "把每个 rank 从单步开始到结束的空闲时间都算上，包括它第一个动作之前和最后一个动作之后"
+                            "的两角，再除以 p x makespan。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.stage_span_bubble_rate(_zb_h2()),
                             msg("that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "
