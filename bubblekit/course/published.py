@@ -17,7 +17,11 @@ Contents:
   :func:`dualpipe_readme_comparison`);
 * four training configurations for lesson 08 (:data:`CASES`): Megatron-LM's weak-scaling
   table (Narayanan et al., SC21, Table 1), BLOOM-176B, Llama 3 405B and DeepSeek-V3, with
-  :func:`case_estimate` for the bubble, the idle GPU-hours and their cost.
+  :func:`case_estimate` for the bubble (always simulated, DualPipe included: :func:`case_result`),
+  the idle GPU-hours and their cost;
+* each comparison as a :class:`~bubblekit.text.Table` for lessons 07x and 08 (one call per table,
+  headers in the learner's language): :func:`zb_readme_table`, :func:`dualpipe_readme_table`,
+  :func:`zb_table5_table`, :func:`case_worksheet`, :func:`lever_table`, ...
 
 Bubble conventions (lesson 00, README): ``bubble_ratio`` = idle / (ranks x makespan);
 ``bubble_overhead`` = idle / busy. The zero-bubble paper's *bubble rate* is a third
@@ -62,6 +66,14 @@ __all__ = [
     "DUALPIPE_README",
     "dualpipe_bubble_time",
     "dualpipe_readme_comparison",
+    "zb_readme_history_table",
+    "zb_readme_table",
+    "zb_readme_notes",
+    "dualpipe_readme_table",
+    "zb_table5_table",
+    "zb_search_table",
+    "zero_figure1_table",
+    "activation_formula_table",
     "MegatronRow",
     "MEGATRON_TABLE1",
     "megatron_training_days",
@@ -69,6 +81,7 @@ __all__ = [
     "CASES",
     "CaseEstimate",
     "case_estimate",
+    "case_result",
     "case_microbatches",
     "DEFAULT_USD_PER_GPU_HOUR",
     "replace_case",
@@ -102,7 +115,6 @@ register({
                                  "zh": "把 DualPipe 对半切：PP 个流水级排成 V 形放在 PP/2 个 rank 上，模型只有一份；"
                                        "每个设备的参数量是“2x”，只是因为设备数减半了"},
     # the four case studies (lesson 08); column keys stay English
-    "published.closed_form": {"en": "DualPipe (closed form)", "zh": "DualPipe（闭式解）"},
     "published.col.case": {"en": "case", "zh": "案例"},
     "published.col.gpus": {"en": "GPUs", "zh": "GPU 数"},
     "published.col.v_chunks": {"en": "v (chunks per rank)", "zh": "v（每个 rank 的 chunk 数）"},
@@ -618,6 +630,162 @@ def dualpipe_readme_comparison(pp: int = 4, m: int = 16, costs: Costs | None = N
     return rows
 
 
+# ----------------------------------------------------------------------------- lesson 07x's tables
+#
+# The comparisons above as :class:`~bubblekit.text.Table` objects, so that lesson 07x shows each
+# published table beside bubblekit's numbers with one call (headers in the learner's language;
+# column keys stay English for the lesson's checks).
+
+register({
+    "published.t.from": {"en": "from", "zh": "起"},
+    "published.t.until": {"en": "until", "zh": "止"},
+    "published.t.method": {"en": "method", "zh": "方法"},
+    "published.t.formula": {"en": "formula", "zh": "公式"},
+    "published.t.memory": {"en": "memory", "zh": "显存"},
+    "published.t.bk_memory": {"en": "bubblekit memory", "zh": "bubblekit 显存"},
+    "published.t.messages": {"en": "messages", "zh": "消息数"},
+    "published.t.note": {"en": "note", "zh": "说明"},
+    "published.t.readme_bubble": {"en": "README bubble", "zh": "README 气泡"},
+    "published.t.parameters": {"en": "parameters", "zh": "参数显存"},
+    "published.t.activation_chunks": {"en": "activation (chunks)", "zh": "激活（chunk 数）"},
+    "published.t.devices": {"en": "devices", "zh": "设备数"},
+    "published.t.dualpipe_note": {"en": "{costs}; PP = {pp}, m = {m}, chunk times",
+                                  "zh": "{costs}；PP = {pp}，m = {m}，均为单个 chunk 的耗时"},
+    "published.t.model": {"en": "model", "zh": "模型"},
+    "published.t.schedule": {"en": "schedule", "zh": "调度"},
+    "published.t.published": {"en": "published", "zh": "论文值"},
+    "published.t.table5_note": {
+        "en": "bubble_ratio: the whole step (p × makespan); ZB-H2's corners count there and not in the paper's measure",
+        "zh": "bubble_ratio（气泡比例）按整步计算（p × makespan）：ZB-H2 首尾两角的空闲计入其中，论文的口径不计入"},
+    "published.t.search_p": {"en": "search, cap p", "zh": "搜索，上限 p"},
+    "published.t.search_2p": {"en": "search, cap 2p", "zh": "搜索，上限 2p"},
+    "published.t.zero_stage": {"en": "ZeRO stage", "zh": "ZeRO 阶段"},
+    "published.t.gb_per_device": {"en": "GB per device", "zh": "每卡显存（GB）"},
+    "published.t.measured_mib": {"en": "measured MiB", "zh": "实测 MiB"},
+    "published.t.formula_mib": {"en": "formula MiB", "zh": "公式 MiB"},
+    "published.t.difference": {"en": "difference", "zh": "相对误差"},
+})
+
+
+def zb_readme_history_table() -> Table:
+    """:data:`ZB_README_HISTORY` as a table: ``from``, ``until``, ``1F1B``, ``ZB1P``. Used in lesson 07x."""
+    return Table([{"from": a, "until": b, "1F1B": one, "ZB1P": zb} for a, b, one, zb in ZB_README_HISTORY],
+                 headers={"from": tr("published.t.from"), "until": tr("published.t.until")})
+
+
+def zb_readme_table(p: int = 8, m: int = 32) -> Table:
+    """:func:`zb_readme_comparison` as a table, one row per README method.
+
+    Columns: ``method``, ``README`` (its bubble-rate entry), ``formula`` (that entry evaluated
+    with 1F1B's B), ``bubblekit`` (the stage-span bubble rate simulated at F = I = W = 1),
+    ``memory`` (the README's activation memory), ``bubblekit memory`` (peak over 1F1B's) and
+    ``messages`` (communication volume over 1F1B's). Used in lesson 07x.
+    """
+    rows = [{"method": r.method, "README": r.published["bubble rate"], "formula": r.computed["bubble rate (README formula)"],
+             "bubblekit": r.computed["bubble rate"], "memory": r.published["activation memory"],
+             "bubblekit memory": r.computed["activation memory"], "messages": r.computed["communication volume"]}
+            for r in zb_readme_comparison(p, m)]
+    return Table(rows, formats={"formula": "percent2", "bubblekit": "percent2", "bubblekit memory": "float2"},
+                 headers={"method": tr("published.t.method"), "formula": tr("published.t.formula"),
+                          "memory": tr("published.t.memory"), "bubblekit memory": tr("published.t.bk_memory"),
+                          "messages": tr("published.t.messages")})
+
+
+def zb_readme_notes(p: int = 8, m: int = 32) -> Table:
+    """The notes of :func:`zb_readme_comparison` (what differs from the README, and why). Used in lesson 07x."""
+    return Table([{"method": r.method, "note": r.note} for r in zb_readme_comparison(p, m) if r.note],
+                 headers={"method": tr("published.t.method"), "note": tr("published.t.note")})
+
+
+def dualpipe_readme_table(pp: int = 8, m: int = 32, costs: Costs | None = None) -> Table:
+    """:func:`dualpipe_readme_comparison` as a table (``costs``: one chunk's times).
+
+    Columns: ``method``, ``README bubble`` (its expression), ``formula`` (evaluated with the
+    same chunk times), ``bubblekit`` (the largest idle time of a rank, simulated),
+    ``parameters``, ``activation (chunks)`` (peak) and ``devices``. Used in lesson 07x.
+    """
+    if costs is None:
+        costs = Costs(f=1, i=1, w=1)
+    rows = [{"method": r.method, "README bubble": r.published["bubble"],
+             "formula": r.computed["bubble (README formula, same costs)"], "bubblekit": r.computed["bubble"],
+             "parameters": r.published["parameter"], "activation (chunks)": r.computed["activation"],
+             "devices": r.computed["devices"]} for r in dualpipe_readme_comparison(pp, m, costs)]
+    return Table(rows, headers={"method": tr("published.t.method"), "README bubble": tr("published.t.readme_bubble"),
+                                "formula": tr("published.t.formula"), "parameters": tr("published.t.parameters"),
+                                "activation (chunks)": tr("published.t.activation_chunks"),
+                                "devices": tr("published.t.devices")},
+                 note=tr("published.t.dualpipe_note", costs=costs.describe(), pp=pp, m=m))
+
+
+def zb_table5_table() -> Table:
+    """:func:`zb_table5_comparison` as a table: ``model``, ``p``, ``m``, ``schedule``, ``published``,
+    ``bubblekit`` (the paper's measure) and ``bubble_ratio`` (the whole step). Used in lesson 07x."""
+    return Table([{"model": r.model, "p": r.p, "m": r.m, "schedule": r.schedule, "published": r.published,
+                   "bubblekit": r.computed, "bubble_ratio": r.bubble_ratio} for r in zb_table5_comparison()],
+                 formats={"published": "ratio", "bubblekit": "ratio", "bubble_ratio": "ratio"},
+                 headers={"model": tr("published.t.model"), "schedule": tr("published.t.schedule"),
+                          "published": tr("published.t.published")},
+                 note=tr("published.t.table5_note"))
+
+
+def zb_search_table(rows: int = 3) -> Table:
+    """Table 5's searched columns ZB-1p and ZB-2p beside bubblekit's search (lesson 07x).
+
+    For the first ``rows`` profiled settings (:data:`ZB_PROFILED`): the published ZB-1p and
+    ZB-2p and the stage-span bubble rate of ``search_schedule`` under a memory cap of p and 2p
+    microbatch activations. Columns: ``model``, ``m``, ``ZB-1p``, ``search, cap p``, ``ZB-2p``,
+    ``search, cap 2p``.
+    """
+    from bubblekit.analysis.search import search_schedule
+
+    rows = check_int("rows", rows, minimum=1)
+    out = []
+    for prof in ZB_PROFILED[:rows]:
+        costs, pub = zb_costs(prof), ZB_TABLE5[(prof.model, prof.m)]
+        got = [stage_span_bubble_rate(simulate(search_schedule(prof.p, prof.m, costs, mem_cap=cap,
+                                                               objective="stage_span", improve=False), costs))
+               for cap in (prof.p, 2 * prof.p)]
+        out.append({"model": prof.model, "m": prof.m, "ZB-1p": pub[ZB_TABLE5_COLUMNS.index("ZB-1p")],
+                    "search, cap p": got[0], "ZB-2p": pub[ZB_TABLE5_COLUMNS.index("ZB-2p")], "search, cap 2p": got[1]})
+    return Table(out, formats={k: "ratio" for k in ("ZB-1p", "search, cap p", "ZB-2p", "search, cap 2p")},
+                 headers={"model": tr("published.t.model"), "search, cap p": tr("published.t.search_p"),
+                          "search, cap 2p": tr("published.t.search_2p")})
+
+
+def zero_figure1_table(params: float = 7.5e9, dp: int = 64) -> Table:
+    """ZeRO's Figure 1: model-state GB per device for ZeRO stages 0-3 (:func:`bubblekit.memory.model_state_bytes`).
+
+    Columns ``ZeRO stage`` and ``gb_per_device`` (10^9 bytes; header "GB per device"). Used in lesson 07x.
+    """
+    from bubblekit import memory
+
+    rows = [{"ZeRO stage": z, "gb_per_device": sum(memory.model_state_bytes(params, dp=dp, zero=z).values()) / memory.GB}
+            for z in range(4)]
+    return Table(rows, formats={"gb_per_device": "float2"}, note=SOURCES["zero"].cite("Figure 1"),
+                 headers={"ZeRO stage": tr("published.t.zero_stage"), "gb_per_device": tr("published.t.gb_per_device")})
+
+
+def activation_formula_table() -> Table:
+    """Korthikanti et al.'s activation bytes per layer beside the course's H200 measurement (lesson 07x).
+
+    One row per measured configuration (``bubblekit/data``): ``hidden``, ``seq``, ``measured MiB``,
+    ``formula MiB`` (:func:`bubblekit.memory.activation_bytes_per_layer`) and ``difference``
+    (formula / measured - 1).
+    """
+    from bubblekit import memory
+    from bubblekit.costs import load_h200_layer_costs
+
+    rows = []
+    for c in load_h200_layer_costs()["configs"]:
+        model = memory.Model(layers=1, hidden=c["hidden"], heads=c["heads"], seq=c["seq"])
+        measured, formula = c["layer"]["activation_bytes_per_microbatch"], memory.activation_bytes_per_layer(model)
+        rows.append({"hidden": c["hidden"], "seq": c["seq"], "measured MiB": measured / 2**20,
+                     "formula MiB": formula / 2**20, "difference": formula / measured - 1})
+    return Table(rows, formats={"measured MiB": "float1", "formula MiB": "float1", "difference": "percent2"},
+                 headers={"measured MiB": tr("published.t.measured_mib"), "formula MiB": tr("published.t.formula_mib"),
+                          "difference": tr("published.t.difference")})
+
+
 # ----------------------------------------------------------------------------- Megatron table 1
 
 
@@ -835,7 +1003,7 @@ class CaseEstimate:
         m: microbatches per pipeline per step.
         bubble_ratio: idle / (ranks x makespan), a fraction (the article's b).
         bubble_overhead: idle / busy (Megatron's convention).
-        method: how ``bubble_ratio`` was obtained (simulation, or a closed form).
+        method: how ``bubble_ratio`` was obtained (the simulated schedule, p, m, v).
         idle_gpu_hours: ``bubble_ratio * gpu_hours`` (``None`` without published GPU-hours).
         idle_usd: idle GPU-hours times the price.
         usd_per_gpu_hour: the price used.
@@ -849,6 +1017,35 @@ class CaseEstimate:
     idle_gpu_hours: float | None
     idle_usd: float | None
     usd_per_gpu_hour: float
+
+
+def case_result(
+    case: Case | str,
+    *,
+    schedule_name: str | None = None,
+    v: int | None = None,
+    micro_batch: int | None = None,
+    costs: Costs | None = None,
+) -> SimResult:
+    """The simulation behind :func:`case_estimate`: the case's schedule on ``p = pp`` ranks.
+
+    Arguments as in :func:`case_estimate`; ``costs`` default ``Costs(f=1, b=2)`` (I = W = 1 slot),
+    read as one chunk's times for DualPipe. Returns the :class:`~bubblekit.SimResult` (per-rank
+    ``idle``, ``makespan``, both bubble measures). Used in lesson 08 (DualPipe's worst rank).
+    """
+    case = _case(case)
+    mb = case.micro_batch if micro_batch is None else check_int("micro_batch", micro_batch)
+    name = case.schedule if schedule_name is None else schedule_name
+    if not isinstance(name, str):
+        raise TypeError(f"schedule_name must be a schedule name (str), got {type(name).__name__}")
+    vv = case.v if v is None else check_int("v", v)
+    m = case_microbatches(replace_case(case, micro_batch=mb))
+    if costs is None:
+        costs = Costs(f=1, b=2)
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    sched = schedule(name, case.pp, m, vv if name in ("interleaved", "looped-bfs") else None)
+    return simulate(sched, costs)
 
 
 def case_estimate(
@@ -865,16 +1062,18 @@ def case_estimate(
     Args:
         case: a :class:`Case` or a key of :data:`CASES`.
         schedule_name: override the schedule (``"1f1b"``, ``"interleaved"``, ``"zb-h1"``,
-            ``"dualpipe"`` for DeepSeek's closed form, ...).
+            ``"dualpipe"``, ...).
         v: override the chunks per rank (interleaved).
         micro_batch: override the micro-batch size (sequences).
         costs: cost model; default ``Costs(f=1, b=2)`` (I = W = 1).
         usd_per_gpu_hour: price in USD per GPU-hour (> 0).
 
     The bubble comes from :func:`bubblekit.simulate` of the named schedule with ``p = pp``
-    ranks and ``m`` microbatches. ``"dualpipe"`` (bidirectional, two parameter copies) is
-    not a bubblekit schedule: its bubble per device is DeepSeek's closed form
-    :func:`dualpipe_bubble_time` over the device's work ``m (F + B)`` per step.
+    ranks and ``m`` microbatches (:func:`case_result`), ``"dualpipe"`` included: bubblekit's
+    DualPipe (two directions, two stages per rank) with ``costs`` as one chunk's times; give
+    ``costs=Costs(f=1, b=2, fb="max")`` for a perfectly overlapped F&B pair. With the default
+    costs its largest idle per rank is DeepSeek's closed form :func:`dualpipe_bubble_time`
+    (lesson 08 checks it).
     """
     if isinstance(case, str):
         if case not in CASES:
@@ -888,23 +1087,11 @@ def case_estimate(
     vv = case.v if v is None else check_int("v", v)
     c = replace_case(case, micro_batch=mb)
     m = case_microbatches(c)
-    if costs is None:
-        costs = Costs(f=1, b=2)
-    if name == "dualpipe":
-        rc = costs.resolve(case.pp, 1)
-        f, i, w = float(rc.f[0]), float(rc.i[0]), float(rc.w[0])
-        b = i + w
-        bubble = dualpipe_bubble_time(case.pp, f, b, w)
-        work = m * (f + b)
-        ratio = bubble / (bubble + work)
-        overhead = bubble / work
-        method = "DualPipe closed form (PP/2-1)(F&B+B-3W) over m(F+B), F&B = F+B"
-    else:
-        sched = schedule(name, case.pp, m, vv if name in ("interleaved", "looped-bfs") else None)
-        res: SimResult = simulate(sched, costs)
-        ratio = res.bubble_ratio
-        overhead = res.bubble_overhead
-        method = f"simulated {sched.name} p={case.pp} m={m} v={sched.v}"
+    res = case_result(c, schedule_name=name, v=vv, costs=costs)
+    ratio = res.bubble_ratio
+    overhead = res.bubble_overhead
+    sched = res.schedule
+    method = f"simulated {sched.name} p={case.pp} m={m} v={sched.v}"
     idle = None if case.gpu_hours is None else ratio * case.gpu_hours
     usd = None if idle is None else idle * price
     return CaseEstimate(c, m, ratio, overhead, method, idle, usd, price)
@@ -940,6 +1127,7 @@ __all__ += [
     "case_worksheet",
     "case_studies",
     "case_options",
+    "lever_table",
     "megatron_table",
 ]
 
@@ -1025,14 +1213,12 @@ def _case(case: Case | str) -> Case:
 
 def _schedule_label(est: CaseEstimate) -> str:
     """The schedule an estimate used, for display: read from ``est.method``, which
-    :func:`case_estimate` writes as ``"simulated NAME p=.. m=.. v=V"`` or as DualPipe's closed form."""
+    :func:`case_estimate` writes as ``"simulated NAME p=.. m=.. v=V"``."""
     from bubblekit.schedules import spec
 
-    if not est.method.startswith("simulated "):
-        return tr("published.closed_form")
     name, v = est.method.split()[1], int(est.method.rsplit("v=", 1)[1])
     label = spec(name).display_name
-    return f"{label}, v = {v}" if spec(name).chunks == "many" else label
+    return f"{label}, v = {v}" if spec(name).chunks == "many" and name != "dualpipe" else label
 
 
 def case_layouts() -> Table:
@@ -1216,6 +1402,43 @@ def case_options(options: list[tuple[str, str, dict[str, object]]]) -> Table:
                  "note": tr("published.col.note")},
         note=tr("published.options.note"),
     )
+
+
+#: Lesson 08's what-if levers: (case, catalogue key of the label, changes for :func:`case_options`).
+_LEVERS: tuple[tuple[str, str, dict[str, object]], ...] = (
+    ("Megatron-LM 1T", "published.lever.as_run_v2", {}),
+    ("Megatron-LM 1T", "published.lever.double_batch", {"global_batch": 2 * MEGATRON_TABLE1[-1].batch}),
+    ("Megatron-LM 1T", "published.lever.zb_not_interleaving", {"schedule_name": "zb-h1"}),
+    ("BLOOM-176B", "published.lever.as_run", {}),
+    ("BLOOM-176B", "published.lever.mb1", {"micro_batch": 1}),
+    ("BLOOM-176B", "published.lever.interleaved_v2", {"schedule_name": "interleaved", "v": 2}),
+    ("BLOOM-176B", "published.lever.zb_same_memory", {"schedule_name": "zb-h1"}),
+    ("Llama 3 405B", "published.lever.as_assumed_v8", {}),
+    ("Llama 3 405B", "published.lever.zb_v1", {"schedule_name": "zb-h1"}),
+)
+
+register({
+    "published.lever.as_run_v2": {"en": "as run (v = 2)", "zh": "按实际配置（v = 2）"},
+    "published.lever.double_batch": {"en": "twice the global batch", "zh": "全局 batch 加倍"},
+    "published.lever.zb_not_interleaving": {"en": "ZB-H1 instead of interleaving", "zh": "用 ZB-H1 代替交错"},
+    "published.lever.as_run": {"en": "as run", "zh": "按实际配置"},
+    "published.lever.mb1": {"en": "micro-batch 1", "zh": "微批大小 1"},
+    "published.lever.interleaved_v2": {"en": "interleaved, v = 2", "zh": "交错式，v = 2"},
+    "published.lever.zb_same_memory": {"en": "ZB-H1, same memory", "zh": "ZB-H1，显存不变"},
+    "published.lever.as_assumed_v8": {"en": "as assumed (V = 8)", "zh": "按假设配置（V = 8）"},
+    "published.lever.zb_v1": {"en": "ZB-H1, V = 1", "zh": "改用 ZB-H1，V = 1"},
+})
+
+
+def lever_table() -> Table:
+    """Lesson 08's deep dive "what the levers of lesson 05 would change": :func:`case_options` of nine options.
+
+    Rows, in order: Megatron-LM 1T as run (v = 2), with twice the global batch, with ZB-H1
+    instead of interleaving; BLOOM-176B as run, with micro-batch 1, interleaved v = 2 (refused:
+    m = 128 is not a multiple of 12), ZB-H1; Llama 3 405B as assumed (V = 8), ZB-H1 with V = 1.
+    Labels in the current language. Used in lesson 08.
+    """
+    return case_options([(case, tr(key), dict(changes)) for case, key, changes in _LEVERS])
 
 
 def megatron_table(micro_batch: int = 1) -> Table:

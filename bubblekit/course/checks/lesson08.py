@@ -34,10 +34,9 @@ _OVERHEAD_HOURS = msg("that uses Megatron's overhead (idle over busy time); the 
 
 @exercise("08.1", hint=(msg("Microbatches per pipeline = global batch / (data-parallel replicas x micro-batch size).",
                             "每条流水线的微批数 = 全局 batch / (数据并行副本数 x 微批大小)。"),
-                        msg("bloom.global_batch // (bloom.dp * bloom.micro_batch): every replica runs its share of the "
-                            "batch, one microbatch of bloom.micro_batch sequences at a time.",
-                            "bloom.global_batch // (bloom.dp * bloom.micro_batch)：每个副本处理自己那份 batch"
-                            "，每次一个微批，每个微批 bloom.micro_batch 条序列。")),
+                        msg("Each data-parallel replica gets an equal share of the global batch and runs it one "
+                            "microbatch at a time; read the three numbers from the case's fields.",
+                            "每个数据并行副本分到全局 batch 中相同的一份，再按微批逐个处理；三个数都从案例的字段里读。")),
           mistakes=(Mistake(lambda _e: published.CASES["BLOOM-176B"].global_batch // published.CASES["BLOOM-176B"].dp,
                             msg("that counts sequences per replica; a microbatch holds micro_batch sequences",
                                 "这数的是每个副本的序列数；一个微批包含 micro_batch 条序列")),))
@@ -75,10 +74,10 @@ def _e083() -> float:
 
 @exercise("08.4", hint=(msg("Keep M = 16 microbatches and change only V: (PP-1)/(V*M+PP-1) as a fraction of the step.",
                             "保持 M = 16 个微批，只改 V：(PP-1)/(V*M+PP-1)，即占单步耗时的比例。"),
-                        msg("published.case_estimate('Llama 3 405B', v=4).bubble_ratio, or the interleaved formula "
-                            "with PP = 16, M = 16, V = 4.",
-                            "用 published.case_estimate('Llama 3 405B', v=4).bubble_ratio，或者交错式公式，取"
-                            " PP = 16, M = 16, V = 4。")),
+                        msg("Only V changes: lesson 04's interleaved bubble with PP = 16 ranks, M = 16 microbatches and "
+                            "4 chunks per rank (or simulate that schedule).",
+                            "只有 V 变了：用第 04 课交错式调度的气泡，取 PP = 16 个 rank、M = 16 个微批、每个 rank "
+                            "4 个 chunk（或者模拟这个调度）。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.case_estimate("Llama 3 405B").bubble_ratio,
                             msg("that is the published configuration (V = 8); the question halves the chunks",
@@ -105,10 +104,10 @@ def _e085() -> float:
 
 @exercise("08.6", hint=(msg("Halve the micro-batch: m doubles; then idle GPU-hours saved = (old ratio - new ratio) x GPU-hours.",
                             "微批大小减半，m 就翻倍；省下的空闲 GPU 小时 = (原比例 - 新比例) x GPU 小时。"),
-                        msg("published.case_estimate('BLOOM-176B', micro_batch=1) gives the new estimate; subtract its "
-                            "idle_gpu_hours from the old one's.",
-                            "published.case_estimate('BLOOM-176B', micro_batch=1) 给出新的估计；用原来的 idle"
-                            "_gpu_hours 减去它的。")),
+                        msg("With a micro-batch of 1, m = 2048 / (8 x 1); work out BLOOM's bubble_ratio at both m and "
+                            "multiply the difference by the run's GPU-hours.",
+                            "微批大小为 1 时 m = 2048 / (8 x 1)；分别算出两种 m 下 BLOOM 的气泡比例，再用两者之差乘以"
+                            "整个训练的 GPU 小时。")),
           rel_tol=1e-6)
 def _e086() -> float:
     old = published.case_estimate("BLOOM-176B")
@@ -133,10 +132,10 @@ def _own_configuration(count_tp: bool = True, v: int = 4) -> float:
                             "then the bubble of interleaved 1F1B with p = PP ranks and v = 4.",
                             "和课文的演算表一样分三步：DP = GPU 数 / (TP x PP)，然后 m = B / (DP x b)，最后算"
                             " p = PP 个 rank、v = 4 的交错式 1F1B 的气泡。"),
-                        msg("TP takes GPUs too: each pipeline stage uses TP GPUs. With DP and m, simulate "
-                            "bk.schedule('interleaved', 8, m, 4) under bk.Costs(f=1, b=2), or use bk.bubble_ratio(p, m, v).",
-                            "TP 也要占 GPU：每个流水级用 TP 张 GPU。有了 DP 和 m，用 bk.Costs(f=1, b=2) 模拟 "
-                            "bk.schedule('interleaved', 8, m, 4)，或者用 bk.bubble_ratio(p, m, v)。")),
+                        msg("TP takes GPUs too: each pipeline stage uses TP GPUs. With DP and m, the interleaved bubble "
+                            "of lesson 04 (or a simulation of interleaved 1F1B, backward = 2 x forward) finishes it.",
+                            "TP 也要占 GPU：每个流水级用 TP 张 GPU。有了 DP 和 m，再用第 04 课交错式调度的气泡公式"
+                            "（或者模拟反向 = 2 x 前向的交错式 1F1B）就能算出来。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: _own_configuration(count_tp=False),
                             msg("that divides the GPUs by PP only: every stage also spans TP GPUs, so there are fewer "

@@ -17,8 +17,10 @@ from bubblekit.i18n import register, tr
 
 @exercise("09.1", hint=(msg("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
                             "占单步耗时的比例是 (p-1)/(m+p-1)，不是 (p-1)/m；给出精确的 Fraction。"),
-                        msg("Fraction(p - 1, m + p - 1) with p = 8, m = 4; a float is not exact.",
-                            "Fraction(p - 1, m + p - 1)，取 p = 8, m = 4；float 不是精确值。")),
+                        msg("Count the fill and drain against the whole step in units of one microbatch's slot, and "
+                            "build a Fraction from the two counts (a float is not exact).",
+                            "以一个微批的时间槽为单位，数出填充和排空占了多少、整个单步有多少，再用这两个数构造 "
+                            "Fraction（float 不是精确值）。")),
           exact=True,
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: Fraction(8 - 1, 4),
@@ -72,6 +74,46 @@ register({
 })
 
 
+def _id_ranges(items: list) -> str:  # type: ignore[type-arg]
+    """The questions' ids as runs of neighbours in the bank: ``'10.28–10.34, 10.43–10.44'``."""
+    from bubblekit.course.checks import lesson10
+
+    runs: list[list[int]] = []
+    for k in (lesson10.BANK.index(item) for item in items):
+        if runs and runs[-1][1] == k - 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return ", ".join(lesson10.BANK[a].id + (f"–{lesson10.BANK[b].id}" if b > a else "") for a, b in runs)
+
+
+def interview_bank_table() -> bk.Table:
+    """The interview bank (``solutions/10_interview_bank.ipynb``) by category, in the bank's order.
+
+    Columns: ``category`` (in the current language), ``questions``, ``ids`` (runs of
+    neighbouring ids) and ``self-checking`` (how many a ``check`` grades). Used in lesson 09.
+    """
+    from bubblekit.course.checks import lesson10
+    from bubblekit.i18n import get_language
+
+    zh = get_language() == "zh"
+    rows = [{"category": lesson10.CATEGORIES[key][1 if zh else 0], "questions": len(items),
+             "ids": _id_ranges(items), "self-checking": sum(i.checked for i in items)}
+            for key, items in lesson10.by_category().items()]
+    return bk.Table(rows, headers={"category": tr("checks.l09.bank_category"), "questions": tr("checks.l09.bank_questions"),
+                                   "ids": tr("checks.l09.bank_ids"), "self-checking": tr("checks.l09.bank_checked")},
+                    title=tr("checks.l09.bank_title"))
+
+
+register({
+    "checks.l09.bank_category": {"en": "category", "zh": "类别"},
+    "checks.l09.bank_questions": {"en": "questions", "zh": "题数"},
+    "checks.l09.bank_ids": {"en": "ids", "zh": "题号"},
+    "checks.l09.bank_checked": {"en": "self-checking", "zh": "可自动检查"},
+    "checks.l09.bank_title": {"en": "The interview bank, in its order", "zh": "面试题库（按题库顺序）"},
+})
+
+
 @exercise("09.2", hint=(msg("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
                             "对每个 p 模拟 1F1B，微批数 m = 32 p / 16，每个流水级耗时 16/p、32/p。"),
                         msg("Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
@@ -85,10 +127,10 @@ def _e092() -> int:
 @exercise("09.3", hint=(msg("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
                             "模拟 zb-h2，读 bubble_ratio：空闲时间 / (rank 数 x makespan)，两端的空闲也算在内"
                             "。"),
-                        msg("bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio counts the "
-                            "idle corners before each rank's first and after its last action.",
-                            "bk.simulate(bk.schedule('zb-h2', 4, 8), bk.Costs(f=1, i=1, w=1)).bubble_ratio 把"
-                            "每个 rank 第一个动作之前、最后一个动作之后的空闲都算在内。")),
+                        msg("Count every rank's idle time from the start to the end of the whole step, the corners "
+                            "before its first and after its last action included, over p x makespan.",
+                            "把每个 rank 从单步开始到结束的空闲时间都算上，包括它第一个动作之前和最后一个动作之后"
+                            "的两角，再除以 p x makespan。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.stage_span_bubble_rate(_zb_h2()),
                             msg("that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "
