@@ -94,8 +94,58 @@ _LAZY_MODULES = {
     "demo": "bubblekit.course.demo",
     "envcheck": "bubblekit.course.envcheck",
     "fonts": "bubblekit.presentation.fonts",
+    "factory": "bubblekit.course.factory",
+    "paths": "bubblekit.course.paths",
+    "workspace": "bubblekit.course.workspace",
     "lab": "bubblekit.lab",
 }
+
+
+class _ShortNameFinder:
+    """Makes ``import bubblekit.traces`` (and every other short name of :data:`_LAZY_MODULES`) work.
+
+    The short name is the same module object as its long name (``bubblekit.traces is
+    bubblekit.analysis.traces``), so ``from bubblekit.traces import read_trace`` and
+    ``bk.traces.read_trace`` are one function. Short names that are real modules of the
+    top level (``bubblekit.symbolic``, ``bubblekit.memory``) are found as usual.
+    """
+
+    @staticmethod
+    def find_spec(fullname: str, path: Any = None, target: Any = None) -> Any:
+        prefix, _, short = fullname.partition(".")
+        if prefix != "bubblekit" or short not in _LAZY_MODULES or _LAZY_MODULES[short] == fullname:
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(fullname, _ShortNameLoader(_LAZY_MODULES[short]))  # type: ignore[arg-type]
+
+
+class _ShortNameLoader:
+    """Loads a short name by importing its long name and handing back that very module."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def create_module(self, spec: Any) -> Any:
+        import importlib
+
+        module = importlib.import_module(self.target)
+        self._spec = module.__spec__  # the import system would stamp the short name's spec on it
+        return module
+
+    def exec_module(self, module: Any) -> None:
+        """Nothing to run (the long name's import ran the module): put its own spec back."""
+        module.__spec__ = self._spec
+
+
+def _install_short_names() -> None:
+    import sys
+
+    if not any(isinstance(f, type) and f.__name__ == "_ShortNameFinder" for f in sys.meta_path):
+        sys.meta_path.insert(0, _ShortNameFinder)  # type: ignore[arg-type]
+
+
+_install_short_names()
 
 
 def __getattr__(name: str) -> Any:

@@ -11,16 +11,23 @@ Layout: the Chinese twin of ``notebooks/NAME.ipynb`` is ``notebooks/zh/NAME.ipyn
 ``scripts/make_exercises.py``). A twin has the English notebook's cells, in the same order and
 with the same cell ids:
 
-* **code and raw cells** are the English ones, character for character, except that the
-  first code cell starts with :data:`LANGUAGE_LINE` (``bk.set_language("zh")``), so that
-  bubblekit's checks, labels, tables and figures come out in Chinese;
+* **code cells** are the same program as the English ones, written in Chinese: their Python
+  token streams are equal once string literals and comments are set aside (:func:`code_tokens`),
+  so each edition writes its own titles, table headers, printed sentences and comments as
+  literals in its own language. The first code cell starts with :data:`LANGUAGE_LINE`
+  (``bk.set_language("zh")``) where the English one starts with ``import bubblekit as bk``, so
+  that bubblekit's checks, labels, tables and figures come out in Chinese. Raw cells are equal
+  character for character;
 * **markdown cells** are translations. Each records, in ``metadata["translation"]``, the hash
   of the English text it was translated from (``source_sha``).
 
 What a sync does, for each twin (the English notebook is the source of truth for the code
 and for which cells exist):
 
-* copies every code cell whose code changed (its outputs are cleared: re-execute the twin);
+* copies every code cell whose program changed (its token stream differs from the twin's:
+  the English code is copied, with the language line in the first cell, and its outputs are
+  cleared: translate its comments and strings, then re-execute the twin); a twin cell that
+  differs only in its strings and comments is kept as it is;
 * inserts each new markdown cell with its English text, marked ``"status": "untranslated"``;
 * removes the cells the English notebook no longer has;
 * **flags** a translation whose English text changed since (its ``source_sha`` differs): the
@@ -44,9 +51,11 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import io
 import os
 import re
 import sys
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,12 +141,81 @@ def first_code_index(nb: Any) -> int | None:
     return next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), None)
 
 
+#: The line an English notebook's first code cell starts with, where the Chinese one has :data:`LANGUAGE_LINE`.
+ENGLISH_FIRST_LINE = "import bubblekit as bk"
+#: Token types set aside when two editions' code is compared: what each edition writes in its own language.
+_LANGUAGE_TOKENS = {tokenize.STRING, tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENCODING,
+                    tokenize.ENDMARKER}
+for _name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END"):  # Python >= 3.12 splits f-strings
+    if hasattr(tokenize, _name):
+        _LANGUAGE_TOKENS.add(getattr(tokenize, _name))
+
+
+def _without_language_line(source: str) -> str:
+    if source == LANGUAGE_LINE or source.startswith(LANGUAGE_LINE + "\n"):
+        return ENGLISH_FIRST_LINE + source[len(LANGUAGE_LINE):]
+    return source
+
+
+def code_tokens(source: str) -> list[tuple[int, str]]:
+    """The program of a code cell: its tokens as (line, text), strings and comments set aside.
+
+    IPython's line magics (``%matplotlib inline``) are tokens like any other. A cell Python
+    cannot tokenize (an unfinished string, say) is compared line by line as text instead.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return [(n, line.strip()) for n, line in enumerate(source.splitlines(), 1) if line.strip()]
+    out = []
+    for tok in tokens:
+        if tok.type in _LANGUAGE_TOKENS:
+            continue
+        text = {tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>"}.get(tok.type, tok.string)
+        out.append((tok.start[0], text))
+    return out
+
+
+def code_difference(english: str, chinese: str, first: bool = False) -> str | None:
+    """None when ``chinese`` is the program ``english`` is (strings and comments aside), else where not.
+
+    ``first``: the cells are their notebooks' first code cells (the Chinese one starts with
+    :data:`LANGUAGE_LINE`, the English one with :data:`ENGLISH_FIRST_LINE`).
+    """
+    if first:
+        if not chinese.startswith(LANGUAGE_LINE):
+            return f"the first code cell must start with {LANGUAGE_LINE!r}"
+        if not (english == ENGLISH_FIRST_LINE or english.startswith(ENGLISH_FIRST_LINE + "\n")):
+            return f"the English first code cell must start with {ENGLISH_FIRST_LINE!r}"
+        chinese = _without_language_line(chinese)
+    a, b = code_tokens(english), code_tokens(chinese)
+    for (line_en, tok_en), (line_zh, tok_zh) in zip(a, b):
+        if tok_en != tok_zh:
+            return f"English line {line_en} has {tok_en!r} where the Chinese line {line_zh} has {tok_zh!r}"
+    if len(a) != len(b):
+        longer, name = (a, "English") if len(a) > len(b) else (b, "Chinese")
+        line, tok = longer[min(len(a), len(b))]
+        return f"the {name} code goes on at its line {line} with {tok!r}"
+    return None
+
+
 def expected_code(english_nb: Any, index: int) -> str:
-    """The source the Chinese twin's cell ``index`` must have (code and raw cells)."""
+    """The English cell ``index`` as a starting point for its Chinese twin (code and raw cells):
+    the first code cell's ``import bubblekit as bk`` line becomes :data:`LANGUAGE_LINE`."""
     text = source_of(english_nb.cells[index])
     if index == first_code_index(english_nb):
+        if text == ENGLISH_FIRST_LINE or text.startswith(ENGLISH_FIRST_LINE + "\n"):
+            return LANGUAGE_LINE + text[len(ENGLISH_FIRST_LINE):]
         return LANGUAGE_LINE + "\n" + text
     return text
+
+
+def twin_code_in_step(english_nb: Any, index: int, zh_source: str) -> bool:
+    """True when a twin's cell ``index`` is the English cell's program (code cells) or text (raw cells)."""
+    cell = english_nb.cells[index]
+    if cell.cell_type != "code":
+        return zh_source == source_of(cell)
+    return code_difference(source_of(cell), zh_source, first=index == first_code_index(english_nb)) is None
 
 
 def status(cell: Any, english_text: str) -> str:
@@ -168,7 +246,7 @@ class Report:
     def lines(self) -> list[str]:
         out = []
         for name, ids in (("cells added (untranslated)", self.added), ("cells removed", self.removed),
-                          ("code cells updated (re-execute the notebook)", self.code_updated),
+                          ("code cells copied from the English (translate their comments and strings, then re-execute)", self.code_updated),
                           ("untranslated", self.untranslated), ("stale (the English changed)", self.stale),
                           ("accepted", self.accepted)):
             if ids:
@@ -230,7 +308,7 @@ def sync(english_nb: Any, zh_nb: Any | None) -> tuple[Any, Report]:
                 report.stale.append(cell.id)
         else:
             code = expected_code(english_nb, index)
-            kept = mine is not None and source_of(mine) == code
+            kept = mine is not None and twin_code_in_step(english_nb, index, source_of(mine))
             if kept:
                 out = copy.deepcopy(mine)
             else:
