@@ -197,6 +197,10 @@ def utilization_table(m: int = 8, ratios: Sequence[int] = (1, 4, 10), name: str 
                  title=tr("demo.u.title", m=m, schedule=display_name(name)))
 
 
+#: The most microbatches :func:`min_micro_batch_table` simulates (a tiny b* would otherwise run for hours).
+MAX_SIMULATED_M = 20_000
+
+
 def min_micro_batch_table(ps: Sequence[int] = (8, 16),
                           targets: Sequence[Fraction] = (Fraction(1, 20), Fraction(1, 10), Fraction(1, 5))) -> Table:
     """The fewest microbatches ``m_min`` for a bubble of at most b*, and the simulated b at m_min and m_min − 1.
@@ -212,6 +216,9 @@ def min_micro_batch_table(ps: Sequence[int] = (8, 16),
             raise ValueError(f"ps must hold ranks >= 2 (p = 1 has no bubble), got {p}")
         for goal in goals:
             m_min = min_micro_batch(p, float(goal))
+            if m_min is None or m_min > MAX_SIMULATED_M:
+                raise ValueError(f"targets: b* = {float(goal):g} needs m_min = {m_min} microbatches for p = {p}; "
+                                 f"this table simulates at most {MAX_SIMULATED_M}: choose a larger b*")
             rows.append({"p": p, "b*": goal, "m_min": m_min,
                          "b at m_min": _simulated_ratio("1f1b", p, m_min),
                          "b at m_min − 1": _simulated_ratio("1f1b", p, m_min - 1) if m_min > 1 else None})
