@@ -11,6 +11,10 @@ numbers with the same format strings (``{x:6.1%}``), computed by
 The simulator check and its notes are in the language asked for (the message catalogue);
 the article's own table is its Chinese lines, character for character.
 
+Lesson 03 also checks three claims of the article with the tables here: "U → 0 when p ≫ m"
+(:func:`utilization_table`), the smallest m for a target bubble (:func:`min_micro_batch_table`)
+and "42.9 % → 8.6 % as m grows from 4 to 32" (:func:`article_fits`, :func:`article_claim_table`).
+
 Pure core: no matplotlib. ``python -m bubblekit demo`` prints :func:`demo_text`.
 """
 
@@ -19,19 +23,22 @@ from __future__ import annotations
 import re
 import textwrap
 import unicodedata
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
 from bubblekit._validate import check_fraction_open, check_int
 from bubblekit.costs import Costs, preset
 from bubblekit.formulas import bubble_ratio, bubble_ratio_exact, min_micro_batch, utilization
-from bubblekit.i18n import get_language, register, translate
-from bubblekit.schedules import schedule
+from bubblekit.i18n import get_language, register, tr, translate
+from bubblekit.schedules import display_name, schedule
 from bubblekit.simulator import simulate
+from bubblekit.text import Table
 
 __all__ = [
     "ARTICLE_P", "ARTICLE_MS", "ARTICLE_V", "ARTICLE_UTIL_M", "ARTICLE_TARGET",
     "DemoRow", "SimCheck", "demo_table", "check_against_simulator", "demo_text",
+    "utilization_table", "min_micro_batch_table", "article_fits", "article_claim_table",
 ]
 
 #: The article's settings: p = 8 stages, these microbatch counts, v = 2 chunks per rank.
@@ -60,6 +67,13 @@ register({
                                "it saves activation memory (p instead of m microbatches)",
                          "zh": "原文的 1F1B 列和普通列一样，因为 1F1B 的气泡与 GPipe 相同；"
                                "它省的是激活显存（只存 p 个微批，而不是 m 个）"},
+    "demo.u.title": {"en": "m = {m} microbatches, {schedule}", "zh": "m = {m} 个微批，{schedule}"},
+    "demo.u.simulated": {"en": "U simulated", "zh": "U（模拟值）"},
+    "demo.mmin.at": {"en": "b at m_min", "zh": "m_min 时的 b"},
+    "demo.mmin.below": {"en": "b at m_min − 1", "zh": "m_min − 1 时的 b"},
+    "demo.mmin.note": {"en": "b simulated (1F1B, F = 1, B = 2 slots): m_min meets b*, m_min − 1 does not",
+                       "zh": "b 为模拟值（1F1B，F = 1、B = 2 个时间槽）：m_min 达到 b*，m_min − 1 达不到"},
+    "demo.claim.at": {"en": "b at m = {m}", "zh": "m = {m} 时的 b"},
     "demo.search": {"en": "the article's search stopped at m = 128; bubblekit.min_micro_batch solves "
                           "(p-1)/(m+p-1) <= {target:g} exactly",
                     "zh": "原文只搜索到 m = 128；bubblekit.min_micro_batch 直接精确求解 (p-1)/(m+p-1) <= {target:g}"},
@@ -153,6 +167,94 @@ def check_against_simulator(
                 )
             out.append(SimCheck(m, name, vv, float(formula), float(sim), equal, note))
     return out
+
+
+def _simulated_ratio(name: str, p: int, m: int, costs: Costs | None = None) -> Fraction:
+    return simulate(schedule(name, p, m), costs).bubble_ratio_exact
+
+
+def _int_list(name: str, values: Sequence[int]) -> list[int]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+        raise TypeError(f"{name} must be a non-empty list of whole numbers, got {values!r}")
+    return [check_int(f"{name}[{i}]", x) for i, x in enumerate(values)]
+
+
+def utilization_table(m: int = 8, ratios: Sequence[int] = (1, 4, 10), name: str = "1f1b") -> Table:
+    """Simulated utilisation U = 1 − bubble_ratio for p = k·m ranks, beside 1/(1 + p/m). Used in lesson 03.
+
+    The article says U → 0 "when p ≫ m"; with p = k·m, U = m/(m + p − 1) tends to 1/(1 + k) as
+    m grows and stays a little above it. Args: ``m`` microbatches (int >= 1), ``ratios`` the
+    values of k = p/m (ints >= 1), ``name`` the schedule (default 1F1B; F = 1, B = 2 slots).
+    Columns ``p/m``, ``U`` (simulated, a fraction of the step) and ``1/(1 + p/m)``.
+    """
+    m = check_int("m", m)
+    rows = []
+    for k in _int_list("ratios", ratios):
+        r = simulate(schedule(name, k * m, m))
+        rows.append({"p/m": k, "U": r.utilization, "1/(1 + p/m)": 1 / (1 + k)})
+    return Table(rows, headers={"U": tr("demo.u.simulated")},
+                 formats={"U": "percent", "1/(1 + p/m)": "percent"},
+                 title=tr("demo.u.title", m=m, schedule=display_name(name)))
+
+
+#: The most microbatches :func:`min_micro_batch_table` simulates (a tiny b* would otherwise run for hours).
+MAX_SIMULATED_M = 20_000
+
+
+def min_micro_batch_table(ps: Sequence[int] = (8, 16),
+                          targets: Sequence[Fraction] = (Fraction(1, 20), Fraction(1, 10), Fraction(1, 5))) -> Table:
+    """The fewest microbatches ``m_min`` for a bubble of at most b*, and the simulated b at m_min and m_min − 1.
+
+    Used in lesson 03 (step 4): m_min = ⌈(p − 1)(1 − b*)/b*⌉ (:func:`bubblekit.min_micro_batch`,
+    no search limit), and the 1F1B simulation (F = 1, B = 2 slots) meets b* at m_min and misses
+    it at m_min − 1. Args: ``ps`` ranks (ints >= 2), ``targets`` b* values in (0, 1).
+    """
+    goals = [Fraction(check_fraction_open(f"targets[{i}]", t)) for i, t in enumerate(targets)]
+    rows = []
+    for p in _int_list("ps", ps):
+        if p < 2:
+            raise ValueError(f"ps must hold ranks >= 2 (p = 1 has no bubble), got {p}")
+        for goal in goals:
+            m_min = min_micro_batch(p, float(goal))
+            if m_min is None or m_min > MAX_SIMULATED_M:
+                raise ValueError(f"targets: b* = {float(goal):g} needs m_min = {m_min} microbatches for p = {p}; "
+                                 f"this table simulates at most {MAX_SIMULATED_M}: choose a larger b*")
+            rows.append({"p": p, "b*": goal, "m_min": m_min,
+                         "b at m_min": _simulated_ratio("1f1b", p, m_min),
+                         "b at m_min − 1": _simulated_ratio("1f1b", p, m_min - 1) if m_min > 1 else None})
+    return Table(rows, headers={"b at m_min": tr("demo.mmin.at"), "b at m_min − 1": tr("demo.mmin.below")},
+                 formats={"b*": "percent", "b at m_min": "percent2", "b at m_min − 1": "percent2"},
+                 note=tr("demo.mmin.note"))
+
+
+#: The article's claim in 「气泡优化方法」: the bubble falls from 42.9 % to 8.6 % as m grows from 4 to 32.
+ARTICLE_CLAIM = (("42.9%", "8.6%"), (4, 32))
+
+
+def article_fits(claim: tuple[str, str] = ARTICLE_CLAIM[0], ms: tuple[int, int] = ARTICLE_CLAIM[1],
+                 ps: Sequence[int] = range(2, 129)) -> list[int]:
+    """Every p in ``ps`` whose bubble ratios at the two ``ms``, printed ``{:.1%}``, read ``claim``. Used in lesson 03.
+
+    The article does not say which p its "42.9 % → 8.6 %" is for; only p = 4 prints that way.
+    """
+    if len(claim) != 2 or not all(isinstance(x, str) for x in claim):
+        raise TypeError(f"claim must be two percentages as printed, e.g. ('42.9%', '8.6%'), got {claim!r}")
+    m0, m1 = _int_list("ms", ms)[:2]
+    return [p for p in _int_list("ps", list(ps))
+            if (f"{bubble_ratio(p, m0):.1%}", f"{bubble_ratio(p, m1):.1%}") == tuple(claim)]
+
+
+def _both(x: Fraction) -> str:
+    return f"{x} = {float(x):.1%}"
+
+
+def article_claim_table(ps: Sequence[int] = (4, 8), ms: tuple[int, int] = ARTICLE_CLAIM[1]) -> Table:
+    """b = (p − 1)/(m + p − 1) at the article's two m, exact and as a percentage, for each p. Used in lesson 03."""
+    m0, m1 = _int_list("ms", ms)[:2]
+    keys = {m: f"b at m = {m}" for m in (m0, m1)}
+    rows = [{"p": p, **{keys[m]: bubble_ratio_exact(p, m) for m in (m0, m1)}} for p in _int_list("ps", ps)]
+    return Table(rows, headers={keys[m]: tr("demo.claim.at", m=m) for m in (m0, m1)},
+                 formats={keys[m]: _both for m in (m0, m1)})
 
 
 def _check_lines(checks: list[SimCheck], p: int, v: int, target: float, lang: str) -> list[str]:

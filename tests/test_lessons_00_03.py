@@ -1,0 +1,91 @@
+"""The claims of lessons 00–03 that are tests rather than lessons, and the tables those lessons call.
+
+* lesson 02: rank 0's GPipe wait is set by the **last** microbatch's trip down, then microbatch 0's
+  gradient up ((p − 1)·t_f + (p − 1)·t_b), on a grid of p and m;
+* lesson 03: the article-claim tables of :mod:`bubblekit.course.demo` (``utilization_table``,
+  ``min_micro_batch_table``, ``article_fits``, ``article_claim_table``) compute what the lesson
+  says they show, in both languages, and refuse bad input with a message naming the parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import pytest
+
+import bubblekit as bk
+from bubblekit.course import demo
+from bubblekit.i18n import using_language
+
+
+@pytest.mark.parametrize("p", [2, 3, 4, 6])
+@pytest.mark.parametrize("m", [1, 2, 5, 8])
+def test_gpipe_rank0_waits_for_the_last_microbatch_then_microbatch_0s_gradient(p: int, m: int) -> None:
+    r = bk.simulate(bk.schedule("gpipe", p, m), bk.preset("b=2f"))
+    when = {str(s.action): s for s in r.spans()}
+    last = p - 1
+    # the last rank starts its first backward when its last forward ends...
+    assert when[f"{last}B0"].start == when[f"{last}F{m - 1}"].end
+    # ... which is the last microbatch's trip down from rank 0: (p - 1) t_f
+    assert when[f"{last}F{m - 1}"].end - when[f"0F{m - 1}"].end == (p - 1) * 1
+    # then microbatch 0's gradient climbs p - 1 stages: (p - 1) t_b
+    assert when["0B0"].start - when[f"{last}B0"].start == (p - 1) * 2
+    wait = next(g for g in r.idle_intervals(0) if g.before == "0B0")
+    assert wait.duration == (p - 1) * (1 + 2)
+
+
+def test_utilization_table_is_a_little_above_one_over_one_plus_p_over_m() -> None:
+    t = demo.utilization_table(m=8, ratios=[1, 4, 10])
+    assert t.column("p/m") == [1, 4, 10]
+    for row in t:
+        k = row["p/m"]
+        assert row["U"] == pytest.approx(8 / (8 + 8 * k - 1))  # U = m / (m + p - 1)
+        assert row["U"] > row["1/(1 + p/m)"] == pytest.approx(1 / (1 + k))
+
+
+def test_min_micro_batch_table_meets_the_target_at_m_min_and_misses_it_below() -> None:
+    t = demo.min_micro_batch_table(ps=[8, 16])
+    assert [(r["p"], r["m_min"]) for r in t] == [(8, 133), (8, 63), (8, 28), (16, 285), (16, 135), (16, 60)]
+    for r in t:
+        assert r["b at m_min"] <= r["b*"] < r["b at m_min − 1"]
+        assert r["m_min"] == bk.min_micro_batch(r["p"], float(r["b*"]))
+
+
+def test_only_p_4_prints_the_articles_42_9_and_8_6() -> None:
+    assert demo.article_fits(("42.9%", "8.6%")) == [4]
+    t = demo.article_claim_table(ps=[4, 8])
+    assert t.row(p=4)["b at m = 4"] == Fraction(3, 7) and t.row(p=8)["b at m = 32"] == Fraction(7, 39)
+    assert "3/7 = 42.9%" in str(t)
+
+
+def test_the_tables_speak_the_language_of_the_notebook() -> None:
+    with using_language("zh"):
+        assert "个微批" in str(demo.utilization_table()) and "U（模拟值）" in str(demo.utilization_table())
+        assert "m_min 时的 b" in str(demo.min_micro_batch_table(ps=[8]))
+        assert "m = 4 时的 b" in str(demo.article_claim_table())
+    english = str(demo.min_micro_batch_table(ps=[8]))
+    assert "b at m_min" in english and "个" not in english
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: demo.utilization_table(m=0), "m"),
+    (lambda: demo.utilization_table(m=8, ratios=[]), "ratios"),
+    (lambda: demo.utilization_table(m=8, ratios="14"), "ratios"),
+    (lambda: demo.utilization_table(m=8, ratios=[1, 2.5]), "ratios[1]"),
+    (lambda: demo.min_micro_batch_table(ps=[1]), "ps"),
+    (lambda: demo.min_micro_batch_table(ps=[8], targets=[0]), "targets[0]"),
+    (lambda: demo.min_micro_batch_table(ps=[8], targets=[float("nan")]), "targets[0]"),
+    (lambda: demo.min_micro_batch_table(ps=[8], targets=[1.5]), "targets[0]"),
+    (lambda: demo.article_fits(("42.9%",)), "claim"),
+    (lambda: demo.article_fits(("42.9%", "8.6%"), ps=[0]), "ps[0]"),
+    (lambda: demo.article_claim_table(ps=[True]), "ps[0]"),
+])
+def test_bad_input_is_refused_by_name(call, name: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises((TypeError, ValueError), match=re.escape(name)):
+        call()
+
+
+def test_a_tiny_target_is_refused_not_simulated_for_hours() -> None:
+    with pytest.raises(ValueError, match="targets: b\\* = 1e-06 needs m_min"):
+        demo.min_micro_batch_table(ps=[16], targets=[1e-6])
