@@ -565,7 +565,7 @@ def test_animation_player_shows_its_picture_before_any_script(r1f1b: bk.SimResul
     size = bp._frame_size(first)
     assert size and size[0] > 600 and f'width="{size[0]}" height="{size[1]}"' in tag.group(0)
     assert 'alt="t = ' in tag.group(0)
-    assert "setTimeout(function() {\n        anim" not in html and "(function start(tries)" in html
+    assert "setTimeout(function() {\n        anim" not in html and ";(function start(tries)" in html
     assert html.count("new Animation(") == 1
 
 

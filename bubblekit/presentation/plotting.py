@@ -1392,7 +1392,7 @@ def _robust_player(html: str, alt: str) -> str:
     html = html[: img.start()] + tag + html[img.end():]
 
     def start(m: re.Match[str]) -> str:
-        return ("(function start(tries) {\n"
+        return (";(function start(tries) {  // ';': the frame lines above may end without one\n"
                 "        if (document.getElementById(img_id) && document.getElementById(slider_id)\n"
                 "            && document[loop_select_id]) {\n"
                 f"            {m.group(1)} = new Animation({m.group(2)});\n"
