@@ -7,41 +7,55 @@
 #   bash course.sh test            set up (first time only), then run every check
 #   bash course.sh test unit lint  run only some checks: lint types exercises unit browser notebooks
 #   bash course.sh setup           only set up (and make your workspace/)
+#   bash course.sh setup --torch   ... and add torch 2.13.0 for lesson 06's real run (CPU build without CUDA)
+#   bash course.sh setup --classroom  ... and add Voila, for classroom mode (python -m bubblekit classroom)
 #   bash course.sh setup --slides  ... and add RISE, live slideshows of the lessons in JupyterLab
-#   bash course.sh setup --nbgrader   ... and show nbgrader's panels in JupyterLab (instructors,
+#   bash course.sh setup --nbgrader   ... and add nbgrader with its panels in JupyterLab (instructors,
 #                                  students of an nbgrader course); --no-nbgrader hides them again
 #
-# Set-up makes a virtual environment in .venv (python3 -m venv) and installs
-# `pip install -e ".[course,test,lab]"` into it (torch==2.13.0 comes with the lab extra).
-# Nothing is installed, registered or written outside .venv: the Jupyter kernel is the one
-# inside .venv, found first through JUPYTER_PATH, and the notebook-trust database is kept
-# in .venv too (.venv/etc/jupyter/jupyter_config.json says where). A stamp keyed on
-# pyproject.toml makes a second run skip the installation.
+# Set-up makes a virtual environment in .venv (python3 -m venv) and installs what the command
+# needs into it: `lab` and `setup` install `pip install -e ".[course]"` (bubblekit, JupyterLab,
+# ipywidgets, matplotlib, sympy); `setup --torch` adds torch==2.13.0 (the `lab` extra), `setup
+# --classroom` Voila, `setup --nbgrader` nbgrader; `test` installs everything it checks
+# (".[course,classroom,nbgrader,test]" and torch). A stamp per extra, keyed on pyproject.toml,
+# makes a second run skip the installation.
+#
+# What it writes: .venv, and your workspace/. The Jupyter kernel is the one inside .venv, found
+# first through JUPYTER_PATH; the notebook-trust database, JupyterLab's workspace state (open
+# tabs), Jupyter's runtime files and IPython's profile are kept in .venv too (.venv/etc/jupyter/
+# jupyter_config.json, JUPYTERLAB_WORKSPACES_DIR, JUPYTER_RUNTIME_DIR, IPYTHONDIR); only when the
+# folder's path is too long for a kernel's socket name do runtime files go to /tmp. pip keeps its
+# download cache in ~/.cache/pip and matplotlib its font list in ~/.cache/matplotlib.
 #
 # `setup` and `lab` also make your workspace: workspace/ gets a copy of each exercise
-# notebook it does not have yet (never overwriting one); you work there. `lab` serves the
-# whole course folder and opens notebooks/00_start_here.ipynb; it trusts the course's
-# notebooks (so their saved pictures and animations show) and keeps Jupyter's messages to
-# the ones that help. `test` checks only what the course ships: your workspace, scratch
-# notebooks and the lessons you ran and saved are never checked and never touched.
+# notebook it does not have yet, named NN_topic.exercises.ipynb (never overwriting one); you
+# work there. `lab` serves the whole course folder and opens notebooks/00_start_here.ipynb
+# (only it: tabs of an earlier session are not reopened); it trusts the course's notebooks (so
+# their saved pictures and animations show), prints the address to open (with its token) and
+# keeps Jupyter's other messages to the ones that help. `test` checks only what the course
+# ships: your workspace, scratch notebooks and the lessons you ran and saved are never checked
+# and never touched.
 #
 # `--lang zh` (for `lab` and `setup`) installs the JupyterLab zh-CN language pack once (the
 # [zh] extra), makes JupyterLab's display language Chinese with a settings override inside
 # .venv (.venv/share/jupyter/lab/settings/overrides.d/bubblekit-language.json; `--lang en`, the
-# default, removes it), copies the Chinese exercises into workspace/zh/ and opens
-# notebooks/zh/00_start_here.ipynb. The notebooks choose bubblekit's language themselves.
+# default, removes it), checks that the browser has a font for Chinese (fontconfig's
+# `fc-list :lang=zh`; it says how to get one), copies the Chinese exercises into workspace/zh/
+# and opens notebooks/zh/00_start_here.ipynb. The notebooks choose bubblekit's language themselves.
 #
 # Environment: PYTHON (default python3) picks the interpreter for a new .venv;
 # BUBBLEKIT_VENV (default .venv) its folder; BUBBLEKIT_CHECK_WORKTREE=1 makes `test` check
-# notebooks as they are on disk (for contributors, before committing).
+# notebooks as they are on disk (for contributors, before committing); BUBBLEKIT_TORCH_INDEX
+# the pip index for torch (default: PyTorch's CPU index on Linux without CUDA, else PyPI).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
 VENV=${BUBBLEKIT_VENV:-$ROOT/.venv}
 PYTHON=${PYTHON:-python3}
-EXTRAS="course,test,lab"
-STAMP="$VENV/.bubblekit-setup"
+LAB_EXTRAS="course"                        # what the lessons need (bash course.sh lab / setup)
+TEST_EXTRAS="course,classroom,nbgrader,test"  # + torch: what bash course.sh test checks
+STAMPS="$VENV/.bubblekit-setup.d"          # one stamp per installed extra
 
 export PYDEVD_DISABLE_FILE_VALIDATION=1
 export JUPYTER_PATH="$VENV/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
@@ -50,40 +64,125 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'course.sh: %s\n' "$*" >&2; exit 1; }
 
-setup_key() {  # hash of pyproject.toml, the extras ($1, default $EXTRAS) and the venv's Python version
-    "$VENV/bin/python" - "${1:-$EXTRAS}" <<'PY'
+setup_key() {  # hash of pyproject.toml, one extra ($1) and the venv's Python version
+    "$VENV/bin/python" - "$1" <<'PY'
 import hashlib, sys
 data = open("pyproject.toml", "rb").read() + sys.argv[1].encode() + sys.version.encode()
 print(hashlib.sha256(data).hexdigest())
 PY
 }
 
-setup() {
+extra_ready() {  # is extra $1 installed for this pyproject.toml?
+    [ -f "$STAMPS/$1" ] && [ "$(cat "$STAMPS/$1")" = "$(setup_key "$1")" ]
+}
+
+pip_install() {  # pip install ARGS..., quietly; some machines' pip configuration names package
+    # folders that do not exist, and pip then prints one harmless "Location ... is ignored"
+    # warning per package: drop those lines only
+    "$VENV/bin/python" -m pip install --quiet "$@" 2>&1 \
+        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+    return "${PIPESTATUS[0]}"
+}
+
+make_venv() {
     command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found: install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)"
     "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
         || die "Python 3.10 or newer is needed, $PYTHON is $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
     if [ ! -x "$VENV/bin/python" ]; then
+        [ -z "${BUBBLEKIT_NO_INSTALL:-}" ] || die "no environment at $VENV but BUBBLEKIT_NO_INSTALL is set"
         say "creating $VENV"
         if ! "$PYTHON" -m venv "$VENV"; then
             rm -rf "$VENV"
             die "could not create a virtual environment: install the venv module (Debian/Ubuntu: apt-get install python3-venv)"
         fi
     fi
-    if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(setup_key)" ] && "$VENV/bin/python" -c 'import bubblekit' 2>/dev/null; then
+}
+
+extra_modules() {  # the modules that show extra $1 is there (BUBBLEKIT_NO_INSTALL: the environment is used as it is)
+    case $1 in
+        course) echo "jupyterlab ipywidgets matplotlib sympy" ;;
+        classroom) echo "voila" ;;
+        nbgrader) echo "nbgrader" ;;
+        test) echo "pytest nbval playwright" ;;
+        lab) echo "torch" ;;
+        zh) echo "jupyterlab_language_pack_zh_CN" ;;
+    esac
+}
+
+setup() {  # setup EXTRA,EXTRA...: install bubblekit with the extras that are not installed yet
+    make_venv
+    local want=() missing=() x
+    IFS=, read -r -a want <<< "$1"
+    for x in "${want[@]}"; do extra_ready "$x" || missing+=("$x"); done
+    if [ ${#missing[@]} -eq 0 ] && "$VENV/bin/python" -c 'import bubblekit' 2>/dev/null; then
         return 0
     fi
-    # tests that run this script in a temporary copy of the course share the real .venv: they set
-    # BUBBLEKIT_NO_INSTALL so that a stale set-up fails here instead of re-pointing .venv at the copy
-    [ -z "${BUBBLEKIT_NO_INSTALL:-}" ] \
-        || die "set-up needed ($VENV is not set up for this pyproject.toml) but BUBBLEKIT_NO_INSTALL is set: run 'bash course.sh setup' in the course folder first"
-    say "installing bubblekit with extras [$EXTRAS] into $VENV (first time: a few minutes)"
+    if [ -n "${BUBBLEKIT_NO_INSTALL:-}" ]; then
+        # tests that run this script in a temporary copy of the course share a ready environment:
+        # they set BUBBLEKIT_NO_INSTALL so that nothing is installed (pip install -e of the copy
+        # would re-point the environment at it); it must already hold what the command needs
+        local mods=""
+        for x in "${want[@]}"; do mods+=" $(extra_modules "$x")"; done
+        # shellcheck disable=SC2086  # module names
+        "$VENV/bin/python" -c "import importlib, sys; [importlib.import_module(m) for m in sys.argv[1:]]" bubblekit $mods \
+            2>/dev/null || die "set-up needed ($VENV lacks the extras [$1]) but BUBBLEKIT_NO_INSTALL is set: run 'bash course.sh setup' in the course folder first"
+        return 0
+    fi
+    local pip_extras=() x
+    for x in "${missing[@]}"; do [ "$x" = lab ] || pip_extras+=("$x"); done
     local started=$SECONDS
-    # Some machines' pip configuration names package folders that do not exist; pip then
-    # prints one harmless "Location ... is ignored" warning per package: drop those lines only.
-    "$VENV/bin/python" -m pip install --quiet -e ".[$EXTRAS]" 2>&1 \
-        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
-    setup_key > "$STAMP"
+    if [ ${#pip_extras[@]} -gt 0 ] || ! "$VENV/bin/python" -c 'import bubblekit' 2>/dev/null; then
+        local list
+        list=$(IFS=,; echo "${pip_extras[*]}")
+        say "installing bubblekit${list:+ with extras [$list]} into $VENV (first time: a minute or two)"
+        pip_install -e ".${list:+[$list]}"
+    fi
+    for x in "${missing[@]}"; do [ "$x" = lab ] && install_torch; done
+    mkdir -p "$STAMPS"
+    for x in "${missing[@]}"; do setup_key "$x" > "$STAMPS/$x"; done
     say "set-up done in $((SECONDS - started)) s"
+}
+
+torch_pin() {  # the torch requirement of pyproject.toml's lab extra (torch==2.13.0)
+    sed -n 's/^[[:space:]]*"\(torch==[^"]*\)".*/\1/p' pyproject.toml | head -n 1
+}
+
+install_torch() {  # torch, pinned, for lesson 06's real run; the CPU-only build on Linux without CUDA
+    local pin index="${BUBBLEKIT_TORCH_INDEX:-}"
+    pin=$(torch_pin)
+    [ -n "$pin" ] || die "pyproject.toml's lab extra names no torch==VERSION"
+    if [ -z "$index" ] && [ "$(uname -s)" = Linux ] && ! command -v nvidia-smi >/dev/null 2>&1; then
+        # no CUDA here: PyPI's Linux torch carries CUDA (several GB); PyTorch's CPU index has the
+        # same version without it, unless pip already finds a CPU build of it (a local wheel folder)
+        if "$VENV/bin/python" -m pip install --dry-run --no-index --no-deps --ignore-installed "$pin" 2>/dev/null \
+                | grep -q '+cpu'; then
+            index=""
+        else
+            index=https://download.pytorch.org/whl/cpu
+        fi
+    fi
+    if [ -n "$index" ]; then
+        say "installing $pin (CPU-only build, from $index) into $VENV"
+        pip_install "$pin" --index-url "$index" --extra-index-url https://pypi.org/simple
+    else
+        say "installing $pin into $VENV"
+        pip_install "$pin"
+    fi
+}
+
+jupyter_dirs() {  # Jupyter's and IPython's own state inside the venv (unless the caller chose a folder)
+    mkdir -p "$VENV/var"
+    export JUPYTERLAB_WORKSPACES_DIR="${JUPYTERLAB_WORKSPACES_DIR:-$VENV/var/lab-workspaces}"
+    export IPYTHONDIR="${IPYTHONDIR:-$VENV/var/ipython}"
+    if [ -z "${JUPYTER_RUNTIME_DIR:-}" ]; then
+        # a kernel's socket is RUNTIME/kernel-<uuid>-ipc-<n>: its path must stay under 107 bytes
+        local runtime="$VENV/var/run"
+        if [ ${#runtime} -gt 50 ]; then
+            runtime="${TMPDIR:-/tmp}/bubblekit-$(id -u)"
+        fi
+        export JUPYTER_RUNTIME_DIR="$runtime"
+    fi
+    mkdir -p "$JUPYTER_RUNTIME_DIR" && chmod 700 "$JUPYTER_RUNTIME_DIR"
 }
 
 COURSE_LANG=en   # --lang: en or zh
@@ -106,14 +205,21 @@ parse_lang() {  # take --lang X / --lang=X out of the arguments
 
 language_pack() {  # --lang zh: install the [zh] extra (JupyterLab's zh-CN language pack) once
     [ "$COURSE_LANG" = zh ] || return 0
-    local stamp="$VENV/.bubblekit-setup-zh"
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(setup_key zh)" ]; then
+    extra_ready zh && return 0
+    if [ -n "${BUBBLEKIT_NO_INSTALL:-}" ]; then  # a shared ready environment: use it as it is
+        "$VENV/bin/python" -c 'import jupyterlab_language_pack_zh_CN' 2>/dev/null \
+            || say "JupyterLab's Chinese language pack is not installed (BUBBLEKIT_NO_INSTALL): its menus stay in English"
         return 0
     fi
     say "installing the JupyterLab Chinese language pack (extra [zh]) into $VENV"
-    "$VENV/bin/python" -m pip install --quiet -e ".[zh]" 2>&1 \
-        | { grep -v "is ignored: it is neither a file nor a directory" || true; }
-    setup_key zh > "$stamp"
+    pip_install -e ".[zh]"
+    mkdir -p "$STAMPS"
+    setup_key zh > "$STAMPS/zh"
+}
+
+browser_font() {  # --lang zh: the browser needs a font for Chinese, or every character is an empty box
+    [ "$COURSE_LANG" = zh ] || return 0
+    "$VENV/bin/python" -m bubblekit.presentation.fonts --check-browser || true
 }
 
 lab_language() {  # JupyterLab's display language: a settings override inside the venv (zh), removed for en
@@ -124,6 +230,11 @@ lab_language() {  # JupyterLab's display language: a settings override inside th
     else
         rm -f "$dir/bubblekit-language.json"
     fi
+    # the course's own settings: no "Would you like to get notified about official Jupyter news?"
+    # toast and no update check (a classroom may be offline; the learner came for the lesson)
+    mkdir -p "$dir"
+    printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+        > "$dir/bubblekit-course.json"
 }
 
 jupyter_config() {  # keep the notebook-trust database inside the venv (read by every Jupyter app of the venv)
@@ -153,6 +264,10 @@ server = {f"nbgrader.server_extensions.{x}": ui
           for x in ("formgrader", "validate_assignment", "assignment_list", "course_list")}
 server["notebook_shim"] = False  # classic-notebook compatibility, unused here; it only printed a deprecation warning
 config.setdefault("ServerApp", {})["jpserver_extensions"] = server
+# jupyter_server's websockets ping every ws_ping_interval and wait ws_ping_timeout (default 3 x the
+# interval), which tornado warns about at the first kernel ("websocket_ping_timeout ... cannot be
+# longer than the websocket_ping_interval"): the same value for both says nothing
+config["ServerApp"]["tornado_settings"] = {"ws_ping_interval": 30000, "ws_ping_timeout": 30000}
 text = json.dumps(config, indent=1, sort_keys=True) + "\n"
 if path.read_text() != text:
     path.write_text(text)
@@ -196,6 +311,37 @@ PY
     local out
     out=$("$VENV/bin/jupyter" trust "${nbs[@]}" 2>&1) \
         || printf 'course.sh: could not mark the course notebooks as trusted (lesson 01 shows its animation once you run it):\n%s\n' "$out" >&2
+}
+
+print_address() {  # print_address RUNTIME_FILE START: once the server is up, one line with its address and token
+    local file=$1 i
+    for i in $(seq 1 1200); do  # at most 10 minutes
+        if [ -f "$file" ]; then
+            "$VENV/bin/python" - "$file" "$2" <<'PY' && return 0
+import json, sys, time, urllib.parse
+for _ in range(20):  # the server writes the file in one go; a half-written one is read again
+    try:
+        info = json.load(open(sys.argv[1], encoding="utf-8"))
+        break
+    except ValueError:
+        time.sleep(0.1)
+else:
+    sys.exit(1)
+host = info.get("hostname") or "127.0.0.1"
+if host in ("", "0.0.0.0", "::", "localhost", "127.0.0.1"):
+    host = "127.0.0.1"
+elif ":" in host:
+    host = f"[{host}]"
+scheme = "https" if info.get("secure") else "http"
+base = info.get("base_url") or "/"
+query = "reset" + (f"&token={urllib.parse.quote(info['token'])}" if info.get("token") else "")
+url = f"{scheme}://{host}:{info['port']}{base}lab/tree/{urllib.parse.quote(sys.argv[2])}?{query}"
+print(f"\033[1m==> open the course: {url}\033[0m", flush=True)
+PY
+        fi
+        kill -0 "$$" 2>/dev/null || return 0  # the server stopped
+        sleep 0.5
+    done
 }
 
 # ---------------------------------------------------------------------------- test
@@ -293,7 +439,7 @@ test_all() {
 }
 
 usage() {
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-help}
@@ -301,13 +447,18 @@ cmd=${1:-help}
 case $cmd in
     setup)
         parse_lang "$@"
+        extras=$LAB_EXTRAS torch=0
         for opt in ${REST[@]+"${REST[@]}"}; do  # check every option before setting anything up
             case $opt in
-                --slides|--nbgrader|--no-nbgrader) ;;
-                *) die "unknown setup option '$opt'; choose from --lang en|zh --slides --nbgrader --no-nbgrader" ;;
+                --torch) torch=1 ;;
+                --classroom) extras+=",classroom" ;;
+                --nbgrader) extras+=",nbgrader" ;;
+                --slides|--no-nbgrader) ;;
+                *) die "unknown setup option '$opt'; choose from --lang en|zh --torch --classroom --slides --nbgrader --no-nbgrader" ;;
             esac
         done
-        setup
+        [ $torch = 1 ] && extras+=",lab"
+        setup "$extras"
         for opt in ${REST[@]+"${REST[@]}"}; do
             case $opt in
                 --slides) setup_slides ;;
@@ -318,17 +469,20 @@ case $cmd in
         language_pack
         jupyter_config
         lab_language
+        browser_font
         make_workspace
         trust_course ;;
     lab)
         parse_lang "$@"
         set -- ${REST[@]+"${REST[@]}"}
-        setup
+        setup "$LAB_EXTRAS"
         language_pack
         jupyter_config
         lab_language
+        browser_font
         make_workspace
         trust_course
+        jupyter_dirs
         start=notebooks/00_start_here.ipynb workspace=workspace/
         if [ "$COURSE_LANG" = zh ]; then
             start=notebooks/zh/00_start_here.ipynb workspace=workspace/zh/
@@ -338,17 +492,20 @@ case $cmd in
             fi
         fi
         say "opening JupyterLab on this folder at $start; your exercises are in $workspace (Ctrl-C to stop)"
-        # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00.
-        # Kernels talk over local sockets (ipc), not TCP, and only warnings reach the terminal
-        # (server extensions that are off: see jupyter_config).
-        # The address it prints (and http://host:port/) opens lesson 00 too.
-        lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url="/lab/tree/$start"
+        # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00
+        # alone (?reset: the tabs of an earlier session are not reopened). Kernels talk over local
+        # sockets (ipc), not TCP, and only warnings reach the terminal (server extensions that are
+        # off: see jupyter_config), so the address is printed here, once the server has written it
+        # (its runtime file jpserver-PID.json; exec keeps this shell's PID). http://host:port/ opens
+        # lesson 00 too.
+        lab_args=(--ServerApp.root_dir="$ROOT" --LabApp.default_url="/lab/tree/$start?reset"
                   --ServerApp.log_level=WARN --LabApp.log_level=WARN
                   --KernelManager.transport=ipc)
         [ "$(id -u)" = 0 ] && lab_args+=(--allow-root)  # containers often run as root
+        print_address "$JUPYTER_RUNTIME_DIR/jpserver-$$.json" "$start" &
         exec "$VENV/bin/jupyter" lab "${lab_args[@]}" "$@" ;;
     test)
-        setup
+        setup "$TEST_EXTRAS,lab"
         # the Chinese browser test (tests/test_browser_zh.py) needs JupyterLab's zh-CN language pack; only
         # the pack: JupyterLab's display language (the override of `lab --lang zh`) is left as it is
         COURSE_LANG=zh

@@ -10,17 +10,20 @@ yet). Then, in Debian's Chromium driven by the Python ``playwright`` package (ne
   ``notebooks/``, ``workspace/`` (made by ``course.sh lab``), ``exercises/``, ``solutions/``, ``apps/``;
 * lesson 00's interview-bank link opens the learner's copy in ``workspace/`` and its
   solutions link the worked solution, with no "file not found" dialog;
-* lesson 01, never run, shows its animation (the notebook is trusted at set-up), and its
-  "Exercises:" link opens ``workspace/01_what_is_a_bubble.ipynb``, which its kernel's start
-  does not mark as changed;
+* lesson 01, never run, shows its animation (the notebook is trusted at set-up) as a person
+  sees it: scrolled to, the picture has a layout box of nonzero size and a decoded frame, and
+  the first press of ▶ plays it (the frame changes); its "Exercises:" link opens
+  ``workspace/01_what_is_a_bubble.exercises.ipynb`` (the learner's copy, named apart from the
+  lesson), which its kernel's start does not mark as changed;
 * every lesson with an explorer, never run, shows the explorer's still picture (no
   ``VBox(...)`` text, no "Loading widget"), and lesson 01's animation player draws its icons
   without font-awesome;
 * in the first lesson with an interleaved explorer, its cell run, the ``m`` slider moved
   right step by step never shows an error: each stop is an ``m`` interleaving accepts, and
   the readout is the simulator's bubble for it;
-* the terminal output holds neither "Kernel is running over TCP without encryption" nor
-  "is not trusted";
+* the terminal output holds the address with the token (one line), and neither "Kernel is running
+  over TCP without encryption", "is not trusted" nor the websocket_ping_timeout warning; no news
+  toast appears (the course's settings switch it off);
 * no request the browser made left 127.0.0.1 (the course works offline).
 
 Screenshots of each step go to ``test-artifacts/course-*.png``. Marker ``browser``; skipped
@@ -48,6 +51,7 @@ from typing import Any
 import pytest
 
 import bubblekit as bk
+from bubblekit.course import workspace as ws
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_browser import CHROMIUM, Server, chromium_page  # noqa: E402 - the shared Chromium and server helpers
@@ -117,9 +121,10 @@ class Lab(Server):
             "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "lab-workspaces"),
         }
         env.pop("BUBBLEKIT_CHECK_WORKTREE", None)
+        # the README's command; news and update checks are left to the course's own settings
         cmd = ["bash", "course.sh", "lab", f"--port={port}", f"--IdentityProvider.token={token}", "--no-browser",
-               "--ServerApp.port_retries=0", "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+               "--ServerApp.port_retries=0"]
+        self.port = port
         super().__init__("course.sh lab", cmd, course, env, tmp / "course-lab.log")
 
     def output(self) -> str:
@@ -143,10 +148,17 @@ def _require_setup_done() -> None:
     """
     import hashlib
 
-    stamp = VENV / ".bubblekit-setup"
-    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + b"course,test,lab" + sys.version.encode()).hexdigest()
-    if not stamp.is_file() or stamp.read_text().strip() != key:
-        pytest.fail(f"{VENV} is not set up for this checkout's pyproject.toml: run `bash course.sh setup` first "
+    # the stamp of the lessons' extra (course.sh's setup_key), or a ready environment (BUBBLEKIT_NO_INSTALL:
+    # course.sh then checks that JupyterLab and the lessons' packages import)
+    stamp = VENV / ".bubblekit-setup.d" / "course"
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + b"course" + sys.version.encode()).hexdigest()
+    if stamp.is_file() and stamp.read_text().strip() == key:
+        return
+    import importlib.util
+
+    missing = [m for m in ("jupyterlab", "ipywidgets", "matplotlib", "sympy") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.fail(f"{VENV} lacks {missing}: run `bash course.sh setup` first "
                     "(course.sh lab would otherwise install bubblekit from the test's temporary copy into it)")
 
 
@@ -243,7 +255,11 @@ def test_root_opens_lesson_00_and_shows_the_whole_course(lab: Lab, page: Any, co
         page.locator(".jp-DirListing-itemText", has_text=folder).first.wait_for(timeout=30_000)
     _shot(page, "00-root")
     assert sorted(p.name for p in (course / "workspace").glob("*.ipynb")) == sorted(
-        p.name for p in (course / "exercises").glob("*.ipynb"))
+        ws.workspace_name(p.name) for p in (course / "exercises").glob("*.ipynb"))
+    # only lesson 00 is open (no tabs of an earlier session), and no news toast asks anything
+    tabs = page.locator("#jp-main-dock-panel .lm-TabBar-tab .lm-TabBar-tabLabel").all_inner_texts()
+    assert [t for t in tabs if t.endswith(".ipynb")] == ["00_start_here.ipynb"], tabs
+    assert not page.locator(".jp-toast", has_text="news").count()
 
 
 def test_lesson_00_links_open_the_interview_bank_and_its_solutions(lab: Lab, page: Any) -> None:
@@ -251,7 +267,7 @@ def test_lesson_00_links_open_the_interview_bank_and_its_solutions(lab: Lab, pag
     _wait_for_document(page, "notebooks/00_start_here.ipynb", "Start here")
     _dismiss_toasts(page)
     _click_link(page, "10 · Interview bank")
-    _wait_for_document(page, "workspace/10_interview_bank.ipynb", "Exercise notebook")
+    _wait_for_document(page, "workspace/10_interview_bank.exercises.ipynb", "Exercise notebook")
     _shot(page, "00-interview-bank")
     page.goto(f"{lab.url}/lab/tree/notebooks/00_start_here.ipynb?token={lab.token}", timeout=OPEN_MS)
     _wait_for_document(page, "notebooks/00_start_here.ipynb", "Start here")
@@ -262,31 +278,81 @@ def test_lesson_00_links_open_the_interview_bank_and_its_solutions(lab: Lab, pag
     _shot(page, "00-solutions")
 
 
-def test_lesson_01_is_trusted_and_its_exercises_link_opens_the_workspace_copy(lab: Lab, page: Any) -> None:
+#: The lesson 01 player as a person sees it: its picture's layout box (nonzero), decoded frame, its place.
+_PLAYER_STATE = """() => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    const img = panel && panel.querySelector('.jp-OutputArea-output img[id^="_anim_img"]');
+    if (!img) return null;
+    const r = img.getBoundingClientRect();
+    const b = img.closest('.animation').querySelector('button').getBoundingClientRect();
+    return {w: r.width, h: r.height, top: r.top, buttons: b.top, complete: img.complete,
+            natural: img.naturalWidth, src: img.src.slice(-64), view: window.innerHeight};
+}"""
+
+
+def _scroll_to_player(page: Any) -> None:
+    """Scroll the notebook as a person does (the mouse wheel over it) until the player's buttons are on
+    screen; JupyterLab renders the cells it scrolls past on its own schedule (windowing)."""
+    deadline = time.monotonic() + OPEN_MS / 1000
+    page.mouse.move(VIEW_X, 500)
+    while time.monotonic() < deadline:
+        state = page.evaluate(_PLAYER_STATE)
+        if state and 150 < state["buttons"] < state["view"] - 80:
+            return
+        down = state is None or state["buttons"] >= state["view"] - 80 or state["buttons"] == 0
+        page.mouse.wheel(0, 350 if down else -350)
+        page.wait_for_timeout(150)
+    _shot(page, "01-no-player")
+    pytest.fail(f"lesson 01's animation player never came into view: {page.evaluate(_PLAYER_STATE)}")
+
+
+VIEW_X = 700  # a point over the notebook (1440 px wide window)
+
+
+def test_lesson_01_shows_its_animation(lab: Lab, page: Any) -> None:
+    """What a person waits for: scrolled to, the picture is there (a layout box of nonzero size, a decoded
+    frame), it stays put, and the first press of ▶ plays it."""
     page.goto(f"{lab.url}/lab/tree/notebooks/01_what_is_a_bubble.ipynb?token={lab.token}", timeout=OPEN_MS)
     _wait_for_document(page, "notebooks/01_what_is_a_bubble.ipynb", "Exercises:")
     _dismiss_toasts(page)
-    # the animation's JavaScript ran without running the notebook: its frame is an image
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.jp-OutputArea-output img[id^=\"_anim_img\"]')]"
-        ".some(i => i.naturalWidth > 0)",
-        timeout=OPEN_MS,
-    )
-    anim = page.locator(".jp-OutputArea-output img[id^='_anim_img']").first
-    anim.scroll_into_view_if_needed()
+    page.wait_for_function(f"() => !!({_PLAYER_STATE})()", timeout=OPEN_MS)  # the output is in the page
+    _scroll_to_player(page)
+    try:  # the picture has its box and its frame (the notebook is trusted: the player's script ran)
+        page.wait_for_function(f"() => {{ const s = ({_PLAYER_STATE})(); return s && s.w > 300 && s.h > 100"
+                               " && s.complete && s.natural > 0; }", timeout=OPEN_MS)
+    except Exception:
+        _shot(page, "01-no-picture")
+        raise AssertionError(f"lesson 01's animation shows no picture: {page.evaluate(_PLAYER_STATE)}") from None
+    before = page.evaluate(_PLAYER_STATE)
+    page.wait_for_timeout(500)
+    still = page.evaluate(_PLAYER_STATE)
+    assert abs(still["top"] - before["top"]) < 2, f"the page jumped: {before} -> {still}"
     # the player's buttons carry inline SVG icons (no font-awesome from a CDN)
-    player = page.locator(".jp-OutputArea-output .animation").first
+    player = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .animation").first
     assert player.locator("button svg").count() >= 7
     assert player.locator("i.fa").count() == 0
     _shot(page, "01-animation")
+    player.locator("button[title='Play']").click()  # the first press plays: the frame changes
+    page.wait_for_function(f"(src) => {{ const s = ({_PLAYER_STATE})(); return s && s.src !== src && s.h > 100; }}",
+                           arg=still["src"], timeout=30_000)
+    player.locator("button[title='Pause']").click()
+
+
+def test_lesson_01_exercises_link_opens_the_workspace_copy(lab: Lab, page: Any) -> None:
+    page.goto(f"{lab.url}/lab/tree/notebooks/01_what_is_a_bubble.ipynb?token={lab.token}", timeout=OPEN_MS)
+    _wait_for_document(page, "notebooks/01_what_is_a_bubble.ipynb", "Exercises:")
+    _dismiss_toasts(page)
     _click_link(page, "What a bubble is: exercises")
-    _wait_for_document(page, "workspace/01_what_is_a_bubble.ipynb", "Exercise notebook")
+    _wait_for_document(page, "workspace/01_what_is_a_bubble.exercises.ipynb", "Exercise notebook")
+    # the tab tells the exercise from its lesson
+    label = page.locator(".lm-TabBar-tab.jp-mod-current .lm-TabBar-tabLabel").first.inner_text()
+    assert label == "01_what_is_a_bubble.exercises.ipynb", label
     # once its kernel is up, the learner's untouched copy is not "changed" (nothing to autosave)
     page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(timeout=OPEN_MS)
     page.wait_for_timeout(1000)
     dirty = page.evaluate("() => !!document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty')")
     _shot(page, "01-exercises")
-    assert not dirty, "opening workspace/01_what_is_a_bubble.ipynb marked it changed"
+    assert not dirty, "opening workspace/01_what_is_a_bubble.exercises.ipynb marked it changed"
 
 
 def _explorer_lessons(course: Path, must: str = "") -> list[str]:
@@ -422,7 +488,11 @@ def test_terminal_shows_no_noise(lab: Lab, page: Any) -> None:
     assert "without encryption" not in out, out[-3000:]
     assert "is not trusted" not in out, out[-3000:]
     assert "DeprecationWarning" not in out, out[-3000:]
+    assert "websocket_ping_timeout" not in out, out[-3000:]
     assert "workspace/" in out  # course.sh says where the learner's exercises are
+    # the address, with the token the learner chose, on one line (Jupyter prints none at log level WARN)
+    lines = [ln for ln in out.splitlines() if f"http://127.0.0.1:{lab.port}/" in ln and f"token={lab.token}" in ln]
+    assert len(lines) == 1, out[-3000:]
 
 
 def test_no_request_leaves_the_machine(lab: Lab, page: Any) -> None:

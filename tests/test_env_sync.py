@@ -1,8 +1,9 @@
-"""environment.yml (conda-forge) mirrors pyproject.toml's dependencies and "course"/"test" extras.
+"""environment.yml (conda-forge) mirrors pyproject.toml's dependencies and "course"/"classroom"/"nbgrader"/"test" extras.
 
 Rules:
 
-* every package of ``[project] dependencies`` and of the ``course`` and ``test`` extras is
+* every package of ``[project] dependencies`` and of the ``course``, ``classroom``, ``nbgrader``
+  and ``test`` extras is
   a conda dependency of environment.yml with the same version specifier, and vice versa;
 * the ``lab`` extra (torch) and the optional ``slides`` extra (jupyterlab-rise) are pip-only
   and must not be conda dependencies;
@@ -28,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: PyPI name -> conda-forge name, where they differ.
 NAME_MAP: dict[str, str] = {}
 #: Extras mirrored in environment.yml (the "lab" extra is pip-only: torch; "slides" is optional: RISE).
-MIRRORED_EXTRAS = ("course", "test")
+#: course.sh installs them apart (lab: course; setup --classroom, --nbgrader; test: all), conda all at once.
+MIRRORED_EXTRAS = ("course", "classroom", "nbgrader", "test")
 PIP_ONLY_EXTRAS = ("lab", "slides", "zh")  # torch; RISE; JupyterLab's zh-CN language pack (course.sh lab --lang zh)
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$")

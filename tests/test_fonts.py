@@ -3,14 +3,18 @@
 The rendering tests turn matplotlib's missing-glyph warning ("Glyph ... missing from font(s)")
 into an error, draw a figure with Chinese in every kind of text (title, axis labels, tick
 labels, legend, a table, an annotation) and save it as PNG and SVG. They need a CJK font on
-the machine (CI installs Debian's fonts-noto-cjk in .ci/run); without one they skip, and
-the test of the warning still runs.
+the machine, found the way the course finds one (:func:`bubblekit.presentation.fonts.find_cjk_font`);
+CI installs Debian's fonts-noto-cjk in .ci/run. Without one they skip, except under ``CI=true``,
+where they fail; the test of the warning still runs. The browser's font (fontconfig) is checked
+by :func:`bubblekit.presentation.fonts.browser_cjk_fonts`, tested with a fontconfig that has none.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
 import warnings
 from collections.abc import Iterator
 
@@ -46,10 +50,29 @@ def clean_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def has_cjk_font() -> bool:
-    return any(entry.name in fonts.CJK_FAMILIES for entry in font_manager.fontManager.ttflist)
+    """Whether the course finds a CJK font, by its own discovery (:func:`fonts.find_cjk_font`: the
+    environment variable, matplotlib's font list, then font files installed after matplotlib built
+    its cache), not by matplotlib's cached list alone (which predates a font installed later)."""
+    try:
+        return fonts.find_cjk_font() is not None
+    except ValueError:  # BUBBLEKIT_CJK_FONT names nothing usable
+        return False
 
 
-needs_cjk = pytest.mark.skipif(not has_cjk_font(), reason="no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
+HAS_CJK = has_cjk_font()
+NO_CJK = "no CJK font installed (Debian/Ubuntu: apt-get install fonts-noto-cjk)"
+
+
+@pytest.fixture()
+def cjk_font() -> None:
+    """Skip without a CJK font; under CI (``CI=true``, where .ci/run installs fonts-noto-cjk) fail instead."""
+    if not HAS_CJK:
+        if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
+            pytest.fail(f"{NO_CJK}: CI must have one, so these tests may not skip")
+        pytest.skip(NO_CJK)
+
+
+needs_cjk = pytest.mark.usefixtures("cjk_font")
 
 
 def chinese_figure() -> Figure:
@@ -207,3 +230,36 @@ def test_the_animation_readout_draws_chinese() -> None:
     with warnings.catch_warnings():  # every frame, as the lesson's HTML player gets them
         warnings.filterwarnings("error", message=MISSING_GLYPH)
         assert "<img" in anim.to_jshtml(fps=5, default_mode="once")
+
+
+@pytest.mark.skipif(shutil.which("fc-list") is None, reason="fontconfig (fc-list) not installed")
+def test_the_browser_check_warns_with_a_fontconfig_without_cjk(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """FONTCONFIG_FILE pointing at a configuration with an empty font folder: no font for Chinese,
+    so the check (what ``course.sh lab --lang zh`` runs) prints the install line, in either language."""
+    (tmp_path / "fonts").mkdir()
+    conf = tmp_path / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n'
+                    f"<fontconfig><dir>{tmp_path / 'fonts'}</dir><cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>\n")
+    monkeypatch.setenv("FONTCONFIG_FILE", str(conf))
+    assert fonts.browser_cjk_fonts() == []
+    for language, phrase in (("en", "fc-list :lang=zh"), ("zh", "浏览器找不到可用的中文字体")):
+        assert fonts.main(["--check-browser", "--lang", language]) == 0
+        err = capsys.readouterr().err
+        assert phrase in err and "apt-get install fonts-noto-cjk" in err, err
+    assert fonts.main(["--check-browser", "--strict"]) == 1
+
+
+@pytest.mark.skipif(shutil.which("fc-list") is None, reason="fontconfig (fc-list) not installed")
+def test_the_browser_check_is_quiet_with_a_cjk_font(cjk_font: None, capsys: pytest.CaptureFixture[str]) -> None:
+    found = fonts.browser_cjk_fonts()
+    if not found:
+        pytest.skip("matplotlib finds a CJK font that fontconfig does not list (BUBBLEKIT_CJK_FONT)")
+    assert fonts.browser_font_warning() is None
+    assert fonts.main(["--check-browser", "--strict"]) == 0 and capsys.readouterr().err == ""
+
+
+def test_the_browser_check_without_fontconfig(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No fc-list (macOS, Windows): the browser uses the system's fonts, which include Chinese ones: no warning."""
+    monkeypatch.setattr(fonts.shutil, "which", lambda name: None)
+    assert fonts.browser_cjk_fonts() is None and fonts.browser_font_warning() is None

@@ -135,11 +135,11 @@ def test_learners_files_survive_every_documented_command_and_an_update(course: C
     # 1. set-up as the README says (nothing is installed: the venv is ready) makes the workspace
     c.run("bash", "course.sh", "setup")
     names = sorted(p.name for p in (c.dir / "exercises").glob("*.ipynb"))
-    assert names and sorted(p.name for p in (c.dir / "workspace").glob("*.ipynb")) == names
+    assert names and sorted(p.name for p in (c.dir / "workspace").glob("*.ipynb")) == [ws.workspace_name(n) for n in names]
     assert git(c.dir, "status", "--porcelain").stdout == ""  # workspace/ is git-ignored
 
     # 2. the learner works
-    edit_exercise(c.dir / "workspace" / "03_the_bubble_formula.ipynb", "f = lambda p, m: (p - 1) / (m + p - 1)")
+    edit_exercise(c.dir / "workspace" / "03_the_bubble_formula.exercises.ipynb", "f = lambda p, m: (p - 1) / (m + p - 1)")
     edit_exercise(c.dir / "exercises" / "03_the_bubble_formula.ipynb", "answer = 0.2  # worked in exercises/")
     learner_files = {
         "workspace/03_the_bubble_formula-Copy1.ipynb": notebook("x = 1"),
@@ -158,7 +158,7 @@ def test_learners_files_survive_every_documented_command_and_an_update(course: C
     code[0].outputs = [new_output("error", ename="NameError", evalue="oops", traceback=[])]
     code[0].execution_count = 42
     nbformat.write(nb, saved)
-    mine = sorted([*learner_files, "workspace/03_the_bubble_formula.ipynb", "exercises/03_the_bubble_formula.ipynb",
+    mine = sorted([*learner_files, "workspace/03_the_bubble_formula.exercises.ipynb", "exercises/03_the_bubble_formula.ipynb",
                    "notebooks/01_what_is_a_bubble.ipynb"])
     before = snapshot(c.dir, mine)
 
@@ -205,8 +205,8 @@ def test_learners_files_survive_every_documented_command_and_an_update(course: C
     c.outputs.append(pull.stdout + pull.stderr)
     assert (c.dir / "exercises" / "11_new_exercise.ipynb").is_file()
     ws_out = c.run(str(VENV / "bin" / "bubblekit"), "workspace").stdout
-    assert "1 new exercise notebook(s)" in ws_out and "11_new_exercise.ipynb" in ws_out
-    assert (c.dir / "workspace" / "11_new_exercise.ipynb").is_file()
+    assert "1 new exercise notebook(s)" in ws_out and "11_new_exercise.exercises.ipynb" in ws_out
+    assert (c.dir / "workspace" / "11_new_exercise.exercises.ipynb").is_file()
     c.run("bash", "course.sh", "test", "exercises")
     c.run(str(VENV / "bin" / "python"), "scripts/make_exercises.py")
     c.run(str(VENV / "bin" / "python"), "scripts/make_exercises.py", "--check")
@@ -274,12 +274,7 @@ def _fake_venv(tmp_path: Path) -> tuple[Path, Path]:
 @needs_git
 def test_course_sh_lab_serves_the_course_root_and_trusts_only_the_course(course: Course, tmp_path: Path) -> None:
     fake, log = _fake_venv(tmp_path)
-    key = subprocess.run(  # the stamp course.sh writes after installing: skip the installation
-        [sys.executable, "-c",
-         "import hashlib, sys; data = open('pyproject.toml', 'rb').read() + b'course,test,lab' + sys.version.encode();"
-         " print(hashlib.sha256(data).hexdigest())"],
-        cwd=course.dir, capture_output=True, text=True, check=True).stdout
-    (fake / ".bubblekit-setup").write_text(key)
+    _stamp(course, fake, "course")  # the stamp course.sh writes after installing: skip the installation
     (course.dir / "notebooks" / "Untitled.ipynb").write_text(notebook("x = 1"))
     env = {**env_for_course(), "BUBBLEKIT_VENV": str(fake)}
     run = subprocess.run(["bash", "course.sh", "lab", "--port=8999", "--no-browser", "--IdentityProvider.token=t"],
@@ -292,12 +287,12 @@ def test_course_sh_lab_serves_the_course_root_and_trusts_only_the_course(course:
     assert "notebooks/01_what_is_a_bubble.ipynb" in trusted and "exercises/03_the_bubble_formula.ipynb" in trusted
     assert not any(p.startswith("workspace/") or "Untitled" in p for p in trusted)
     assert f"--ServerApp.root_dir={course.dir}" in lab
-    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in lab  # lesson 00, inside the served root
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb?reset" in lab  # lesson 00 alone, in the root
     assert lab[-3:] == ["--port=8999", "--no-browser", "--IdentityProvider.token=t"]  # the learner's options, last
     assert "--KernelManager.transport=ipc" in lab  # no "Kernel is running over TCP without encryption"
     config = json.loads((fake / "etc" / "jupyter" / "jupyter_config.json").read_text())
     assert config["NotebookNotary"]["db_file"].startswith(str(fake.resolve()))  # trust stays inside the venv
-    assert (course.dir / "workspace" / "01_what_is_a_bubble.ipynb").is_file()
+    assert (course.dir / "workspace" / "01_what_is_a_bubble.exercises.ipynb").is_file()
     assert "workspace/" in run.stdout
 
 
@@ -316,20 +311,49 @@ def _mini_course(root: Path) -> Path:
 def test_sync_workspace_copies_only_missing_files_and_never_overwrites(tmp_path: Path) -> None:
     root = _mini_course(tmp_path / "course")
     first = ws.sync_workspace(root)
-    assert [p.name for p in first.created] == ["01_a.ipynb", "02_b.ipynb"] and not first.kept
+    assert [p.name for p in first.created] == ["01_a.exercises.ipynb", "02_b.exercises.ipynb"] and not first.kept
     assert not (root / "workspace" / ".manifest.json").exists()
-    mine = root / "workspace" / "01_a.ipynb"
+    mine = root / "workspace" / "01_a.exercises.ipynb"
     mine.write_bytes(b"my work \xe6\xb0\x94")
     (root / "exercises" / "01_a.ipynb").write_text(notebook("# a new version from the course"))
     (root / "exercises" / "03_c.ipynb").write_text(notebook("# new"))
     (root / "workspace" / "notes.ipynb").write_text("mine")
     (root / "exercises" / "my_scratch.ipynb").write_text("not the course's")  # not in the manifest: not copied
     second = ws.sync_workspace(root)
-    assert [p.name for p in second.created] == ["03_c.ipynb"]
+    assert [p.name for p in second.created] == ["03_c.exercises.ipynb"]
     assert mine.read_bytes() == b"my work \xe6\xb0\x94" and (root / "workspace" / "notes.ipynb").read_text() == "mine"
-    assert not (root / "workspace" / "my_scratch.ipynb").exists()
+    assert not (root / "workspace" / "my_scratch.exercises.ipynb").exists()
     assert "1 new exercise notebook(s)" in second.summary()
     assert "already there" in ws.sync_workspace(root).summary()
+
+
+def test_a_copy_under_the_old_name_stays_the_learners_copy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A learner who copied 01_a before copies were named .exercises.ipynb keeps that copy: it is
+    neither renamed nor overwritten, no second copy is made beside it, and the command says so."""
+    root = _mini_course(tmp_path / "course")
+    (root / "workspace").mkdir()
+    old = root / "workspace" / "01_a.ipynb"
+    old.write_bytes(b"my old work")
+    report = ws.sync_workspace(root)
+    assert [p.name for p in report.created] == ["02_b.exercises.ipynb"]
+    assert report.legacy == (old,) and old in report.kept and old.read_bytes() == b"my old work"
+    assert not (root / "workspace" / "01_a.exercises.ipynb").exists()
+    assert ws.main(["--root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "your copy 01_a.ipynb keeps its name" in out and "01_a.exercises.ipynb" in out
+    for phrase in DESTRUCTIVE:
+        assert phrase not in out
+
+
+def test_workspace_names() -> None:
+    assert ws.workspace_name("01_a.ipynb") == "01_a.exercises.ipynb"
+    assert ws.workspace_name("01_a.exercises.ipynb") == "01_a.exercises.ipynb"
+    assert ws.exercise_name("01_a.exercises.ipynb") == "01_a.ipynb" and ws.exercise_name("01_a.ipynb") == "01_a.ipynb"
+    for bad in ("01_a.py", "x/01_a.ipynb", ".ipynb", 3):
+        with pytest.raises(ValueError, match="is not a notebook file name"):
+            ws.workspace_name(bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="is not a notebook file name"):
+            ws.exercise_name(bad)  # type: ignore[arg-type]
 
 
 def test_sync_workspace_bad_input(tmp_path: Path) -> None:
@@ -403,10 +427,12 @@ def test_lessons_exercise_links_open_the_learners_copy() -> None:
             assert not link.startswith("../exercises/"), f"{lesson.name} links the pristine copy {link}"
             if link.startswith("../workspace/"):
                 seen += 1
-                assert (ROOT / "exercises" / Path(link).name).is_file(), f"{lesson.name}: {link}"
+                name = Path(link).name  # the learner's copy: NN_topic.exercises.ipynb (what bubblekit workspace makes)
+                assert name == ws.workspace_name(ws.exercise_name(name)), f"{lesson.name}: {link} is no copy's name"
+                assert (ROOT / "exercises" / ws.exercise_name(name)).is_file(), f"{lesson.name}: {link}"
     assert seen >= 9
     start = _markdown_links(ROOT / "notebooks" / "00_start_here.ipynb")
-    assert "../workspace/10_interview_bank.ipynb" in start and "../solutions/10_interview_bank.ipynb" in start
+    assert "../workspace/10_interview_bank.exercises.ipynb" in start and "../solutions/10_interview_bank.ipynb" in start
 
 
 # ----------------------------------------------------------------------------- course.sh lab --lang zh (no browser)
@@ -424,13 +450,15 @@ def _fake_venv_recording_pip(tmp_path: Path) -> tuple[Path, Path, Path]:
     return fake, log, pip_log
 
 
-def _stamp(course: Course, fake: Path, extras: str, name: str) -> None:
+def _stamp(course: Course, fake: Path, extra: str) -> None:
+    """The stamp ``course.sh`` writes once extra ``extra`` is installed (``.bubblekit-setup.d/EXTRA``)."""
     key = subprocess.run(
         [sys.executable, "-c",
          "import hashlib, sys; data = open('pyproject.toml', 'rb').read() + sys.argv[1].encode() + sys.version.encode();"
-         " print(hashlib.sha256(data).hexdigest())", extras],
+         " print(hashlib.sha256(data).hexdigest())", extra],
         cwd=course.dir, capture_output=True, text=True, check=True).stdout
-    (fake / name).write_text(key)
+    (fake / ".bubblekit-setup.d").mkdir(exist_ok=True)
+    (fake / ".bubblekit-setup.d" / extra).write_text(key)
 
 
 def _lab(course: Course, fake: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -442,7 +470,7 @@ def _lab(course: Course, fake: Path, *args: str) -> subprocess.CompletedProcess[
 @needs_git
 def test_course_sh_lab_in_chinese_and_back(course: Course, tmp_path: Path) -> None:
     fake, log, pip_log = _fake_venv_recording_pip(tmp_path)
-    _stamp(course, fake, "course,test,lab", ".bubblekit-setup")
+    _stamp(course, fake, "course")
     override = fake / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "bubblekit-language.json"
     lesson00 = course.dir / "notebooks" / "zh" / "00_start_here.ipynb"
     # the Chinese edition's exercises, made by scripts/make_exercises.py (with a manifest); a stand-in
@@ -459,22 +487,22 @@ def test_course_sh_lab_in_chinese_and_back(course: Course, tmp_path: Path) -> No
     assert json.loads(override.read_text()) == {"@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}
     assert override.resolve().is_relative_to(fake.resolve())  # nothing written outside the venv
     lab = [c for c in (json.loads(line) for line in log.read_text().splitlines()) if c[0] == "lab"][-1]
-    target = "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb" if lesson00.is_file() \
-        else "--LabApp.default_url=/lab/tree/notebooks/zh"  # lesson 00 not translated yet: the Chinese lessons
+    target = "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb?reset" if lesson00.is_file() \
+        else "--LabApp.default_url=/lab/tree/notebooks/zh?reset"  # lesson 00 not translated yet: the Chinese lessons
     assert target in lab and lab[-2:] == ["--port=8999", "--no-browser"] and "--lang" not in lab
-    assert (course.dir / "workspace" / "zh" / "08_case_studies.ipynb").is_file()
-    assert (course.dir / "workspace" / "01_what_is_a_bubble.ipynb").is_file()
+    assert (course.dir / "workspace" / "zh" / "08_case_studies.exercises.ipynb").is_file()
+    assert (course.dir / "workspace" / "01_what_is_a_bubble.exercises.ipynb").is_file()
 
     # 2. again, with lesson 00 translated and --lang=zh: no second installation, lesson 00 opens
     if not lesson00.is_file():
         lesson00.write_text(notebook("import bubblekit as bk"))
-    mine = course.dir / "workspace" / "zh" / "08_case_studies.ipynb"
+    mine = course.dir / "workspace" / "zh" / "08_case_studies.exercises.ipynb"
     mine.write_text("my work 气泡")
     run = _lab(course, fake, "--lang=zh")
     assert run.returncode == 0, run.stdout + run.stderr
     assert len(pip_log.read_text().splitlines()) == 1
     lab = [c for c in (json.loads(line) for line in log.read_text().splitlines()) if c[0] == "lab"][-1]
-    assert "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb" in lab
+    assert "--LabApp.default_url=/lab/tree/notebooks/zh/00_start_here.ipynb?reset" in lab
     assert mine.read_text() == "my work 气泡"  # the learner's Chinese exercise is kept
 
     # 3. back to English (the default): the override is gone, lesson 00 in English opens
@@ -482,7 +510,7 @@ def test_course_sh_lab_in_chinese_and_back(course: Course, tmp_path: Path) -> No
     assert run.returncode == 0, run.stdout + run.stderr
     assert not override.exists()
     lab = [c for c in (json.loads(line) for line in log.read_text().splitlines()) if c[0] == "lab"][-1]
-    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb" in lab
+    assert "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb?reset" in lab
 
     # 4. a wrong language is refused before anything runs
     bad = _lab(course, fake, "--lang", "fr")
@@ -498,9 +526,9 @@ def test_sync_workspace_chinese_edition(tmp_path: Path) -> None:
     (root / "exercises" / "zh" / "01_a.ipynb").write_text(notebook("# 练习"))
     (root / "exercises" / "zh" / ".manifest.json").write_text('{"files": {"01_a.ipynb": ""}}')
     report = ws.sync_workspace(root, language="zh")
-    assert [p.relative_to(root).as_posix() for p in report.created] == ["workspace/zh/01_a.ipynb"]
-    assert "从 exercises/zh/ 复制了 1 个新的练习 notebook（01_a.ipynb）" in report.summary()
+    assert [p.relative_to(root).as_posix() for p in report.created] == ["workspace/zh/01_a.exercises.ipynb"]
+    assert "从 exercises/zh/ 复制了 1 个新的练习 notebook（01_a.exercises.ipynb）" in report.summary()
     assert "1 个练习 notebook 都已经在这里" in ws.sync_workspace(root, language="zh").summary()
-    assert not (root / "workspace" / "01_a.ipynb").exists()  # the English workspace is separate
+    assert not (root / "workspace" / "01_a.exercises.ipynb").exists()  # the English workspace is separate
     with pytest.raises(ValueError, match="language='fr'"):
         ws.sync_workspace(root, language="fr")

@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bubblekit.course.workspace import WORKSPACE_DIR, course_notebooks
+from bubblekit.course.workspace import COPY_SUFFIX, WORKSPACE_DIR, course_notebooks, exercise_name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -169,10 +169,12 @@ def _target(base: Path, link: str) -> Path:
     """Where a link leads; a link into the learner's workspace/ resolves to the exercise it is copied from."""
     target = (base / link).resolve()
     workspace = (ROOT / WORKSPACE_DIR).resolve()
-    if target.parent == workspace:
-        return ROOT / "exercises" / target.name
-    if target.parent == workspace / ZH:
-        return ROOT / "exercises" / ZH / target.name
+    # the copy of exercises/NN_topic.ipynb is workspace/NN_topic.exercises.ipynb (bubblekit workspace)
+    copy = target.name.endswith(COPY_SUFFIX)
+    if target.parent == workspace and copy:
+        return ROOT / "exercises" / exercise_name(target.name)
+    if target.parent == workspace / ZH and copy:
+        return ROOT / "exercises" / ZH / exercise_name(target.name)
     return target
 
 

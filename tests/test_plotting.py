@@ -537,6 +537,38 @@ def test_animation_readout_is_readable_at_the_frames_dpi(r1f1b: bk.SimResult) ->
         anim._draw_was_started = True
 
 
+def test_animation_labels_are_readable_in_small_frames(r1f1b: bk.SimResult) -> None:
+    """At lesson 01's 64 dpi the tick labels, titles and legend are at least 11.5 px high (they were 8-9 px);
+    the diagram keeps its height (the figure grows by what the text grew)."""
+    plain = bp.plot_pipeline(r1f1b)
+    anim = bp.animate_pipeline(r1f1b, frames=3, dpi=64)
+    anim._draw_was_started = True
+    fig = anim._fig
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    px = [float(t.get_fontsize()) * 64 / 72 for t in (*ax.get_xticklabels(), *ax.get_yticklabels(), ax.title,
+                                                       ax.xaxis.label, *ax.get_legend().get_texts()) if t.get_text()]
+    assert px and min(px) >= 11.5, sorted(px)[:3]
+    assert fig.get_size_inches()[1] > plain.get_size_inches()[1]
+    with pytest.raises(ValueError, match="dpi must be a number"):
+        bp.animate_pipeline(r1f1b, dpi=0)
+
+
+def test_animation_player_shows_its_picture_before_any_script(r1f1b: bk.SimResult) -> None:
+    """The <img> carries the first frame and its size in the markup (a layout box from the start, whatever
+    JupyterLab's lazy rendering does), and the player starts once its elements are in the page."""
+    html = bp.pipeline_animation_html(r1f1b, frames=3, dpi=64)
+    tag = re.search(r"<img id=\"_anim_img[0-9a-f]+\"[^>]*>", html)
+    assert tag, html[:500]
+    first = re.search(r'frames\[0\] = "(data:image/jpeg;base64,[^"]*)"', html).group(1).replace("\\\n", "")
+    assert f'src="{first}"' in tag.group(0)
+    size = bp._frame_size(first)
+    assert size and size[0] > 600 and f'width="{size[0]}" height="{size[1]}"' in tag.group(0)
+    assert 'alt="t = ' in tag.group(0)
+    assert "setTimeout(function() {\n        anim" not in html and ";(function start(tries)" in html
+    assert html.count("new Animation(") == 1
+
+
 def test_animation_running_highlight_matches_the_spans(r1f1b: bk.SimResult) -> None:
     anim = bp.animate_pipeline(r1f1b, frames=7)
     ax = anim._fig.axes[0]

@@ -40,7 +40,7 @@ REQUIRED: dict[str, str] = {"numpy": "1.24", "matplotlib": "3.7", "ipywidgets": 
 #: Packages some lessons use when present: the reason is shown when missing.
 OPTIONAL: dict[str, str] = {
     "jupyterlab": "to open the course (bash course.sh lab)",
-    "torch": "lesson 06's real pipeline run (pip install -e '.[lab]')",
+    "torch": "lesson 06's real pipeline run (bash course.sh setup --torch)",
 }
 #: Oldest Python the course supports.
 MIN_PYTHON = (3, 10)
@@ -63,8 +63,8 @@ register({
     "envcheck.optional": {"en": "optional: {why}", "zh": "可选：{why}"},
     "envcheck.why.jupyterlab": {"en": "to open the course (bash course.sh lab)",
                                 "zh": "打开课程时需要（bash course.sh lab）"},
-    "envcheck.why.torch": {"en": "lesson 06's real pipeline run (pip install -e '.[lab]')",
-                           "zh": "第 06 课实际运行流水线时需要（pip install -e '.[lab]'）"},
+    "envcheck.why.torch": {"en": "lesson 06's real pipeline run (bash course.sh setup --torch)",
+                           "zh": "第 06 课实际运行流水线时需要（bash course.sh setup --torch）"},
     "envcheck.col.package": {"en": "package", "zh": "包"},
     "envcheck.col.installed": {"en": "installed", "zh": "已安装"},
     "envcheck.col.needed": {"en": "needed", "zh": "要求"},

@@ -4,12 +4,18 @@ The course keeps a learner's work apart from the files it ships:
 
 * ``exercises/`` holds the course's **pristine** exercise notebooks, generated from
   ``solutions/`` by ``scripts/make_exercises.py`` and checked by CI;
-* ``workspace/`` (git-ignored) holds the **learner's** copies. :func:`sync_workspace` copies
-  each exercise that is not there yet and never overwrites or deletes anything, so a
+* ``workspace/`` (git-ignored) holds the **learner's** copies, named
+  ``NN_topic.exercises.ipynb`` (:func:`workspace_name`) so that JupyterLab's tab of an exercise
+  is told apart from its lesson's ``NN_topic.ipynb``. :func:`sync_workspace` copies each
+  exercise that is not there yet and never overwrites, renames or deletes anything, so a
   course update (``git pull``) followed by ``bash course.sh lab`` or ``bubblekit workspace``
-  adds new exercises and leaves the learner's files byte for byte as they were.
+  adds new exercises and leaves the learner's files byte for byte as they were. A copy made
+  under the old name (``workspace/NN_topic.ipynb``, before the course named copies
+  ``.exercises.ipynb``) stays the learner's copy: no second one is made beside it, and the
+  summary says which name it has.
 
-The lessons' "Exercises:" links point into ``workspace/``.
+The lessons' "Exercises:" links point into ``workspace/`` (``../workspace/NN_topic.exercises.ipynb``;
+the Chinese lessons ``../../workspace/zh/NN_topic.exercises.ipynb``).
 
 :func:`course_notebooks` answers "which notebooks does the course ship, with which content":
 in a git checkout, the tracked notebooks with their committed content (a lesson the
@@ -42,9 +48,12 @@ __all__ = [
     "EXERCISES_DIR",
     "MANIFEST",
     "COURSE_FOLDERS",
+    "COPY_SUFFIX",
     "WorkspaceReport",
     "CourseNotebook",
     "find_root",
+    "workspace_name",
+    "exercise_name",
     "sync_workspace",
     "git_toplevel",
     "committed_text",
@@ -59,6 +68,8 @@ WORKSPACE_DIR = "workspace"
 EXERCISES_DIR = "exercises"
 #: The generator's record of the exercise notebooks it wrote (in ``exercises/``).
 MANIFEST = ".manifest.json"
+#: The end of a learner's copy's name: ``exercises/01_a.ipynb`` is copied to ``workspace/01_a.exercises.ipynb``.
+COPY_SUFFIX = ".exercises.ipynb"
 #: Folders whose notebooks the course ships.
 COURSE_FOLDERS = ("notebooks", "solutions", "exercises", "apps")
 #: Set to 1 to treat every notebook in the course folders, as it is on disk, as the course's
@@ -74,6 +85,11 @@ register({
     "workspace.copied": {"en": "{where}: {n} new exercise notebook(s) copied from {source} ({names}){kept}",
                          "zh": "{where}：从 {source} 复制了 {n} 个新的练习 notebook（{names}）{kept}"},
     "workspace.kept": {"en": "; {n} of yours kept as they are", "zh": "；你已有的 {n} 个保持原样"},
+    "workspace.legacy": {
+        "en": ("{where}: your copy {old} keeps its name (the lessons' links now open {new}; "
+               "rename yours to {new} to open it from them)"),
+        "zh": "{where}：你的副本 {old} 保留原名（课程里的链接现在打开 {new}；想从链接打开它，请把它改名为 {new}）",
+    },
 })
 
 
@@ -88,6 +104,8 @@ class WorkspaceReport:
     created: tuple[Path, ...]
     kept: tuple[Path, ...]
     language: str = "en"
+    #: learner copies under the old name (``NN_topic.ipynb``), in use instead of ``NN_topic.exercises.ipynb``
+    legacy: tuple[Path, ...] = ()
 
     def summary(self) -> str:
         """One line for the terminal in the edition's language, e.g. ``workspace/: 2 new exercise notebook(s) copied ...``."""
@@ -102,6 +120,12 @@ class WorkspaceReport:
         source = EXERCISES_DIR + "/" + ("" if lang == "en" else f"{lang}/")
         return translate("workspace.copied", lang, where=where, n=len(self.created), source=source, names=names,
                          kept=kept)
+
+    def legacy_notes(self) -> list[str]:
+        """One line per copy kept under its old name: which name the learner's copy has, and the new one."""
+        where = _display(self.workspace)
+        return [translate("workspace.legacy", self.language, where=where, old=p.name, new=workspace_name(p.name))
+                for p in self.legacy]
 
 
 @dataclass(frozen=True)
@@ -153,6 +177,35 @@ def find_root(start: Path | str | None = None) -> Path:
     )
 
 
+def workspace_name(exercise: str) -> str:
+    """The name of the learner's copy of exercise notebook ``exercise``: ``"01_a.ipynb"`` ->
+    ``"01_a.exercises.ipynb"`` (a name that is already a copy's is returned as it is).
+
+    Raises:
+        ValueError: ``exercise`` is not a ``.ipynb`` file name (a path, or another suffix).
+    """
+    if not isinstance(exercise, str) or not exercise.endswith(".ipynb") or "/" in exercise or "\\" in exercise \
+            or exercise == ".ipynb":
+        raise ValueError(f"exercise={exercise!r} is not a notebook file name; give one like '01_a.ipynb'")
+    if exercise.endswith(COPY_SUFFIX):
+        return exercise
+    return exercise[: -len(".ipynb")] + COPY_SUFFIX
+
+
+def exercise_name(copy: str) -> str:
+    """The exercise notebook a workspace file is a copy of: ``"01_a.exercises.ipynb"`` ->
+    ``"01_a.ipynb"``; an old-style copy's name (``"01_a.ipynb"``) is returned as it is.
+
+    Raises:
+        ValueError: ``copy`` is not a ``.ipynb`` file name.
+    """
+    if not isinstance(copy, str) or not copy.endswith(".ipynb") or "/" in copy or "\\" in copy or copy == ".ipynb":
+        raise ValueError(f"copy={copy!r} is not a notebook file name; give one like '01_a.exercises.ipynb'")
+    if copy.endswith(COPY_SUFFIX) and copy != COPY_SUFFIX:
+        return copy[: -len(COPY_SUFFIX)] + ".ipynb"
+    return copy
+
+
 def _exercise_files(exercises: Path) -> list[Path]:
     """The course's exercise notebooks: those the generator's manifest lists (a learner's
     scratch notebook in ``exercises/`` is not one); without a manifest, every notebook."""
@@ -178,8 +231,12 @@ def sync_workspace(root: Path | str, workspace: Path | str | None = None, *, lan
         language: ``"en"``, or ``"zh"`` for the Chinese edition: ``exercises/zh/`` into
             ``workspace/zh/`` (nothing while the course has no ``exercises/zh/`` yet).
 
-    A file already in the workspace is the learner's and is never opened for writing, even
-    when the course's exercise changed since (the new version stays in ``exercises/``).
+    The copy of ``exercises/NN_topic.ipynb`` is ``workspace/NN_topic.exercises.ipynb``
+    (:func:`workspace_name`); when the learner has a copy under the old name
+    ``workspace/NN_topic.ipynb``, that one is their copy (listed in ``kept`` and ``legacy``) and
+    no new one is made. A file already in the workspace is the learner's and is never opened
+    for writing or renamed, even when the course's exercise changed since (the new version stays
+    in ``exercises/``).
     Files are created with exclusive creation, so not even a file appearing meanwhile is
     overwritten. Returns what was created and what was kept.
 
@@ -202,10 +259,16 @@ def sync_workspace(root: Path | str, workspace: Path | str | None = None, *, lan
     target.mkdir(parents=True, exist_ok=True)
     created: list[Path] = []
     kept: list[Path] = []
+    legacy: list[Path] = []
     for source in _exercise_files(exercises):
-        dest = target / source.name
+        dest = target / workspace_name(source.name)
+        old = target / source.name
         if dest.exists() or dest.is_symlink():
             kept.append(dest)
+            continue
+        if old != dest and (old.exists() or old.is_symlink()):  # the learner's copy under its old name
+            kept.append(old)
+            legacy.append(old)
             continue
         try:
             with open(source, "rb") as src, open(dest, "xb") as out:
@@ -214,7 +277,7 @@ def sync_workspace(root: Path | str, workspace: Path | str | None = None, *, lan
             kept.append(dest)
             continue
         created.append(dest)
-    return WorkspaceReport(target, tuple(created), tuple(kept), language)
+    return WorkspaceReport(target, tuple(created), tuple(kept), language, tuple(legacy))
 
 
 # ------------------------------------------------------------------------------------ git
@@ -329,9 +392,10 @@ def build_parser(prog: str = "bubblekit workspace") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description=(
-            "Make your workspace: copy each exercise notebook from exercises/ into workspace/ unless "
-            "workspace/ already has it. Never overwrites or deletes a file: run it again after "
-            "updating the course (git pull) to get new exercises."
+            "Make your workspace: copy each exercise notebook exercises/NN_topic.ipynb to "
+            "workspace/NN_topic.exercises.ipynb unless workspace/ already has a copy of it (under that "
+            "name or the old one, NN_topic.ipynb). Never overwrites, renames or deletes a file: run it "
+            "again after updating the course (git pull) to get new exercises."
         ),
     )
     parser.add_argument("--root", type=Path, default=None,
@@ -377,6 +441,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "bubblekit workspace") -
         return 2
     if report.created or not args.quiet:
         print(report.summary())
+        for line in report.legacy_notes():
+            print(line)
     return 0
 
 

@@ -19,6 +19,11 @@ Where the font comes from, in this order:
 When none is found, a warning (in the current language) says how to install one; figures
 still render, with boxes for the Chinese characters.
 
+The browser needs a CJK font of its own for the Chinese lessons, menus and tables: on Linux it
+takes fonts from fontconfig, so :func:`browser_cjk_fonts` asks ``fc-list :lang=zh``, and
+``python -m bubblekit.presentation.fonts --check-browser`` (run by ``bash course.sh lab --lang
+zh``) warns with the install line when there is none (macOS and Windows ship one).
+
 The course does not depend on a font package from PyPI: the one that bundles CJK fonts for
 matplotlib (``mplfonts``) is 85 MB, ships a font whose licence is not open, and its set-up
 rewrites matplotlib's own files; a system font (or ``BUBBLEKIT_CJK_FONT``) is lighter and
@@ -29,15 +34,21 @@ Used by every Chinese lesson (through :mod:`bubblekit.presentation.plotting`).
 
 from __future__ import annotations
 
+import argparse
 import os
+import shutil
+import subprocess
+import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 from matplotlib import font_manager, rcParams
 
 from bubblekit import i18n
 
-__all__ = ["CJK_FAMILIES", "FONT_ENV_VAR", "find_cjk_font", "use_language_font"]
+__all__ = ["CJK_FAMILIES", "FONT_ENV_VAR", "find_cjk_font", "use_language_font", "browser_cjk_fonts",
+           "browser_font_warning", "main"]
 
 #: CJK families, best first: simplified-Chinese faces before the Japanese/Traditional ones.
 CJK_FAMILIES: tuple[str, ...] = (
@@ -66,6 +77,15 @@ i18n.register({
                "Debian/Ubuntu 运行 `sudo apt-get install fonts-noto-cjk`，"
                "Fedora 运行 `sudo dnf install google-noto-sans-cjk-fonts`（macOS 和 Windows 自带中文字体）；"
                "也可以把环境变量 {env} 设为一个字体文件（.otf、.ttf 或 .ttc）或已安装的字体名。"),
+    },
+    "fonts.browser_missing": {
+        "en": ("No font for Chinese that the browser can use (fontconfig: `fc-list :lang=zh` lists none): "
+               "every Chinese character would show as an empty box. Install one, then reload the page: "
+               "Debian/Ubuntu `sudo apt-get install fonts-noto-cjk`, Fedora `sudo dnf install "
+               "google-noto-sans-cjk-fonts` (macOS and Windows ship one)."),
+        "zh": ("浏览器找不到可用的中文字体（fontconfig 的 `fc-list :lang=zh` 什么也没列出），每个中文字符都会显示成方框。"
+               "请安装一个字体，然后刷新页面：Debian/Ubuntu 运行 `sudo apt-get install fonts-noto-cjk`，"
+               "Fedora 运行 `sudo dnf install google-noto-sans-cjk-fonts`（macOS 和 Windows 自带中文字体）。"),
     },
 })
 
@@ -164,6 +184,56 @@ def use_language_font(language: str | None = None) -> str | None:
     return cjk
 
 
+def browser_cjk_fonts() -> list[str] | None:
+    """The font families fontconfig offers for Chinese (``fc-list :lang=zh family``), which the
+    browser on Linux draws Chinese with; sorted, empty when there is none. None when fontconfig's
+    ``fc-list`` is not installed (macOS and Windows: the browser uses the system's own fonts,
+    which include Chinese ones) or does not answer. Honours ``FONTCONFIG_FILE``.
+    """
+    exe = shutil.which("fc-list")
+    if exe is None:
+        return None
+    try:
+        run = subprocess.run([exe, ":lang=zh", "family"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if run.returncode != 0:
+        return None
+    return sorted({name.strip() for line in run.stdout.splitlines() for name in line.split(",")[:1] if name.strip()})
+
+
+def browser_font_warning(language: str | None = None) -> str | None:
+    """The warning (in ``language``, default the current one) that the browser has no font for
+    Chinese, with the install line; None when it has one or when fontconfig cannot tell."""
+    found = browser_cjk_fonts()
+    if found is None or found:
+        return None
+    return i18n.translate("fonts.browser_missing", language or i18n.get_language())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m bubblekit.presentation.fonts --check-browser [--lang zh]``: print the warning of
+    :func:`browser_font_warning` to stderr when the browser has no font for Chinese, or the fonts
+    found (exit status 0 either way: a missing font is worth a warning, not a stop); ``--strict``:
+    exit 1 when there is none."""
+    parser = argparse.ArgumentParser(prog="python -m bubblekit.presentation.fonts",
+                                     description="Check that the browser has a font for Chinese (fontconfig).")
+    parser.add_argument("--check-browser", action="store_true", required=True,
+                        help="check fontconfig's fonts for Chinese (fc-list :lang=zh)")
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, default=None, help="the language of the message")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when there is no font for Chinese")
+    args = parser.parse_args(argv)
+    message = browser_font_warning(args.lang)
+    if message is not None:
+        print(f"warning: {message}", file=sys.stderr)
+        return 1 if args.strict else 0
+    return 0
+
+
 i18n.on_language_change(use_language_font)
 if i18n.get_language() == "zh":
     use_language_font("zh")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

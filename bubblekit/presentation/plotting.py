@@ -1172,6 +1172,11 @@ def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None
 
 
 # ---------------------------------------------------------------------- animation
+#: The animation's titles, axis and tick labels and legend are at least this many pixels high in
+#: its frames (at most 15 pt): at a low dpi, which keeps a notebook light, 10 pt would be 9 px.
+READABLE_PX = 12.0
+
+
 def animate_pipeline(
     result: Timeline,
     *,
@@ -1190,9 +1195,11 @@ def animate_pipeline(
             keeps to ``frames``, and a last frame at the end, which shows the whole step.
         interval_ms: delay between frames in the player, ms.
         color_by, **plot_kw: passed to :func:`plot_pipeline`.
-        dpi: figure resolution of the frames. Each frame is a PNG of roughly 40-60 kB at
-            the default 72 dpi, so 60 frames add about 3 MB to a notebook: use fewer frames
-            (or a lower dpi) for committed notebooks.
+        dpi: figure resolution of the frames (20 to 600). Each frame is a PNG of roughly
+            40-60 kB at the default 72 dpi, so 60 frames add about 3 MB to a notebook: use fewer
+            frames (or a lower dpi) for committed notebooks. Titles, axis and tick labels and
+            the legend are at least :data:`READABLE_PX` pixels high in the frames (readable in
+            small frames; the figure grows by what they grew).
 
     The readout, one line under the diagram in letters at least 15 pixels high at ``dpi``,
     gives the elapsed time, the actions running and the bubble ratio of the window so far
@@ -1206,8 +1213,11 @@ def animate_pipeline(
         raise ValueError(f"frames must be a whole number >= 2, got {frames!r}")
     if isinstance(interval_ms, bool) or not isinstance(interval_ms, (int, float)) or not interval_ms > 0:
         raise ValueError(f"interval_ms must be a positive number of milliseconds, got {interval_ms!r}")
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 20 <= dpi <= 600:
+        raise ValueError(f"dpi must be a number of dots per inch from 20 to 600, got {dpi!r}")
     fig = plot_pipeline(result, color_by=color_by, **plot_kw)
     fig.set_dpi(dpi)
+    _readable_text(fig, min(READABLE_PX * 72.0 / float(dpi), 15.0))  # tiny frames: no room for more than 15 pt
     ax = fig.axes[0]
     t0, t1 = float(result.t0), float(result.t1)
     times = _round_frame_times(t0, t1, frames)
@@ -1251,6 +1261,40 @@ def animate_pipeline(
     anim.frame_times = times  # type: ignore[attr-defined]
     anim.readout = readout  # type: ignore[attr-defined]
     return anim
+
+
+def _readable_text(fig: Figure, min_pt: float) -> None:
+    """Grow the figure's titles, axis labels, tick labels and legend to at least ``min_pt`` points
+    (the box labels, fitted to their boxes, keep their size), and the figure's height by what the
+    text above and below the diagram grew, so that the diagram keeps its height."""
+    grown_pt = 0.0  # how much taller the text above and below the axes got, in points
+
+    def grow(text: Any, counts: bool) -> None:
+        nonlocal grown_pt
+        size = float(text.get_fontsize())
+        if size < min_pt:
+            if counts and text.get_text():
+                grown_pt += (min_pt - size) * 1.2 * (text.get_text().count("\n") + 1)
+            text.set_fontsize(min_pt)
+
+    for ax in fig.axes:
+        for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):  # type: ignore[attr-defined]
+            grow(text, counts=True)
+        grow(ax.yaxis.label, counts=False)
+        xticks, yticks = ax.xaxis.get_major_ticks(), ax.yaxis.get_major_ticks()
+        if xticks and xticks[0].label1.get_visible():
+            grow(xticks[0].label1, counts=True)
+        if yticks:
+            grow(yticks[0].label1, counts=False)
+        for ticks, which in ((xticks, "x"), (yticks, "y")):  # every tick, also those made at draw time
+            if ticks:
+                ax.tick_params(axis=which, labelsize=max(float(ticks[0].label1.get_fontsize()), min_pt))  # type: ignore[arg-type]
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                grow(text, counts=False)
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height + grown_pt / 72.0)
 
 
 def _round_frame_times(t0: float, t1: float, frames: int) -> np.ndarray:
@@ -1304,11 +1348,70 @@ def _offline_player(html: str) -> str:
                         f'title="{tr("plot.anim.repeat")}" aria-label="{tr("plot.anim.repeat")}"')
 
 
+_FIRST_FRAME = re.compile(r'frames\[0\] = "(data:image/[a-z]+;base64,[^"]*)"')
+_ANIM_IMG = re.compile(r'<img id="(_anim_img[0-9a-f]+)">')
+_ANIM_START = re.compile(r"setTimeout\(function\(\) \{\s*(anim[0-9a-f]+) = new Animation\(([^;]*?)\);\s*\}, 0\);")
+
+
+def _frame_size(data_uri: str) -> tuple[int, int] | None:
+    """(width, height) in pixels of a base64 image data URI, or None when it cannot be read."""
+    import base64
+    import io
+
+    try:
+        from PIL import Image  # matplotlib's own dependency
+
+        raw = base64.b64decode(data_uri.split(",", 1)[1].replace("\\\n", "").replace("\n", ""))
+        with Image.open(io.BytesIO(raw)) as im:
+            return int(im.size[0]), int(im.size[1])
+    except Exception:  # an unreadable frame: no size attributes, the player still works
+        return None
+
+
+def _robust_player(html: str, alt: str) -> str:
+    """matplotlib's player, made to show its picture however the page renders the output.
+
+    JupyterLab renders a notebook's cells lazily (windowing: cells off screen are laid out late
+    or not at all), and matplotlib's player leaves its ``<img>`` empty until a script, run by a
+    ``setTimeout``, finds it by id and sets its source: an output rendered off screen could show
+    its buttons with an image that has its source but no layout box, until something made the
+    cell lay out again (the page then jumped by the picture's height). Here the ``<img>`` carries
+    the first frame in the markup itself, with its width and height (the box exists before any
+    script runs and before the image decodes, so nothing jumps), and the player starts once its
+    elements are in the document (retried every 100 ms for a minute) instead of once, blind.
+    """
+    first = _FIRST_FRAME.search(html)
+    img = _ANIM_IMG.search(html)
+    if first is None or img is None:  # another matplotlib's template: leave it as it is
+        return html
+    src = first.group(1).replace("\\\n", "")
+    size = _frame_size(src)
+    dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
+    tag = (f'<img id="{img.group(1)}" src="{src}"{dims} alt="{html_escape(alt)}" decoding="sync" loading="eager" '
+           'style="max-width:100%;height:auto;display:block;margin:0 auto">')
+    html = html[: img.start()] + tag + html[img.end():]
+
+    def start(m: re.Match[str]) -> str:
+        return (";(function start(tries) {  // ';': the frame lines above may end without one\n"
+                "        if (document.getElementById(img_id) && document.getElementById(slider_id)\n"
+                "            && document[loop_select_id]) {\n"
+                f"            {m.group(1)} = new Animation({m.group(2)});\n"
+                "        } else if (tries < 600) {\n"
+                "            setTimeout(function() { start(tries + 1); }, 100);\n"
+                "        }\n"
+                "    })(0);")
+
+    return _ANIM_START.sub(start, html, count=1)
+
+
 def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
     """The animation as self-contained HTML + JavaScript (``to_jshtml``): plays in a notebook
     (``IPython.display.HTML(...)``) with no kernel round-trip per frame and no network (the
     player's icons are inline SVG, not font-awesome from a CDN). ``kw`` go to
     :func:`animate_pipeline`.
+
+    The picture shows however JupyterLab renders the cell (see :func:`_robust_player`): the first
+    frame and its size are in the ``<img>`` itself, and the player starts once it is in the page.
 
     Used in lesson 01.
     """
@@ -1317,7 +1420,7 @@ def pipeline_animation_html(result: Timeline, **kw: Any) -> str:
     with matplotlib.rc_context({"savefig.dpi": "figure", "animation.frame_format": "jpeg"}):
         anim = animate_pipeline(result, **kw)
         html: str = anim.to_jshtml(default_mode="once")
-    return _offline_player(html)
+    return _offline_player(_robust_player(html, anim.readout(0)))  # type: ignore[attr-defined]
 
 
 def save_animation_gif(result: Timeline, path: str | Path, **kw: Any) -> Path:
