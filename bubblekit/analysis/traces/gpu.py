@@ -56,7 +56,7 @@ from .records import PathLike, TraceError
 
 __all__ = [
     "GPU_CATEGORIES", "COMPUTE", "COMMUNICATION", "MEMORY", "kernel_kind", "GpuEvents",
-    "retime_on_gpu", "gpu_breakdown", "gpu_activity", "merge_intervals", "union_length",
+    "retime_on_gpu", "gpu_breakdown", "gpu_activity", "idle_split", "merge_intervals", "union_length",
 ]
 
 #: Kineto categories of GPU activity (HTA: ``KERNEL_CATEGORY_PATTERN``).
@@ -73,6 +73,12 @@ register({
                               "memory; kernel_share: (span - idle) / span",
                         "zh": "idle：GPU 上没有任何事件；compute：计算 kernel；non-compute：通信与内存拷贝；"
                               "kernel_share：(span - idle) / span"},
+    "traces.gpu.idle_title": {"en": "What the GPU did in the pipeline's bubble (ms per rank)",
+                              "zh": "流水线气泡里 GPU 在做什么（每个 rank，ms）"},
+    "traces.gpu.idle_note": {"en": "communication: an NCCL kernel spins (waiting for the neighbour); memory: only "
+                                   "copies run; nothing: the GPU is empty (the CPU launched late)",
+                             "zh": "communication：NCCL kernel 在空转（等邻居）；memory：只有内存拷贝；"
+                                   "nothing：GPU 上什么都没有（CPU 发射晚了）"},
 })
 
 COMPUTE, COMMUNICATION, MEMORY = 0, 1, 2
@@ -190,7 +196,8 @@ class GpuEvents:
         if times is None:
             self.ignored += 1
             return
-        args = ev.get("args") if isinstance(ev.get("args"), dict) else {}
+        raw = ev.get("args")
+        args: dict[str, Any] = raw if isinstance(raw, dict) else {}
         kind = kernel_kind(str(ev.get("name", "")), cat)
         corr = _int(args.get("correlation"))
         device = args.get("device", ev.get("pid"))
@@ -204,13 +211,15 @@ class GpuEvents:
         try:
             self.devices.add(device)
             self.streams.add((device, stream))
-            self.gpu_track_start.setdefault((ev.get("pid"), ev.get("tid"), times[0]), len(self.start) - 1)
+            if corr is None:  # only then may an ac2g flow be needed to find its launch
+                self.gpu_track_start.setdefault((ev.get("pid"), ev.get("tid"), times[0]), len(self.start) - 1)
         except TypeError:  # an unhashable device or stream: the event still counts
             pass
 
     def _launch(self, ev: dict[str, Any]) -> None:
         ts = _number(ev.get("ts"))
-        args = ev.get("args") if isinstance(ev.get("args"), dict) else {}
+        raw = ev.get("args")
+        args: dict[str, Any] = raw if isinstance(raw, dict) else {}
         corr = _int(args.get("correlation"))
         if ts is None or corr is None:
             return
@@ -263,12 +272,19 @@ class GpuEvents:
             out[pid] = ([ts[i] for i in order], [corr[i] for i in order])
         return out
 
-    def by_correlation(self) -> dict[int, list[int]]:
+    def by_correlation(self) -> dict[int, tuple[int, ...]]:
         """correlation id -> indices of the GPU events it launched (usually one)."""
-        out: dict[int, list[int]] = defaultdict(list)
+        first: dict[int, int] = {}
+        more: dict[int, list[int]] = {}
         for i, c in enumerate(self.correlation):
-            if c != -1:
-                out[c].append(i)
+            if c == -1:
+                continue
+            if c in first:
+                more.setdefault(c, [first[c]]).append(i)
+            else:
+                first[c] = i
+        out: dict[int, tuple[int, ...]] = {c: (i,) for c, i in first.items()}
+        out.update({c: tuple(v) for c, v in more.items()})
         return out
 
 
@@ -319,7 +335,8 @@ def retime_on_gpu(spans: Sequence[Any], gpu: GpuEvents, path: str) -> tuple[list
     for span in spans:
         pid = span.thread[0]
         times, corrs = launches.get(pid, ([], []))
-        lo, hi = bisect_left(times, span.start), bisect_right(times, span.end)
+        lo = bisect_left(times, span.start)  # [start, end): a launch at the end belongs to the next range
+        hi = bisect_left(times, span.end) if span.end > span.start else bisect_right(times, span.end)
         first = math.inf
         last = -math.inf
         for c in corrs[lo:hi]:
@@ -428,6 +445,17 @@ def read_gpu_ranks(source: PathLike | Sequence[PathLike], *, hta_rules: bool = T
         if f.name.lower().endswith(".csv"):
             raise TraceError(f"{f}: a CSV of actions has no GPU events; give the Kineto JSON trace")
         header: dict[str, Any] = {}
+        if f.name.lower().endswith((".sqlite", ".sqlite3")):
+            from .nsys import scan_nsys
+
+            scanned = scan_nsys(f).gpu
+            gpu = scanned if scanned is not None else GpuEvents()
+            rank = _rank_of(f, header)
+            if rank is None:
+                unnamed.append((f, gpu, header))
+            else:
+                _add_rank(found, rank, f, gpu, hta_rules)
+            continue
         gpu = GpuEvents()
         for _, ev in TraceEntries(f, header):
             if not isinstance(ev, dict):
@@ -543,3 +571,74 @@ def gpu_activity(source: PathLike | Sequence[PathLike], *,
                  for code, name in enumerate(KIND_NAMES)}
         out[r.rank] = parts
     return out
+
+
+def _intersection(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Intersection of two sorted, disjoint interval lists."""
+    out = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if s < e:
+            out.append((s, e))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _minus(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """``a`` without ``b`` (both sorted and disjoint)."""
+    out = []
+    j = 0
+    for s, e in a:
+        cur = s
+        while j < len(b) and b[j][1] <= cur:
+            j += 1
+        k = j
+        while k < len(b) and b[k][0] < e:
+            if b[k][0] > cur:
+                out.append((cur, b[k][0]))
+            cur = max(cur, b[k][1])
+            k += 1
+        if cur < e:
+            out.append((cur, e))
+    return out
+
+
+def idle_split(timeline: Any, source: PathLike | Sequence[PathLike]) -> Table:
+    """Per rank, what the GPU did while the pipeline idled: NCCL kernels, memory copies, or nothing.
+
+    ``timeline`` is a step read from a GPU trace (``read_trace(source)``, ``clock == "gpu"``);
+    its idle time per rank (no action's compute kernels running) is split into
+    ``communication_ms`` (a communication kernel runs, typically an NCCL receive spinning while
+    it waits for the neighbour), ``memory_ms`` (only memory copies or sets run) and
+    ``nothing_ms`` (the GPU is empty: the CPU did not launch in time). Times in ms. Used by
+    ``bubblekit trace`` and lesson 06.
+
+    Raises:
+        TypeError: ``timeline`` is not a measured timeline read on the GPU's clock.
+    """
+    from .measured import MeasuredTimeline
+
+    if not isinstance(timeline, MeasuredTimeline) or getattr(timeline, "clock", "cpu") != "gpu":
+        raise TypeError("timeline must be a step read from a GPU trace (bk.traces.read_trace(path) with clock 'gpu')")
+    activity = gpu_activity(source)
+    ranks = sorted(activity)
+    if len(ranks) != timeline.p:
+        raise TraceError(f"the trace has {len(ranks)} rank(s) with GPU events but the timeline has {timeline.p}")
+    rows = []
+    for r, rank in enumerate(ranks):
+        shift = timeline.origin - timeline.offsets_ms[r]  # timeline ms -> file ms on this rank's clock
+        idle = [((float(g.start) + shift) * 1000.0, (float(g.end) + shift) * 1000.0) for g in timeline.idle_intervals(r)]
+        idle = merge_intervals(idle)
+        comm = _intersection(idle, activity[rank]["communication"])
+        rest = _minus(idle, comm)
+        mem = _intersection(rest, activity[rank]["memory"])
+        total = sum(e - s for s, e in idle)
+        c, mm = sum(e - s for s, e in comm), sum(e - s for s, e in mem)
+        rows.append({"rank": rank, "idle_ms": total / 1000.0, "communication_ms": c / 1000.0,
+                     "memory_ms": mm / 1000.0, "nothing_ms": (total - c - mm) / 1000.0})
+    return Table(rows, ["rank", "idle_ms", "communication_ms", "memory_ms", "nothing_ms"],
+                 title=tr("traces.gpu.idle_title"), note=tr("traces.gpu.idle_note"))
