@@ -46,7 +46,7 @@ from .measured import MeasuredTimeline
 from .parse import FAMILIES
 from .read import read_csv, read_trace, read_trace_steps
 from .records import TraceError
-from .samples import SAMPLE_DIR, sample_info, sample_names, sample_record, sample_trace
+from .samples import HTA_SAMPLE_DIR, SAMPLE_DIR, sample_info, sample_names, sample_record, sample_trace
 from .stream import iter_trace_events
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "kernel_kind",
     "write_kineto_gpu",
     "SAMPLE_DIR",
+    "HTA_SAMPLE_DIR",
     "sample_names",
     "sample_trace",
     "sample_record",
