@@ -99,7 +99,7 @@ def test_nccl_kernels_spinning_through_the_bubble_are_idle_for_the_pipeline(tmp_
     for row in bk.traces.gpu_breakdown(tmp_path):
         assert row["kernel_share"] > 0.99  # some kernel always runs ...
         assert row["compute_us"] / row["span_us"] == pytest.approx(1 - sim.bubble_ratio, abs=0.01)  # ... computing less
-    split = bk.traces.idle_split(measured, tmp_path)
+    split = bk.traces.idle_split(measured)
     for row, idle in zip(split, sim.idle):
         assert row["idle_ms"] == pytest.approx(float(idle))
         assert row["communication_ms"] == pytest.approx(float(idle)) and row["nothing_ms"] == pytest.approx(0, abs=1e-9)
@@ -108,7 +108,7 @@ def test_nccl_kernels_spinning_through_the_bubble_are_idle_for_the_pipeline(tmp_
 def test_without_nccl_kernels_the_idle_time_is_an_empty_gpu(tmp_path: Path) -> None:
     sim = simulated()
     bk.traces.write_kineto_gpu(sim, tmp_path, nccl_waits=False, seed=3)
-    split = bk.traces.idle_split(bk.traces.read_trace(tmp_path), tmp_path)
+    split = bk.traces.idle_split(bk.traces.read_trace(tmp_path))
     assert [row["nothing_ms"] for row in split] == pytest.approx([float(x) for x in sim.idle])
 
 
@@ -188,9 +188,15 @@ def test_bad_arguments_to_the_readers(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="clock"):
         bk.traces.read_trace(bk.traces.sample_trace("1f1b-p2-m4"), clock="wall")
     with pytest.raises(TypeError, match="timeline"):
-        bk.traces.idle_split(simulated(), tmp_path)
+        bk.traces.idle_split(simulated())
     with pytest.raises(TypeError, match="timeline"):
         bk.traces.write_kineto_gpu("not a timeline", tmp_path)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hta_rules"):
+        bk.traces.gpu_activity(bk.traces.HTA_SAMPLE_DIR, hta_rules=3)  # type: ignore[arg-type]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1e308, "dur": 1e308}]}))
+    with pytest.raises(bk.traces.TraceError, match="without a usable ts/dur"):
+        bk.traces.gpu_breakdown(bad)
     (tmp_path / "x.json").write_text("{}")
     with pytest.raises(bk.traces.TraceError):
         bk.traces.gpu_breakdown(tmp_path / "x.json")

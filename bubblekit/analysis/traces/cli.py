@@ -112,7 +112,7 @@ def analyse(source: Any, *, step: int = -1, clock: str = "auto", gaps: int = 5) 
                  for g in explain_gaps(m, gaps)],
     }
     if m.clock == "gpu":
-        pipe["idle_split"] = [dict(r) for r in idle_split(m, source)]
+        pipe["idle_split"] = [dict(r) for r in idle_split(m)]
     out["pipeline"] = pipe
     out["notes"].extend(m.notes)
     out["_timeline"] = m

@@ -187,7 +187,7 @@ class GpuEvents:
     @staticmethod
     def _times(ev: dict[str, Any]) -> tuple[float, float] | None:
         ts, dur = _number(ev.get("ts")), _number(ev.get("dur"))
-        if ts is None or dur is None or dur < 0:
+        if ts is None or dur is None or dur < 0 or not math.isfinite(ts + dur):
             return None
         return ts, ts + dur
 
@@ -440,6 +440,7 @@ def read_gpu_ranks(source: PathLike | Sequence[PathLike], *, hta_rules: bool = T
 
     files = resolve_files(source)
     found: dict[int, RankGpu] = {}
+    ignored: dict[str, int] = {}
     unnamed: list[tuple[Path, GpuEvents, dict[str, Any]]] = []
     for f in files:
         if f.name.lower().endswith(".csv"):
@@ -470,6 +471,7 @@ def read_gpu_ranks(source: PathLike | Sequence[PathLike], *, hta_rules: bool = T
                 if m and times is not None:
                     gpu.note_step(times[0], times[1], int(m.group(1)))
         gpu.finish()
+        ignored[str(f)] = gpu.ignored
         rank = _rank_of(f, header)
         if rank is None:
             unnamed.append((f, gpu, header))
@@ -482,8 +484,10 @@ def read_gpu_ranks(source: PathLike | Sequence[PathLike], *, hta_rules: bool = T
         _add_rank(found, next_free, f, gpu, hta_rules)
     with_gpu = [r for r in found.values() if r.intervals]
     if not with_gpu:
+        unusable = sum(ignored.values())
+        why = f" ({unusable} GPU event(s) without a usable ts/dur were ignored)" if unusable else ""
         raise TraceError(f"{files[0] if len(files) == 1 else files[0].parent}: no GPU events (categories kernel, "
-                         f"gpu_memcpy, gpu_memset) in {len(files)} file(s): a CPU-only trace has no GPU breakdown")
+                         f"gpu_memcpy, gpu_memset) in {len(files)} file(s){why}: a CPU-only trace has no GPU breakdown")
     return [found[r] for r in sorted(found)]
 
 
@@ -565,6 +569,8 @@ def gpu_activity(source: PathLike | Sequence[PathLike], *,
     What ``bubblekit trace --plot`` draws: the measured timeline per rank. Communication time
     that overlaps compute is drawn as compute (the GPU was computing).
     """
+    if not isinstance(hta_rules, bool):
+        raise TypeError(f"hta_rules must be True or False, got {hta_rules!r}")
     out: dict[int, dict[str, list[tuple[float, float]]]] = {}
     for r in read_gpu_ranks(source, hta_rules=hta_rules):
         parts = {name: merge_intervals((s, e) for s, e, k in r.intervals if k == code)
@@ -607,11 +613,11 @@ def _minus(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[t
     return out
 
 
-def idle_split(timeline: Any, source: PathLike | Sequence[PathLike]) -> Table:
+def idle_split(timeline: Any) -> Table:
     """Per rank, what the GPU did while the pipeline idled: NCCL kernels, memory copies, or nothing.
 
-    ``timeline`` is a step read from a GPU trace (``read_trace(source)``, ``clock == "gpu"``);
-    its idle time per rank (no action's compute kernels running) is split into
+    ``timeline`` is a step read from a GPU trace (``read_trace(path)``, ``clock == "gpu"``); its
+    files are read again for their GPU events, and its idle time per rank (no action's compute kernels running) is split into
     ``communication_ms`` (a communication kernel runs, typically an NCCL receive spinning while
     it waits for the neighbour), ``memory_ms`` (only memory copies or sets run) and
     ``nothing_ms`` (the GPU is empty: the CPU did not launch in time). Times in ms. Used by
@@ -624,7 +630,7 @@ def idle_split(timeline: Any, source: PathLike | Sequence[PathLike]) -> Table:
 
     if not isinstance(timeline, MeasuredTimeline) or getattr(timeline, "clock", "cpu") != "gpu":
         raise TypeError("timeline must be a step read from a GPU trace (bk.traces.read_trace(path) with clock 'gpu')")
-    activity = gpu_activity(source)
+    activity = gpu_activity(list(dict.fromkeys(timeline.files)))
     ranks = sorted(activity)
     if len(ranks) != timeline.p:
         raise TraceError(f"the trace has {len(ranks)} rank(s) with GPU events but the timeline has {timeline.p}")
