@@ -7,6 +7,9 @@
   (``--schedule gpipe,1f1b`` stacks several on one time axis). An existing ``out.svg`` is
   kept (an error says so) unless ``--force`` is given.
 * ``bubblekit schedules`` lists the registered schedules.
+* ``bubblekit trace PATH`` reads a profiler trace (a GPU run's Kineto traces or a CPU run's):
+  HTA's per-rank GPU time breakdown, the pipeline's bubble and its largest gaps
+  (:mod:`bubblekit.analysis.traces.cli`).
 * ``bubblekit workspace`` makes the learner's ``workspace/`` from ``exercises/`` (copies only
   the notebooks it does not have; never overwrites), see :mod:`bubblekit.course.workspace`.
 
@@ -118,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("workspace", help="make your workspace/ from exercises/ (never overwrites; see 'bubblekit workspace --help')")
     sub.add_parser("classroom", help="serve the explorer as a web app for a room (see 'bubblekit classroom --help')")
     sub.add_parser("lab", help="run a real pipeline with torch.distributed.pipelining (see 'bubblekit lab --help')")
+    sub.add_parser("trace", help="where a profile's GPU time went, and its pipeline bubble (see 'bubblekit trace --help')")
     return parser
 
 
@@ -300,6 +304,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bubblekit.lab import cli as lab_cli
 
         return lab_cli.main(args_list[1:])
+    if args_list and args_list[0] == "trace":
+        from bubblekit.analysis.traces import cli as trace_cli
+
+        return trace_cli.main(args_list[1:])
     parser = build_parser()
     args = parser.parse_args(args_list)
     if args.command == "demo":

@@ -22,6 +22,13 @@ The steps, one module each, in the order :func:`read_trace_steps` runs them:
    (:func:`bubblekit.actions.inputs`);
 5. :mod:`.gaps`: the idle gaps and what each rank waited for (:func:`bubble_report`).
 
+**GPU traces** (PyTorch-profiler traces of GPU runs, :mod:`.gpu`): when a file holds GPU kernels,
+each action is timed by the compute kernels it launched, not by its CPU range (which ends at
+launch), and the result's ``clock`` is ``"gpu"``; :func:`gpu_breakdown` gives Holistic Trace
+Analysis's per-rank temporal breakdown of any Kineto GPU trace, :func:`idle_split` what the GPU
+did in the pipeline's bubble, and :func:`write_kineto_gpu` writes a simulated step as such a
+trace. ``bubblekit trace PATH`` prints all of it.
+
 The result, :class:`MeasuredTimeline`, is in **ms** with 0 at the step's earliest action.
 The reader never returns a silently wrong bubble: a trace it cannot measure raises
 :class:`TraceError` naming the file, the problem and (where it can) the event or line; what
@@ -33,11 +40,13 @@ from __future__ import annotations
 
 from .csvfile import write_csv
 from .gaps import GapReport, bubble_report, explain_gaps
+from .gpu import gpu_activity, gpu_breakdown, idle_split, kernel_kind
+from .kineto_gpu import write_kineto_gpu
 from .measured import MeasuredTimeline
 from .parse import FAMILIES
 from .read import read_csv, read_trace, read_trace_steps
 from .records import TraceError
-from .samples import SAMPLE_DIR, sample_info, sample_names, sample_record, sample_trace
+from .samples import HTA_SAMPLE_DIR, SAMPLE_DIR, sample_info, sample_names, sample_record, sample_trace
 from .stream import iter_trace_events
 
 __all__ = [
@@ -52,7 +61,13 @@ __all__ = [
     "explain_gaps",
     "bubble_report",
     "FAMILIES",
+    "gpu_breakdown",
+    "gpu_activity",
+    "idle_split",
+    "kernel_kind",
+    "write_kineto_gpu",
     "SAMPLE_DIR",
+    "HTA_SAMPLE_DIR",
     "sample_names",
     "sample_trace",
     "sample_record",

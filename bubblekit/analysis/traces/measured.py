@@ -31,6 +31,8 @@ class MeasuredTimeline(Timeline):
         notes: human-readable remarks on what the reader did: trimmed ranges, shifted clocks,
             skipped steps, ignored copies of events or operators without a usable time.
         origin: the step's start on the original clock (trace units converted to ms).
+        clock: ``"gpu"`` when each action was timed by the GPU kernels it launched (a GPU
+            trace), ``"cpu"`` when by its CPU-side range (a CPU run, a CSV, bubblekit's export).
     """
 
     def __init__(
@@ -48,6 +50,7 @@ class MeasuredTimeline(Timeline):
         notes: Sequence[str],
         origin: float = 0.0,
         source: str = "",
+        clock: str = "cpu",
     ) -> None:
         super().__init__(starts, ends, labels, unit="ms", may_overlap=True, source=source or "measured trace")
         self.files = tuple(files)
@@ -58,6 +61,9 @@ class MeasuredTimeline(Timeline):
         self.includes_wait = includes_wait
         self.notes = list(notes)
         self.origin = origin
+        if clock not in ("cpu", "gpu"):
+            raise ValueError(f"clock must be 'cpu' or 'gpu', got {clock!r}")
+        self.clock = clock
 
     @property
     def orders(self) -> tuple[tuple[Action, ...], ...]:

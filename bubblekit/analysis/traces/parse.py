@@ -37,6 +37,7 @@ from typing import Any
 
 from bubblekit.actions import Action, Pair, parse_action
 
+from .gpu import GpuEvents
 from .records import FileScan, Pattern, RawSpan, Thread, TraceError
 from .stream import TraceEntries
 
@@ -268,6 +269,7 @@ class _JsonScanner:
         self.ignored_ops = _Tally()
         self.unmatched_ends = _Tally()
         self.not_objects = _Tally()
+        self.gpu = GpuEvents()
 
     def run(self) -> FileScan:
         for index, ev in self.entries:
@@ -275,6 +277,9 @@ class _JsonScanner:
                 self.not_objects.add(f"{self.entries.where(index)} ({type(ev).__name__})")
                 continue
             self.scan.n_events += 1
+            cat = ev.get("cat")
+            if isinstance(cat, str) and self.gpu.take(ev, cat):
+                continue  # the GPU side: kernels, copies, launches, flows (see .gpu)
             ph = ev.get("ph")
             if ph == "X":
                 self._complete(ev, index)
@@ -388,6 +393,9 @@ class _JsonScanner:
                 if start is not None:
                     self._bad_time(role, name, where, "begins ('B') but no 'E' event ends it")
         path = self.scan.path
+        self.gpu.finish()
+        if len(self.gpu):
+            self.scan.gpu = self.gpu
         for note in (
             self.ignored_ops.note(path, "operator event(s) with unusable times ignored (trimmed ranges may be shorter)"),
             self.unmatched_ends.note(path, "'E' event(s) without a 'B' ignored"),

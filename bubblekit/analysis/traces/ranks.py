@@ -22,7 +22,7 @@ from .records import MAX_SHOWN, FileScan, PathLike, Pattern, RawSpan, Thread, Tr
 
 __all__ = ["RankData", "resolve_files", "scan_files", "split_ranks"]
 
-_SUFFIXES = (".json", ".json.gz", ".csv", ".csv.gz")
+_SUFFIXES = (".json", ".json.gz", ".csv", ".csv.gz", ".sqlite", ".sqlite3")
 
 
 class RankData(NamedTuple):
@@ -68,7 +68,10 @@ def is_csv(path: Path) -> bool:
 
 def scan_files(files: list[Path], user: Pattern | None, keep_ops: bool, time_unit: str) -> list[tuple[Path, FileScan]]:
     """Scan every file (JSON streamed, CSV row by row)."""
-    return [(f, scan_csv(f, time_unit) if is_csv(f) else scan_json(f, user, keep_ops)) for f in files]
+    from .nsys import is_nsys_sqlite, scan_nsys
+
+    return [(f, scan_csv(f, time_unit) if is_csv(f) else scan_nsys(f, user) if is_nsys_sqlite(f)
+             else scan_json(f, user, keep_ops)) for f in files]
 
 
 def _info_number(scan: FileScan, path: Path, key: str, minimum: int) -> int | None:

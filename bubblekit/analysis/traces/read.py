@@ -23,10 +23,11 @@ from bubblekit.i18n import register, tr
 
 from .align import ALIGN_MODES, align_clocks
 from .csvfile import check_time_unit
+from .gpu import retime_on_gpu
 from .measured import MeasuredTimeline
 from .parse import resolve_pattern
 from .ranks import RankData, resolve_files, scan_files, split_ranks
-from .records import PathLike, Pattern, TraceError
+from .records import PathLike, Pattern, TraceError, shown
 from .steps import (
     Occ,
     assign_steps,
@@ -96,6 +97,40 @@ def _per_rank_steps(data: list[RankData], family: str) -> tuple[list[list[Occ]],
     return per_rank, notes
 
 
+CLOCKS = ("auto", "gpu", "cpu")
+
+
+def _check_clock(clock: Any) -> str:
+    if not isinstance(clock, str) or clock not in CLOCKS:
+        raise ValueError(f"clock must be 'auto' (the GPU's when the trace holds GPU kernels), 'gpu' or 'cpu', got {clock!r}")
+    return clock
+
+
+def _on_gpu(data: list[RankData], per_rank: list[list[Occ]], family: str) -> tuple[list[list[Occ]], str, list[str]]:
+    """Time every occurrence by the GPU kernels it launched when the trace holds GPU activity.
+
+    Steps were assigned on the CPU's clock (``ProfilerStep`` ranges are CPU ranges); the times
+    then move to the GPU's. A trace where some ranks have GPU activity and others do not is refused.
+    """
+    with_gpu = [d for d in data if d.scan.gpu is not None]
+    if not with_gpu:
+        return per_rank, "cpu", []
+    if len(with_gpu) < len(data):
+        cpu_only = [f"rank {d.rank} ({d.file})" for d in data if d.scan.gpu is None]
+        raise TraceError(f"some ranks hold GPU kernels and others do not ({shown(cpu_only)} have none): a step "
+                         f"cannot be measured half on the GPU's clock and half on the CPU's")
+    out: list[list[Occ]] = []
+    notes: list[str] = []
+    for d, occs in zip(data, per_rank):
+        spans = [s for s in d.spans if s.family == family]
+        timed, more = retime_on_gpu(spans, d.scan.gpu, d.file)
+        notes.extend(n for n in more if n not in notes)
+        by_where = {s.where: (g.start, g.end) for s, g in zip(spans, timed)}
+        out.append(sorted((o._replace(start=by_where[o.where][0], end=by_where[o.where][1]) for o in occs),
+                          key=lambda o: (o.start, o.end)))
+    return out, "gpu", notes
+
+
 def _common_name(files: Sequence[Path]) -> str:
     """``1f1b-p2-m4`` for ``1f1b-p2-m4-rank0.json.gz`` and ``...-rank1...``; a folder's name otherwise."""
     if len(files) == 1:
@@ -107,7 +142,7 @@ def _common_name(files: Sequence[Path]) -> str:
 
 def _build_timelines(data: list[RankData], steps: list[list[list[Occ]]], offsets: list[float],
                      *, scale: float, family: str, wait_inclusive: bool, notes: list[str],
-                     name: str) -> list[MeasuredTimeline]:
+                     name: str, clock: str = "cpu") -> list[MeasuredTimeline]:
     """One timeline per complete step: shift each rank's clock, put 0 at the step's first action, convert to ms.
 
     ``steps[k][r]`` are rank r's occurrences in the k-th complete step, in time order.
@@ -121,7 +156,7 @@ def _build_timelines(data: list[RankData], steps: list[list[list[Occ]]], offsets
         out.append(MeasuredTimeline(
             starts, ends, labels, files=[d.file for d in data], family=family, step=k, n_steps=len(steps),
             offsets_ms=[o / scale for o in offsets], includes_wait=wait_inclusive, notes=notes,
-            origin=origin / scale, source=tr("traces.source", name=name, k=k),
+            origin=origin / scale, source=tr("traces.source", name=name, k=k), clock=clock,
         ))
     return out
 
@@ -134,28 +169,42 @@ def read_trace_steps(
     trim: bool | None = None,
     time_unit: str = "ms",
     tolerance_ms: float = 0.005,
+    clock: str = "auto",
 ) -> list[MeasuredTimeline]:
     """Read every complete step of a trace (timelines in ms); see :func:`read_trace` for the arguments.
 
     Used in lesson 06 (the bubble of every measured step of a recorded run).
     """
     tol_ms = _check_options(align, trim, time_unit, tolerance_ms)
+    clock = _check_clock(clock)
     forced, user = resolve_pattern(pattern)
     files = resolve_files(source)
     with _gc_paused():
-        return _read_steps(files, forced, user, trim=trim, time_unit=time_unit, align=align, tol_ms=tol_ms)
+        return _read_steps(files, forced, user, trim=trim, time_unit=time_unit, align=align, tol_ms=tol_ms,
+                           clock=clock)
 
 
 def _read_steps(files: list[Path], forced: str | None, user: Pattern | None, *, trim: bool | None, time_unit: str,
-                align: str, tol_ms: float) -> list[MeasuredTimeline]:
+                align: str, tol_ms: float, clock: str) -> list[MeasuredTimeline]:
     """:func:`read_trace_steps` once its arguments are checked."""
     scans = scan_files(files, user, keep_ops=trim is not False, time_unit=time_unit)
     notes = [n for _, scan in scans for n in scan.notes]
+    if clock == "cpu":
+        for _, scan in scans:
+            scan.gpu = None  # read the CPU-side ranges, as a CPU run's trace is read
+    elif clock == "gpu" and not all(scan.gpu is not None for _, scan in scans):
+        raise TraceError(f"clock='gpu' but {shown([str(f) for f, sc in scans if sc.gpu is None])} hold no GPU "
+                         f"kernels (categories kernel, gpu_memcpy, gpu_memset)")
     data = split_ranks(scans)
     family = choose_family(data, forced, user)
-    data, wait_inclusive, more = prepare_spans(data, family, trim)
-    notes.extend(more)
+    if any(d.scan.gpu is not None for d in data):
+        wait_inclusive = False  # timed by their compute kernels: no receive wait is left to trim
+    else:
+        data, wait_inclusive, more = prepare_spans(data, family, trim)
+        notes.extend(more)
     per_rank, more = _per_rank_steps(data, family)
+    notes.extend(more)
+    per_rank, clock, more = _on_gpu(data, per_rank, family)
     notes.extend(more)
     check_numbering(data, per_rank)
     placement = place_stages(data, per_rank)
@@ -169,7 +218,7 @@ def _read_steps(files: list[Path], forced: str | None, user: Pattern | None, *, 
     steps = by_step(per_rank, complete)
     notes.extend(check_step_times(data, steps, offsets, wait_inclusive, tol_ms * scale, scale))
     return _build_timelines(data, steps, offsets, scale=scale, family=family,
-                            wait_inclusive=wait_inclusive, notes=notes, name=_common_name(files))
+                            wait_inclusive=wait_inclusive, notes=notes, name=_common_name(files), clock=clock)
 
 
 def read_trace(
@@ -181,6 +230,7 @@ def read_trace(
     trim: bool | None = None,
     time_unit: str = "ms",
     tolerance_ms: float = 0.005,
+    clock: str = "auto",
 ) -> MeasuredTimeline:
     """Read a pipeline trace into a :class:`MeasuredTimeline` (ms; every metric and plot works on it).
 
@@ -203,10 +253,16 @@ def read_trace(
         time_unit: the unit of CSV times (``ms``, ``us``, ``ns`` or ``s``); JSON is always us.
         tolerance_ms: clock differences below this many ms are profiler jitter, not clock
             offsets (a finite number >= 0).
+        clock: ``"auto"`` (time actions by their GPU kernels when the trace holds some, else by
+            their CPU ranges), ``"gpu"`` (refuse a trace without GPU kernels) or ``"cpu"`` (the
+            CPU ranges even on a GPU trace: what a reader that ignores the GPU would measure).
 
     Returns:
         The step as a :class:`MeasuredTimeline` (ms, 0 at the step's first action); its
-        ``notes`` say what the reader trimmed, shifted, skipped or ignored on the way.
+        ``notes`` say what the reader trimmed, shifted, skipped or ignored on the way. On a
+        trace that holds GPU kernels (a PyTorch-profiler trace of a GPU run) every action is
+        timed by the compute kernels it launched, not by its CPU range (which ends at launch),
+        and ``clock`` is ``"gpu"``: the bubble is the GPU's (see :mod:`.gpu`).
 
     Raises:
         TraceError: not JSON, truncated, empty, nested too deeply, no pipeline events, an
@@ -217,7 +273,7 @@ def read_trace(
     """
     step = _check_step(step)
     steps = read_trace_steps(source, pattern=pattern, align=align, trim=trim, time_unit=time_unit,
-                             tolerance_ms=tolerance_ms)
+                             tolerance_ms=tolerance_ms, clock=clock)
     if not -len(steps) <= step < len(steps):
         raise ValueError(f"step={step} is out of range: the trace has {len(steps)} complete step(s)")
     return steps[step]

@@ -75,6 +75,7 @@ class FileScan:
         n_events: events read.
         units_per_ms: file units per millisecond (1000 for JSON).
         notes: what the scan ignored or repaired; they end up in the timeline's notes.
+        gpu: the file's GPU side (:class:`~.gpu.GpuEvents`: kernels, copies, launches), or None.
     """
 
     path: str
@@ -88,6 +89,7 @@ class FileScan:
     n_events: int = 0
     units_per_ms: float = 1000.0
     notes: list[str] = field(default_factory=list)
+    gpu: Any = None  # a gpu.GpuEvents when the file holds GPU activity (kernels, copies), else None
 
 
 def shown(items: list[Any], limit: int = MAX_SHOWN) -> str:

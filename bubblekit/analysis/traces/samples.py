@@ -10,10 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SAMPLE_DIR", "sample_names", "sample_info", "sample_trace", "sample_record"]
+__all__ = ["SAMPLE_DIR", "HTA_SAMPLE_DIR", "sample_names", "sample_info", "sample_trace", "sample_record"]
 
 #: Recorded traces shipped with bubblekit (made by ``scripts/record_traces.py``).
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "traces"
+#: Two ranks of a real multi-GPU job's PyTorch-profiler trace (HTA's test data, MIT; README.md there).
+HTA_SAMPLE_DIR = SAMPLE_DIR / "hta"
 
 
 def _manifest() -> dict[str, Any]:
