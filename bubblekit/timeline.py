@@ -28,6 +28,9 @@ from bubblekit.text import Table, format_number, plural
 
 __all__ = ["Timeline", "Span", "Gap", "compare_timelines"]
 
+#: Two floats closer than this (relative) are one time: an "overlap" that small is rounding, not two actions at once.
+_ROUNDING = 1e-9
+
 register({
     # the timeline's tables (column keys stay English in both languages)
     "timeline.busy": {"en": "busy ({unit})", "zh": "忙碌（{unit}）"},
@@ -166,6 +169,10 @@ class Timeline:
             if not may_overlap:
                 order = sorted(range(len(st)), key=lambda k: (st[k], en[k]))
                 for a, b in zip(order, order[1:]):
+                    if st[b] < en[a] and isinstance(st[b], float) and en[a] - st[b] <= _ROUNDING * max(1.0, abs(en[a])):
+                        st[b] = en[a]  # floating-point rounding (a sum computed two ways), not an overlap
+                        if en[b] < st[b]:
+                            en[b] = st[b]
                     if st[b] < en[a]:
                         raise ValueError(
                             f"rank {r}'s intervals {a} [{st[a]!r}, {en[a]!r}] and {b} [{st[b]!r}, {en[b]!r}] "
