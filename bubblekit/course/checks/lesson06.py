@@ -253,3 +253,38 @@ def _biggest_effect() -> str:
     """The effect of the ladder that adds the most bubble_ratio to the row above it, on the example step."""
     steps = _ladder_steps()
     return max(steps, key=lambda k: steps[k])
+
+
+@exercise("06.8", hint=(msg("bk.traces.gpu_breakdown(bk.traces.HTA_SAMPLE_DIR) has one row per rank, with the span and the "
+                            "time of compute kernels in it.",
+                            "bk.traces.gpu_breakdown(bk.traces.HTA_SAMPLE_DIR) 每个 rank 一行，含 span 和其中计算 kernel 的时间。"),
+                        msg("Rank 1's row: compute_us divided by span_us. kernel_share is another quantity: it counts "
+                            "communication kernels and copies as busy too.",
+                            "取 rank 1 那一行：compute_us 除以 span_us。kernel_share 是另一个量：它把通信 kernel 和拷贝也算作忙碌。")),
+          rel_tol=1e-3, fraction_of=THE_STEP,
+          mistakes=(Mistake(lambda _e: _real_row()["kernel_share"],
+                            msg("that is the kernel time share: it counts NCCL kernels and memory copies as busy; count "
+                                "compute kernels only (compute_us / span_us)",
+                                "这是 kernel 时间占比：它把 NCCL kernel 和内存拷贝也算作忙碌；只数计算 kernel（compute_us / span_us）")),))
+def _real_compute_share() -> float:
+    """Rank 1's compute share of its GPU span in the real job's trace (lesson 06, "Reading a GPU trace")."""
+    row = _real_row()
+    return float(row["compute_us"] / row["span_us"])
+
+
+@lru_cache(maxsize=1)
+def _real_row() -> dict[str, Any]:
+    return dict(traces.gpu_breakdown(traces.HTA_SAMPLE_DIR).row(rank=1))
+
+
+@exercise("06.9", hint=(msg("bk.simulate(bk.schedule(\"gpipe\", p=4, m=8), bk.Costs(f=1, b=2, comm=0.25)), then "
+                            "bk.traces.write_kineto_gpu(step, folder, cpu_lead_us=5000) and bk.traces.read_trace(folder).",
+                            "bk.simulate(bk.schedule(\"gpipe\", p=4, m=8), bk.Costs(f=1, b=2, comm=0.25))，然后 "
+                            "bk.traces.write_kineto_gpu(step, folder, cpu_lead_us=5000)，再 bk.traces.read_trace(folder)。"),
+                        msg("On a GPU trace read_trace times each action by its kernels (its clock says 'gpu'): the "
+                            "bubble_ratio it measures is the one to give.",
+                            "在 GPU trace 上，read_trace 按 kernel 给每个动作计时（clock 为 'gpu'）：交它量出的 bubble_ratio。")),
+          rel_tol=1e-6, fraction_of=THE_STEP)
+def _gpu_bubble_gpipe() -> float:
+    """GPipe's bubble ratio measured from its own exported GPU trace: the simulation's (lesson 06)."""
+    return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)).bubble_ratio
