@@ -121,7 +121,6 @@ def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str)
     i_step = fields.index("step") if has_step else -1
     n_fields = len(fields)
     spans, thread_rank = scan.spans, scan.thread_rank
-    fullmatch = _TIME_RE.fullmatch
     kinds = {"F", "B", "I", "W"}
     n = 0
     for number, line in numbered:
@@ -145,9 +144,13 @@ def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str)
         rank_s, stage_s, mb_s, kind = cells[i_rank], cells[i_stage], cells[i_mb], cells[i_kind]
         start_s, end_s = cells[i_start], cells[i_end]
         step_s = cells[i_step] if has_step else "0"
+        times = start_s + end_s
         if (kind in kinds and rank_s.isdigit() and stage_s.isdigit() and mb_s.isdigit() and step_s.isdigit()
-                and (rank_s + stage_s + mb_s + step_s).isascii() and fullmatch(start_s) and fullmatch(end_s)):
-            start, end = float(start_s), float(end_s)
+                and (rank_s + stage_s + mb_s + step_s + times).isascii() and "_" not in times):
+            try:  # ASCII without '_': float() reads what _TIME_RE allows, and inf / nan (refused next)
+                start, end = float(start_s), float(end_s)
+            except ValueError:
+                start, end = math.nan, math.nan
             if start <= end and end - start < math.inf:  # finite and in order; otherwise _Row says why
                 rank = int(rank_s)
                 thread = ("rank", rank)
