@@ -283,3 +283,20 @@ def test_a_long_csv_reads_every_step(tmp_path: Path) -> None:
     steps = [tl] * 300
     got = read_trace_steps(write_csv(steps, tmp_path / "long.csv"))
     assert len(got) == 300 and {round(s.bubble_ratio, 12) for s in got} == {round(tl.bubble_ratio, 12)}
+
+
+# --------------------------------------------------------------------------- write_csv
+@pytest.mark.parametrize("make,error,match", [
+    (lambda tmp: tmp, ValueError, r"path '.*' is a folder; give a file name in it"),
+    (lambda tmp: tmp / "missing" / "t.csv", ValueError, r"folder '.*missing' does not exist"),
+    (lambda tmp: 5, TypeError, r"path must be a file path \(str or pathlib\.Path\), got 5 of type int"),
+])
+def test_write_csv_names_a_bad_path(tmp_path: Path, make: Any, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        write_csv(truth(), make(tmp_path))
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+def test_write_csv_names_a_file_the_system_refuses() -> None:
+    with pytest.raises(OSError, match=r"cannot write the CSV '/proc/x\.csv'"):
+        write_csv(truth(), "/proc/x.csv")

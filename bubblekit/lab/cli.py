@@ -168,9 +168,9 @@ def _finish(record: dict[str, Any], ns: argparse.Namespace) -> int:
         try:
             res.to_csv(ns.csv)
             print(f"CSV written to {ns.csv}")
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: write_csv's folder is gone
             where = saved or _save_record(record, None)
-            print(f"warning: could not write the CSV to {ns.csv} ({exc.strerror or exc}); the run's record is in "
+            print(f"warning: could not write the CSV to {ns.csv} ({getattr(exc, 'strerror', None) or exc}); the run's record is in "
                   f"{where}: LabResult.load({where!r}).to_csv(path) writes the CSV later", file=sys.stderr)
     if ns.trace_dir:
         print(f"profiler traces in {ns.trace_dir} (read them with bubblekit.analysis.traces.read_trace)")

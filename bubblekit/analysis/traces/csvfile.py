@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -121,7 +122,6 @@ def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str)
     i_step = fields.index("step") if has_step else -1
     n_fields = len(fields)
     spans, thread_rank = scan.spans, scan.thread_rank
-    fullmatch = _TIME_RE.fullmatch
     kinds = {"F", "B", "I", "W"}
     n = 0
     for number, line in numbered:
@@ -145,9 +145,13 @@ def _read_rows(scan: FileScan, path: Path, lines: Iterable[str], time_unit: str)
         rank_s, stage_s, mb_s, kind = cells[i_rank], cells[i_stage], cells[i_mb], cells[i_kind]
         start_s, end_s = cells[i_start], cells[i_end]
         step_s = cells[i_step] if has_step else "0"
+        times = start_s + end_s
         if (kind in kinds and rank_s.isdigit() and stage_s.isdigit() and mb_s.isdigit() and step_s.isdigit()
-                and (rank_s + stage_s + mb_s + step_s).isascii() and fullmatch(start_s) and fullmatch(end_s)):
-            start, end = float(start_s), float(end_s)
+                and (rank_s + stage_s + mb_s + step_s + times).isascii() and "_" not in times):
+            try:  # ASCII without '_': float() reads what _TIME_RE allows, and inf / nan (refused next)
+                start, end = float(start_s), float(end_s)
+            except ValueError:
+                start, end = math.nan, math.nan
             if start <= end and end - start < math.inf:  # finite and in order; otherwise _Row says why
                 rank = int(rank_s)
                 thread = ("rank", rank)
@@ -201,7 +205,10 @@ def write_csv(timelines: Timeline | Iterable[Timeline], path: PathLike) -> Path:
     """Write one or more timelines (steps) as the documented CSV, times in the timeline's unit.
 
     Only spans labelled with an :class:`~bubblekit.Action` are written; the ``step`` column
-    numbers the timelines from 0. Returns the path. Used in lesson 06 (the exercise's profiled
+    numbers the timelines from 0; an existing file is replaced (the function does what it is
+    told; the command lines are the ones that keep a user's file). Returns the path. ``path``
+    must be a file in a folder that exists (``TypeError`` / ``ValueError`` naming it
+    otherwise; ``OSError`` naming the file when the system refuses). Used in lesson 06 (the exercise's profiled
     step is written with it, then read back with :func:`~bubblekit.analysis.traces.read_csv`).
     """
     tls = [timelines] if isinstance(timelines, Timeline) else list(timelines)
@@ -210,8 +217,18 @@ def write_csv(timelines: Timeline | Iterable[Timeline], path: PathLike) -> Path:
     bad = [t for t in tls if not isinstance(t, Timeline)]
     if bad:
         raise TypeError(f"timelines must be Timeline objects (or one Timeline), got {type(bad[0]).__name__}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or pathlib.Path), got {path!r} of type {type(path).__name__}")
     out = Path(path)
-    with open(out, "w", encoding="utf-8", newline="") as fh:
+    if out.is_dir():
+        raise ValueError(f"path {str(out)!r} is a folder; give a file name in it, e.g. {str(out / 'trace.csv')!r}")
+    if not out.parent.is_dir():
+        raise ValueError(f"path {str(out)!r}: folder {str(out.parent)!r} does not exist")
+    try:
+        fh = open(out, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write the CSV {str(out)!r}: {exc.strerror or exc}") from None
+    with fh:
         w = csv.writer(fh)
         fh.write(f"# bubblekit pipeline timeline; times in {tls[0].unit}\n")
         w.writerow([*CSV_COLUMNS, "step"])

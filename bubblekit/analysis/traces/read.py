@@ -238,10 +238,11 @@ def read_trace(
 
     Args:
         source: a trace file (Chrome / Kineto JSON, ``.json.gz``, or CSV), a folder of them
-            (one per rank), or a list of files. A file's rank comes from its
+            (one per rank), or a list of files. Each file is read once, front to back, so a
+            named pipe works too (``read_trace("/dev/stdin")``, ``<(zcat trace.json.gz)``). A file's rank comes from its
             ``distributedInfo`` (Kineto), thread or process names ``rank N``, or ``rank<N>``
             in its name; a folder of unnamed files is taken in name order.
-        step: which complete training step (``-1``: the last one); steps are found from
+        step: which complete training step (``-1``: the last one; numpy ints too); steps are found from
             ``ProfilerStep#N`` ranges, a CSV ``step`` column, or repeated actions.
         pattern: ``"auto"`` (the families in :mod:`bubblekit.analysis.traces.parse`), a family
             name, a regular expression with named groups ``kind`` and ``mb`` (and optionally
@@ -266,9 +267,13 @@ def read_trace(
 
     Raises:
         TraceError: not JSON, truncated, empty, nested too deeply, no pipeline events, an
-            action without a usable time, missing or duplicate ranks, absurd stage,
-            microbatch or rank numbers, no complete step, clocks that cannot be reconciled:
-            the message names the file and problem (and the event or line where it can).
+            action without a usable time, missing or duplicate ranks (two threads or
+            processes named after one rank), a ``distributedInfo`` rank or world size that is
+            not one, absurd stage, microbatch or rank numbers, no complete step, a step whose
+            actions all last 0, an action that starts before an input from its own rank ends,
+            clocks that cannot be reconciled: the message names the file and problem (and the
+            event or line where it can). Actions that last 0 and actions of one rank that
+            overlap are listed in the result's ``notes``.
         TypeError, ValueError: a bad argument, named with its value.
     """
     step = _check_step(step)

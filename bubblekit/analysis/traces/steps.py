@@ -166,15 +166,23 @@ def prepare_spans(data: list[RankData], family: str, trim_mode: bool | None) -> 
 
 # --------------------------------------------------------------------- 3. steps
 def _drop_exact_copies(d: RankData, spans: list[RawSpan]) -> tuple[list[RawSpan], list[str]]:
-    """Remove events that repeat another one exactly (same action, times and step), with a note."""
-    first: dict[tuple[int | None, str, int, float, float, int | None], RawSpan] = {}
+    """Remove events that repeat another one exactly (same action, times and step), with a note.
+
+    ``spans`` are sorted by (start, end), so a copy is in the run of spans with its times:
+    only that run is remembered.
+    """
+    run_times: tuple[float, float] | None = None
+    run: dict[tuple[int | None, str, int, int | None, Action | None], RawSpan] = {}
     kept: list[RawSpan] = []
     copies: list[str] = []
     for s in spans:
-        key = (s.stage, s.kind, s.mb, s.start, s.end, s.step)
-        orig = first.get(key)
+        times = (s.start, s.end)
+        if times != run_times:
+            run_times, run = times, {}
+        key = (s.stage, s.kind, s.mb, s.step, s.backward)
+        orig = run.get(key)
         if orig is None:
-            first.setdefault(key, s)
+            run[key] = s
             kept.append(s)
         else:
             copies.append(f"{_action(s, d.rank)} ({s.where}, a copy of {orig.where})")
