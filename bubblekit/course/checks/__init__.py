@@ -119,6 +119,7 @@ from bubblekit.course.checks._registry import (
     reset_progress,
 )
 
+
 def __getattr__(name: str) -> object:
     """``bk.checks.lesson10`` (any ``lessonNN`` module) without importing it first: loaded on first use."""
     import re

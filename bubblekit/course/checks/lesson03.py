@@ -12,9 +12,8 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._grading import THE_STEP
+from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import megatron_overhead, overhead_min_m, swapped_items, swapped_pm, utilisation
-from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg, shown

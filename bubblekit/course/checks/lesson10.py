@@ -22,8 +22,7 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP, AnyOf
-from bubblekit.course.checks._grading import Graded, norm_text
+from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, norm_text
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
@@ -35,8 +34,8 @@ from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 from bubblekit.i18n import register, tr
-from bubblekit.text import format_number
 from bubblekit.schedules.registry import spec as _schedule_spec
+from bubblekit.text import format_number
 
 __all__ = ["CATEGORIES", "BankItem", "BANK", "profile", "t_i", "t_w", "by_category"]
 
