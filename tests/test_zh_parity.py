@@ -180,7 +180,7 @@ def _literals_and_comments(source: str) -> list[tuple[str, str]]:
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 #: Comments that are tool directives, the same in both editions.
-_DIRECTIVE = re.compile(r"^(noqa|type:|pragma|fmt:|isort:|ruff:|mypy:)")
+_DIRECTIVE = re.compile(r"^(noqa|type:|pragma|fmt:|isort:|ruff:|mypy:|BEGIN SOLUTION|END SOLUTION)")
 #: Three or more English words in a row: a phrase written for a reader.
 _ENGLISH_PHRASE = re.compile(r"\b[A-Za-z]{2,}[,;:]?\s+[A-Za-z]{2,}[,;:]?\s+[A-Za-z]{2,}\b")
 
@@ -212,7 +212,7 @@ def test_chinese_code_speaks_chinese(twin: str) -> None:
 def test_the_language_rules_tell_chinese_from_english_literals() -> None:
     assert english_only("comment", "fill grows down, drain up")
     assert not english_only("comment", "填充向下增长，排空向上")
-    assert not english_only("comment", "noqa: E501")
+    assert not english_only("comment", "noqa: E501") and not english_only("comment", "BEGIN SOLUTION")
     assert not english_only("comment", "(mv+p-1)(f+b)/v") and english_only("comment", "1F1B now slower")
     assert english_only("string", '"Car factory: rank 0 welding"')
     assert not english_only("string", '"b=2f"') and not english_only("string", '"1f1b"')
@@ -297,7 +297,10 @@ def _as_shipped(target: Path) -> Path:
     """A workspace/ link opens the learner's copy of an exercise: the course's copy is in exercises/."""
     workspace = (ROOT / WORKSPACE_DIR).resolve()
     if target.parent == workspace or target.parent == workspace / ZH:
-        return ROOT / "exercises" / target.relative_to(workspace)
+        rel = target.relative_to(workspace)
+        if rel.name.endswith(".exercises.ipynb"):  # the learner's copy is named NN_topic.exercises.ipynb
+            rel = rel.with_name(rel.name[: -len(".exercises.ipynb")] + ".ipynb")
+        return ROOT / "exercises" / rel
     return target
 
 
