@@ -152,8 +152,9 @@ register({
     "published.ws.cost": {"en": "idle cost", "zh": "空闲成本"},
     "published.ws.cost_from": {"en": "computed: idle GPU-hours × price", "zh": "计算：空闲 GPU 小时数 × 价格"},
     "published.ws.assumed": {"en": "assumed (see the note)", "zh": "假设（见表下说明）"},
-    "published.ws.note": {"en": "model: equal stages, backward = 2 × forward, no communication cost; assumed: {assumptions}",
-                          "zh": "模型：各流水级相同，反向 = 2 × 前向，不计通信开销；假设：{assumptions}"},
+    "published.ws.note": {"en": "model: equal stages, backward = 2 × forward (split into I = W = F where the schedule splits "
+                                "it), no communication cost; assumed: {assumptions}",
+                          "zh": "模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），不计通信开销；假设：{assumptions}"},
     "published.studies.title": {"en": "Four published runs: the bubble their schedules imply (${usd:g} per GPU-hour)",
                                 "zh": "四个已发表的训练任务：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
     "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
@@ -161,8 +162,10 @@ register({
                                "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)；bubble_overhead（气泡开销，Megatron 口径）"
                                      "= 空闲 / 忙碌；这些是按各案例写明的假设做的估算，不是实测"},
     "published.options.refused": {"en": "not possible: {reason}", "zh": "不可行：{reason}"},
-    "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward, no communication cost",
-                               "zh": "所有方案用同一个模型：各流水级相同，反向 = 2 × 前向，不计通信开销"},
+    "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward (split into I = W = F "
+                                     "for ZB-H1 and DualPipe), no communication cost",
+                               "zh": "所有方案用同一个模型：各流水级相同，反向 = 2 × 前向（ZB-H1 和 DualPipe 拆成 I = W = F），"
+                                     "不计通信开销"},
     "published.megatron.where": {"en": "Table 1, with the bubble_ratio each row implies",
                                  "zh": "Table 1，附每一行对应的 bubble_ratio"},
     "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
@@ -209,6 +212,10 @@ register({
                                   "zh": "每个 chunk 的 F : B : W = 1 : 2 : 1；除非另有说明，F&B = F + B（重叠没有收益）"},
     "published.assume.ds_batch": {"en": "the final batch 15360 for the whole run (it ramped up from 3072)",
                                   "zh": "整个训练都按最终的批大小 15360 计（训练中从 3072 逐步增大）"},
+    "published.assume.ds_hours": {
+        "en": "the pre-training configuration for all 2.788M GPU-hours (Table 1: 2,664K pre-training, 119K context "
+              "extension, 5K post-training)",
+        "zh": "全部 2.788M GPU 小时都按预训练的配置计（Table 1：预训练 2,664K，上下文扩展 119K，后训练 5K）"},
 })
 
 
@@ -714,7 +721,15 @@ def dualpipe_readme_table(pp: int = 8, m: int = 32, costs: Costs | None = None) 
                                 "formula": tr("published.t.formula"), "parameters": tr("published.t.parameters"),
                                 "activation (chunks)": tr("published.t.activation_chunks"),
                                 "devices": tr("published.t.devices")},
-                 note=tr("published.t.dualpipe_note", costs=costs.describe(), pp=pp, m=m))
+                 note=tr("published.t.dualpipe_note", costs=_describe_with_pair(costs), pp=pp, m=m))
+
+
+def _describe_with_pair(costs: Costs) -> str:
+    """``costs.describe()``, naming F&B also when it is the default F + B (lesson 07x compares both)."""
+    text = costs.describe()
+    if costs.fb is None and costs.overlap is None:
+        text = text.replace(" comm=", " F&B=F+B comm=", 1)
+    return text
 
 
 def zb_table5_table() -> Table:
@@ -980,6 +995,8 @@ CASES: dict[str, Case] = {
                 "micro-batch size 1 sequence, so m = 120 microbatches (not published)",
                 "F : B : W = 1 : 2 : 1 per chunk, and F&B = F + B (no overlap gain) unless stated",
                 "the final batch 15360 for the whole run (it ramped up from 3072)",
+                "the pre-training configuration for all 2.788M GPU-hours (Table 1: 2,664K pre-training, 119K context "
+                "extension, 5K post-training)",
             ),
         ),
     )
@@ -1312,7 +1329,8 @@ def _assumption(text: str) -> str:
 _ASSUMPTION_KEYS = ("published.assume.mb1", "published.assume.megatron_v", "published.assume.megatron_hours",
                     "published.assume.bloom_engine", "published.assume.bloom_batch", "published.assume.llama_mb",
                     "published.assume.llama_v", "published.assume.llama_hours", "published.assume.ds_dp",
-                    "published.assume.ds_mb", "published.assume.ds_costs", "published.assume.ds_batch")
+                    "published.assume.ds_mb", "published.assume.ds_costs", "published.assume.ds_batch",
+                    "published.assume.ds_hours")
 _ASSUMPTION_FIELDS: dict[str, dict[str, object]] = {
     "published.assume.megatron_v": {"v": MEGATRON_TABLE1[-1].max_chunks, "layers": MEGATRON_TABLE1[-1].layers,
                                     "pp": MEGATRON_TABLE1[-1].pp},
