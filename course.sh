@@ -46,7 +46,7 @@
 # Environment: PYTHON (default python3) picks the interpreter for a new .venv;
 # BUBBLEKIT_VENV (default .venv) its folder; BUBBLEKIT_CHECK_WORKTREE=1 makes `test` check
 # notebooks as they are on disk (for contributors, before committing); BUBBLEKIT_TORCH_INDEX
-# the pip index for torch (default: PyTorch's CPU index on Linux without CUDA, else PyPI).
+# an extra pip index for torch (default: PyTorch's CPU index on Linux without CUDA, none elsewhere).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -162,8 +162,10 @@ install_torch() {  # torch, pinned, for lesson 06's real run; the CPU-only build
         fi
     fi
     if [ -n "$index" ]; then
+        # an extra index: pip keeps the machine's own (a mirror) for everything else, and of the two
+        # builds of the pinned version it takes the CPU one (2.13.0+cpu sorts after 2.13.0)
         say "installing $pin (CPU-only build, from $index) into $VENV"
-        pip_install "$pin" --index-url "$index" --extra-index-url https://pypi.org/simple
+        pip_install "$pin" --extra-index-url "$index"
     else
         say "installing $pin into $VENV"
         pip_install "$pin"
