@@ -103,3 +103,18 @@ def test_zb_v_reaches_zero_at_1f1b_peak() -> None:
     one = bk.simulate(bk.schedule("1f1b", 4, 8), fiw)
     assert zbv.stage_span_bubble_rate == 0
     assert zbv.max_peak_activations == one.max_peak_activations == 4
+
+
+def test_second_review_notes_state_their_conditions() -> None:
+    """The review of 2026-12-01: F&B named in the DualPipe footer, I = W = F and DeepSeek's hours stated."""
+    assert "F&B=F+B" in P.dualpipe_readme_table(8, 32, bk.Costs(f=2, i=3, w=1)).note
+    assert "F&B=max(F,B)" in P.dualpipe_readme_table(8, 32, bk.Costs(f=1, i=1, w=1, fb="max")).note
+    assert "I = W = F" in P.lever_table().note
+    ds = P.case_worksheet(P.case_estimate("DeepSeek-V3"))
+    assert "2,664K pre-training" in ds.note and "I = W = F" in ds.note
+    try:
+        set_language("zh")
+        zh = P.case_worksheet(P.case_estimate("DeepSeek-V3")).note
+        assert "预训练 2,664K" in zh and "2,664K pre-training" not in zh
+    finally:
+        set_language("en")
