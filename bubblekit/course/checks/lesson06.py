@@ -255,13 +255,18 @@ def _biggest_effect() -> str:
     return max(steps, key=lambda k: steps[k])
 
 
+#: What 06.8's fraction is a fraction of.
+THE_GPU_SPAN = msg("the rank's GPU span (first to last GPU event)", "该 rank 的 GPU span（第一个到最后一个 GPU 事件）",
+                   key="checks.of.gpu_span")
+
+
 @exercise("06.8", hint=(msg("bk.traces.gpu_breakdown(bk.traces.HTA_SAMPLE_DIR) has one row per rank, with the span and the "
                             "time of compute kernels in it.",
                             "bk.traces.gpu_breakdown(bk.traces.HTA_SAMPLE_DIR) 每个 rank 一行，含 span 和其中计算 kernel 的时间。"),
                         msg("Rank 1's row: compute_us divided by span_us. kernel_share is another quantity: it counts "
                             "communication kernels and copies as busy too.",
                             "取 rank 1 那一行：compute_us 除以 span_us。kernel_share 是另一个量：它把通信 kernel 和拷贝也算作忙碌。")),
-          rel_tol=1e-3, fraction_of=THE_STEP,
+          rel_tol=1e-3, fraction_of=THE_GPU_SPAN,
           mistakes=(Mistake(lambda _e: _real_row()["kernel_share"],
                             msg("that is the kernel time share: it counts NCCL kernels and memory copies as busy; count "
                                 "compute kernels only (compute_us / span_us)",
@@ -284,7 +289,20 @@ def _real_row() -> dict[str, Any]:
                         msg("On a GPU trace read_trace times each action by its kernels (its clock says 'gpu'): the "
                             "bubble_ratio it measures is the one to give.",
                             "在 GPU trace 上，read_trace 按 kernel 给每个动作计时（clock 为 'gpu'）：交它量出的 bubble_ratio。")),
-          rel_tol=1e-6, fraction_of=THE_STEP)
+          rel_tol=1e-6, fraction_of=THE_STEP,
+          mistakes=(Mistake(lambda _e: _gpipe_on_cpu_clock(),
+                            msg("that is what the CPU ranges say (clock='cpu'): they end when the kernels are launched; "
+                                "read the trace on the GPU's clock (the default)",
+                                "这是按 CPU 区间量出的（clock='cpu'）：CPU 区间在 kernel 发射完就结束了；按 GPU 时钟读（默认）")),))
 def _gpu_bubble_gpipe() -> float:
     """GPipe's bubble ratio measured from its own exported GPU trace: the simulation's (lesson 06)."""
     return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)).bubble_ratio
+
+
+@lru_cache(maxsize=1)
+def _gpipe_on_cpu_clock() -> float:
+    """06.9's trace read on the CPU's clock (the writer's defaults: seed 0), the answer of a reader that trusts the CPU."""
+    with tempfile.TemporaryDirectory() as tmp:
+        traces.write_kineto_gpu(bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)), tmp,
+                                cpu_lead_us=5000)
+        return traces.read_trace(tmp, clock="cpu", align="none").bubble_ratio
