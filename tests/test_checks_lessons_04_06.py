@@ -124,3 +124,27 @@ def test_06_7_names_one_row_of_the_ladder() -> None:
         assert not res and best not in res.detail
     assert "not a row of the ladder" in check("06.7", "the network").detail
     assert not check("06.7", 3)
+
+
+def test_06_7_accepts_the_rows_displayed_names() -> None:
+    """The row as the ladder prints it ('measured durations (mean per stage)') or as the lesson's bullet names it."""
+    steps = lesson06._ladder_steps()
+    best = max(steps, key=lambda k: steps[k])
+    shown = {"durations": ["measured durations", "measured durations (mean per stage)"],
+             "overhead": ["+ overhead 0.080 ms/action"], "latency": ["+ latency"],
+             "calibrated": ["pickups", "pickups and stalls", "each stage's own extra gaps (pickups, stalls): calibrated"]}
+    for key, names in shown.items():
+        for name in names:
+            res = check("06.7", name)
+            assert bool(res) == (key == best), name
+            assert "not a row of the ladder" not in res.detail, name
+    both = check("06.7", "overhead and latency")
+    assert not both and "more than one row" in both.detail
+
+
+def test_06_7_unreadable_answer_gets_its_own_hint() -> None:
+    """An answer that names no row gets 06.7's hint about row names, not 06.5's 'rank 0: ...' one."""
+    for answer in ("formula", 3, "the network"):
+        res = check("06.7", answer)
+        assert not res
+        assert "rank 0:" not in res.hint and "row of the ladder" in res.hint, answer

@@ -4,7 +4,7 @@ Lesson 06 uses it to show why a GPU trace must be read on the GPU's clock: the C
 every action's kernels ahead of the GPU (``cpu_lead_us``), so the CPU-side ``PP:1F3`` ranges
 are short and early, while the kernels run when the GPU gets to them; and a rank waiting for
 its neighbour sits inside an NCCL kernel (``ncclDevKernel_SendRecv``) that spins through the
-whole gap, so "some kernel is running" is not "the GPU is computing".
+wait, so "some kernel is running" is not "the GPU is computing".
 
 What :func:`write_kineto_gpu` writes per rank (``rank{r}.json``, Kineto's own layout):
 
@@ -16,7 +16,13 @@ What :func:`write_kineto_gpu` writes per rank (``rank{r}.json``, Kineto's own la
 * the kernels (category ``kernel``, ``args.device`` = the rank, ``args.stream`` 7) that cover the
   action's simulated span, split into ``kernel_splits`` pieces, and a ``gpu_user_annotation``
   range for the action on the GPU track (as recent PyTorch writes);
-* per idle gap of the rank inside the step, an NCCL kernel on stream 20 spanning the gap.
+* per wait of the rank for an input (every idle gap that ends at one of its actions, the fill
+  included), an NCCL receive kernel on stream 20 spanning the gap; the drain after the rank's last
+  action is left empty (nothing is being received there).
+
+It is a synthetic trace: what it shows follows from how it is built (the CPU ranges last only their
+launches, ``launch_us`` per kernel; the NCCL kernels sit exactly over the waits). It shows how to
+read a GPU trace and why the CPU ranges mislead, not what a particular GPU does.
 
 Reading the folder back with :func:`~bubblekit.analysis.traces.read_trace` gives the
 simulation's bubble (``clock == "gpu"``), whatever the CPU lead (``tests/test_gpu_traces.py``
@@ -69,6 +75,7 @@ def write_kineto_gpu(
     kernel_splits: int = 3,
     nccl_waits: bool = True,
     gpu_annotations: bool = True,
+    launch_us: float = 10.0,
     seed: int = 0,
     gzipped: bool = False,
     force: bool = False,
@@ -84,7 +91,9 @@ def write_kineto_gpu(
             action's CPU range starts a random 0..``cpu_lead_us`` before its kernels (and never
             before the previous range ends).
         kernel_splits: kernels per action (1..64), at random cut points.
-        nccl_waits: write an NCCL kernel spinning through each idle gap of a rank.
+        nccl_waits: write an NCCL receive kernel spinning through each wait for an input.
+        launch_us: CPU time of one kernel launch (us, > 0; a ``cudaLaunchKernel`` takes a few us):
+            an action's CPU range lasts its launches, or less where the GPU is about to start it.
         gpu_annotations: write a ``gpu_user_annotation`` range per action.
         seed: the random cut points and leads (the same seed, the same files).
         gzipped: write ``rank{r}.json.gz``.
@@ -100,6 +109,7 @@ def write_kineto_gpu(
                            allow_equal=False))
     lead = float(check_number("cpu_lead_us", cpu_lead_us, minimum=0.0))
     splits = check_int("kernel_splits", kernel_splits, minimum=1, maximum=64)
+    launch = float(check_number("launch_us", launch_us, minimum=0.0, allow_equal=False))
     for name, flag in (("nccl_waits", nccl_waits), ("gpu_annotations", gpu_annotations), ("gzipped", gzipped),
                        ("force", force)):
         if not isinstance(flag, bool):
@@ -130,7 +140,7 @@ def write_kineto_gpu(
     written = []
     for r, (starts, ends, labels) in enumerate(rows):
         doc = _rank_document(r, timeline.p, [((s - t0) * k, (e - t0) * k, lb) for s, e, lb in zip(starts, ends, labels)],
-                             (t1 - t0) * k, lead, splits, nccl_waits, gpu_annotations, rng)
+                             (t1 - t0) * k, lead, splits, nccl_waits, gpu_annotations, rng, launch)
         text = json.dumps(doc)
         tmp = paths[r].with_name(paths[r].name + ".tmp")
         if gzipped:
@@ -154,7 +164,8 @@ def _cuts(start: float, end: float, splits: int, rng: random.Random) -> list[tup
 
 
 def _rank_document(rank: int, world: int, spans: list[tuple[float, float, Any]], step_us: float, lead: float,
-                   splits: int, nccl: bool, annotations: bool, rng: random.Random) -> dict[str, Any]:
+                   splits: int, nccl: bool, annotations: bool, rng: random.Random,
+                   launch_us: float) -> dict[str, Any]:
     cpu_pid, main_tid, gpu_pid = 1000 + rank, 1000 + rank, rank
     events: list[dict[str, Any]] = [
         {"name": "process_name", "ph": "M", "pid": cpu_pid, "tid": 0, "args": {"name": f"python rank {rank}"}},
@@ -165,8 +176,6 @@ def _rank_document(rank: int, world: int, spans: list[tuple[float, float, Any]],
     corr = rank * 10_000_000 + 1
     cpu_free = -lead - 1.0
     kernels: list[dict[str, Any]] = []
-    shortest = min((e - s for s, e, _ in spans if e > s), default=1.0)
-    launch_us = max(min(1.0, shortest / 100.0), 1e-3)
     for s, e, label in sorted(spans, key=lambda x: (x[0], x[1])):
         pieces = _cuts(s, e, splits, rng)
         # the CPU range ends before its first kernel starts, and after the previous range
@@ -199,7 +208,7 @@ def _rank_document(rank: int, world: int, spans: list[tuple[float, float, Any]],
                        "args": {"name": f"stream {NCCL_STREAM}"}})
         busy = sorted((s, e) for s, e, _ in spans)
         edge = 0.0
-        for s, e in [*busy, (step_us, step_us)]:
+        for s, e in busy:  # the gaps that end at an action: waits for its input (not the drain)
             if s > edge + 1e-9:
                 launch = max(min(edge, cpu_free) - lead, -lead - 1.0)
                 events.append({"name": "cudaLaunchKernel", "ph": "X", "cat": "cuda_runtime",

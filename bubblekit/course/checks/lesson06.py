@@ -9,6 +9,7 @@ simulation; every expected value is computed from it with bubblekit when a learn
 from __future__ import annotations
 
 import random
+import re
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -142,6 +143,8 @@ register({
                             "zh": "请回答某一行的名字：durations、overhead、latency 或 pickup"},
     "checks.l06.not_a_row": {"en": "{answer!r} is not a row of the ladder: durations, overhead, latency or pickup",
                              "zh": "{answer!r} 不是阶梯表中的一行：应为 durations、overhead、latency 或 pickup"},
+    "checks.l06.several_rows": {"en": "{answer!r} names more than one row of the ladder: name the one row that adds most",
+                                "zh": "{answer!r} 说出了阶梯表中不止一行：只说增加最多的那一行"},
     "checks.l06.highest": {
         "en": "that row has the highest bubble_ratio, but it stands on all the rows above it: "
               "compare each row with the one just above it",
@@ -204,10 +207,23 @@ def _min_m_p12() -> int | None:
     return bk.min_micro_batch(12, 0.2)
 
 
-#: The effects of :func:`bubblekit.analysis.calibrate.compare_measured`'s ladder, by the names the exercise
-#: accepts (the pickup row is the calibrated simulation).
-EFFECTS = {"durations": "durations", "duration": "durations", "overhead": "overhead", "latency": "latency",
-           "pickup": "calibrated", "calibrated": "calibrated"}
+#: The effects of :func:`bubblekit.analysis.calibrate.compare_measured`'s ladder, by the words the exercise
+#: accepts in an answer (the row's displayed name, "measured durations", or the lesson's bullet name,
+#: "pickups and stalls", work too: other words are ignored; the pickup row is the calibrated simulation).
+EFFECTS = {"durations": "durations", "duration": "durations", "overhead": "overhead", "overheads": "overhead",
+           "latency": "latency", "latencies": "latency", "pickup": "calibrated", "pickups": "calibrated",
+           "stall": "calibrated", "stalls": "calibrated", "calibrated": "calibrated",
+           "耗时": "durations", "开销": "overhead", "延迟": "latency", "消息处理": "calibrated", "停顿": "calibrated",
+           "校准结果": "calibrated"}
+
+
+def _named_effects(answer: str) -> set[str]:
+    """The ladder rows an answer's words name (:data:`EFFECTS`; case, ``+``, ``_`` and punctuation ignored)."""
+    text = answer.lower().replace("_", " ")
+    words = re.findall(r"[a-z]+", text)
+    named = {EFFECTS[w] for w in words if w in EFFECTS}
+    named |= {key for word, key in EFFECTS.items() if not word.isascii() and word in text}
+    return named
 
 
 @lru_cache(maxsize=1)
@@ -224,13 +240,17 @@ def _ladder_steps() -> dict[str, float]:
 
 
 def _compare_effect(answer: Any, expected: Any) -> Graded:
-    """The learner names one effect of the ladder (case, spaces, ``+`` and ``_`` ignored; ``pickup`` or
-    ``calibrated`` for the last row). Returns ``Graded(ok, message, kind)``."""
+    """The learner names one effect of the ladder (any words naming one row: ``"latency"``,
+    ``"measured durations"``, ``"pickups and stalls"``; ``pickup`` or ``calibrated`` for the last row).
+    Returns ``Graded(ok, message, kind)``."""
     if not isinstance(answer, str):
         return Graded(False, tr("checks.l06.not_text"), "unreadable")
-    key = EFFECTS.get(answer.strip().lstrip("+").strip().lower().replace("_", " ").split(" ")[0])
-    if key is None:
+    named = _named_effects(answer)
+    if len(named) > 1:
+        return Graded(False, tr("checks.l06.several_rows", answer=answer), "unreadable")
+    if not named:
         return Graded(False, tr("checks.l06.not_a_row", answer=answer), "unreadable")
+    key = named.pop()
     if key == expected:
         return Graded(True, "", "")
     if _ladder()[key] == max(_ladder()[k] for k in calibrate.LADDER):
@@ -248,11 +268,20 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
               "d = cmp.as_dict()：第一个效应的增量从 d['textbook'] 算起，之后每个效应从 bk.calibrate.LADDER "
               "中它的上一行算起；差值最大的效应就是答案。")),
     compare=_compare_effect,
+    kind_hints={"unreadable": (msg("Answer with the name of one row of the ladder, as a string: 'durations', "
+                                   "'overhead', 'latency' or 'pickup' (the last row, pickups and stalls).",
+                                   "用阶梯表中某一行的名字作答，写成字符串：'durations'、'overhead'、'latency' "
+                                   "或 'pickup'（最后一行，消息处理和停顿）。"),)},
 )
 def _biggest_effect() -> str:
     """The effect of the ladder that adds the most bubble_ratio to the row above it, on the example step."""
     steps = _ladder_steps()
     return max(steps, key=lambda k: steps[k])
+
+
+#: What 06.8's fraction is a fraction of.
+THE_GPU_SPAN = msg("the rank's GPU span (first to last GPU event)", "该 rank 的 GPU span（第一个到最后一个 GPU 事件）",
+                   key="checks.of.gpu_span")
 
 
 @exercise("06.8", hint=(msg("bk.traces.gpu_breakdown(bk.traces.HTA_SAMPLE_DIR) has one row per rank, with the span and the "
@@ -261,7 +290,7 @@ def _biggest_effect() -> str:
                         msg("Rank 1's row: compute_us divided by span_us. kernel_share is another quantity: it counts "
                             "communication kernels and copies as busy too.",
                             "取 rank 1 那一行：compute_us 除以 span_us。kernel_share 是另一个量：它把通信 kernel 和拷贝也算作忙碌。")),
-          rel_tol=1e-3, fraction_of=THE_STEP,
+          rel_tol=1e-3, fraction_of=THE_GPU_SPAN,
           mistakes=(Mistake(lambda _e: _real_row()["kernel_share"],
                             msg("that is the kernel time share: it counts NCCL kernels and memory copies as busy; count "
                                 "compute kernels only (compute_us / span_us)",
@@ -284,7 +313,20 @@ def _real_row() -> dict[str, Any]:
                         msg("On a GPU trace read_trace times each action by its kernels (its clock says 'gpu'): the "
                             "bubble_ratio it measures is the one to give.",
                             "在 GPU trace 上，read_trace 按 kernel 给每个动作计时（clock 为 'gpu'）：交它量出的 bubble_ratio。")),
-          rel_tol=1e-6, fraction_of=THE_STEP)
+          rel_tol=1e-6, fraction_of=THE_STEP,
+          mistakes=(Mistake(lambda _e: _gpipe_on_cpu_clock(),
+                            msg("that is what the CPU ranges say (clock='cpu'): they end when the kernels are launched; "
+                                "read the trace on the GPU's clock (the default)",
+                                "这是按 CPU 区间量出的（clock='cpu'）：CPU 区间在 kernel 发射完就结束了；按 GPU 时钟读（默认）")),))
 def _gpu_bubble_gpipe() -> float:
     """GPipe's bubble ratio measured from its own exported GPU trace: the simulation's (lesson 06)."""
     return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)).bubble_ratio
+
+
+@lru_cache(maxsize=1)
+def _gpipe_on_cpu_clock() -> float:
+    """06.9's trace read on the CPU's clock (the writer's defaults: seed 0), the answer of a reader that trusts the CPU."""
+    with tempfile.TemporaryDirectory() as tmp:
+        traces.write_kineto_gpu(bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)), tmp,
+                                cpu_lead_us=5000)
+        return traces.read_trace(tmp, clock="cpu", align="none").bubble_ratio
