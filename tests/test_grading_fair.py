@@ -219,3 +219,26 @@ def test_the_exercise_stubs_are_no_answer_yet(answer: Any) -> None:
     assert res.status == "missing", res
     with using_language("zh"):
         assert "还没有作答" in repr(check(id, answer))
+
+
+# ----------------------------------------------------------------------------- review 2026-12-01 (lessons 00-03)
+
+
+def test_01_3_money_from_the_printed_percentage_is_named_as_early_rounding() -> None:
+    printed = round(bk.simulate(bk.schedule("gpipe", 8, 16), bk.preset("b=2f")).bubble_ratio, 3)  # 30.4 %
+    for answer in (printed * 8 * 24 * 100, round(printed * 8 * 24 * 100)):  # 5836.8 and 5837
+        en, zh = both("01.3", answer)
+        assert not en and "rounded" in en.detail and "before multiplying" in en.detail, en
+        assert not zh and "舍入" in zh.detail, zh
+    assert check("01.3", 5843) and check("01.3", 5840)  # the unrounded product, and 3 significant digits
+
+
+def test_02_1_hints_ask_questions_and_do_not_state_the_pattern() -> None:
+    from bubblekit.course.checks._text import shown
+
+    for tier in REGISTRY["02.1"].hints:
+        en, zh = shown(tier, "en"), shown(tier, "zh")
+        assert "r forwards" not in en and "r backwards" not in en, en
+        assert "个前向的时间" not in zh and "个反向的时间" not in zh, zh
+    second = REGISTRY["02.1"].hints[1]
+    assert shown(second, "en").count("?") >= 2 and shown(second, "zh").count("？") >= 2

@@ -89,3 +89,13 @@ def test_bad_input_is_refused_by_name(call, name: str) -> None:  # type: ignore[
 def test_a_tiny_target_is_refused_not_simulated_for_hours() -> None:
     with pytest.raises(ValueError, match="targets: b\\* = 1e-06 needs m_min"):
         demo.min_micro_batch_table(ps=[16], targets=[1e-6])
+
+
+def test_the_chinese_demo_never_breaks_inside_a_word() -> None:
+    """Lesson 03's demo output (review 2026-12-01): Chinese lines break at spaces or after punctuation only."""
+    lines = demo.demo_text("zh", check=True).splitlines()
+    for before, after in zip(lines, lines[1:]):
+        if before.strip() and after.startswith("    ") and re.match(r"[\u3400-\u9fff]", after.strip()):
+            assert not re.search(r"[\u3400-\u9fff]$", before), (before, after)
+    text = "\n".join(lines)
+    assert "流\n" not in text and "显\n" not in text

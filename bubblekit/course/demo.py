@@ -305,12 +305,14 @@ def _columns(text: str) -> int:
 def _wrapped(text: str, indent: str, width: int = 76) -> list[str]:
     """``text`` as lines of at most ``width`` columns, the first indented by ``indent``, the rest by two more.
 
-    English wraps at spaces (:func:`textwrap.wrap`); Chinese may also break between two CJK
-    characters (and never before its punctuation), counting each as two columns.
+    English wraps at spaces (:func:`textwrap.wrap`); Chinese breaks at spaces and after its
+    punctuation, never inside a run of Chinese characters (which would split a word such as
+    流水线, lesson 03's demo), counting each character as two columns; a run longer than the
+    line stays whole.
     """
     if text.isascii():
         return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")
-    pieces = re.findall(r"[\u3000-\u303f\uff00-\uffef]+|[\u3400-\u9fff][\u3000-\u303f\uff00-\uffef]*|\s+|[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text)
+    pieces = re.findall(r"[\u3000-\u303f\uff00-\uffef]+|[\u3400-\u9fff]+[\u3000-\u303f\uff00-\uffef]*|\s+|[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text)
     lines: list[str] = []
     line = indent
     for piece in pieces:

@@ -97,7 +97,12 @@ def _gpipe_8_16() -> bk.SimResult:
                       msg("that uses Megatron's overhead (idle over busy time); the money idles for the "
                           "fraction of all GPU-hours, bubble_ratio",
                           "这用的是 Megatron 口径的气泡开销（空闲时间 / 忙碌时间）；白花的钱对应的是全部 GPU "
-                          "小时中空闲的比例，即 bubble_ratio")),),
+                          "小时中空闲的比例，即 bubble_ratio")),
+              Mistake(lambda _e: round(_gpipe_8_16().bubble_ratio, 3) * 8 * 24 * 100,
+                      msg("your method is right, but the ratio was rounded (to the printed percentage) before "
+                          "multiplying; multiply the unrounded bubble_ratio, and round only the money",
+                          "方法是对的，但比例在相乘之前就被舍入了（取了打印出来的百分数）；请用未舍入的 "
+                          "bubble_ratio 相乘，只对最后的金额取整"))),
 )
 def _idle_money_expected() -> Any:
     return _idle_money(_gpipe_8_16())

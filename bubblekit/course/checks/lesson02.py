@@ -57,10 +57,10 @@ def _check_yourself() -> Any:
                             "and its idle time after its last action (drain).",
                             "给出两个各含 5 个数的列表：每个 rank 第一个动作之前的等待（填充），以及最后一个"
                             "动作之后的空闲（排空）。"),
-                        msg("Rank r waits for r forwards before it starts, and finishes r backwards before the "
-                            "step ends: read them with result.spans(r).",
-                            "rank r 开始前要等 r 个前向的时间，收尾则比这一步结束早 r 个反向的时间：用 result.spans(r) "
-                            "读出来。")),
+                        msg("How many forwards must run before microbatch 0 reaches rank r? And how many backwards "
+                            "still run, on other ranks, after rank r's last one? Read the times with result.spans(r).",
+                            "微批 0 到达 rank r 之前，要先跑完几个前向？rank r 的最后一个反向结束之后，其他 rank "
+                            "上还要跑几个反向？用 result.spans(r) 读出时间。")),
           mistakes=(swapped_items(),))
 def _fill_and_drain() -> Any:
     result = bk.simulate(bk.schedule("gpipe", 5, 3), bk.preset("b=2f"))

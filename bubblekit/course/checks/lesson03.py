@@ -216,9 +216,10 @@ def _comm_makespans() -> Any:
 
 @exercise(
     "03.5",
-    hint=(msg("Warm up rank r with (p - r) forwards, then alternate one backward and one forward, then drain "
-              "the backwards.",
-              "rank r 先用 (p - r) 个前向预热，然后一个反向、一个前向交替，最后把剩下的反向排空。"),
+    hint=(msg("Rank r runs p - r forwards before its first backward (lesson 03's warm-up of p - r - 1, plus one), "
+              "then alternates one backward and one forward, then drains the backwards.",
+              "rank r 在第一个反向之前先跑 p - r 个前向（第 03 课所说的 p - r - 1 个预热前向，再加一个），"
+              "然后一个反向、一个前向交替，最后把剩下的反向排空。"),
           msg("The last rank runs each backward right after its forward; each earlier rank starts one more "
               "forward before its first backward.",
               "最后一个 rank 每跑完一个前向就紧接着跑它的反向；越靠前的 rank，在第一个反向之前多启动一个前向"
