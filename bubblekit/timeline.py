@@ -310,7 +310,8 @@ class Timeline:
     def idle(self) -> tuple[Number, ...]:
         """Idle time per rank inside the step window, in the timeline's unit."""
         span = self._t1 - self._t0
-        return tuple(self._real(span - b) for b in self._busy_ticks)
+        # a sum of float durations can pass the window by a rounding error (-4e-16): idle is never negative
+        return tuple(self._real(span - b if span >= b else span - span) for b in self._busy_ticks)
 
     @property
     def total_idle(self) -> Number:
@@ -347,7 +348,8 @@ class Timeline:
         self._span_ticks("bubble_ratio_exact")
         span = Fraction(self._t1) - Fraction(self._t0)
         idle = self.p * span - sum(Fraction(b) for b in self._busy_ticks)
-        return idle / (self.p * span)
+        # a sum of float durations can pass the window by a rounding error: the ratio stays in [0, 1]
+        return min(Fraction(1), max(Fraction(0), idle / (self.p * span)))
 
     @property
     def bubble_ratio(self) -> float:

@@ -279,6 +279,21 @@ def _biggest_effect() -> str:
     return max(steps, key=lambda k: steps[k])
 
 
+@lru_cache(maxsize=1)
+def _real_row() -> dict[str, Any]:
+    """Rank 1's row of the real job's GPU breakdown (exercise 06.8)."""
+    return dict(traces.gpu_breakdown(traces.HTA_SAMPLE_DIR).row(rank=1))
+
+
+@lru_cache(maxsize=1)
+def _gpipe_on_cpu_clock() -> float:
+    """06.9's trace read on the CPU's clock (the writer's defaults: seed 0), the answer of a reader that trusts the CPU."""
+    with tempfile.TemporaryDirectory() as tmp:
+        traces.write_kineto_gpu(bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)), tmp,
+                                cpu_lead_us=5000)
+        return traces.read_trace(tmp, clock="cpu", align="none").bubble_ratio
+
+
 #: What 06.8's fraction is a fraction of.
 THE_GPU_SPAN = msg("the rank's GPU span (first to last GPU event)", "该 rank 的 GPU span（第一个到最后一个 GPU 事件）",
                    key="checks.of.gpu_span")
@@ -301,10 +316,6 @@ def _real_compute_share() -> float:
     return float(row["compute_us"] / row["span_us"])
 
 
-@lru_cache(maxsize=1)
-def _real_row() -> dict[str, Any]:
-    return dict(traces.gpu_breakdown(traces.HTA_SAMPLE_DIR).row(rank=1))
-
 
 @exercise("06.9", hint=(msg("bk.simulate(bk.schedule(\"gpipe\", p=4, m=8), bk.Costs(f=1, b=2, comm=0.25)), then "
                             "bk.traces.write_kineto_gpu(step, folder, cpu_lead_us=5000) and bk.traces.read_trace(folder).",
@@ -321,12 +332,3 @@ def _real_row() -> dict[str, Any]:
 def _gpu_bubble_gpipe() -> float:
     """GPipe's bubble ratio measured from its own exported GPU trace: the simulation's (lesson 06)."""
     return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)).bubble_ratio
-
-
-@lru_cache(maxsize=1)
-def _gpipe_on_cpu_clock() -> float:
-    """06.9's trace read on the CPU's clock (the writer's defaults: seed 0), the answer of a reader that trusts the CPU."""
-    with tempfile.TemporaryDirectory() as tmp:
-        traces.write_kineto_gpu(bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)), tmp,
-                                cpu_lead_us=5000)
-        return traces.read_trace(tmp, clock="cpu", align="none").bubble_ratio
