@@ -9,13 +9,20 @@ banner) is Chinese (:data:`TEXTS`).
 Rules of the transformation:
 
 * In code cells, each region between a ``### BEGIN SOLUTION`` line and a
-  ``### END SOLUTION`` line (markers included) becomes, at the marker's indentation::
+  ``### END SOLUTION`` line (markers included) becomes, for each name the region assigns
+  that code outside the regions reads later (the answer checked below it, a value a later
+  cell uses)::
 
-      # YOUR CODE HERE
-      raise NotImplementedError()
+      answer = ...  # YOUR CODE HERE
 
-  and the cell gets the tag ``raises-exception`` (nbval then expects the error).
-  (Chinese edition: ``# 在这里写你的代码``.)
+  (``# YOUR CODE HERE`` alone when it assigns none of them; Chinese edition: ``# 在这里写你的代码``).
+  So an unanswered exercise raises nothing: ``check`` answers "no answer yet" for ``...`` and
+  Run All goes on to the end. A name that code outside the regions bound before (a template
+  the learner fills in, such as ``text = "rank 0: ..."``) is not stubbed. A region indented
+  inside a block (a function body) becomes ``# YOUR CODE HERE`` + ``raise NotImplementedError()``
+  at its indentation (it runs only when the function is called; ``check`` reads that as "no
+  answer yet"), and only such a cell gets the tag ``raises-exception``. The nbgrader version
+  (``scripts/make_nbgrader.py``) keeps nbgrader's own stub, :data:`CODE_STUB`.
 * In markdown cells the region becomes ``_Your answer here._`` (``_在这里写下你的答案。_``),
   and a link to ``../exercises/NAME`` becomes ``../workspace/NAME`` (the learner's copy);
   in the Chinese edition ``../../exercises/zh/NAME`` becomes ``../../workspace/zh/NAME``.
@@ -62,12 +69,14 @@ plus a final newline.
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import hashlib
 import json
 import os
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,7 +90,11 @@ BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 _BEGIN_RE = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
 _END_RE = re.compile(r"^\s*### END SOLUTION\s*$")
+#: nbgrader's stub (``scripts/make_nbgrader.py``'s ClearSolutions config), and the exercises' stub for a region
+#: indented inside a function body.
 CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+#: The exercises' stub for one name a top-level region assigns (``{name}``; ``{comment}``: the edition's code comment).
+ANSWER_STUB = "{name} = ...  {comment}"
 MARKDOWN_STUB = "_Your answer here._"
 #: The text the generator inserts, per edition: the code stub's comment, the markdown stub, the banner
 #: (``{name}`` is the solution notebook's name).
@@ -90,23 +103,21 @@ TEXTS: dict[str, dict[str, str]] = {
         "code_stub": CODE_STUB[0],
         "markdown_stub": MARKDOWN_STUB,
         "banner": (
-            "> **Exercise notebook: yours to edit.** Replace each `# YOUR CODE HERE` / `raise NotImplementedError()` "
-            "with your code and run that cell: the `check(...)` at its end (where there is one) says ✅ or gives a "
-            "hint.\n"
-            "> *Work in your copy in `workspace/` (the lessons' Exercises links open it; `bash course.sh lab` and "
-            "`bubblekit workspace` make it and never overwrite it). The course's own copy is in `exercises/`, "
-            "generated from `solutions/{name}` by `scripts/make_exercises.py`.*"
+            "> **Exercises: this notebook is yours to edit.** Write your answer where a cell says "
+            "`# YOUR CODE HERE` (replace the `...`) and run the cell: its `check(...)` says **correct**, or "
+            "**not yet** with a hint. An exercise you have not answered yet says *no answer yet*, so Run All "
+            "always runs to the end.\n"
+            "> *The worked solutions are in [`solutions/{name}`](../solutions/{name}).*"
         ),
     },
     "zh": {
         "code_stub": "# 在这里写你的代码",
         "markdown_stub": "_在这里写下你的答案。_",
         "banner": (
-            "> **练习笔记本：可以随意修改。** 把每处 `# 在这里写你的代码` / `raise NotImplementedError()` "
-            "换成你的代码，再运行这个单元格：单元格末尾的 `check(...)`（如果有）会显示 ✅，或者给出提示。\n"
-            "> *请在 `workspace/zh/` 里你自己的副本中练习（课程里的“练习”链接打开的就是它；"
-            "`bash course.sh lab --lang zh` 和 `bubblekit workspace --lang zh` 会创建它，且从不覆盖）。"
-            "课程自带的副本在 `exercises/zh/`，由 `scripts/make_exercises.py` 从 `solutions/zh/{name}` 生成。*"
+            "> **练习：这个 notebook 归你，可以随意修改。** 在写着 `# 在这里写你的代码` 的地方写下答案（替换 `...`），"
+            "再运行这个单元格：它的 `check(...)` 会显示**正确**，或者显示**还不对**并给出提示。还没作答的练习会显示"
+            "*还没有作答*，所以“全部运行”总能一直运行到最后。\n"
+            "> *参考答案在 [`solutions/zh/{name}`](../../solutions/zh/{name})。*"
         ),
     },
 }
@@ -147,7 +158,7 @@ FIX = "python scripts/make_exercises.py"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 __all__ = [
-    "TEXTS", "Edition", "EDITIONS", "MarkerError", "UsageError", "strip_source", "normalise", "cell_where", "solution_region", "clear_cell",
+    "TEXTS", "CODE_STUB", "ANSWER_STUB", "split_regions", "answer_stubs", "Edition", "EDITIONS", "MarkerError", "UsageError", "strip_source", "normalise", "cell_where", "solution_region", "clear_cell",
     "make_exercise", "solution_files", "generate", "render", "digest",
     "read_manifest", "course_copy", "course_copies", "CheckReport", "check", "WriteReport", "write", "main",
 ]
@@ -163,7 +174,8 @@ def _texts(language: str) -> dict[str, str]:
     return TEXTS[language]
 
 
-def strip_source(source: str, *, kind: str, where: str, language: str = "en") -> tuple[str, bool]:
+def strip_source(source: str, *, kind: str, where: str, language: str = "en",
+                 answer_names: list[list[str]] | None = None) -> tuple[str, bool]:
     """Replace solution regions in one cell's ``source``; return ``(new_source, had_region)``.
 
     Args:
@@ -171,6 +183,9 @@ def strip_source(source: str, *, kind: str, where: str, language: str = "en") ->
         kind: ``"code"`` (stub lines at the marker's indentation) or ``"markdown"``.
         where: ``"<notebook> cell <n>"`` for error messages.
         language: the edition (``"en"`` or ``"zh"``): the language of the stub text.
+        answer_names: for a code cell, the names to stub as ``name = ...`` for each region in
+            order (:func:`answer_stubs`); ``None``: the raise stub (:data:`CODE_STUB`) for every
+            region. A region indented inside a block always gets the raise stub.
     """
     texts = _texts(language)
     code_stub = (texts["code_stub"], CODE_STUB[1])
@@ -178,6 +193,7 @@ def strip_source(source: str, *, kind: str, where: str, language: str = "en") ->
     inside = False
     found = False
     begin_line = 0
+    region = 0
     for number, line in enumerate(source.split("\n"), start=1):
         begin = _BEGIN_RE.match(line)
         if begin is not None:
@@ -185,10 +201,15 @@ def strip_source(source: str, *, kind: str, where: str, language: str = "en") ->
                 raise MarkerError(f"{where}: nested '{BEGIN}' at line {number} (the region opened at line {begin_line} is not closed)")
             inside, found, begin_line = True, True, number
             indent = begin.group(1)
-            if kind == "code":
+            if kind == "code" and answer_names is not None and not indent:
+                names = answer_names[region] if region < len(answer_names) else []
+                out.extend([ANSWER_STUB.format(name=n, comment=texts["code_stub"]) for n in names]
+                           or [texts["code_stub"]])
+            elif kind == "code":
                 out.extend(indent + stub for stub in code_stub)
             else:
                 out.append(indent + texts["markdown_stub"])
+            region += 1
             continue
         if _END_RE.match(line):
             if not inside:
@@ -202,6 +223,103 @@ def strip_source(source: str, *, kind: str, where: str, language: str = "en") ->
     if inside:
         raise MarkerError(f"{where}: '{BEGIN}' at line {begin_line} is never closed by '{END}'")
     return "\n".join(out), found
+
+
+def split_regions(source: str) -> tuple[str, list[tuple[int, str]]]:
+    """A code cell with each solution region replaced by one placeholder line, and the regions.
+
+    Returns ``(code, regions)``: ``code`` is the cell with each region (markers included)
+    replaced by ``pass`` at the marker's indentation, so the code around the regions parses
+    as it stands; ``regions`` lists each region's placeholder line (1-based) and its body,
+    dedented. Markers are assumed valid (:func:`strip_source` checks them).
+    """
+    out: list[str] = []
+    regions: list[tuple[int, str]] = []
+    body: list[str] | None = None
+    indent = ""
+    for line in source.split("\n"):
+        begin = _BEGIN_RE.match(line)
+        if begin is not None:
+            body, indent = [], begin.group(1)
+            out.append(indent + "pass")
+            continue
+        if body is not None and _END_RE.match(line):
+            regions.append((len(out), textwrap.dedent("\n".join(body))))
+            body = None
+            continue
+        (body if body is not None else out).append(line)
+    return "\n".join(out), regions
+
+
+def _parse(code: str) -> ast.Module | None:
+    """``code`` parsed, with IPython's ``%magic`` and ``!shell`` lines blanked; None when it is not Python."""
+    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in code.split("\n")]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
+def _bound(tree: ast.AST | None) -> list[tuple[int, str]]:
+    """``(line, name)`` of each name a piece of code binds (assignments, loops, with, imports, def, class)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.append((node.lineno, node.id))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.lineno, node.name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.extend((node.lineno, (a.asname or a.name).split(".")[0]) for a in node.names)
+    return sorted(found)
+
+
+def _read(tree: ast.AST | None) -> list[tuple[int, str]]:
+    """``(line, name)`` of each name a piece of code reads."""
+    if tree is None:
+        return []
+    return [(n.lineno, n.id) for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+def _loads(tree: ast.AST | None) -> set[str]:
+    """The names a piece of code reads."""
+    return {name for _, name in _read(tree)}
+
+
+def answer_stubs(nb: Any) -> dict[int, list[list[str]]]:
+    """For each code cell with regions (by cell index): the names each top-level region stubs as ``name = ...``.
+
+    A region's answer names are the names it binds that code outside the regions reads later
+    (after it in its cell, or in a later cell), less the names that code outside the regions
+    bound before it (a template the learner edits, a value a lesson cell made), in the order
+    the region binds them. A region that does not parse gives no names (the comment alone).
+    """
+    cells = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code" and SOLUTION_TAG not in _tags(c)]
+    split = {i: split_regions(c.source) for i, c in cells}
+    trees = {i: _parse(split[i][0]) for i, _ in cells}
+    read_after: dict[int, set[str]] = {}  # names read outside the regions by the cells after cell i
+    later: set[str] = set()
+    for i, _ in reversed(cells):
+        read_after[i] = set(later)
+        later |= _loads(trees[i])
+    stubs: dict[int, list[list[str]]] = {}
+    bound_before: set[str] = set()  # names bound outside the regions by the cells before cell i
+    for i, _ in cells:
+        _code, regions = split[i]
+        reads, binds = _read(trees[i]), _bound(trees[i])
+        names_per_region: list[list[str]] = []
+        for line, body in regions:
+            region_tree = _parse(body)
+            if region_tree is None:
+                names_per_region.append([])
+                continue
+            wanted = read_after[i] | {name for at, name in reads if at > line}
+            before = bound_before | {name for at, name in binds if at < line}
+            order = list(dict.fromkeys(name for _, name in _bound(region_tree)))
+            names_per_region.append([n for n in order if n in wanted and n not in before])
+        bound_before |= {name for _, name in binds}
+        if regions:
+            stubs[i] = names_per_region
+    return stubs
 
 
 def _tags(cell: Any) -> list[str]:
@@ -255,20 +373,25 @@ def make_exercise(nb: Any, name: str, language: str = "en") -> Any:
     texts = _texts(language)
     edition = EDITIONS[language]
     nb = normalise(nb)
+    for index, cell in enumerate(nb.cells):  # the markers first: a bad one is an error before any parsing
+        if SOLUTION_TAG not in _tags(cell):
+            solution_region(cell, cell_where(name, index, cell), language)
+    stubs = answer_stubs(nb)
     cells = []
     for index, cell in enumerate(nb.cells):
         if SOLUTION_TAG in _tags(cell):
             continue
-        source, found = solution_region(cell, cell_where(name, index, cell), language)
         if cell.cell_type == "raw":
             cells.append(cell)
             continue
+        source, found = strip_source(cell.source, kind=cell.cell_type, where=cell_where(name, index, cell),
+                                     language=language, answer_names=stubs.get(index, []))
         if cell.cell_type == "markdown":
             source = _EXERCISE_LINK_RE[language].sub(lambda m: f"]({edition.workspace_link}{m[1]}{m[2]})", source)
         cell.source = source
         clear_cell(cell)
         if cell.cell_type == "code":
-            if found:
+            if found and CODE_STUB[1] in source:  # only a stub indented in a block can raise
                 tags = _tags(cell)
                 if STUB_TAG not in tags:
                     cell.metadata["tags"] = tags + [STUB_TAG]

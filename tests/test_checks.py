@@ -171,7 +171,7 @@ def test_sequences_elementwise(temp_ids: list[str]) -> None:
     assert check("99.17", np.array(expected))
     assert check("99.17", [x * (1 + 1e-12) for x in expected])
     bad = check("99.17", [expected[0], expected[1], 0.5])
-    assert not bad and "item 2" in bad.detail
+    assert not bad and "item 3" in bad.detail  # 1-based: the third number
     short = check("99.17", expected[:2])
     assert not short and "3 items" in short.detail
     assert "sequence" in check("99.17", "abc").detail

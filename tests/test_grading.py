@@ -159,6 +159,8 @@ def test_percent_strings_are_accepted_where_the_answer_is_a_fraction(id: str, di
 @pytest.mark.parametrize("factor", [1.02, 0.98])
 def test_two_percent_off_is_too_high_or_too_low(id: str, factor: float) -> None:
     expected = REGISTRY[id].expected()
+    if REGISTRY[id].rel_tol >= 0.01:  # an estimate (10.37: within 5 %): twice its tolerance off instead
+        factor = 1 + (factor - 1) / 0.02 * 2 * REGISTRY[id].rel_tol
     for path, x in _leaves(expected):
         if x == 0:
             continue
@@ -473,7 +475,7 @@ def test_every_exercise_has_a_nudge_and_a_more_specific_hint() -> None:
     ("10.18", bk.bubble_ratio(32, 8), "p and m swapped"),
     ("00.1", 1 - bk.bubble_ratio(4, 8), "busy share"),
     ("02.0", (5 - 1) * 3, "one hop too many"),
-    ("02.0", (3 - 1) * 3, "one hop too few"),
+    ("02.0", (3 - 1) * 3, "misses part of the wait"),  # 6: a hop too few, or the backward trip alone: not "one hop"
     ("02.2", (7 - 1) * 3, "one hop too many"),
     ("05.1", (bk.bubble_ratio(4, 4), bk.bubble_ratio(4, 32)), "p = 4"),
     ("04.1", (6, 12), "wrong order"),

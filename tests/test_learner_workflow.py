@@ -112,8 +112,9 @@ def edit_exercise(path: Path, answer: str) -> None:
     """What a learner does: put an answer in place of the first stub, run it (an output), save."""
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
-        if cell.cell_type == "code" and "raise NotImplementedError()" in cell.source:
-            cell.source = cell.source.replace("raise NotImplementedError()", answer, 1)
+        if cell.cell_type == "code" and " = ...  # YOUR CODE HERE" in cell.source:
+            name = cell.source.split(" = ...  # YOUR CODE HERE", 1)[0].split("\n")[-1]
+            cell.source = cell.source.replace(f"{name} = ...  # YOUR CODE HERE", answer, 1)
             cell.execution_count = 1
             cell.outputs = [new_output("stream", name="stdout", text="✅ correct\n")]
             break

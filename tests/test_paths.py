@@ -1,6 +1,6 @@
 """The learning paths (bubblekit.course.paths) and the workshop deck's cell metadata.
 
-* the workshop is 3 hours and the interview sprint about 2.5, and every step names a lesson
+* the workshop is 3 hours and the interview sprint about 2 h 40 min, and every step names a lesson
   the course has;
 * the lessons' header times are read as stated, and the full path sums them;
 * in every lesson of the workshop that follows the lesson template (its header states a time),
@@ -44,6 +44,26 @@ def test_tracks_last_as_planned_and_name_existing_lessons() -> None:
         else:
             _lesson(step.lesson)
     assert [s.lesson for s in paths.SPRINT][-1] == "10"
+
+
+def test_the_sprint_fits_the_bank_with_times_a_candidate_can_keep() -> None:
+    """Issue 21: the sprint's lessons take the time their headers state, its questions exist in the bank and need
+    only those lessons, each has 3 minutes or more, and the bank's introduction (both editions) lists them."""
+    from bubblekit.course.checks import lesson10
+
+    stated = {r["lesson"]: r["core"] for r in paths.lesson_times(ROOT / "notebooks")}
+    for step in paths.SPRINT[:-1]:
+        assert step.part == "core path" and step.minutes == stated[step.lesson], step
+    ids = [i for i, _ in paths.SPRINT_QUESTIONS]
+    bank = {item.id: item for item in lesson10.BANK}
+    assert set(ids) <= set(bank) and len(set(ids)) == len(ids)
+    assert all(minutes >= 3 for _, minutes in paths.SPRINT_QUESTIONS)
+    assert paths.SPRINT[-1].minutes == sum(m for _, m in paths.SPRINT_QUESTIONS)
+    assert {bank[i].category for i in ids} >= {"concepts", "derivations", "calculations", "trade-offs", "whiteboard"}
+    for path in (ROOT / "solutions" / "10_interview_bank.ipynb", ROOT / "solutions" / "zh" / "10_interview_bank.ipynb"):
+        intro = "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"])
+        listed = re.findall(r"10\.\d+", intro.split("**Interview sprint**" if "zh" not in path.parts else "**面试冲刺**")[1])
+        assert listed[:len(ids)] == ids, (path, listed)
 
 
 def test_readme_states_the_tracks_as_the_course_defines_them() -> None:

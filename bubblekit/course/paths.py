@@ -9,8 +9,10 @@ Three paths:
 * **workshop** (:data:`WORKSHOP`, 3 hours): core paths of the lessons that build the idea, in
   order, with a break; the cells tagged ``workshop`` (with Jupyter slide metadata) make the
   deck (``jupyter nbconvert --to slides``);
-* **interview sprint** (:data:`SPRINT`, about 2.5 hours): formula, schedules, beyond 1F1B,
-  misconceptions, then the interview bank's questions in the bank's order.
+* **interview sprint** (:data:`SPRINT`, about 2 h 40 min): the core paths of formula, schedules,
+  beyond 1F1B and misconceptions (their headers' times), then the bank's questions that need only
+  those lessons (:data:`SPRINT_QUESTIONS`, listed in the bank's introduction), each with the
+  minutes a candidate can keep; the rest of the bank also needs lessons 05 and 06.
 
 Everything it shows is in the current language (:func:`bubblekit.set_language`): headers,
 captions, notes and the parts of a step come from the message catalogue; a lesson's title is
@@ -30,7 +32,7 @@ from typing import Any, NamedTuple
 from bubblekit.i18n import get_language, register, tr
 from bubblekit.text import Table
 
-__all__ = ["Step", "WORKSHOP", "SPRINT", "COURSE_ROOT", "header_time", "lesson_times", "LearningPaths",
+__all__ = ["Step", "WORKSHOP", "SPRINT", "SPRINT_QUESTIONS", "COURSE_ROOT", "header_time", "lesson_times", "LearningPaths",
            "learning_paths", "track_text"]
 
 #: The course folder (lessons in ``notebooks/``, the interview bank in ``solutions/``) when
@@ -59,13 +61,22 @@ WORKSHOP: tuple[Step, ...] = (
     Step("09", "the misconceptions quiz", 10),
 )
 
-#: The interview sprint: the lessons interviews ask about, then the bank in its own order.
+#: The interview sprint's questions: the bank's questions that need only the sprint's lessons (03, 04, 07, 09),
+#: each with the minutes a candidate needs (a multiple choice 3, a calculation 3-4, a derivation 5-6, a whiteboard
+#: schedule 8). The other questions need lessons 05 (recomputation, balancing, the memory planner) and 06 (profiles).
+SPRINT_QUESTIONS: tuple[tuple[str, int], ...] = (
+    ("10.1", 3), ("10.3", 3), ("10.11", 6), ("10.12", 5), ("10.17", 5), ("10.18", 3), ("10.20", 4), ("10.33", 3),
+    ("10.40", 8),
+)
+
+#: The interview sprint: the core paths of the lessons interviews ask about (the minutes their headers state),
+#: then the sprint's questions of the bank.
 SPRINT: tuple[Step, ...] = (
-    Step("03", "core path", 30),
+    Step("03", "core path", 35),
     Step("04", "core path", 30),
     Step("07", "core path", 30),
     Step("09", "core path", 25),
-    Step("10", "the questions, in the bank's order", 40),
+    Step("10", "the sprint's questions, listed in the bank's introduction", sum(m for _, m in SPRINT_QUESTIONS)),
 )
 
 register({
@@ -95,6 +106,10 @@ register({
     "paths.part.quiz": {"en": "the misconceptions quiz", "zh": "常见误区小测验"},
     "paths.part.whole": {"en": "the whole lesson", "zh": "整课"},
     "paths.part.bank": {"en": "the questions, in the bank's order", "zh": "按题库顺序做题"},
+    "paths.part.sprint_bank": {"en": "the sprint's questions, listed in the bank's introduction",
+                               "zh": "冲刺用的题目（题库开头列出）"},
+    "paths.sprint_note": {"en": "total: {hours}; the bank's other questions also need lessons 05 and 06",
+                          "zh": "合计：{hours}；题库中的其他题目还需要先学第 05 课和第 06 课"},
 })
 
 #: A step's ``part`` (English, as :data:`WORKSHOP` and :data:`SPRINT` write it) -> its catalogue key.
@@ -104,6 +119,7 @@ _PART_KEYS = {
     "the misconceptions quiz": "paths.part.quiz",
     "the whole lesson": "paths.part.whole",
     "the questions, in the bank's order": "paths.part.bank",
+    "the sprint's questions, listed in the bank's introduction": "paths.part.sprint_bank",
 }
 
 
@@ -222,15 +238,16 @@ class LearningPaths:
             [{**r, "both": None if r["core"] is None else r["core"] + (r["deep"] or 0)} for r in rows],
             list(columns), headers=_headers(*columns), title=tr("paths.full"), note=note)
         self.workshop = self._track(WORKSHOP, titles, tr("paths.workshop"), self.workshop_minutes)
-        self.sprint = self._track(SPRINT, titles, tr("paths.sprint"), self.sprint_minutes)
+        self.sprint = self._track(SPRINT, titles, tr("paths.sprint"), self.sprint_minutes,
+                                  note=tr("paths.sprint_note", hours=_hours(self.sprint_minutes)))
 
     @staticmethod
-    def _track(steps: tuple[Step, ...], titles: dict[str, str], title: str, total: int) -> Table:
+    def _track(steps: tuple[Step, ...], titles: dict[str, str], title: str, total: int, note: str = "") -> Table:
         rows = [{"step": tr("paths.break") if s.lesson == "break"
                  else f"{s.lesson} · {titles.get(s.lesson, '')}".rstrip(" ·"),
                  "what": _part(s.part), "minutes": s.minutes} for s in steps]
         return Table(rows, ["step", "what", "minutes"], headers=_headers("step", "what", "minutes"), title=title,
-                     note=tr("paths.total", hours=_hours(total)))
+                     note=note or tr("paths.total", hours=_hours(total)))
 
     def tables(self) -> tuple[Table, Table, Table]:
         """``(full, workshop, sprint)``."""

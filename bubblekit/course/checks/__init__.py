@@ -28,8 +28,15 @@ Numbers
       significant digits"**, never "too high" or "too low". A float forgets trailing zeros
       (``0.190`` arrives as ``0.19``), so fewer digits are right when they equal the value
       rounded to 3 (``0.19`` for 0.18987...).
+    * More than 3 significant digits whose first 3 are right and whose last one is off by at
+      most one unit (``5844`` for 5843.48, ``0.2728`` for 0.27273) are a rounding difference:
+      right, with a note saying so.
+    * One significant digit that rounds right (``0.3``) is also "close"; but a recognised
+      mistake (below) is named only for an answer of at least **two** significant digits (or an
+      exact one): one digit is too few to tell which mistake it was.
     * "too high" / "too low" are said only when the answer is outside that rounding (or
-      the tolerance), and no message ever shows the expected value.
+      the tolerance), and no message ever shows the expected value. Where an exercise asks
+      for an **estimate** (read off a trace), its tolerance says how far off is still right.
     * A **whole-number** expected value (a count: microbatches, ranks, messages, a makespan
       in whole slots) must be given exactly: rounding a count makes it another count.
     * Trailing zeros of a whole number (``5800``) may or may not be significant: both
@@ -53,7 +60,9 @@ Exact answers
 Types that mean the same value
     int, float, ``Fraction``, ``Decimal``, numpy scalars and arrays, sympy numbers, and text
     holding a number (``"0.273"``, ``"27.3%"``, ``"5,843"``, ``"1e-3"``, ``"3/11"``) are
-    numbers; a tuple and a list (or an array) are the same sequence; a set may be given as a
+    numbers; a decimal comma (``"0,273"``) is read as a decimal point, with a note, and text
+    such as ``"5,843"`` (a thousands comma) that is right only with its comma read as a point gets
+    "that looks like a decimal comma"; a tuple and a list (or an array) are the same sequence; a set may be given as a
     list; dict keys and text answers ignore case, spaces, ``-`` and ``_`` (``"ZB-H1"`` =
     ``"zb h1"``); sympy expressions are compared by simplification, with symbols matched by
     name. ``True``/``False`` are not numbers.
@@ -61,13 +70,18 @@ Types that mean the same value
 Several right answers
     Where a question has several right answers, each is accepted (registered as ``AnyOf``).
 
+Feedback on a part
+    A wrong item of a sequence or dict is named once, 1-based, never nested: ``item 2,
+    entry 5 is not right (too high)`` for the fifth number of the second list.
+
 Hints
     The first "not yet" gives a nudge; a repeated wrong answer gets a more specific hint
     (attempts are counted per exercise in this session, the Python kernel). Recognised
     mistakes are named: a percentage, Megatron's overhead (p-1)/m given for the fraction of
     the step, p and m swapped, a schedule over its memory cap (which is not a deadlock), a
-    count off by one hop. Hints in the interview bank (10.x) point to the idea and never
-    state the formula that is the answer.
+    count off by one hop, Megatron's (p - 1)/m used to pick the smallest m. Hints lead to the method
+    (what to count, compare or draw), never to a function that returns the answer; hints in
+    the interview bank (10.x) never state the formula that is the answer.
 
 Marks
     ``✓`` correct, ``≈`` close, ``✗`` not yet, ``○`` no answer yet: text symbols, never emoji.
@@ -104,6 +118,22 @@ from bubblekit.course.checks._registry import (
     require,
     reset_progress,
 )
+
+
+def __getattr__(name: str) -> object:
+    """``bk.checks.lesson10`` (any ``lessonNN`` module) without importing it first: loaded on first use."""
+    import re
+
+    if re.fullmatch(r"lesson\d{2}", name):
+        import importlib
+
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":  # a lesson module that exists but fails: show why
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "check",

@@ -17,7 +17,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, Literal
@@ -95,6 +95,22 @@ register({
     "checks.wrong_length": {"en": "expected {want} items, got {got}", "zh": "这里要 {want} 项，收到了 {got} 项"},
     "checks.wrong_item": {"en": "item {i} is not right ({detail})", "zh": "第 {i} 项不对（{detail}）"},
     "checks.close_item": {"en": "item {i}: {detail}", "zh": "第 {i} 项：{detail}"},
+    "checks.wrong_entry": {"en": "item {i}, entry {j} is not right ({detail})",
+                           "zh": "第 {i} 项的第 {j} 个数不对（{detail}）"},
+    "checks.close_entry": {"en": "item {i}, entry {j}: {detail}", "zh": "第 {i} 项的第 {j} 个数：{detail}"},
+    "checks.wrong_key_entry": {"en": "the value for key {key!r}, entry {j} is not right ({detail})",
+                               "zh": "键 {key!r} 的值的第 {j} 个数不对（{detail}）"},
+    "checks.close_key_entry": {"en": "the value for key {key!r}, entry {j}: {detail}",
+                               "zh": "键 {key!r} 的值的第 {j} 个数：{detail}"},
+    "checks.comma_note": {"en": "your comma was read as a decimal point",
+                          "zh": "你写的逗号已按小数点读取"},
+    "checks.decimal_comma": {
+        "en": "that looks like a decimal comma: a comma before three digits is read as a thousands separator; "
+              "write the decimal point as '.'",
+        "zh": "这看起来是把逗号当成了小数点：逗号后面跟三位数字时会被当作千位分隔符；小数点请写成 '.'"},
+    "checks.rounding_note": {
+        "en": "right to 3 significant digits; your last digit differs by rounding",
+        "zh": "前 3 位有效数字正确；最后一位的差别来自舍入"},
 })
 
 #: What a percentage's note and a fraction's check name as "the whole" (``fraction_of``), in both languages.
@@ -125,12 +141,17 @@ class Verdict:
         note: a remark on a right answer (how it was read), or ``""``.
         shape: True when the answer is not even of the expected type or length ("expected a
             number, got ..."): :class:`AnyOf` then reports that rather than "not one of the right answers".
+        reason: for an answer nested in sequences or dicts, what is wrong with the innermost
+            item, without its place (``detail`` names the place once, 1-based, never nested).
+        where: that place: the 1-based item numbers (or dict keys) from the outside in.
     """
 
     status: Grade
     detail: str = ""
     note: str = ""
     shape: bool = False
+    reason: str = ""
+    where: tuple[Any, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -188,6 +209,7 @@ class Reading:
         cap: the most significant digits the number's type can carry (float32: 6), or None.
         exact: True for int, Fraction, sympy Integer/Rational and ``"a/b"`` text.
         percent: True when written with a % sign.
+        comma: True when text like ``"0,273"`` was read with its comma as a decimal point.
     """
 
     value: Fraction | float
@@ -195,6 +217,7 @@ class Reading:
     cap: int | None = None
     exact: bool = False
     percent: bool = False
+    comma: bool = False
 
     @property
     def finite(self) -> bool:
@@ -225,7 +248,9 @@ class Reading:
 
 
 _PERCENT_SIGNS = ("%", "\uff05")  # '%' and the full-width '％' of Chinese input methods
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?$")
+_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?$")
+#: A decimal comma (``"0,273"``, ``"1,5"``): digits, one comma, digits, and not a thousands form.
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 _RATIO = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
 
 
@@ -305,8 +330,11 @@ def _read_text(text: str) -> Reading | str:
     if percent:
         t = t[:-1].strip()
     t = t.replace("_", "") if re.fullmatch(r"[+-]?\d[\d_]*(\.\d*)?", t) else t
+    comma = False
     if _THOUSANDS.match(t):
         t = t.replace(",", "")
+    elif _DECIMAL_COMMA.match(t):  # "0,273", "1,5": a decimal comma, as many countries write it
+        t, comma = t.replace(",", "."), True
     ratio = _RATIO.match(t)
     if ratio and not percent:
         num, den = int(ratio.group(1)), int(ratio.group(2))
@@ -317,7 +345,20 @@ def _read_text(text: str) -> Reading | str:
         d = Decimal(t)
     except (InvalidOperation, ValueError):
         return tr("checks.text_not_number", text=text)
-    return _from_decimal(d, percent=percent)
+    reading = _from_decimal(d, percent=percent)
+    return replace(reading, comma=True) if comma else reading
+
+
+def _decimal_comma_reading(answer: Any) -> Reading | None:
+    """``"5,843"`` read with its comma as a decimal point (5.843), or None when the text has no such comma."""
+    if not isinstance(answer, str):
+        return None
+    t = answer.strip()
+    percent = t.endswith(_PERCENT_SIGNS)
+    t = t[:-1].strip() if percent else t
+    if t.count(",") != 1 or "." in t or not _THOUSANDS.match(t):
+        return None
+    return _from_decimal(Decimal(t.replace(",", ".")), percent=percent)
 
 
 def _read_sympy(x: Any) -> Reading | str:
@@ -375,11 +416,13 @@ def _rounds_to(reading: Reading, e: Fraction, digits: int) -> bool:
     return abs(reading.value - e) <= reading.half_unit(digits) * (1 + slack)
 
 
-def _match(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float) -> Grade:
-    """``right`` within the tolerance or rounded right to >= MIN_DIGITS digits; ``close``; or ``wrong``.
+def _match(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float, close_from: int = 1) -> str:
+    """``right`` within the tolerance or rounded right to >= MIN_DIGITS digits; ``rounded``; ``close``; or ``wrong``.
 
-    ``close``: fewer than MIN_DIGITS significant digits that round right, but differ from the
-    value rounded to MIN_DIGITS (0.27 for 3/11 = 0.2727...).
+    ``rounded``: more than MIN_DIGITS digits whose first MIN_DIGITS agree with ``e`` and whose
+    last one is off by at most one unit, a rounding difference (5844 for 5843.48): right, with a note.
+    ``close``: fewer than MIN_DIGITS significant digits (at least ``close_from`` of them) that
+    round right, but differ from the value rounded to MIN_DIGITS (0.27 for 3/11 = 0.2727...).
     """
     assert isinstance(reading.value, Fraction)
     if _close(reading.value, e, rel_tol, abs_tol):
@@ -392,9 +435,29 @@ def _match(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float) -> Gra
     # cannot keep trailing zeros (0.190 arrives as 0.19), so 0.19 is right for 0.18987.
     if _rounds_to(reading, e, max(MIN_DIGITS, fewest)):
         return "right"
-    if fewest < MIN_DIGITS and _rounds_to(reading, e, min(most, MIN_DIGITS - 1)):
+    if fewest > MIN_DIGITS and _rounding_difference(reading, e, fewest):
+        return "rounded"
+    if close_from <= fewest < MIN_DIGITS and _rounds_to(reading, e, min(most, MIN_DIGITS - 1)):
         return "close"
     return "wrong"
+
+
+def _rounding_difference(reading: Reading, e: Fraction, digits: int) -> bool:
+    """True when the answer and ``e`` agree to MIN_DIGITS significant digits and differ by at most one
+    unit in the answer's last place (``digits`` significant digits): a rounding difference."""
+    assert isinstance(reading.value, Fraction) and reading.written is not None
+    if e == 0 or (reading.value > 0) != (e > 0):
+        return False
+    unit = 2 * reading.half_unit(digits)
+    if abs(reading.value - e) > unit * (1 + Fraction(1, 10**9)):
+        return False
+    return _sig_round(reading.value, MIN_DIGITS) == _sig_round(e, MIN_DIGITS)
+
+
+def _sig_round(x: Fraction, digits: int) -> Decimal:
+    """``x`` rounded half-even to ``digits`` significant digits (exact arithmetic)."""
+    d = Decimal(x.numerator) / Decimal(x.denominator)
+    return Decimal(f"{d:.{digits - 1}e}")
 
 
 def _as_percentage(reading: Reading) -> Reading:
@@ -411,8 +474,13 @@ def grade_number(
     abs_tol: float = 0.0,
     exact: bool = False,
     fraction_of: str | None = None,
+    close_from: int = 1,
 ) -> Verdict:
-    """Grade a number by the policy (significant digits, percentages, exactness, counts)."""
+    """Grade a number by the policy (significant digits, percentages, exactness, counts).
+
+    ``close_from``: the fewest significant digits a "close" answer may have (2 when matching a
+    recognised mistake: one digit is too few to tell which mistake it was).
+    """
     reading = read_number(answer)
     if isinstance(reading, str):
         return Verdict("wrong", reading, shape=reading != tr("checks.divides_by_zero"))
@@ -430,6 +498,8 @@ def grade_number(
     note = ""
     if reading.percent:
         note = tr("checks.percent_note_of", of=shown(fraction_of)) if fraction_of else shown(PERCENT_NOTE)
+    if reading.comma:
+        note = f"{note}; {tr('checks.comma_note')}" if note else tr("checks.comma_note")
 
     if exact:
         if reading.exact:
@@ -441,14 +511,25 @@ def grade_number(
     if e.denominator == 1:  # a whole number (a count, a makespan in whole slots): exact
         if _close(a, e, rel_tol, abs_tol):
             return Verdict("right", note=note)
-        return Verdict("wrong", _direction(a, e))
+        return Verdict("wrong", _comma_or(answer, e, rel_tol, abs_tol, _direction(a, e)))
 
-    status = _match(reading, e, rel_tol, abs_tol)
+    status = _match(reading, e, rel_tol, abs_tol, close_from)
     if status == "right":
         return Verdict("right", note=note)
+    if status == "rounded":
+        return Verdict("right", note=f"{note}; {tr('checks.rounding_note')}" if note else tr("checks.rounding_note"))
     if status == "close":
         return Verdict("close", CLOSE_DIGITS.say(digits=MIN_DIGITS))
-    return Verdict("wrong", _percent_or_direction(reading, e, rel_tol, abs_tol, fraction_of))
+    return Verdict("wrong", _comma_or(answer, e, rel_tol, abs_tol,
+                                      _percent_or_direction(reading, e, rel_tol, abs_tol, fraction_of)))
+
+
+def _comma_or(answer: Any, e: Fraction, rel_tol: float, abs_tol: float, detail: str) -> str:
+    """"looks like a decimal comma" when text like ``"5,843"`` is right with its comma read as a point."""
+    other = _decimal_comma_reading(answer)
+    if other is not None and _match(other, e, rel_tol, abs_tol) in ("right", "rounded", "close"):
+        return tr("checks.decimal_comma")
+    return detail
 
 
 def _percent_or_direction(reading: Reading, e: Fraction, rel_tol: float, abs_tol: float,
@@ -498,6 +579,7 @@ def grade(
     abs_tol: float = 0.0,
     exact: bool = False,
     fraction_of: str | None = None,
+    close_from: int = 1,
 ) -> Verdict:
     """Compare ``answer`` with ``expected`` by the grading policy; return a :class:`Verdict`.
 
@@ -507,7 +589,8 @@ def grade(
     lists, tuples, ranges and arrays element by element (a list for a tuple is fine);
     anything else with ``==``. ``detail`` never contains the expected value.
     """
-    kw: dict[str, Any] = dict(rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of)
+    kw: dict[str, Any] = dict(rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of,
+                              close_from=close_from)
     answer, expected = _tolist(answer), _tolist(expected)
 
     if isinstance(expected, AnyOf):
@@ -603,10 +686,11 @@ def _grade_mapping(answer: Any, expected: Mapping[Any, Any], kw: dict[str, Any])
     notes = []
     for k, original in wanted.items():
         verdict = grade(given[k], expected[original], **kw)
-        if verdict.status == "wrong":
-            return Verdict("wrong", tr("checks.wrong_value_for", key=original, detail=verdict.detail))
-        if verdict.status == "close" and close is None:
-            close = Verdict("close", tr("checks.close_value_for", key=original, detail=verdict.detail))
+        if verdict.status in ("wrong", "close"):
+            located = _located(verdict, original)
+            if verdict.status == "wrong":
+                return located
+            close = close or located
         if verdict.note:
             notes.append(verdict.note)
     return close or Verdict("right", note=notes[0] if notes else "")
@@ -639,12 +723,34 @@ def _grade_sequence(answer: Any, expected: Sequence[Any] | range, kw: dict[str, 
         return Verdict("wrong", tr("checks.wrong_length", want=len(expected), got=len(answer)), shape=True)
     close: Verdict | None = None
     notes = []
-    for i, (a, e) in enumerate(zip(answer, expected)):
+    for i, (a, e) in enumerate(zip(answer, expected), start=1):
         verdict = grade(a, e, **kw)
-        if verdict.status == "wrong":
-            return Verdict("wrong", tr("checks.wrong_item", i=i, detail=verdict.detail))
-        if verdict.status == "close" and close is None:
-            close = Verdict("close", tr("checks.close_item", i=i, detail=verdict.detail))
+        if verdict.status in ("wrong", "close"):
+            located = _located(verdict, i)
+            if verdict.status == "wrong":
+                return located
+            close = close or located
         if verdict.note:
             notes.append(verdict.note)
     return close or Verdict("right", note=notes[0] if notes else "")
+
+
+def _located(inner: Verdict, place: Any) -> Verdict:
+    """``inner`` (the verdict on one item or dict value) placed at ``place`` (a 1-based item number or a key).
+
+    Feedback is never nested: the message names the whole place once ("item 2, entry 5 is not
+    right (too high)"), not "item 2 is not right (item 5 is not right (...))".
+    """
+    where = (place, *inner.where)
+    reason = inner.reason or inner.detail
+    state = "wrong" if inner.status == "wrong" else "close"
+    if len(where) == 1:
+        key = "item" if isinstance(place, int) else "value_for"
+        detail = tr(f"checks.{state}_{key}", **({"i": place} if key == "item" else {"key": place}), detail=reason)
+    else:
+        inner_place = ".".join(str(x) for x in where[1:])
+        if isinstance(place, int):
+            detail = tr(f"checks.{state}_entry", i=place, j=inner_place, detail=reason)
+        else:
+            detail = tr(f"checks.{state}_key_entry", key=place, j=inner_place, detail=reason)
+    return Verdict(inner.status, detail, shape=inner.shape, reason=reason, where=where)

@@ -22,6 +22,7 @@ __all__ = [
     "swapped_items",
     "upside_down",
     "hop_off",
+    "overhead_min_m",
 ]
 
 
@@ -34,6 +35,26 @@ def megatron_overhead(p: int, m: int, v: int = 1) -> Mistake:
             "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是气泡比例，"
             "即气泡占整个单步耗时的比例（空闲的设备时间 / (p x makespan)）"),
     )
+
+
+def overhead_min_m(p: int, target: float, message: str | None = None) -> Mistake:
+    """The smallest m with Megatron's overhead (p - 1)/m <= ``target``, given where the fraction of the step is asked.
+
+    The classic mistake of picking m from (p - 1)/m (01.4, 03.3, 10.20): for the same m the
+    fraction of the step (p - 1)/(m + p - 1) is smaller, so fewer microbatches are enough.
+    """
+    def value(_e: Any) -> int:
+        m = 1
+        while bk.bubble_overhead(p, m) > target:
+            m += 1
+        return m
+
+    return Mistake(value, message or msg(
+        "that is the smallest m for which Megatron's overhead (bubble time over busy time) meets the target; "
+        "the target here is the bubble as a fraction of the whole step, which is smaller for the same m, "
+        "so fewer microbatches are enough",
+        "这是让 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）达标的最小 m；这里的目标是气泡比例"
+        "（占整个单步耗时的比例），同样的 m 下它更小，所以需要的微批更少"))
 
 
 def fraction_of_step(p: int, m: int, v: int = 1) -> Mistake:

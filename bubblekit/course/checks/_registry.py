@@ -517,18 +517,38 @@ def _lookup(id: Any) -> Exercise:
 def _assess(ex: Exercise, answer: Any) -> tuple[Any, Verdict | None, str]:
     """Grade ``answer`` by the policy: ``(answer as graded, verdict, kind of mistake)``.
 
-    The verdict is ``None`` for "no answer yet" (``None``, ``...``, ``NotImplemented``, or an
-    answer function that raises ``NotImplementedError``). Touches no session record.
+    The verdict is ``None`` for "no answer yet" (``None``, ``...``, ``NotImplemented``, blank text or
+    a schedule template with only its ``rank r:`` headers, or an answer function that raises
+    ``NotImplementedError``). Touches no session record.
     """
     try:
         if ex.compare is None and _is_answer_function(answer):
             answer = answer()
-        if answer is None or answer is Ellipsis or answer is NotImplemented:
+        if _unanswered(answer):
             return answer, None, ""
         verdict, kind = _grade(ex, answer, _expected(ex))
     except NotImplementedError:
         return answer, None, ""
     return answer, verdict, kind
+
+
+#: A schedule template with nothing written in it yet: blank lines and ``rank r:`` headers only.
+_EMPTY_TEMPLATE = re.compile(r"\s*(rank\s*\d+\s*:\s*)*")
+
+
+def _unanswered(answer: Any) -> bool:
+    """True for "no answer yet": ``None``, ``...``, ``NotImplemented``, blank text or an empty schedule
+    template (``"rank 0:\\nrank 1:"``), or a tuple, list or dict of nothing but those (``(fill, drain)``
+    while both are still the exercise's ``...``)."""
+    if answer is None or answer is Ellipsis or answer is NotImplemented:
+        return True
+    if isinstance(answer, str):
+        return _EMPTY_TEMPLATE.fullmatch(answer) is not None
+    if isinstance(answer, (tuple, list)) and answer:
+        return all(_unanswered(x) for x in answer)
+    if isinstance(answer, dict) and answer:
+        return all(_unanswered(x) for x in answer.values())
+    return False
 
 
 def require(id: str, answer: Any) -> None:
@@ -609,8 +629,9 @@ def _grade(ex: Exercise, answer: Any, expected: Any) -> tuple[Verdict, str]:
         return verdict, ""
     for mistake in ex.mistakes:
         try:
+            # close_from=2: one significant digit is too few to tell which mistake was made (policy)
             seen = grade(answer, mistake.value(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol,
-                         fraction_of=ex.fraction_of)
+                         fraction_of=ex.fraction_of, close_from=2)
         except Exception as err:
             raise RuntimeError(f"exercise {ex.id}: a mistake's value failed ({type(err).__name__}); "
                                f"this is a bug in {ex.origin}, not in your answer") from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._mistakes import swapped_items, swapped_pm, utilisation
+from bubblekit.course.checks._mistakes import overhead_min_m, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg
@@ -108,7 +108,16 @@ def _idle_money_expected() -> Any:
                         msg("The smallest whole number of cars that meets the target: check it and one car fewer "
                             "with factory_line(3, cars).bubble_ratio.",
                             "求达到目标的最少整车数：用 factory_line(3, cars).bubble_ratio 检查它，再检查少一"
-                            "辆车的情况。")))
+                            "辆车的情况。")),
+          mistakes=(overhead_min_m(3, 0.1, msg(
+              "that is the smallest number of cars for which the idle minutes over the busy minutes (Megatron's "
+              "overhead) reach 10 %; the target is idle over all station-minutes, which is smaller for the same "
+              "number of cars, so fewer cars are enough",
+              "这是让空闲分钟数 / 忙碌分钟数（Megatron 口径的气泡开销）降到 10% 的最少车数；这里的目标是空闲"
+              "占全部工位·分钟的比例，同样的车数下它更小，所以需要的车更少")),
+                    Mistake(lambda e: e - 1, msg("that many cars miss the target by a hair: round the solution up, "
+                                                 "not down",
+                                                 "这么多车差一点点达不到目标：解要向上取整，不是向下"))))
 def _cars_for_ten_percent() -> Any:
     return bk.min_micro_batch(3, 0.1)
 

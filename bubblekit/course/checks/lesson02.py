@@ -33,13 +33,22 @@ def _gap_0b0(p: int, m: int) -> Any:
     return gap_before(bk.simulate(bk.schedule("gpipe", p, m), bk.preset("b=2f")), 0, "0B0")
 
 
-@exercise("02.0", hint=(msg("The gradient of microbatch 0 must travel down and back: count the stages it crosses.",
-                            "微批 0 要先往下走，梯度再传回来：数一数它经过的流水级。"),
-                        msg("Microbatch 0's forward goes from rank 0 to the last rank, its backward comes back: "
-                            "each crossing of a rank costs that rank's F or B.",
-                            "微批 0 的前向从 rank 0 走到最后一个 rank，反向再走回来：每经过一个 rank，就要花"
-                            "该 rank 的一次 F 或 B。")),
-          mistakes=hop_off(lambda p: _gap_0b0(p, 8), 4))
+@exercise("02.0", hint=(msg("In GPipe the last rank runs all m forwards before its first backward: follow the last "
+                            "microbatch down after rank 0's last forward, then microbatch 0's gradient back up, and "
+                            "count the stages each crosses.",
+                            "GPipe 中最后一个 rank 要先跑完全部 m 个前向，才开始第一个反向：从 rank 0 的最后一个前"
+                            "向开始，跟着最后一个微批往下走，再跟着微批 0 的梯度往回走，数一数各自经过的流水级。"),
+                        msg("Each stage the last microbatch still has to cross costs one forward (1 slot), each stage "
+                            "the gradient crosses on its way back one backward (2 slots); draw p = 2 and check your "
+                            "count against the picture.",
+                            "最后一个微批还要经过的每个流水级各花一次前向（1 个时间槽），梯度往回经过的每个流水"
+                            "级各花一次反向（2 个时间槽）；画出 p = 2 的图，拿图核对你数的结果。")),
+          mistakes=(hop_off(lambda p: _gap_0b0(p, 8), 4)[0],
+                    Mistake(lambda _e: _gap_0b0(3, 8),
+                            msg("that misses part of the wait: count the stages crossed on the way down (a forward "
+                                "each, 1 slot) and on the way back (a backward each, 2 slots), over all p - 1 links",
+                                "少算了一部分等待：往下经过的流水级（每个一次前向，1 个时间槽）和往回经过的流水级"
+                                "（每个一次反向，2 个时间槽）都要数，p - 1 条链路全算上"))))
 def _check_yourself() -> Any:
     return _gap_0b0(4, 8)
 
@@ -113,10 +122,12 @@ def _uneven_makespan() -> Any:
 
 @exercise("02.5", hint=(msg("Count how many actions of each rank lie on result.critical_path.",
                             "数一数 result.critical_path 上每个 rank 各有多少个动作。"),
-                        msg("Counter(rank for rank, _ in result.critical_path) counts them; give the rank with "
-                            "the most, as an int.",
-                            "Counter(rank for rank, _ in result.critical_path) 可以计数；给出动作最多的 rank"
-                            "，用 int 表示。")))
+                        msg("Once the pipeline is full, the slowest stage sets the pace: the path runs along that "
+                            "rank while the others wait for it. Draw it (critical_path=True in plot_pipeline) and "
+                            "see which rank holds the long stretch; answer with the rank as an int.",
+                            "流水线填满之后，最慢的流水级决定节奏：其他 rank 等它的时候，关键路径一直沿着它走。"
+                            "把路径画出来（plot_pipeline 里设 critical_path=True），看哪个 rank 占了最长的一段；"
+                            "用 int 给出这个 rank。")))
 def _critical_rank() -> Any:
     counts = Counter(rank for rank, _ in uneven_result().critical_path)
     return counts.most_common(1)[0][0]

@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._grading import THE_STEP
-from bubblekit.course.checks._mistakes import megatron_overhead, swapped_items, swapped_pm, utilisation
+from bubblekit.course.checks._grading import THE_STEP, Graded
+from bubblekit.course.checks._mistakes import megatron_overhead, overhead_min_m, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg, shown
@@ -189,12 +189,14 @@ def _factor(expr: Any) -> Any:
 @exercise("03.3", hint=(msg("Solve b(m) <= target for m (lesson 03, step 4), then round up; the article's loop "
                             "stops at 128.",
                             "解 b(m) <= 目标值求 m（第 03 课第 4 步），再向上取整；原文的循环停在 128。"),
-                        msg("sb.solve_min_m() gives the root as an expression: substitute p = 16 and a 5 % target "
-                            "(.subs({{sb.p: 16, sb.b_star: sp.Rational(1, 20)}})), then round it up.",
-                            "sb.solve_min_m() 给出根的表达式：代入 p = 16 和 5% 的目标"
-                            "（.subs({{sb.p: 16, sb.b_star: sp.Rational(1, 20)}})），再向上取整。")),
+                        msg("Write b(m) for p = 16 with the p - 1 crossing slots in the numerator and in the "
+                            "denominator, set it equal to 1/20 and solve for m by hand; round up, then simulate m and "
+                            "m - 1 to see that only the first meets 5 %.",
+                            "写出 p = 16 时的 b(m)，分子和分母里都有 p - 1 个穿越时间槽；令它等于 1/20，手算解出 m"
+                            "；向上取整，再分别模拟 m 和 m - 1，确认只有前者达到 5%。")),
           mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
-                                                 "这个 m 差一点点达不到目标：解要向上取整，不是向下")),))
+                                                 "这个 m 差一点点达不到目标：解要向上取整，不是向下")),
+                    overhead_min_m(16, 0.05)))
 def _min_m_five_percent() -> Any:
     return bk.min_micro_batch(16, 0.05)
 
@@ -203,10 +205,10 @@ def _min_m_five_percent() -> Any:
                             "GPipe when there is latency.",
                             '答案写成 {{"gpipe": makespan, "1f1b": makespan}}，以时间槽计；有延迟时，1F1B 经过的跳比 '
                             "GPipe 多。"),
-                        msg("Simulate both with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and compare with "
-                            "sb.makespan_gpipe(comm=sb.comm) and sb.makespan_1f1b().",
-                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 模拟两者，再和 sb.makespan_gpipe(comm"
-                            "=sb.comm)、sb.makespan_1f1b() 比较。")))
+                        msg("Simulate both with bk.Costs(f=1, b=2, comm=Fraction(1, 2)); to see why they differ, draw "
+                            "each with its critical path and count the hops on it.",
+                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 模拟两者；想知道为什么不同，就把两者连同"
+                            "关键路径画出来，数一数路径上的跳数。")))
 def _comm_makespans() -> Any:
     costs = bk.Costs(f=1, b=2, comm=0.5)
     return {name: bk.simulate(bk.schedule(name, 6, 12), costs).makespan for name in ("gpipe", "1f1b")}
@@ -221,12 +223,33 @@ def _comm_makespans() -> Any:
               "forward before its first backward.",
               "最后一个 rank 每跑完一个前向就紧接着跑它的反向；越靠前的 rank，在第一个反向之前多启动一个前向"
               "。")),
-    compare=compare_schedule,
+    compare=lambda answer, goal: _written_by_hand(answer, goal),
 )
 def _write_1f1b() -> Any:
     costs = bk.preset("b=2f")
     best = bk.simulate(bk.schedule("gpipe", 3, 6), costs).makespan
     return ScheduleGoal(3, 6, costs, best, max_peak=3)
+
+
+register({
+    "checks.l03.generated": {
+        "en": "that is a bk.Schedule object, made by a generator: this exercise asks you to write the orders "
+              "yourself, as text ('rank 0: 0F0 ...'); any text you write that meets the goals is right",
+        "zh": "这是生成器做出来的 bk.Schedule 对象：这道题要你自己把顺序写出来，写成文本（'rank 0: 0F0 ...'）"
+              "；你写的文本只要满足要求就算对"},
+})
+
+
+def _written_by_hand(answer: Any, goal: ScheduleGoal) -> Graded:
+    """03.5's compare: text is graded by :func:`compare_schedule`; a ``bk.Schedule`` object is refused.
+
+    "Do not generate it": a fair check cannot tell a hand-written text from a printed generator's
+    (1F1B's order is what a learner should write), so it refuses only the object a generator
+    returns and says so; the same orders written as text are right.
+    """
+    if isinstance(answer, bk.Schedule):
+        return Graded(False, tr("checks.l03.generated"))
+    return compare_schedule(answer, goal)
 
 
 def _megatron_quarter(p: int = 8, overhead: float = 0.25) -> tuple[int, float, float]:
@@ -284,14 +307,32 @@ def _makespan() -> Any:
     return sb.wave(sb.t_f) + sb.wave(sb.t_b)
 
 
+OFF_BY_ONE = msg("off by one: between p ranks a microbatch crosses p - 1 links, and the step lasts m + p - 1 slot "
+                 "pairs; check your numerator and denominator on p = 2, m = 1",
+                 "差了一：p 个 rank 之间微批经过 p - 1 条链路，一步持续 m + p - 1 个时间槽对；在 p = 2, m = 1 上"
+                 "核对你的分子和分母")
+
+
+def _swap_pm(expr: Any) -> Any:
+    sb = _sb()
+    return expr.subs({sb.p: sb.m, sb.m: sb.p}, simultaneous=True)
+
+
+def _off_by_one(k: int) -> Any:
+    """03.8's off-by-one forms of (p - 1)/(m + p - 1): p or p - 1 over m + p, m + p - 1 or m + p - 2."""
+    sb = _sb()
+    p, m = sb.p, sb.m
+    return ((p) / (m + p), p / (m + p - 1), (p - 1) / (m + p), (p - 1) / (m + p - 2))[k]
+
+
 @exercise("03.8", hint=(msg("b is idle device-time over total device-time: each of the p ranks idles for the part of "
                             "the makespan in which it is not working.",
                             "b 是空闲的设备时间除以全部设备时间：p 个 rank 中的每一个，在 makespan 里不干活的"
                             "那部分时间就是空闲。"),
-                        msg("With your makespan T and busy = m*(t_f + t_b): total device-time is p*T, idle "
-                            "device-time p*(T - busy); divide them and let sp.simplify cancel what cancels.",
-                            "用你的 makespan T 和 busy = m*(t_f + t_b)：全部设备时间是 p*T，空闲设备时间是 p*"
-                            "(T - busy)；两者相除，再让 sp.simplify 约掉能约的部分。")),
+                        msg("Test your expression on a picture you can count: for p = 2, m = 1 and for p = 3, m = 2, "
+                            "count the idle boxes and all the boxes of the step, and compare with what your b gives.",
+                            "拿能数清楚的图检验你的表达式：在 p = 2, m = 1 和 p = 3, m = 2 的图里，数出空闲方块和"
+                            "这一步的全部方块，再和你的 b 算出来的值比较。")),
           compare=expression_compare(
               (lambda: _sb().MEGATRON_OVERHEAD, msg("that is Megatron's overhead (idle over busy time); b divides the "
                                                     "idle time by the whole step, p x makespan",
@@ -302,10 +343,16 @@ def _makespan() -> Any:
               (lambda: _sb().idle_per_rank(_sb().makespan_gpipe()),
                msg("that is one rank's idle time; divide it by the step to get a fraction",
                    "这是一个 rank 的空闲时间；除以单步耗时才得到比例")),
+              (lambda: _swap_pm(_ratio()),
+               msg("that is b with p and m swapped: the crossing slots come from the p ranks, the work from the m "
+                   "microbatches",
+                   "这是把 p 和 m 弄反的 b：穿越时间槽来自 p 个 rank，工作量来自 m 个微批")),
+              *((lambda k=k: _off_by_one(k), OFF_BY_ONE) for k in range(4)),
           ))
 def _ratio() -> Any:
     sb = _sb()
     return sb.bubble_fraction(sb.makespan_gpipe(), sb.busy_per_rank())
+
 
 
 @exercise("03.9", hint=(msg("Set b(m) equal to b_star and solve for m: multiply both sides by the denominator and "

@@ -22,17 +22,20 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP, AnyOf
+from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, norm_text
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
+    overhead_min_m,
     swapped_pm,
     utilisation,
 )
 from bubblekit.course.checks._registry import Mistake, exercise
-from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 from bubblekit.i18n import register, tr
+from bubblekit.schedules.registry import spec as _schedule_spec
+from bubblekit.text import format_number
 
 __all__ = ["CATEGORIES", "BankItem", "BANK", "profile", "t_i", "t_w", "by_category"]
 
@@ -198,8 +201,11 @@ def profile(k: int) -> bk.Timeline:
 # ----------------------------------------------------------------------------- concepts
 
 
-@exercise("10.1", hint=(msg("Take p = 8, m = 4: the number is then larger than 1. Which of the four can exceed 1?",
-                            "取 p = 8, m = 4：这时这个数大于 1。四个选项中哪个可以超过 1？"),
+@exercise("10.1", hint=(msg("Take p = 8, m = 4: the number is then 1.75, a pure ratio larger than 1 (not a count of "
+                            "slots, which would depend on the slot's length). Which of the four is a ratio that can "
+                            "exceed 1?",
+                            "取 p = 8, m = 4：这时这个数是 1.75，是一个大于 1 的纯比值（不是时间槽的个数，时间槽个数"
+                            "会随时间槽的长短而变）。四个选项中，哪个是可以超过 1 的比值？"),
                         msg("Simulate 1F1B for p = 8, m = 4 and compare the number with r.bubble_ratio and "
                             "r.bubble_overhead: which definition does each follow?",
                             "模拟 p = 8, m = 4 的 1F1B，把这个数和 r.bubble_ratio、r.bubble_overhead 比较：它"
@@ -228,9 +234,10 @@ def _q3() -> str:
                             "need from stage s before it can continue?",
                             "跟着一个微批的反向从最后一个流水级走到第一个：流水级 s - 1 要从流水级 s 拿到什么"
                             "才能继续？"),
-                        msg("One of the two products is sent to the previous stage; the other is only used by the "
-                            "optimizer step at the end.",
-                            "两个产物中，一个要发给上一个流水级；另一个只在最后的优化器更新中用到。")),
+                        msg("Write the chain rule across two consecutive stages, with stage s's input X being stage "
+                            "s - 1's output: which product of stage s's backward appears in stage s - 1's backward?",
+                            "把相邻两个流水级的链式法则写出来（流水级 s 的输入 X 就是流水级 s - 1 的输出）：流水级 "
+                            "s 的反向算出的哪个量，出现在流水级 s - 1 的反向里？")),
           compare=_letter)
 def _q5() -> str:
     return "A"  # I (dX) feeds stage s-1; W (dW) feeds only the optimizer step
@@ -412,15 +419,89 @@ def _q16() -> Any:
     return expr
 
 
-@exercise("10.17", hint=(msg("Count the warm-up forwards rank r runs before its first backward (m >= p).",
-                             "数一数 rank r 在第一个反向之前预热跑了几个前向（m >= p）。"),
-                         msg("Write 1F1B for p = 4 and read each rank's warm-up: how does its length depend on r?",
-                             "写出 p = 4 的 1F1B，看每个 rank 的预热：它的长度和 r 有什么关系？")))
+register({
+    "checks.l10.peak_unreadable": {"en": "could not read your answer as a sympy expression in p, m and r (got {type})",
+                                   "zh": "无法把你的答案读成含 p、m、r 的 sympy 表达式（收到的是 {type}）"},
+    "checks.l10.peak_symbols": {"en": "unknown symbol(s) {names}: use p, m and r",
+                                "zh": "未知符号 {names}：请用 p、m 和 r"},
+    "checks.l10.peak_differs": {
+        "en": "not equal to the peak for every p, r < p and m >= p (compare with the simulator's "
+              "peak_activations for p = 4)",
+        "zh": "不是对所有 p、r < p、m >= p 都等于峰值（和 p = 4 时模拟器的 peak_activations 比一比）"},
+})
+
+#: 10.17: a learner counting warm-up forwards the way Megatron-LM and lesson 04 do (the forwards before the steady state).
+_WARMUP_COUNT = msg("that is the number of warm-up forwards as Megatron-LM and lesson 04 count them (the forwards "
+                    "before the steady state begins); the peak counts the activations held when rank r's first "
+                    "backward starts",
+                    "这是 Megatron-LM 和第 04 课口径的预热前向数（进入稳态之前的前向）；峰值要数的是 rank r 的第一个"
+                    "反向开始时手里保留的激活")
+_FROM_THE_WRONG_END = msg("that grows with r: in 1F1B rank 0 holds the most (it starts its backwards last)",
+                          "这个式子随 r 增大而增大：1F1B 中 rank 0 保留得最多（它最晚开始反向）")
+
+
+def _peak_symbols() -> dict[str, Any]:
+    return {"p": _sym.p, "m": _sym.m, "r": _sp.Symbol("r", integer=True, nonnegative=True)}
+
+
+def _on_grid(expr: Any, want: Any) -> bool:
+    """True when ``expr`` equals ``want`` for every p in 1..8, r in 0..p-1 and m in p..p+8 (the question's m >= p)."""
+    t = _peak_symbols()
+    for p_ in range(1, 9):
+        for r_ in range(p_):
+            for m_ in range(p_, p_ + 9):
+                subs = {t["p"]: p_, t["r"]: r_, t["m"]: m_}
+                try:
+                    if _sp.simplify(_sp.sympify(expr).subs(subs) - _sp.sympify(want).subs(subs)) != 0:
+                        return False
+                except (TypeError, ValueError):
+                    return False
+    return True
+
+
+def _peak_compare(answer: Any, expected: Any) -> Graded:
+    """10.17: any expression equal to the peak where the question holds (m >= p): ``p - r`` and ``min(p - r, m)``.
+
+    Symbols are matched by name (``p``, ``m``, ``r``), so a plain ``sp.Symbol("r")`` works. The warm-up count
+    ``p - r - 1`` and a count from the wrong end are named.
+    """
+    if isinstance(answer, bool) or answer is None:
+        return Graded(False, tr("checks.l10.peak_unreadable", type=type(answer).__name__))
+    try:
+        expr = _sp.sympify(answer)
+    except (_sp.SympifyError, TypeError, ValueError):
+        return Graded(False, tr("checks.l10.peak_unreadable", type=type(answer).__name__))
+    table = _peak_symbols()
+    unknown = sorted(x.name for x in getattr(expr, "free_symbols", ()) if x.name not in table)
+    if unknown:
+        return Graded(False, tr("checks.l10.peak_symbols", names=unknown))
+    expr = expr.subs({x: table[x.name] for x in expr.free_symbols})
+    if _on_grid(expr, expected):
+        return Graded(True)
+    p_, r_ = table["p"], table["r"]
+    if _on_grid(expr, expected - 1):
+        return Graded(False, shown(_WARMUP_COUNT))
+    if _on_grid(expr, r_ + 1) or _on_grid(expr, r_):
+        return Graded(False, shown(_FROM_THE_WRONG_END))
+    del p_
+    return Graded(False, tr("checks.l10.peak_differs"))
+
+
+@exercise("10.17", hint=(msg("Activations pile up until rank r's first backward frees one: count the forwards rank r "
+                             "has run by the time that backward starts (m >= p).",
+                             "rank r 的激活一直累积，直到它的第一个反向释放其中一个：数一数这个反向开始时 rank r 已经"
+                             "跑了几个前向（m >= p）。"),
+                         msg("Simulate 1F1B for p = 4, m = 8 and read peak_activations rank by rank; then do the same "
+                             "for p = 5: how does the peak depend on r and p?",
+                             "模拟 p = 4, m = 8 的 1F1B，逐个 rank 读 peak_activations；再对 p = 5 做一遍：峰值怎样"
+                             "随 r 和 p 变化？")),
+          compare=lambda answer, expected: _peak_compare(answer, expected))
 def _q17() -> Any:
-    r = _sp.Symbol("r", integer=True, nonnegative=True)
+    r = _peak_symbols()["r"]
     expr = _sym.p - r
-    res = bk.simulate(bk.schedule("1f1b", 5, 10), bk.Costs(f=1, b=2))
-    assert all(res.peak_activations[k] == float(expr.subs({_sym.p: 5, r: k})) for k in range(5))
+    for p_ in (4, 5):
+        res = bk.simulate(bk.schedule("1f1b", p_, 2 * p_), bk.Costs(f=1, b=2))
+        assert all(res.peak_activations[k] == float(expr.subs({_sym.p: p_, r: k})) for k in range(p_))
     return expr
 
 
@@ -459,7 +540,8 @@ def _q19() -> float:
                              "target.",
                              "解关于 m 的不等式，再向上取整：m 必须是整数，而且少一个就达不到目标。")),
           mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round up, not down",
-                                                 "这个 m 差一点点达不到目标：要向上取整，不是向下")),))
+                                                 "这个 m 差一点点达不到目标：要向上取整，不是向下")),
+                    overhead_min_m(16, 0.1)))
 def _q20() -> int:
     m = bk.min_micro_batch(16, 0.1)
     assert m is not None
@@ -487,7 +569,12 @@ def _q21() -> float:
                              "a fraction of it (not a percentage).",
                              "训练的花费 = 每张 GPU 在 30 天里的每个小时都按单价计；气泡是其中的一个比例（不"
                              "是百分数）。")),
-          rel_tol=1e-9)
+          rel_tol=1e-9,
+          mistakes=(Mistake(lambda e: e / 0.12 * (0.12 / 1.12),
+                            msg("that reads the 12 % as Megatron's overhead (idle over busy time); the question gives "
+                                "the bubble_ratio, the idle share of all GPU-hours",
+                                "这是把 12% 当成了 Megatron 口径的气泡开销（空闲时间 / 忙碌时间）；题目给的是 "
+                                "bubble_ratio，即空闲占全部 GPU 小时的比例")),))
 def _q22() -> float:
     return 1024 * 30 * 24 * 2.0 * 0.12
 
@@ -561,7 +648,46 @@ def _fastest_within(budget: float, p: int, m: int) -> AnyOf:
     return AnyOf(name for name, t in fits.items() if abs(t - best) <= 1e-9 * abs(best))
 
 
-@exercise("10.28", hint=(msg("Simulate each candidate with F = I = W = 1; drop those whose largest peak exceeds 5.",
+#: Chinese names a learner may give for a schedule (the course's terms), by registry name.
+_CHINESE_NAMES = {"interleaved": ("交错式 1F1B", "交错式", "交错 1F1B", "虚拟流水线")}
+
+register({
+    "checks.l10.name_not_text": {"en": "answer with the schedule's name as text, got {type}",
+                                 "zh": "请用文本写出调度的名字，收到的是 {type}"},
+    "checks.l10.unknown_name": {"en": "{name!r} is not a schedule name bubblekit knows (bk.schedule lists them)",
+                                "zh": "{name!r} 不是 bubblekit 认识的调度名（bk.schedule 会列出所有名字）"},
+    "checks.l10.other_schedule": {"en": "not the schedule that answers this question", "zh": "不是这道题要的调度"},
+})
+
+
+def _registry_name(answer: str) -> str | None:
+    """The registry name of ``answer`` (a name, an alias, a display name such as "interleaved 1F1B", or the
+    course's Chinese name), or None."""
+    key = norm_text(answer)
+    for name, names in _CHINESE_NAMES.items():
+        if key in {norm_text(n) for n in names}:
+            return name
+    try:
+        return _schedule_spec(answer.strip()).name
+    except (TypeError, ValueError):
+        return None
+
+
+def _schedule_name(answer: Any, expected: Any) -> Graded:
+    """Compare a schedule named in words: any of its names is right ("interleaved", "interleaved 1F1B", "交错式 1F1B").
+
+    ``expected`` is a registry name or an :class:`AnyOf` of them (ties: each is right).
+    """
+    if not isinstance(answer, str):
+        return Graded(False, tr("checks.l10.name_not_text", type=type(answer).__name__))
+    got = _registry_name(answer)
+    if got is None:
+        return Graded(False, tr("checks.l10.unknown_name", name=answer.strip()))
+    wanted = {_schedule_spec(x).name for x in (expected if isinstance(expected, AnyOf) else (expected,))}
+    return Graded(True) if got in wanted else Graded(False, tr("checks.l10.other_schedule"))
+
+
+@exercise("10.28", compare=_schedule_name, hint=(msg("Simulate each candidate with F = I = W = 1; drop those whose largest peak exceeds 5.",
                              "用 F = I = W = 1 模拟每个候选，去掉最大峰值超过 5 的。"),
                          msg("Among those that fit, compare makespans; if two tie, either is right.",
                              "在放得下的调度中比较 makespan；如果两个并列，答哪个都对。")))
@@ -583,9 +709,10 @@ def _q29() -> str:
 @exercise("10.30", hint=(msg("Simulate both with bk.Costs(f=1, b=2, comm=1) and compare makespans.",
                              "用 bk.Costs(f=1, b=2, comm=1) 模拟两者，比较 makespan。"),
                          msg("Interleaving shortens the ramps but sends more messages: with a slow link, which effect "
-                             "is bigger here? Answer with the registry name.",
-                             "交错让填充和排空变短，但发的消息更多：链路慢的时候，这里哪个效应更大？用调度在 bk.sch"
-                             "edule 中的名字作答。")))
+                             "is bigger here? Answer with the schedule's name.",
+                             "交错让填充和排空变短，但发的消息更多：链路慢的时候，这里哪个效应更大？用调度的名字作"
+                             "答。")),
+          compare=_schedule_name)
 def _q30() -> str:
     costs = bk.Costs(f=1, b=2, comm=1)
     one = bk.simulate(bk.schedule("1f1b", 4, 8), costs).makespan
@@ -625,8 +752,10 @@ def _q32() -> Any:
 
 @exercise("10.33", hint=(msg("Same bubble at F = I = W; compare max_peak_activations for p = 8, m = 24.",
                              "F = I = W 时两者气泡相同；比较 p = 8, m = 24 时的 max_peak_activations。"),
-                         msg("Which placement lets rank 0 start its backwards without a round trip through the other ranks?",
-                             "哪种放置方式让 rank 0 不必经过其他 rank 绕一圈就能开始反向？")),
+                         msg("For each schedule, ask what rank 0's first backward waits for and how many forwards rank 0 "
+                             "has started by then; draw both for p = 4 and count.",
+                             "对每个调度问一问：rank 0 的第一个反向在等什么？到那时 rank 0 已经启动了几个前向？画出 "
+                             "p = 4 的两个调度数一数。")),
           compare=_letter)
 def _q33() -> str:
     h2 = bk.simulate(bk.schedule("zb-h2", 8, 24), UNIFORM)
@@ -646,10 +775,10 @@ def _dualpipev_min_m(p: int) -> int:
 
 @exercise("10.34", hint=(msg("Try bk.schedule('dualpipev', 4, m) for m = 1, 2, ...; read the error message.",
                              "对 m = 1, 2, ... 试 bk.schedule('dualpipev', 4, m)；读报错信息。"),
-                         msg("The error names the rule: at least one microbatch per stage, and DualPipeV has two stages "
-                             "per rank.",
-                             "报错信息说明了规则：每个流水级至少一个微批，而 DualPipeV 每个 rank 有两个流水级"
-                             "。")))
+                         msg("The rule counts stages, not ranks: draw the V that DualPipeV places on 4 ranks and count "
+                             "its stages.",
+                             "这条规则数的是流水级，不是 rank：画出 DualPipeV 在 4 个 rank 上排成的 V，数一数有几个流"
+                             "水级。")))
 def _q34() -> int:
     return _dualpipev_min_m(4)
 
@@ -696,7 +825,8 @@ def _fastest_in_memory(gb: float) -> str:
                              "gpu_memory=40 * memory.GB) does both; answer with the registry name.",
                              "planner.plan(8, costs=bk.h200_costs(), schedules=(...), vs=(2,), ms=(32,), mode"
                              "l=model, gpu_memory=40 * memory.GB) 两步都能做；用调度在 bk.schedule 中的名字作"
-                             "答。")))
+                             "答。")),
+          compare=_schedule_name)
 def _q44() -> str:
     return _fastest_in_memory(40)
 
@@ -732,9 +862,12 @@ def _q36() -> float:
 
 @exercise("10.37", hint=(msg("Rank 1's first forward can start only when rank 0's first forward has ended plus one hop.",
                              "rank 1 的第一个前向，要等 rank 0 的第一个前向结束、再过一跳才能开始。"),
-                         msg("Subtract the end of rank 0's first span from the start of rank 1's first span (in ms).",
-                             "用 rank 1 第一个 span 的开始时间减去 rank 0 第一个 span 的结束时间（单位 ms）。")),
-          rel_tol=1e-6)
+                         msg("Without latency a receiver that waits for nothing else starts the moment its sender ends: "
+                             "find such a pair of actions on neighbouring ranks and read how much later it starts; check "
+                             "another pair.",
+                             "没有延迟时，一个只等上游的动作会在发送方结束的那一刻开始：在相邻 rank 上找这样一对动作，"
+                             "读出它晚开始了多少；再找一对核对。")),
+          rel_tol=0.05)  # an estimate read off a trace: within 5 % is right (0.29 and 0.31 for 0.3 ms)
 def _q37() -> float:
     tl = profile(3)
     first1 = next(iter(tl.spans(1)))
@@ -752,8 +885,10 @@ def _q38() -> int:
 
 @exercise("10.39", hint=(msg("Compare the ranks' busy times in profile(5): are they equal?",
                              "比较 profile(5) 中各 rank 的忙碌时间：它们相等吗？"),
-                         msg("More microbatches or chunks shrink the ramps, not a stage that is slower than the others.",
-                             "更多的微批或 chunk 能缩短填充和排空，但解决不了一个比其他都慢的流水级。")),
+                         msg("For each lever, say which part of the idle time it shrinks (the ramps at the start and end, "
+                             "or the waits inside the steady state), then look at where profile(5)'s idle time is.",
+                             "对每一招，说清它缩短的是哪一部分空闲（开头和结尾的填充、排空，还是稳态中的等待），再看 "
+                             "profile(5) 的空闲时间落在哪里。")),
           compare=_letter)
 def _q39() -> str:
     busy = profile(5).busy
@@ -772,10 +907,30 @@ _B2F = bk.Costs(f=1, b=2)
                              "one more forward than the rank after it.",
                              "最后一个 rank 每跑完一个前向就紧接着跑它的反向；每个更靠前的 rank，预热时比它后"
                              "面的 rank 多跑一个前向。")),
-          compare=whiteboard)
+          compare=lambda answer, expected: _whiteboard_per_rank(answer, expected))
 def _q40() -> WhiteboardTarget:
     ref = bk.simulate(bk.schedule("1f1b", 3, 3), _B2F)
-    return target(3, 3, _B2F, ref.makespan, cap=ref.max_peak_activations, split=False)
+    goal = target(3, 3, _B2F, ref.makespan, cap=ref.max_peak_activations, split=False)
+    goal["rank_caps"] = tuple(ref.peak_activations)  # 1F1B's own peak on each rank: GPipe's order (3, 3, 3) is refused
+    return goal
+
+
+def _whiteboard_per_rank(answer: Any, expected: WhiteboardTarget) -> Graded:
+    """:func:`whiteboard`, then each rank's peak against its cap in ``expected["rank_caps"]``.
+
+    With m = p GPipe's order has 1F1B's makespan and 1F1B's largest peak, so one cap for every
+    rank cannot tell them apart; 1F1B's per-rank peaks can.
+    """
+    verdict = whiteboard(answer, expected)
+    if not verdict[0]:
+        return verdict
+    text = answer.to_text() if isinstance(answer, bk.Schedule) else str(answer)
+    res = bk.simulate(bk.Schedule.from_text(text, m=expected["m"]), expected["costs"])
+    for r, (peak, cap) in enumerate(zip(res.peak_activations, expected["rank_caps"])):
+        if peak > cap + 1e-9:
+            return Graded(False, tr("checks.l07.memory", rank=r, peak=format_number(peak), cap=format_number(cap)),
+                          "memory")
+    return verdict
 
 
 @exercise("10.41", hint=(msg("Keep 1F1B's order with B split into I then W, then delay some W into the gaps.",

@@ -1,0 +1,221 @@
+"""Every grade fair (issue 21's grading items and the bank's 10.x audit findings; issue 20's decimal comma).
+
+For each fix: a wrong answer is refused, each defensible answer is accepted, each recognised
+mistake is named (in English and in Chinese), feedback on a part is never nested and is
+1-based, a decimal comma is read or named, a rounding difference in the last digit is said to
+be one, and an unanswered exercise is "no answer yet".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import sympy as sp
+
+import bubblekit as bk
+from bubblekit import symbolic as sb
+from bubblekit.course.checks import _registry, check, exercise, reset_progress
+from bubblekit.course.checks._registry import REGISTRY, load_lessons
+from bubblekit.i18n import using_language
+
+load_lessons()
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    reset_progress()
+    yield
+    reset_progress()
+
+
+@pytest.fixture
+def temp_id() -> Iterator[str]:
+    yield "98.7"
+    _registry.unregister("98.7")
+
+
+def both(id: str, answer: Any) -> tuple[Any, Any]:
+    """The check's result in English and in Chinese (a fresh session each, so the same hint tier)."""
+    reset_progress()
+    en = check(id, answer)
+    reset_progress()
+    with using_language("zh"):
+        zh = check(id, answer)
+    return en, zh
+
+
+# ----------------------------------------------------------------------------- feedback never nested, 1-based
+
+
+def test_a_wrong_entry_of_a_nested_answer_is_named_once_and_counted_from_one() -> None:
+    fill, drain = REGISTRY["02.1"].expected()
+    wrong = (list(fill), [*drain[:-1], drain[-1] + 1])
+    en, zh = both("02.1", wrong)
+    assert not en and "item 2, entry 5 is not right (too high)" in en.detail, en
+    assert en.detail.count("is not right") == 1 and "item 0" not in en.detail and "item 1" not in en.detail
+    assert "第 2 项的第 5 个数不对（偏大）" in zh.detail and zh.detail.count("不对") == 1, zh
+
+
+def test_a_flat_sequence_counts_from_one(temp_id: str) -> None:
+    exercise(temp_id, hint=("a", "b"))(lambda: (1, 2, 3))
+    assert "item 3 is not right" in check(temp_id, (1, 2, 4)).detail
+
+
+# ----------------------------------------------------------------------------- digits and mistakes
+
+
+@pytest.mark.parametrize(("id", "answer", "not_said"), [
+    ("03.0", 1, "swapped"),          # 1 for 1/5: one digit, not "p and m swapped" (11/15)
+    ("02.0", 6, "one hop too few"),  # 6 is also the backward trip alone: not diagnosed as a hop
+])
+def test_a_one_digit_or_ambiguous_answer_is_not_misdiagnosed(id: str, answer: Any, not_said: str) -> None:
+    en, zh = both(id, answer)
+    assert not en and not_said not in en.detail, en
+    assert not zh and "弄反" not in zh.detail and "少算了一跳" not in zh.detail, zh
+
+
+@pytest.mark.parametrize(("id", "answer"), [("01.4", 20), ("03.3", 300), ("10.20", 150)])
+def test_picking_m_from_megatrons_overhead_is_named(id: str, answer: int) -> None:
+    en, zh = both(id, answer)
+    assert not en and "Megatron's overhead" in en.detail and "too high" not in en.detail, en
+    assert not zh and "Megatron 口径" in zh.detail and "偏大" not in zh.detail, zh
+    assert check(id, REGISTRY[id].expected())
+
+
+@pytest.mark.parametrize(("build", "en_words", "zh_words"), [
+    (lambda p, m: (m - 1) / (m + p - 1), "p and m swapped", "弄反"),
+    (lambda p, m: p / (m + p), "off by one", "差了一"),
+    (lambda p, m: p / (m + p - 1), "off by one", "差了一"),
+    (lambda p, m: (p - 1) / (m + p), "off by one", "差了一"),
+    (lambda p, m: (p - 1) / (m + p - 2), "off by one", "差了一"),
+])
+def test_03_8_swapped_and_off_by_one_formulas_are_named(build: Any, en_words: str, zh_words: str) -> None:
+    en, zh = both("03.8", build(sb.p, sb.m))
+    assert not en and en_words in en.detail, en
+    assert not zh and zh_words in zh.detail, zh
+    assert check("03.8", (sb.p - 1) / (sb.m + sb.p - 1))
+
+
+def test_10_17_accepts_both_forms_and_names_the_warm_up_count() -> None:
+    p, m = sb.p, sb.m
+    r = sp.Symbol("r")  # a plain symbol: matched by name
+    assert check("10.17", p - r) and check("10.17", sp.Min(p - r, m))
+    assert check("10.17", sp.Symbol("p") - sp.Symbol("r", integer=True, nonnegative=True))
+    en, zh = both("10.17", p - r - 1)
+    assert not en and "warm-up forwards as Megatron-LM and lesson 04 count them" in en.detail, en
+    assert not zh and "预热前向数" in zh.detail, zh
+    assert not check("10.17", p) and not check("10.17", r + 1)
+
+
+def test_10_22_reading_the_bubble_as_megatrons_overhead_is_named() -> None:
+    right = REGISTRY["10.22"].expected()
+    en, zh = both("10.22", right / 0.12 * 0.12 / 1.12)
+    assert not en and "Megatron's overhead" in en.detail, en
+    assert "Megatron 口径" in zh.detail
+
+
+# ----------------------------------------------------------------------------- rounding and the decimal comma
+
+
+def test_a_rounding_difference_in_the_last_digit_is_right_and_said() -> None:
+    en, zh = both("01.3", 5844)  # 5843.48...
+    assert en and "rounding" in en.note, en
+    assert zh and "舍入" in zh.note, zh
+    assert not check("01.3", 5845) and not check("01.3", 5842)
+    assert check("00.1", 0.2728) and not check("00.1", 0.2726)  # 3/11 = 0.27273: one unit in the last place
+
+
+def test_a_decimal_comma_is_read_with_a_note() -> None:
+    en, zh = both("00.1", "0,273")
+    assert en and "comma" in en.note, en
+    assert zh and "逗号" in zh.note, zh
+    assert check("01.3", "5,843")  # a thousands comma is still one
+
+
+def test_a_comma_that_is_right_only_as_a_decimal_point_is_named(temp_id: str) -> None:
+    exercise(temp_id, hint=("a", "b"))(lambda: 5.84348)
+    en = check(temp_id, "5,843")
+    assert not en and "decimal comma" in en.detail, en
+    with using_language("zh"):
+        assert "小数点" in check(temp_id, "5,843").detail
+    assert check(temp_id, "5,8435") and check(temp_id, "5.843")
+
+
+# ----------------------------------------------------------------------------- the bank's findings
+
+
+def test_10_40_refuses_gpipes_order_and_accepts_1f1b() -> None:
+    gpipe = "rank 0: 0F0 0F1 0F2 0B0 0B1 0B2\nrank 1: 1F0 1F1 1F2 1B0 1B1 1B2\nrank 2: 2F0 2F1 2F2 2B0 2B1 2B2"
+    en, zh = both("10.40", gpipe)
+    assert not en and "rank 1 holds 3" in en.detail, en
+    assert not zh and "rank 1" in zh.detail, zh
+    assert check("10.40", str(bk.schedule("1f1b", 3, 3).to_text()))
+
+
+def test_10_43_has_one_right_answer() -> None:
+    assert check("10.43", "A") and not check("10.43", "B")
+
+
+@pytest.mark.parametrize("name", ["interleaved", "interleaved 1F1B", "Interleaved-1F1B", "交错式 1F1B", "交错式"])
+def test_10_30_accepts_every_name_of_the_schedule(name: str) -> None:
+    assert check("10.30", name), check("10.30", name)
+
+
+def test_10_30_refuses_the_other_schedule_and_unknown_names() -> None:
+    assert not check("10.30", "1F1B")
+    assert "not a schedule name" in check("10.30", "fast one").detail
+    assert check("10.28", "ZB-V") and check("10.44", "DualPipeV")
+
+
+@pytest.mark.parametrize(("answer", "ok"), [(0.29, True), (0.31, True), (0.3, True), (0.35, False), (0.25, False)])
+def test_10_37_is_an_estimate(answer: float, ok: bool) -> None:
+    assert bool(check("10.37", answer)) is ok
+
+
+def test_03_5_refuses_a_generated_schedule_and_says_why() -> None:
+    en, zh = both("03.5", bk.schedule("1f1b", 3, 6))
+    assert not en and "bk.Schedule object" in en.detail and "write the orders yourself" in en.detail, en
+    assert not zh and "生成器" in zh.detail, zh
+    assert check("03.5", bk.schedule("1f1b", 3, 6).to_text())  # the same orders, written as text: right
+
+
+# ----------------------------------------------------------------------------- hints lead to the method
+
+
+@pytest.mark.parametrize(("id", "names"), [
+    ("03.4", ("makespan_1f1b", "makespan_gpipe")),
+    ("03.3", ("solve_min_m", "min_micro_batch")),
+    ("03.8", ("sp.simplify",)),
+    ("02.5", ("Counter(",)),
+    ("10.34", ("two stages per rank",)),
+    ("10.37", ("Subtract the end",)),
+    ("10.5", ("optimizer step",)),
+    ("10.39", ("not a stage that is slower",)),
+    ("10.33", ("round trip",)),
+])
+def test_hints_do_not_name_what_returns_the_answer(id: str, names: tuple[str, ...]) -> None:
+    for hint in REGISTRY[id].hints:
+        assert not any(n in hint for n in names), (id, hint)
+
+
+def test_10_1_first_hint_rules_out_the_count_of_slots() -> None:
+    assert "count of slots" in REGISTRY["10.1"].hints[0]
+
+
+def test_10_17_hint_counts_what_the_peak_holds_not_the_warm_up() -> None:
+    assert "warm-up" not in REGISTRY["10.17"].hints[0]
+
+
+# ----------------------------------------------------------------------------- no answer yet
+
+
+@pytest.mark.parametrize("answer", [..., None, (..., ...), [..., None], {"gpipe": ..., "1f1b": ...},
+                                    "\nrank 0:\nrank 1:\nrank 2:\n"])
+def test_the_exercise_stubs_are_no_answer_yet(answer: Any) -> None:
+    id = "03.4" if isinstance(answer, dict) else ("03.5" if isinstance(answer, str) else "02.1")
+    res = check(id, answer)
+    assert res.status == "missing", res
+    with using_language("zh"):
+        assert "还没有作答" in repr(check(id, answer))
