@@ -97,3 +97,26 @@ def test_05_4_refuses_a_deadlock() -> None:
 def test_05_4_feedback_never_states_the_floor() -> None:
     res = check("05.4", bk.schedule("1f1b", 3, 6).to_text())
     assert str(lesson05.hide_floor()) not in res.detail.replace("53/2", "")
+
+
+# ----------------------------------------------------------------------------- review 2026-12-01 (W1, C1)
+@pytest.mark.parametrize("answer", [(45, 23), (45, 24)])
+def test_05_2_accepts_the_closed_form_and_the_smallest_m_that_runs(answer: tuple[int, int]) -> None:
+    """23 solves the inequality; interleaved refuses it (3 rounds do not divide 23), 24 is the smallest that runs."""
+    assert 23 not in bk.legal_ms("interleaved", 6, 2, up_to=30) and 24 in bk.legal_ms("interleaved", 6, 2, up_to=30)
+    assert bk.simulate(bk.schedule("interleaved", 6, 24, 2), bk.Costs(f=1, b=2)).bubble_ratio <= 0.1
+    assert check("05.2", answer)
+
+
+@pytest.mark.parametrize("answer", [(45, 22), (45, 25), (23, 45), (44, 24)])
+def test_05_2_refuses_other_answers(answer: tuple[int, int]) -> None:
+    assert not check("05.2", answer)
+
+
+def test_05_4_feedback_names_an_action_not_none() -> None:
+    """1F1B with one extra warm-up forward on rank 0 only: the longest wait has a next action."""
+    one_extra = ("rank 0: 0F0 0F1 0F2 0F3 0B0 0F4 0B1 0F5 0B2 0B3 0B4 0B5\n"
+                 "rank 1: 1F0 1F1 1B0 1F2 1B1 1F3 1B2 1F4 1B3 1F5 1B4 1B5\n"
+                 "rank 2: 2F0 2B0 2F1 2B1 2F2 2B2 2F3 2B3 2F4 2B4 2F5 2B5\n")
+    result = check("05.4", one_extra)
+    assert not result and "None" not in str(result) and "before" in str(result)
