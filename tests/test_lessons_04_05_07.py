@@ -97,3 +97,66 @@ def test_05_4_refuses_a_deadlock() -> None:
 def test_05_4_feedback_never_states_the_floor() -> None:
     res = check("05.4", bk.schedule("1f1b", 3, 6).to_text())
     assert str(lesson05.hide_floor()) not in res.detail.replace("53/2", "")
+
+
+# ----------------------------------------------------------------------------- review 2026-12-01 (W1, C1)
+@pytest.mark.parametrize("answer", [(45, 23), (45, 24)])
+def test_05_2_accepts_the_closed_form_and_the_smallest_m_that_runs(answer: tuple[int, int]) -> None:
+    """23 solves the inequality; interleaved refuses it (3 rounds do not divide 23), 24 is the smallest that runs."""
+    assert 23 not in bk.legal_ms("interleaved", 6, 2, up_to=30) and 24 in bk.legal_ms("interleaved", 6, 2, up_to=30)
+    assert bk.simulate(bk.schedule("interleaved", 6, 24, 2), bk.Costs(f=1, b=2)).bubble_ratio <= 0.1
+    assert check("05.2", answer)
+
+
+@pytest.mark.parametrize("answer", [(45, 22), (45, 25), (23, 45), (44, 24)])
+def test_05_2_refuses_other_answers(answer: tuple[int, int]) -> None:
+    assert not check("05.2", answer)
+
+
+def test_05_4_feedback_names_an_action_not_none() -> None:
+    """1F1B with one extra warm-up forward on rank 0 only: the longest wait has a next action."""
+    one_extra = ("rank 0: 0F0 0F1 0F2 0F3 0B0 0F4 0B1 0F5 0B2 0B3 0B4 0B5\n"
+                 "rank 1: 1F0 1F1 1B0 1F2 1B1 1F3 1B2 1F4 1B3 1F5 1B4 1B5\n"
+                 "rank 2: 2F0 2B0 2F1 2B1 2F2 2B2 2F3 2B3 2F4 2B4 2F5 2B5\n")
+    result = check("05.4", one_extra)
+    assert not result and "None" not in str(result) and "before" in str(result)
+
+
+# ----------------------------------------------------------------------------- review 2026-12-01 (M1-M3, C3)
+def _paid(name: str, p: int, m: int, costs: bk.Costs, comms: list[Fraction], v: int | None = None) -> list[Fraction]:
+    """Latency paid: makespan at each comm minus the makespan at comm = 0 (slots)."""
+    sched = bk.schedule(name, p, m, v)
+    base = bk.simulate(sched, costs).makespan
+    return [bk.simulate(sched, costs.with_(comm=c)).makespan - base for c in comms]
+
+
+def test_05_zb_h1_pays_about_three_quarters_of_1f1b_latency() -> None:
+    """Lesson 05 §3 (M1): ZB-H1 is faster by a smaller bubble, not by hiding latency; only ZB-H2 pays less than GPipe."""
+    split, comms = bk.Costs(f=1, i=1, w=1), [Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(1)]
+    zb1, one, zb2, gp = (_paid(n, 4, 8, split, comms) for n in ("zb-h1", "1f1b", "zb-h2", "gpipe"))
+    assert zb1 == [Fraction(6, 5), 3, 6, 14] and one == [Fraction(8, 5), 4, 8, 16]
+    assert all(z < g for z, g in zip(zb2, gp)) and not any(z < g for z, g in zip(zb1, gp))
+
+
+def test_04_interleaving_pays_less_than_1f1b_only_up_to_half_a_slot() -> None:
+    """Lesson 04 §4 (M2): 3.5, 7, 17.5 against 4, 8, 16; the step stays shorter than 1F1B's."""
+    costs, comms = bk.Costs(f=1, b=2), [Fraction(1, 4), Fraction(1, 2), Fraction(1)]
+    il, one = _paid("interleaved", 4, 8, costs, comms, v=2), _paid("1f1b", 4, 8, costs, comms)
+    assert (il, one) == ([Fraction(7, 2), 7, Fraction(35, 2)], [4, 8, 16])
+    steps = [bk.simulate(bk.schedule(n, 4, 8, v), costs.with_(comm=c)).makespan
+             for c in [Fraction(0), *comms] for n, v in (("interleaved", 2), ("1f1b", None))]
+    assert all(a < b for a, b in zip(steps[::2], steps[1::2]))
+
+
+def test_07_v_min_idles_more_than_1f1b_on_the_measured_layer() -> None:
+    """Lesson 07 §2/§4 (M3): less idle than 1F1B only at F = I = W."""
+    uniform, h200 = bk.Costs(f=1, i=1, w=1), bk.h200_costs()
+    idle = {n: bk.simulate(bk.schedule(n, 8, 16), uniform).total_idle for n in ("1f1b", "v-half", "v-min")}
+    assert idle["v-min"] < idle["1f1b"] and idle["v-half"] < idle["1f1b"]
+    ratio = {n: bk.simulate(bk.schedule(n, p, 16), h200).bubble_ratio for n, p in (("1f1b", 4), ("v-half", 4), ("v-min", 4))}
+    assert ratio["v-min"] > ratio["1f1b"] > ratio["v-half"]
+
+
+def test_07_9_refuses_the_same_devices_ratio_and_accepts_the_same_stages_one() -> None:
+    assert check("07.9", Fraction(bk.schedule("dualpipev", 4, 16).hops_per_step, bk.schedule("1f1b", 8, 16).hops_per_step))
+    assert not check("07.9", 2)
