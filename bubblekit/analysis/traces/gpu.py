@@ -76,9 +76,9 @@ register({
     "traces.gpu.idle_title": {"en": "What the GPU did in the pipeline's bubble (ms per rank)",
                               "zh": "流水线气泡里 GPU 在做什么（每个 rank，ms）"},
     "traces.gpu.idle_note": {"en": "communication: an NCCL kernel spins (waiting for the neighbour); memory: only "
-                                   "copies run; nothing: the GPU is empty (the CPU launched late)",
+                                   "copies run; nothing: the GPU is empty (the rank's drain, or the CPU launching late)",
                              "zh": "communication：NCCL kernel 在空转（等邻居）；memory：只有内存拷贝；"
-                                   "nothing：GPU 上什么都没有（CPU 发射晚了）"},
+                                   "nothing：GPU 上什么都没有（排空阶段，或 CPU 发射晚了）"},
 })
 
 COMPUTE, COMMUNICATION, MEMORY = 0, 1, 2
@@ -620,7 +620,7 @@ def idle_split(timeline: Any) -> Table:
     files are read again for their GPU events, and its idle time per rank (no action's compute kernels running) is split into
     ``communication_ms`` (a communication kernel runs, typically an NCCL receive spinning while
     it waits for the neighbour), ``memory_ms`` (only memory copies or sets run) and
-    ``nothing_ms`` (the GPU is empty: the CPU did not launch in time). Times in ms. Used by
+    ``nothing_ms`` (the GPU is empty: the rank's drain, or the CPU did not launch in time). Times in ms. Used by
     ``bubblekit trace`` and lesson 06.
 
     Raises:
