@@ -35,6 +35,7 @@ Pure core: imports no matplotlib, widgets or torch.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from bubblekit._validate import check_int, check_number
@@ -162,6 +163,11 @@ register({
                                "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)；bubble_overhead（气泡开销，Megatron 口径）"
                                      "= 空闲 / 忙碌；这些是按各案例写明的假设做的估算，不是实测"},
     "published.options.refused": {"en": "not possible: {reason}", "zh": "不可行：{reason}"},
+    "published.options.refused_rounds": {
+        "en": "not possible with PyTorch's ScheduleInterleaved1F1B: m={m} for p={p} (its max(1, m // p) rounds must "
+              "divide m; m = {below} or {above} would run)",
+        "zh": "PyTorch 的 ScheduleInterleaved1F1B 不接受 p={p} 时的 m={m}（它的 max(1, m // p) 轮必须整除 m；"
+              "m = {below} 或 {above} 可以运行）"},
     "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward (split into I = W = F "
                                      "for ZB-H1 and DualPipe), no communication cost",
                                "zh": "所有方案用同一个模型：各流水级相同，反向 = 2 × 前向（ZB-H1 和 DualPipe 拆成 I = W = F），"
@@ -1368,6 +1374,16 @@ def case_studies(usd_per_gpu_hour: float = DEFAULT_USD_PER_GPU_HOUR) -> Table:
 _ESTIMATE_KEYS = ("schedule_name", "v", "micro_batch", "costs", "usd_per_gpu_hour")
 
 
+def _refusal_note(err: ValueError) -> str:
+    """The ``note`` of a refused option: PyTorch's interleaving rule named, else the reason's first clause."""
+    text = str(err)
+    rule = re.search(r"m=(\d+) is not allowed for p=(\d+) with interleaving.*nearest allowed: m = (\d+) or (\d+)", text)
+    if rule:
+        m, p, below, above = rule.groups()
+        return tr("published.options.refused_rounds", m=m, p=p, below=below, above=above)
+    return tr("published.options.refused", reason=text.split(":")[0])
+
+
 def case_options(options: list[tuple[str, str, dict[str, object]]]) -> Table:
     """What-if estimates: each option is ``(case name, label, changes)``.
 
@@ -1400,7 +1416,7 @@ def case_options(options: list[tuple[str, str, dict[str, object]]]) -> Table:
         try:
             est = case_estimate(replace_case(base, **case_kw) if case_kw else base, **est_kw)  # type: ignore[arg-type]
         except ValueError as err:
-            row["note"] = tr("published.options.refused", reason=str(err).split(":")[0])
+            row["note"] = _refusal_note(err)
             rows.append(row)
             continue
         row.update({"m": est.m, "schedule": _schedule_label(est), "bubble_ratio": est.bubble_ratio,
