@@ -200,8 +200,50 @@ def test_hints_do_not_name_what_returns_the_answer(id: str, names: tuple[str, ..
         assert not any(n in hint for n in names), (id, hint)
 
 
-def test_10_1_first_hint_rules_out_the_count_of_slots() -> None:
-    assert "count of slots" in REGISTRY["10.1"].hints[0]
+def test_10_1_first_hint_asks_for_both_conventions_and_eliminates_no_option() -> None:
+    """Final review M1: the first hint ruled out A, C and D, which left only B."""
+    (en, zh) = both("10.1", "C")
+    assert not en and not zh
+    first = REGISTRY["10.1"].hints[0]
+    assert "count of slots" not in first and "exceed 1" not in first and "1.75" not in first
+    assert "idle / busy" in first and "idle / (p × makespan)" in first
+    assert "空闲 / 忙碌" in zh.hint and "时间槽的个数" not in zh.hint
+
+
+def _bank_cell(notebook: str, heading: str) -> str:
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / notebook).read_text(encoding="utf-8"))["cells"]
+    return next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith(heading))
+
+
+@pytest.mark.parametrize(("notebook", "words"), [
+    ("solutions/10_interview_bank.ipynb", "p = 8 stages and m = 16 microbatches"),
+    ("solutions/zh/10_interview_bank.ipynb", "p = 8 个流水级，m = 16 个微批"),
+])
+def test_10_26_states_the_m_its_check_uses(notebook: str, words: str) -> None:
+    """Final review M2: the peak is min(m, 2p - 1), so the question states the check's m = 16."""
+    assert words in _bank_cell(notebook, "### 10.26")
+    uniform = bk.checks.lesson10.UNIFORM
+    assert REGISTRY["10.26"].expected() == bk.simulate(bk.schedule("zb-h2", 8, 16), uniform).max_peak_activations == 15
+    assert not check("10.26", 8)  # p: the peak at m = p, not at the question's m = 16
+    # the second hint's small settings have m >= 2p, so the pattern they show is the one at m = 16
+    assert "m ≥ 2p" in REGISTRY["10.26"].hints[1]
+    for p, m in ((3, 6), (4, 8)):
+        assert bk.simulate(bk.schedule("zb-h2", p, m), uniform).max_peak_activations == 2 * p - 1
+
+
+@pytest.mark.parametrize(("notebook", "words"), [
+    ("solutions/10_interview_bank.ipynb", "p = 4, m = 8 (F = 1, B = 2)"),
+    ("solutions/zh/10_interview_bank.ipynb", "p = 4，m = 8（F = 1，B = 2）"),
+])
+def test_10_6_states_the_setting_its_check_uses(notebook: str, words: str) -> None:
+    """Final review M3: rank 0's peak grows only for m > p, so the question states the check's p = 4, m = 8."""
+    assert words in _bank_cell(notebook, "### 10.6")
+    assert check("10.6", "BC") and not check("10.6", "B")
+    c = bk.Costs(f=1, b=2)
+    assert bk.simulate(bk.schedule("interleaved", 4, 4, 2), c).peak_activations[0] == 4  # m = p: no growth
 
 
 def test_10_17_hint_counts_what_the_peak_holds_not_the_warm_up() -> None:

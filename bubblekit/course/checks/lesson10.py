@@ -1,11 +1,11 @@
 """The interview bank (``solutions/10_interview_bank.ipynb``): metadata, profiles and checks.
 
 :data:`BANK` lists every question (id, category, a short title in English and Chinese,
-whether ``check`` grades it). :func:`profile` returns the anonymised timelines the
-"debugging a profile" questions read: plain :class:`bubblekit.Timeline` objects, so the
-costs that produced them stay hidden. Derivation answers are sympy expressions in the
-symbols of :mod:`bubblekit.symbolic` (plus ``t_i``, ``t_w`` below); each expected
-expression is checked against the simulator before it is compared.
+whether ``check`` grades it). :func:`profile` returns the synthetic timelines the
+"debugging a profile" questions read (simulated by :func:`_profile_result`, not measured):
+plain :class:`bubblekit.Timeline` objects, so the costs that produced them stay hidden.
+Derivation answers are sympy expressions in the symbols of :mod:`bubblekit.symbolic` (plus
+``t_i``, ``t_w`` below); each expected expression is checked against the simulator before it is compared.
 
 Hints here follow the interview rule of the grading policy: they point to the idea (what to
 count, what to compare, which picture to draw) and never state the formula or the value that
@@ -88,7 +88,7 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.23", "calculations", "ZB-H1 makespan, p = 4, m = 8", "ZB-H1 的总时长，p = 4，m = 8", True),
     BankItem("10.24", "calculations", "1F1B step on measured H200 layers", "实测 H200 层上 1F1B 的单步耗时", True),
     BankItem("10.25", "calculations", "Microbatches per pipeline, Megatron 1T", "Megatron 1T 每条流水线的微批数", True),
-    BankItem("10.26", "calculations", "ZB-H2 peak memory, p = 8", "ZB-H2 的显存峰值，p = 8", True),
+    BankItem("10.26", "calculations", "ZB-H2 peak memory, p = 8, m = 16", "ZB-H2 的显存峰值，p = 8，m = 16", True),
     BankItem("10.27", "calculations", "Messages per step, 1F1B p = 8, m = 32", "1F1B 每步的消息数，p = 8，m = 32", True),
     BankItem("10.28", "trade-offs", "Fastest schedule under a memory budget", "显存预算内最快的调度", True),
     BankItem("10.29", "trade-offs", "Double m or interleave?", "m 加倍，还是用交错？", True),
@@ -194,18 +194,17 @@ def _profile_result(k: int) -> bk.SimResult:
 
 
 def profile(k: int) -> bk.Timeline:
-    """The anonymised trace of profile ``k`` (1..5): per-rank intervals in ms, labelled ``0F3``."""
+    """The synthetic trace of profile ``k`` (1..5, simulated, costs hidden): per-rank intervals in ms, labelled ``0F3``."""
     return _anonymous(_profile_result(k))
 
 
 # ----------------------------------------------------------------------------- concepts
 
 
-@exercise("10.1", hint=(msg("Take p = 8, m = 4: the number is then 1.75, a pure ratio larger than 1 (not a count of "
-                            "slots, which would depend on the slot's length). Which of the four is a ratio that can "
-                            "exceed 1?",
-                            "取 p = 8, m = 4：这时这个数是 1.75，是一个大于 1 的纯比值（不是时间槽的个数，时间槽个数"
-                            "会随时间槽的长短而变）。四个选项中，哪个是可以超过 1 的比值？"),
+@exercise("10.1", hint=(msg("Write both conventions for the same simulated step (p = 8, m = 4) and compute each: "
+                            "idle / (p × makespan) and idle / busy. Which one equals (p − 1)/m?",
+                            "对同一个模拟出来的步（p = 8, m = 4）写出两种口径并各算一遍：空闲 / (p × makespan) 和"
+                            "空闲 / 忙碌。哪一个等于 (p − 1)/m？"),
                         msg("Simulate 1F1B for p = 8, m = 4 and compare the number with r.bubble_ratio and "
                             "r.bubble_overhead: which definition does each follow?",
                             "模拟 p = 8, m = 4 的 1F1B，把这个数和 r.bubble_ratio、r.bubble_overhead 比较：它"
@@ -612,10 +611,12 @@ def _q25() -> int:
 @exercise("10.26", hint=(msg("ZB-H2 fills the warm-up bubble with extra forwards: how many forwards does rank 0 run before "
                              "its first backward?",
                              "ZB-H2 用额外的前向填满预热阶段的气泡：rank 0 在第一个反向之前跑了几个前向？"),
-                         msg("Simulate ZB-H2 for a small p (3 or 4), read max_peak_activations, and find the pattern in p.",
-                             "取较小的 p（3 或 4）模拟 ZB-H2，读 max_peak_activations，找出它随 p 变化的规律"
-                             "。")))
+                         msg("Simulate ZB-H2 for a small p with m ≥ 2p, as in the question (p = 3, m = 6 or p = 4, "
+                             "m = 8), read max_peak_activations, and find the pattern in p.",
+                             "像题目一样取 m ≥ 2p，用较小的 p 模拟 ZB-H2（p = 3, m = 6 或 p = 4, m = 8），读 "
+                             "max_peak_activations，找出它随 p 变化的规律。")))
 def _q26() -> float:
+    """The question's setting, p = 8, m = 16 (m ≥ 2p − 1, so the peak is not capped by m)."""
     return bk.simulate(bk.schedule("zb-h2", 8, 16), UNIFORM).max_peak_activations
 
 
