@@ -268,10 +268,10 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
               "d = cmp.as_dict()：第一个效应的增量从 d['textbook'] 算起，之后每个效应从 bk.calibrate.LADDER "
               "中它的上一行算起；差值最大的效应就是答案。")),
     compare=_compare_effect,
-    kind_hints={"unreadable": (msg("Answer with the name of one row of the ladder, as a string: 'durations', "
-                                   "'overhead', 'latency' or 'pickup' (the last row, pickups and stalls).",
-                                   "用阶梯表中某一行的名字作答，写成字符串：'durations'、'overhead'、'latency' "
-                                   "或 'pickup'（最后一行，消息处理和停顿）。"),)},
+    kind_hints={"unreadable": (msg("Answer with the name of one row of the ladder, as a string: the row's label "
+                                   "as compare_measured's table prints it (its first word will do).",
+                                   "用阶梯表中某一行的名字作答，写成字符串：compare_measured 的表里印出的那一行的标签"
+                                   "（写它的第一个词就行）。"),)},
 )
 def _biggest_effect() -> str:
     """The effect of the ladder that adds the most bubble_ratio to the row above it, on the example step."""
