@@ -134,6 +134,10 @@ def test_workshop_lessons_carry_slide_metadata_and_tags(path: Path, part: str) -
         kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
         assert kind in SLIDE_TYPES, f"cell {i} has no slide metadata (slideshow.slide_type), got {kind!r}"
         tagged = "workshop" in cell.get("metadata", {}).get("tags", [])
+        if "check" in cell.get("metadata", {}).get("tags", []):
+            # a collapsed check cell verifies the lesson; it is not shown in a workshop
+            assert kind == "skip" and not tagged, f"cell {i} is a check cell: slide type 'skip', no 'workshop' tag"
+            continue
         if i == 0:
             assert kind == "slide" and tagged, "the header opens the deck"
         elif i < recap:
