@@ -342,7 +342,8 @@ url = f"{scheme}://{host}:{info['port']}{base}lab/tree/{urllib.parse.quote(sys.a
 print(f"\033[1m==> open the course: {url}\033[0m", flush=True)
 PY
         fi
-        kill -0 "$$" 2>/dev/null || return 0  # the server stopped
+        kill -0 "$$" 2>/dev/null || return 0  # the server stopped (or exited, not yet reaped: a zombie)
+        if [ -r "/proc/$$/stat" ]; then read -r _ _ state _ < "/proc/$$/stat" || true; [ "${state:-}" != Z ] || return 0; fi
         sleep 0.5
     done
 }
