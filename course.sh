@@ -154,12 +154,13 @@ install_torch() {  # torch, pinned, for lesson 06's real run; the CPU-only build
     if [ -z "$index" ] && [ "$(uname -s)" = Linux ] && ! command -v nvidia-smi >/dev/null 2>&1; then
         # no CUDA here: PyPI's Linux torch carries CUDA (several GB); PyTorch's CPU index has the
         # same version without it, unless pip already finds a CPU build of it (a local wheel folder)
-        if "$VENV/bin/python" -m pip install --dry-run --no-index --no-deps --ignore-installed "$pin" 2>/dev/null \
-                | grep -q '+cpu'; then
-            index=""
-        else
-            index=https://download.pytorch.org/whl/cpu
-        fi
+        local local_build  # (read whole: grep -q in a pipe would stop pip early, and pipefail fail the test)
+        local_build=$("$VENV/bin/python" -m pip install --dry-run --no-index --no-deps --ignore-installed "$pin" \
+                      2>/dev/null || true)
+        case $local_build in
+            *"Would install torch-"*"+cpu"*) index="" ;;
+            *) index=https://download.pytorch.org/whl/cpu ;;
+        esac
     fi
     if [ -n "$index" ]; then
         # an extra index: pip keeps the machine's own (a mirror) for everything else, and of the two
@@ -341,7 +342,8 @@ url = f"{scheme}://{host}:{info['port']}{base}lab/tree/{urllib.parse.quote(sys.a
 print(f"\033[1m==> open the course: {url}\033[0m", flush=True)
 PY
         fi
-        kill -0 "$$" 2>/dev/null || return 0  # the server stopped
+        kill -0 "$$" 2>/dev/null || return 0  # the server stopped (or exited, not yet reaped: a zombie)
+        if [ -r "/proc/$$/stat" ]; then read -r _ _ state _ < "/proc/$$/stat" || true; [ "${state:-}" != Z ] || return 0; fi
         sleep 0.5
     done
 }

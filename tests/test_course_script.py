@@ -199,3 +199,34 @@ def test_setup_torch_is_pinned_and_lab_installs_no_test_tools() -> None:
     course_extra = pyproject.split("course = [", 1)[1].split("]", 1)[0]
     for heavy in ("torch", "playwright", "pytest", "voila", "nbgrader", "mypy"):
         assert heavy not in course_extra
+
+
+@pytest.mark.parametrize("local_cpu_build", [True, False])
+def test_setup_torch_takes_the_cpu_build_without_cuda(tmp_path: Path, local_cpu_build: bool) -> None:
+    """``setup --torch`` on Linux without nvidia-smi: the pinned torch, from a CPU build pip already finds
+    (a local wheel folder) or else with PyTorch's CPU index as an extra index; never a bare ``torch``."""
+    if sys.platform != "linux":
+        pytest.skip("the CPU index is chosen on Linux only")
+    course, venv, _ = _mini_course(tmp_path)
+    pip_log = tmp_path / "pip.txt"
+    found = "Would install torch-2.13.0+cpu" if local_cpu_build else ""
+    (venv / "bin" / "python").write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then\n'
+        '  case "$*" in *--dry-run*) echo "' + found + '"; exit 0 ;; esac\n'
+        f'  echo "$@" >> "{pip_log}"; exit 0\n'
+        "fi\n"
+        f'exec "{sys.executable}" "$@"\n')
+    if shutil.which("nvidia-smi"):
+        pytest.skip("this machine has CUDA (nvidia-smi): PyPI's build is the one to take")
+    env = _lab_env(venv)
+    run = subprocess.run(["bash", "course.sh", "setup", "--torch"], cwd=course, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    torch_lines = [ln for ln in pip_log.read_text().splitlines() if "torch" in ln]
+    assert len(torch_lines) == 1 and "torch==2.13.0" in torch_lines[0].split(), torch_lines
+    if local_cpu_build:
+        assert "--extra-index-url" not in torch_lines[0]
+    else:
+        assert "--extra-index-url https://download.pytorch.org/whl/cpu" in torch_lines[0]
+        assert "CPU-only build" in run.stdout
