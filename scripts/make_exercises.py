@@ -24,8 +24,9 @@ Rules of the transformation:
   answer yet"), and only such a cell gets the tag ``raises-exception``. The nbgrader version
   (``scripts/make_nbgrader.py``) keeps nbgrader's own stub, :data:`CODE_STUB`.
 * In markdown cells the region becomes ``_Your answer here._`` (``_在这里写下你的答案。_``),
-  and a link to ``../exercises/NAME`` becomes ``../workspace/NAME`` (the learner's copy);
-  in the Chinese edition ``../../exercises/zh/NAME`` becomes ``../../workspace/zh/NAME``.
+  and a link to ``../exercises/NAME.ipynb`` becomes ``../workspace/NAME.exercises.ipynb`` (the learner's
+  copy); in the Chinese edition ``../../exercises/zh/NAME.ipynb`` becomes
+  ``../../workspace/zh/NAME.exercises.ipynb``.
   Other relative links (``../notebooks/NN.ipynb``, ``../../notebooks/zh/NN.ipynb``) are kept:
   ``exercises/zh/`` and ``workspace/zh/`` sit as deep as ``solutions/zh/``, so they resolve there too.
 * Cells tagged ``solution`` are dropped.
@@ -84,7 +85,7 @@ from typing import Any
 
 import nbformat
 
-from bubblekit.course.workspace import MANIFEST, WORKSPACE_DIR, committed_text, git_tracked
+from bubblekit.course.workspace import MANIFEST, WORKSPACE_DIR, committed_text, git_tracked, workspace_name
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "### BEGIN SOLUTION"
@@ -388,7 +389,8 @@ def make_exercise(nb: Any, name: str, language: str = "en") -> Any:
         source, found = strip_source(cell.source, kind=cell.cell_type, where=cell_where(name, index, cell),
                                      language=language, answer_names=stubs.get(index, []))
         if cell.cell_type == "markdown":
-            source = _EXERCISE_LINK_RE[language].sub(lambda m: f"]({edition.workspace_link}{m[1]}{m[2]})", source)
+            source = _EXERCISE_LINK_RE[language].sub(
+                lambda m: f"]({edition.workspace_link}{workspace_name(m[1])}{m[2]})", source)
         cell.source = source
         clear_cell(cell)
         if cell.cell_type == "code":
