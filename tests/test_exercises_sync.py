@@ -115,8 +115,8 @@ def test_exercise_links_resolve_from_the_workspace(edition: str) -> None:
     for name, text in EDITION_COURSE[edition].items():
         for link in _relative_links(text):
             target = Path(os.path.normpath(workspace / link))
-            if target.parent == workspace:
-                target = exercises / target.name
+            if target.parent == workspace:  # the learner's copy NAME.exercises.ipynb of exercise NAME.ipynb
+                target = exercises / target.name.replace(".exercises.ipynb", ".ipynb")
             # a Chinese lesson not translated yet: its English exists (tests/test_zh_parity.py's PENDING)
             untranslated = edition == "zh" and target.parent.name == "zh" and (target.parent.parent / target.name).exists()
             if not target.exists() and not untranslated:
@@ -187,7 +187,7 @@ def test_kernelspec_is_ipykernels_own() -> None:
 def test_markdown_links_to_exercises_open_the_workspace_copy() -> None:
     md = new_markdown_cell("See [the bank](../exercises/10_bank.ipynb#q1) and [02](../notebooks/02_x.ipynb).")
     out = mx.make_exercise(notebook(md), "t.ipynb")
-    assert out.cells[1].source == "See [the bank](../workspace/10_bank.ipynb#q1) and [02](../notebooks/02_x.ipynb)."
+    assert out.cells[1].source == "See [the bank](../workspace/10_bank.exercises.ipynb#q1) and [02](../notebooks/02_x.ipynb)."
 
 
 def test_chinese_edition_stubs_banner_and_links() -> None:
@@ -200,7 +200,7 @@ def test_chinese_edition_stubs_banner_and_links() -> None:
     assert out.cells[1].source == "def f(p, m):\n    # 在这里写你的代码\n    raise NotImplementedError()"
     assert "raises-exception" in out.cells[1].metadata["tags"]
     assert out.cells[2].source == (
-        "**为什么？**\n\n_在这里写下你的答案。_\n\n见[题库](../../workspace/zh/10_bank.ipynb#q1)、"
+        "**为什么？**\n\n_在这里写下你的答案。_\n\n见[题库](../../workspace/zh/10_bank.exercises.ipynb#q1)、"
         "[02](../../notebooks/zh/02_x.ipynb)、[英文](../exercises/10_bank.ipynb)。"
     )
     banner = out.cells[0]
@@ -474,7 +474,7 @@ def test_both_editions_each_with_its_manifest(tmp_path: Path, monkeypatch: pytes
     assert mx.read_manifest(ex) == {"01_a.ipynb": mx.digest((ex / "01_a.ipynb").read_text())}
     assert mx.read_manifest(zh) == {"01_a.ipynb": mx.digest((zh / "01_a.ipynb").read_text())}
     assert "# 在这里写你的代码" in (zh / "01_a.ipynb").read_text() and "# YOUR CODE HERE" in (ex / "01_a.ipynb").read_text()
-    assert "../../workspace/zh/01_a.ipynb#q1" in (zh / "01_a.ipynb").read_text()
+    assert "../../workspace/zh/01_a.exercises.ipynb#q1" in (zh / "01_a.ipynb").read_text()
     out = capsys.readouterr().out
     assert "left alone" not in out  # the zh/ folder is not a stray file of the English edition
     assert mx.main(["--check"]) == 0 and mx.main([]) == 0
@@ -506,12 +506,12 @@ def test_chinese_exercises_into_the_chinese_workspace(tmp_path: Path, monkeypatc
     assert mx.main([]) == 0
     (root / "exercises" / "zh" / "my_scratch.ipynb").write_text("{}")  # not the course's: not copied
     report = ws.sync_workspace(root, language="zh")
-    assert [p.relative_to(root).as_posix() for p in report.created] == ["workspace/zh/01_a.ipynb"]
-    copy = root / "workspace" / "zh" / "01_a.ipynb"
+    assert [p.relative_to(root).as_posix() for p in report.created] == ["workspace/zh/01_a.exercises.ipynb"]
+    copy = root / "workspace" / "zh" / "01_a.exercises.ipynb"
     assert copy.read_bytes() == (root / "exercises" / "zh" / "01_a.ipynb").read_bytes()
     for link in _relative_links(copy.read_text()):
         assert (copy.parent / link).resolve().exists(), link
-    assert [p.name for p in ws.sync_workspace(root).created] == ["01_a.ipynb"]  # the English one, apart
+    assert [p.name for p in ws.sync_workspace(root).created] == ["01_a.exercises.ipynb"]  # the English one, apart
     copy.write_text("my work 气泡")
     assert ws.sync_workspace(root, language="zh").created == () and copy.read_text() == "my work 气泡"
 
