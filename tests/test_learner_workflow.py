@@ -462,7 +462,8 @@ def _stamp(course: Course, fake: Path, extra: str) -> None:
 
 
 def _lab(course: Course, fake: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**env_for_course(), "BUBBLEKIT_VENV": str(fake)}
+    # the fake venv's python records a pip call instead of installing: let course.sh install (no BUBBLEKIT_NO_INSTALL)
+    env = {k: v for k, v in {**env_for_course(), "BUBBLEKIT_VENV": str(fake)}.items() if k != "BUBBLEKIT_NO_INSTALL"}
     return subprocess.run(["bash", "course.sh", "lab", *args], cwd=course.dir, env=env, capture_output=True,
                           text=True, timeout=300)
 
