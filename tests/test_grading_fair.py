@@ -284,3 +284,13 @@ def test_02_1_hints_ask_questions_and_do_not_state_the_pattern() -> None:
         assert "个前向的时间" not in zh and "个反向的时间" not in zh, zh
     second = REGISTRY["02.1"].hints[1]
     assert shown(second, "en").count("?") >= 2 and shown(second, "zh").count("？") >= 2
+
+
+def test_10_31_accepts_the_worked_answers_own_rounded_sizes() -> None:
+    """Third review: 2050 MiB / 128 MiB (the worked answer's rounded sizes) is the factor, not 'too low'."""
+    for right in (2050 / 128, 16, "16.02"):
+        en, zh = both("10.31", right)
+        assert en and zh, (right, en)
+    for wrong in (15, 1 / 16):
+        en, _ = both("10.31", wrong)
+        assert not en, (wrong, en)
