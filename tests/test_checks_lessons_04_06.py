@@ -148,3 +148,17 @@ def test_06_7_unreadable_answer_gets_its_own_hint() -> None:
         res = check("06.7", answer)
         assert not res
         assert "rank 0:" not in res.hint and "row of the ladder" in res.hint, answer
+
+
+def test_06_3_names_no_direction_for_a_rank() -> None:
+    """Fourth review: with three ranks, 'too high' for 2 would give 06.3's answer away."""
+    import bubblekit as bk
+    from bubblekit.course.checks import lesson06
+
+    right = lesson06._waits_for()
+    assert right is not None and bk.check("06.3", right)
+    for wrong in {0, 1, 2} - {right}:
+        result = bk.check("06.3", wrong)
+        assert not result and "too high" not in result.detail and "too low" not in result.detail
+    assert "0 to 2" in bk.check("06.3", 7).detail
+    assert "rank 0: 0F0" not in bk.check("06.3", "x").detail  # not 06.5's schedule hint

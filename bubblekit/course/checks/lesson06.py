@@ -96,11 +96,27 @@ def _below_80() -> tuple[set[int], int]:
     return ({r for r, u in enumerate(util) if u < 0.8}, max(range(len(util)), key=lambda r: util[r]))
 
 
+def _compare_rank(answer: Any, expected: Any) -> Graded:
+    """06.3's answer is a rank: right or not, never "too high / too low" (with three ranks a direction
+    would give the answer away). Returns ``Graded(ok, message, kind)``."""
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        try:
+            answer = int(str(answer).strip())
+        except ValueError:
+            return Graded(False, tr("checks.l06.rank_not_int", answer=answer), "")
+    if answer == expected:
+        return Graded(True, "", "")
+    if not 0 <= answer < P:
+        return Graded(False, tr("checks.l06.rank_range", answer=answer, last=P - 1), "")
+    return Graded(False, tr("checks.l06.rank_other"), "")
+
+
 @exercise("06.3", hint=(msg("traces.explain_gaps(step, n=None) lists gaps longest first; find rank 0's first one and read from_rank.",
                             "traces.explain_gaps(step, n=None) 按从长到短列出空闲段；找到 rank 0 的第一段，读"
                             "它的 from_rank。"),
                         msg("Rank 0's longest gap ends with a backward: whose gradient does that backward need?",
-                            "rank 0 最长的空闲段以一个反向结束：这个反向需要谁的梯度？")))
+                            "rank 0 最长的空闲段以一个反向结束：这个反向需要谁的梯度？")),
+          compare=lambda answer, expected: _compare_rank(answer, expected))
 def _waits_for() -> int | None:
     """The rank that rank 0 waits for in its longest gap."""
     gap = next(g for g in traces.explain_gaps(example_step(), n=None) if g.rank == 0)
@@ -130,6 +146,13 @@ def _m_for_20() -> int | None:
 
 #: What 06.5's and 06.7's checks say, in both languages (fetched when an answer is graded).
 register({
+    "checks.l06.rank_not_int": {"en": "{answer!r} is not a rank: give a whole number",
+                                "zh": "{answer!r} 不是 rank 编号：请给出一个整数"},
+    "checks.l06.rank_range": {"en": "the step has ranks 0 to {last}, not {answer}",
+                              "zh": "这一步只有 rank 0 到 {last}，没有 {answer}"},
+    "checks.l06.rank_other": {"en": "not the rank it waits for: take the action rank 0 runs right after its longest gap, "
+                                    "then the rank that produces that action's input",
+                              "zh": "不是它在等的 rank：找到 rank 0 最长空闲段之后紧接着执行的动作，再看这个动作的输入由哪个 rank 产生"},
     "checks.l06.deadlock": {"en": "these orders deadlock, so they cannot be what ran: {error}",
                             "zh": "这些顺序会死锁，所以不可能是实际运行的顺序：{error}"},
     "checks.l06.incomplete": {"en": "these orders are not a complete schedule: {error}",
