@@ -267,7 +267,7 @@ def test_lesson_00_links_open_the_interview_bank_and_its_solutions(lab: Lab, pag
     _wait_for_document(page, "notebooks/00_start_here.ipynb", "Start here")
     _dismiss_toasts(page)
     _click_link(page, "10 · Interview bank")
-    _wait_for_document(page, "workspace/10_interview_bank.exercises.ipynb", "Exercise notebook")
+    _wait_for_document(page, "workspace/10_interview_bank.exercises.ipynb", "this notebook is yours to edit")
     _shot(page, "00-interview-bank")
     page.goto(f"{lab.url}/lab/tree/notebooks/00_start_here.ipynb?token={lab.token}", timeout=OPEN_MS)
     _wait_for_document(page, "notebooks/00_start_here.ipynb", "Start here")
@@ -343,7 +343,7 @@ def test_lesson_01_exercises_link_opens_the_workspace_copy(lab: Lab, page: Any) 
     _wait_for_document(page, "notebooks/01_what_is_a_bubble.ipynb", "Exercises:")
     _dismiss_toasts(page)
     _click_link(page, "What a bubble is: exercises")
-    _wait_for_document(page, "workspace/01_what_is_a_bubble.exercises.ipynb", "Exercise notebook")
+    _wait_for_document(page, "workspace/01_what_is_a_bubble.exercises.ipynb", "this notebook is yours to edit")
     # the tab tells the exercise from its lesson
     label = page.locator(".lm-TabBar-tab.jp-mod-current .lm-TabBar-tabLabel").first.inner_text()
     assert label == "01_what_is_a_bubble.exercises.ipynb", label
