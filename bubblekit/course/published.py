@@ -764,7 +764,7 @@ def zb_search_table(rows: int = 3) -> Table:
     for prof in ZB_PROFILED[:rows]:
         costs, pub = zb_costs(prof), ZB_TABLE5[(prof.model, prof.m)]
         got = [stage_span_bubble_rate(simulate(search_schedule(prof.p, prof.m, costs, mem_cap=cap,
-                                                               objective="stage_span", improve=False), costs))
+                                                               objective="stage_span", improve=False, progress=False), costs))
                for cap in (prof.p, 2 * prof.p)]
         out.append({"model": prof.model, "m": prof.m, "ZB-1p": pub[ZB_TABLE5_COLUMNS.index("ZB-1p")],
                     "search, cap p": got[0], "ZB-2p": pub[ZB_TABLE5_COLUMNS.index("ZB-2p")], "search, cap 2p": got[1]})
