@@ -64,13 +64,10 @@ def _machine() -> str:
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
+    """A whole number >= 1 on the command line: the one rule ``bubblekit plot`` uses."""
+    from bubblekit.cli import _positive_int
+
+    return _positive_int(text)
 
 
 def run_lab(args: argparse.Namespace) -> dict[str, Any]:
