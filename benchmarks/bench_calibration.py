@@ -1,7 +1,9 @@
 """Which calibration statistic explains a real run: every statistic against the measured bubble (needs torch).
 
-Runs real pipelines with ``bubblekit.lab`` (CPU, gloo, one process per rank, the lab's default
-tiny model unless ``--hidden/--seq/--layers`` say otherwise): GPipe, 1F1B and interleaved
+Runs real pipelines with ``bubblekit.lab`` (CPU, gloo, one process per rank; lesson 06's real-run
+model, hidden=256, seq=128, layers=2, whose actions last tens of ms on a CPU core, unless
+``--tiny`` (the lab's default model, actions of about a millisecond) or ``--hidden/--seq/--layers``
+say otherwise): GPipe, 1F1B and interleaved
 1F1B at p = 2, m = 4 and m = 8, ``--runs`` runs each (interleaved round by round, so that a
 change in the machine's load hits every configuration alike). Each run's median step is
 calibrated with every statistic of ``bubblekit.analysis.calibrate.STATISTICS``
@@ -19,6 +21,7 @@ profiled step of every shipped sample (``bk.traces.sample_names()``). It prints:
     .venv/bin/python benchmarks/bench_calibration.py            # 18 lab runs, about 2-4 minutes
     .venv/bin/python benchmarks/bench_calibration.py --quick    # 1 run per configuration, under a minute
     .venv/bin/python benchmarks/bench_calibration.py --save-data bubblekit/data/calibration_benchmark.json --force
+    .venv/bin/python benchmarks/bench_calibration.py --tiny --save-data bubblekit/data/calibration_benchmark_tiny.json --force
     .venv/bin/python benchmarks/bench_calibration.py --data bubblekit/data/calibration_benchmark.json   # no torch
 
 ``--save-data`` writes the runs' measured steps with where and when they ran: lesson 06
@@ -44,8 +47,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bubblekit.analysis import calibrate as cal  # noqa: E402
+from bubblekit.lab._config import LabConfig  # noqa: E402  (no torch needed)
 
 SCHEDULES = ("GPipe", "1F1B", "Interleaved1F1B")
+
+#: The model of lesson 06's real run (section 6): the benchmark's default.
+LESSON_MODEL: dict[str, int] = {"hidden": 256, "seq": 128, "layers": 2}
+
+#: The lab's own default model (``bubblekit.lab.LabConfig``'s defaults): ``--tiny``.
+TINY_MODEL: dict[str, int] = {k: LabConfig.__dataclass_fields__[k].default for k in LESSON_MODEL}  # type: ignore[misc]
 
 
 def _load() -> list[float]:
@@ -77,13 +87,15 @@ def run_lab(args: argparse.Namespace) -> dict[str, Any]:
     if not lab.torch_available():
         raise SystemExit("bench_calibration: the lab runs need torch (bash course.sh setup --torch); "
                          "--data FILE recomputes a saved table without it")
-    model = {k: v for k, v in (("hidden", args.hidden), ("seq", args.seq), ("layers", args.layers)) if v is not None}
+    model = dict(TINY_MODEL if args.tiny else LESSON_MODEL)
+    model.update({k: v for k, v in (("hidden", args.hidden), ("seq", args.seq), ("layers", args.layers))
+                  if v is not None})
     meta: dict[str, Any] = {"when": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                             "machine": _machine(), "cores": _cores(), "load_start": _load(), "command": " ".join(sys.argv),
-                            "model": model or "lab defaults"}
+                            "model": model}
     runs: list[dict[str, Any]] = []
     print(f"lab runs: {', '.join(args.schedules)} at p=2, m in {args.ms}, {args.runs} run(s) each; "
-          f"model {model or 'lab defaults'}; load average at start {meta['load_start']}")
+          f"model {model}; load average at start {meta['load_start']}")
     for k in range(args.runs):
         for name in args.schedules:
             for m in args.ms:
@@ -150,9 +162,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="microbatch counts (default 4 8; the smallest predicts the largest)")
     ap.add_argument("--schedules", nargs="+", choices=SCHEDULES, default=list(SCHEDULES))
     ap.add_argument("--steps", type=_positive, default=3, help="measured steps per run (the median one is calibrated)")
-    ap.add_argument("--hidden", type=_positive, default=None, help="model width (default: the lab's)")
-    ap.add_argument("--seq", type=_positive, default=None, help="tokens per sample (default: the lab's)")
-    ap.add_argument("--layers", type=_positive, default=None, help="blocks per stage (default: the lab's)")
+    ap.add_argument("--tiny", action="store_true",
+                    help=f"the lab's default model {TINY_MODEL} instead of lesson 06's {LESSON_MODEL}")
+    ap.add_argument("--hidden", type=_positive, default=None, help="model width (default: lesson 06's, 256)")
+    ap.add_argument("--seq", type=_positive, default=None, help="tokens per sample (default: lesson 06's, 128)")
+    ap.add_argument("--layers", type=_positive, default=None, help="blocks per stage (default: lesson 06's, 2)")
     ap.add_argument("--no-samples", action="store_true", help="leave out the shipped recordings")
     ap.add_argument("--data", type=Path, default=None, help="recompute the table from a --save-data file (no runs)")
     ap.add_argument("--save-data", type=Path, default=None, help="write the runs (the file lesson 06 reads)")

@@ -383,6 +383,43 @@ def test_the_default_is_the_best_statistic_on_the_shipped_benchmark() -> None:
     assert len(bench.predictions_table().rows) == len(bench.predictions)
 
 
+def test_busy_reads_the_load_before_the_benchmark_started() -> None:
+    """The benchmark's own rank processes load the machine while it runs: only the start says 'busy'."""
+    s = bk.schedule("gpipe", 2, 4)
+    case = BenchmarkCase("x", "real", s, bk.simulate(s, COSTS))
+    quiet = benchmark([case], meta={"cores": 2, "load_start": [0.4, 0.5, 0.6], "load_end": [2.1, 1.2, 0.8]})
+    busy = benchmark([case], meta={"cores": 2, "load_start": [1.5, 0.5, 0.6], "load_end": [0.2, 0.2, 0.2]})
+    assert quiet.busy is False and busy.busy is True
+    assert benchmark([case], meta={"load_start": [0.1]}).busy is None
+    assert "(quiet)" in quiet.summary().to_text() and "busy with other jobs" in busy.summary().to_text()
+
+
+def test_both_shipped_benchmarks_load_and_name_their_model() -> None:
+    lesson, tiny = load_benchmark(), load_benchmark(shipped="tiny")
+    assert lesson.meta["model"] == {"hidden": 256, "seq": 128, "layers": 2}
+    assert tiny.meta["model"] == {"hidden": 64, "seq": 32, "layers": 1}
+    assert "model hidden=256, seq=128, layers=2" in lesson.summary("real").to_text()
+    for bad in ("big", 3, None):
+        with pytest.raises(ValueError, match="shipped must be one of 'lesson', 'tiny'"):
+            load_benchmark(shipped=bad)  # type: ignore[arg-type]
+    # the tiny model's actions are about a millisecond, the lesson model's tens of ms
+    assert tiny.action_ms() < 3 < 20 < lesson.action_ms()
+    table = bk.calibrate.benchmark_overview({"lesson": lesson, "tiny": tiny})
+    assert [r["benchmark"] for r in table.rows] == ["lesson", "tiny"]
+    assert table.rows[0]["spread"] == lesson.run_spread() and 0 < lesson.run_spread() < tiny.run_spread()
+    for bad_arg in ({}, [lesson], "x"):
+        with pytest.raises(ValueError, match="benchmarks must be a non-empty mapping"):
+            bk.calibrate.benchmark_overview(bad_arg)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"benchmarks\['a'\] must be a CalibrationBenchmark"):
+        bk.calibrate.benchmark_overview({"a": 1})  # type: ignore[dict-item]
+
+
+def test_run_spread_and_action_ms_without_repeats() -> None:
+    s = bk.schedule("gpipe", 2, 4)
+    bench = benchmark([BenchmarkCase("x #1", "real", s, bk.simulate(s, COSTS))])
+    assert bench.run_spread() == 0.0 and bench.action_ms() == pytest.approx(1.75)   # durations 1, 1.5, 2, 3 ms, four each
+
+
 def test_benchmark_refuses_bad_input(tmp_path) -> None:  # type: ignore[no-untyped-def]
     s = bk.schedule("gpipe", 2, 4)
     case = BenchmarkCase("x", "real", s, bk.simulate(s, COSTS))

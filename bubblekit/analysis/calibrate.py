@@ -65,7 +65,7 @@ from __future__ import annotations
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -102,6 +102,8 @@ __all__ = [
     "calibration_gaps",
     "prediction_gaps",
     "load_benchmark",
+    "benchmark_overview",
+    "SHIPPED_BENCHMARKS",
     "benchmark_from_data",
     "shipped_sample_cases",
     "step_record",
@@ -1091,8 +1093,23 @@ register({
                                   "zh": "用第一次运行校准（统计量：{stat}），按第二次运行的 m 模拟，"
                                         "再与它实测的 bubble_ratio（气泡比例）比较；{where}"},
     "calibrate.bench.where": {"en": "measured {when} on {machine} ({condition}), load average {load_start} at start, "
-                                    "{load_end} at end",
-                              "zh": "{when} 在 {machine}（{condition}）上测得，开始时负载均值 {load_start}，结束时 {load_end}"},
+                                    "{load_end} at end; model {model}",
+                              "zh": "{when} 在 {machine}（{condition}）上测得，开始时负载均值 {load_start}，结束时 {load_end}；"
+                                    "模型 {model}"},
+    "calibrate.bench.lab_defaults": {"en": "the lab's defaults", "zh": "实验室的默认模型"},
+    "calibrate.overview.benchmark": {"en": "benchmark", "zh": "基准"},
+    "calibrate.overview.model": {"en": "model", "zh": "模型"},
+    "calibrate.overview.action": {"en": "typical action (ms)", "zh": "典型操作 (ms)"},
+    "calibrate.overview.bubble": {"en": "measured bubble", "zh": "实测气泡比例"},
+    "calibrate.overview.spread": {"en": "spread between runs", "zh": "同配置各次之差"},
+    "calibrate.overview.explained": {"en": "default within {tol:.2f}", "zh": "默认统计量误差 ≤ {tol:.2f}"},
+    "calibrate.overview.predicted": {"en": "predictions within {tol:.2f}", "zh": "预测误差 ≤ {tol:.2f}"},
+    "calibrate.overview.machine": {"en": "machine at the start", "zh": "开始时的机器"},
+    "calibrate.overview.condition": {"en": "{condition}, load {load}", "zh": "{condition}，负载 {load}"},
+    "calibrate.overview.note": {"en": "lab runs only; spread: the widest difference between two runs of one configuration; "
+                                      "default statistic: {stat}",
+                                "zh": "只计真实运行；同配置各次之差：同一配置两次运行实测气泡比例的最大差；"
+                                      "默认统计量：{stat}"},
     "calibrate.bench.busy": {"en": "busy with other jobs", "zh": "同时在跑其他任务"},
     "calibrate.bench.quiet": {"en": "quiet", "zh": "空闲"},
     "calibrate.bench.unknown": {"en": "load unknown", "zh": "负载未知"},
@@ -1170,6 +1187,12 @@ def _load_text(load: Any) -> str:
     return "?"
 
 
+def _model_text(model: Any) -> str:
+    if isinstance(model, dict) and model:
+        return ", ".join(f"{k}={v}" for k, v in model.items())
+    return tr("calibrate.bench.lab_defaults")
+
+
 @dataclass
 class CalibrationBenchmark:
     """Every statistic of :func:`calibrate` on the same measured steps: how far each lands from the measurement.
@@ -1195,19 +1218,25 @@ class CalibrationBenchmark:
 
     @property
     def busy(self) -> bool | None:
-        """Whether the machine was busy: a 1-minute load average above half its cores at the start or
-        the end (``None`` when the data has no load averages or core count)."""
-        cores, loads = self.meta.get("cores"), [self.meta.get("load_start"), self.meta.get("load_end")]
-        if not isinstance(cores, int) or cores < 1 or not all(isinstance(x, list) and x for x in loads):
+        """Whether other jobs kept the machine busy: a 1-minute load average above half its cores when
+        the benchmark started (``None`` when the data has no load average or core count).
+
+        Only the start counts: while it runs, the benchmark's own rank processes (one per rank)
+        raise the load by about the rank count, so the load at the end says how loaded the
+        machine was with the benchmark, not without it (it is printed beside it).
+        """
+        cores, start = self.meta.get("cores"), self.meta.get("load_start")
+        if not isinstance(cores, int) or cores < 1 or not isinstance(start, list) or not start:
             return None
-        return max(float(x[0]) for x in loads) > cores / 2  # type: ignore[index]
+        return float(start[0]) > cores / 2
 
     def _where(self) -> str:
         m = self.meta
         condition = {True: "busy", False: "quiet", None: "unknown"}[self.busy]
         return tr("calibrate.bench.where", when=m.get("when", "?"), machine=m.get("machine", "?"),
                   condition=tr(f"calibrate.bench.{condition}"),
-                  load_start=_load_text(m.get("load_start")), load_end=_load_text(m.get("load_end")))
+                  load_start=_load_text(m.get("load_start")), load_end=_load_text(m.get("load_end")),
+                  model=_model_text(m.get("model")))
 
     def _selected(self, which: str) -> list[int]:
         if which not in ("all", "real", "sample"):
@@ -1237,6 +1266,25 @@ class CalibrationBenchmark:
             raise ValueError(f"statistic must be one of {', '.join(repr(x) for x in STATISTICS)}, got {statistic!r}")
         xs = [abs(g[statistic]) for _, _, g in self.predictions if statistic in g]
         return sum(x <= self.tolerance for x in xs), len(xs)
+
+    def action_ms(self) -> float:
+        """The median duration of one action over the lab runs' steps (the steps' unit, ms); NaN without lab runs."""
+        xs = [float(e) - float(b) for c in self.cases if c.kind == "real"
+              for r in range(c.step.p) for b, e in zip(c.step.arrays(r)[0], c.step.arrays(r)[1])]
+        return float(statistics.median(xs)) if xs else float("nan")
+
+    def run_spread(self) -> float:
+        """The widest difference between the measured bubble ratios of two lab runs of one configuration.
+
+        A configuration is a schedule and m (the runs' names without their ``#k``); 0.0 when
+        no configuration ran twice. Noise a calibration cannot predict: when it is larger than
+        the tolerance, no statistic predicts one run from another reliably.
+        """
+        per: dict[str, list[float]] = defaultdict(list)
+        for c in self.cases:
+            if c.kind == "real":
+                per[c.name.rsplit(" #", 1)[0]].append(c.step.bubble_ratio)
+        return max((max(xs) - min(xs) for xs in per.values() if len(xs) > 1), default=0.0)
 
     def summary(self, which: str = "all") -> Table:
         """One row per statistic: steps within the tolerance, mean and worst |gap| (``which``: all, real, sample)."""
@@ -1312,6 +1360,48 @@ def benchmark(cases: Sequence[BenchmarkCase], predictions: Sequence[tuple[int, i
     return CalibrationBenchmark(cases, gaps, pairs, dict(meta or {}))
 
 
+def benchmark_overview(benchmarks: Mapping[str, CalibrationBenchmark]) -> Table:
+    """One row per benchmark: its model, how long an action lasts, how noisy its runs are, how well it is explained.
+
+    Args:
+        benchmarks: a label per benchmark (e.g. ``{"section 6's model": load_benchmark(),
+            "tiny model": load_benchmark(shipped="tiny")}``).
+
+    Columns: the model, the typical action (:meth:`CalibrationBenchmark.action_ms`, ms), the
+    lab runs' measured bubble ratios (lowest to highest), the spread between runs of one
+    configuration (:meth:`CalibrationBenchmark.run_spread`), the default statistic's steps and
+    predictions within the tolerance, and the machine's condition and load at the start.
+    Used in lesson 06.
+    """
+    if not isinstance(benchmarks, Mapping) or not benchmarks:
+        raise ValueError(f"benchmarks must be a non-empty mapping of label -> CalibrationBenchmark, got {benchmarks!r}")
+    rows = []
+    tol = BENCHMARK_TOLERANCE
+    for label, bench in benchmarks.items():
+        if not isinstance(bench, CalibrationBenchmark):
+            raise TypeError(f"benchmarks[{label!r}] must be a CalibrationBenchmark (load_benchmark()), "
+                            f"got {type(bench).__name__}")
+        tol = bench.tolerance
+        real = [c.step.bubble_ratio for c in bench.cases if c.kind == "real"]
+        hit, n = (bench.scores("real").get(DEFAULT_STATISTIC, (0, 0, 0.0, 0.0))[:2]) if real else (0, 0)
+        p_hit, p_n = bench.prediction_hits()
+        condition = {True: "busy", False: "quiet", None: "unknown"}[bench.busy]
+        rows.append({"benchmark": str(label), "model": _model_text(bench.meta.get("model")),
+                     "action": bench.action_ms(),
+                     "bubble": f"{min(real):.3f}–{max(real):.3f}" if real else "—",
+                     "spread": bench.run_spread(), "explained": f"{hit} / {n}", "predicted": f"{p_hit} / {p_n}",
+                     "machine": tr("calibrate.overview.condition", condition=tr(f"calibrate.bench.{condition}"),
+                                   load=_load_text(bench.meta.get("load_start")))})
+    return Table(rows, formats={"action": "float1", "spread": _f3},
+                 headers={"benchmark": tr("calibrate.overview.benchmark"), "model": tr("calibrate.overview.model"),
+                          "action": tr("calibrate.overview.action"), "bubble": tr("calibrate.overview.bubble"),
+                          "spread": tr("calibrate.overview.spread"),
+                          "explained": tr("calibrate.overview.explained", tol=tol),
+                          "predicted": tr("calibrate.overview.predicted", tol=tol),
+                          "machine": tr("calibrate.overview.machine")},
+                 note=tr("calibrate.overview.note", stat=tr(f"calibrate.stat.{DEFAULT_STATISTIC}")))
+
+
 def step_record(step: Timeline) -> dict[str, Any]:
     """A measured step as JSON-able data (starts, ends in the step's unit; actions as text), for a benchmark file."""
     if not isinstance(step, Timeline):
@@ -1349,6 +1439,11 @@ def shipped_sample_cases() -> list[BenchmarkCase]:
 #: The benchmark data shipped with bubblekit: the lab runs of ``benchmarks/bench_calibration.py``.
 BENCHMARK_DATA = "calibration_benchmark.json"
 
+#: The benchmark data files shipped with bubblekit (``bubblekit/data/``), by the model they ran:
+#: ``"lesson"`` is lesson 06's real-run model (actions of tens of ms on a CPU core), ``"tiny"`` the
+#: lab's default model (actions of about a millisecond, the size of the OS's scheduling noise).
+SHIPPED_BENCHMARKS: dict[str, str] = {"lesson": BENCHMARK_DATA, "tiny": "calibration_benchmark_tiny.json"}
+
 
 def benchmark_from_data(data: dict[str, Any], *, samples: bool = True) -> CalibrationBenchmark:
     """The benchmark of a data record (the JSON of ``benchmarks/bench_calibration.py --save-data``), recomputed.
@@ -1376,18 +1471,27 @@ def benchmark_from_data(data: dict[str, Any], *, samples: bool = True) -> Calibr
     return benchmark(cases, pairs, meta=data.get("meta", {}))
 
 
-def load_benchmark(path: str | Any | None = None, *, samples: bool = True) -> CalibrationBenchmark:
+def load_benchmark(path: str | Any | None = None, *, samples: bool = True,
+                   shipped: str = "lesson") -> CalibrationBenchmark:
     """Read a benchmark's lab runs (default: the data shipped with bubblekit) and recompute every statistic.
 
     The file (``benchmarks/bench_calibration.py --save-data``) holds each run's measured
     step and configuration and where and when it ran; the gaps are computed here, by this
     bubblekit, so a change in :func:`calibrate` shows in the table. ``samples`` adds the
-    shipped recordings (:func:`shipped_sample_cases`). No torch needed. Used in lesson 06.
+    shipped recordings (:func:`shipped_sample_cases`). Without ``path``, ``shipped`` names
+    which shipped file (:data:`SHIPPED_BENCHMARKS`: ``"lesson"``, the default, or
+    ``"tiny"``). No torch needed. Used in lesson 06.
     """
     import json
     from pathlib import Path
 
-    file = Path(__file__).resolve().parents[1] / "data" / BENCHMARK_DATA if path is None else Path(path)
+    if path is None:
+        if not isinstance(shipped, str) or shipped not in SHIPPED_BENCHMARKS:
+            raise ValueError(f"shipped must be one of {', '.join(repr(k) for k in SHIPPED_BENCHMARKS)}, "
+                             f"got {shipped!r}")
+        file = Path(__file__).resolve().parents[1] / "data" / SHIPPED_BENCHMARKS[shipped]
+    else:
+        file = Path(path)
     if not file.is_file():
         raise FileNotFoundError(f"no calibration benchmark data at {file}")
     try:
