@@ -106,7 +106,6 @@ register({
     "paths.part.core": {"en": "core path", "zh": "核心内容"},
     "paths.part.frontier": {"en": "core path: the memory/bubble frontier only", "zh": "核心内容：只讲显存/气泡前沿"},
     "paths.part.quiz": {"en": "the misconceptions quiz", "zh": "常见误区小测验"},
-    "paths.part.whole": {"en": "the whole lesson", "zh": "整课"},
     "paths.part.sprint_bank": {"en": "the sprint's questions, listed in the bank's introduction",
                                "zh": "冲刺用的题目（题库开头列出）"},
     "paths.sprint_note": {"en": "total: {hours}; the sprint picks nine of the bank's questions, and most others need "
@@ -115,12 +114,12 @@ register({
                                 "还要学第 05 课，10.35–10.39 还要学第 06 课）"},
 })
 
-#: A step's ``part`` (English, as :data:`WORKSHOP` and :data:`SPRINT` write it) -> its catalogue key.
+#: A step's ``part`` (English, as :data:`WORKSHOP` and :data:`SPRINT` write it) -> its catalogue key: exactly the
+#: parts those steps use (``tests/test_grading_fair.py`` keeps it so).
 _PART_KEYS = {
     "core path": "paths.part.core",
     "core path: the memory/bubble frontier only": "paths.part.frontier",
     "the misconceptions quiz": "paths.part.quiz",
-    "the whole lesson": "paths.part.whole",
     "the sprint's questions, listed in the bank's introduction": "paths.part.sprint_bank",
 }
 

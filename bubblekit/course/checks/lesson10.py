@@ -224,7 +224,9 @@ def _profile_result(k: int) -> bk.SimResult:
 
 
 def profile(k: int) -> bk.Timeline:
-    """The synthetic trace of profile ``k`` (1..5, simulated, costs hidden): per-rank intervals in ms, labelled ``0F3``."""
+    """The synthetic trace of profile ``k`` (1..5, simulated, costs hidden): per-rank intervals in ms, labelled ``0F3``.
+
+    Profiles 1 and 2 are the same trace (10.35 finds its straggler, 10.36 measures its bubble)."""
     return _anonymous(_profile_result(k))
 
 
@@ -847,15 +849,20 @@ def _q43() -> str:
     return _versus_same_devices()
 
 
-def _fastest_in_memory(gb: float) -> str:
-    """Among DualPipe, DualPipeV and interleaved v = 2 on 8 devices: the fastest per microbatch that fits ``gb`` GB.
+def _plan_in_memory(gb: float) -> planner.PlanTable:
+    """DualPipe, DualPipeV and interleaved v = 2 on 8 devices, m = 32, each device with ``gb`` GB (10.44's plan).
 
     The costs are those of one rank's share of the model: 32 layers on 8 devices, 4 layers per rank (as 10.43's
     ``memory.frontier`` uses).
     """
     costs = bk.h200_costs(layers_per_rank=_MODEL_32.layers // 8)
-    t = planner.plan(8, costs=costs, schedules=("interleaved", "dualpipe", "dualpipev"), vs=(2,), ms=(32,),
-                     model=_MODEL_32, gpu_memory=gb * memory.GB)
+    return planner.plan(8, costs=costs, schedules=("interleaved", "dualpipe", "dualpipev"), vs=(2,), ms=(32,),
+                        model=_MODEL_32, gpu_memory=gb * memory.GB)
+
+
+def _fastest_in_memory(gb: float) -> str:
+    """Among DualPipe, DualPipeV and interleaved v = 2 on 8 devices: the fastest per microbatch that fits ``gb`` GB."""
+    t = _plan_in_memory(gb)
     assert t.best is not None
     return t.best.schedule
 
