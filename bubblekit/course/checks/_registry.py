@@ -81,9 +81,9 @@ __all__ = [
 #: the learner sees why, and the answer is not counted as a try (no hint tier is used up, progress is unchanged).
 FORMAT = "format"
 
-#: Questions answered in words (no check) -> where their worked answer is (a path, or a
-#: :func:`~bubblekit.course.checks._text.msg` with each edition's path): ``check`` on such an id says so instead
-#: of suggesting other ids. Filled by the lesson modules (``lesson10`` for the interview bank).
+#: Questions answered in words (no check) -> where their worked answer is, as words that end "compare your answer
+#: with ..." (a :func:`~bubblekit.course.checks._text.msg`: "its worked answer in solutions/...ipynb"): ``check`` on
+#: such an id says so instead of suggesting other ids. Filled by the lesson modules (``lesson10``: the bank).
 WORDS_ONLY: dict[str, Any] = {}
 
 #: Exercise ids: two-digit lesson, a dot, the exercise number, an optional letter (``"03.2"``, ``"07.4b"``).
@@ -674,8 +674,8 @@ def _normalise_verdict(verdict: Any, id: str) -> tuple[bool, str, str]:
 
 register({
     "checks.words_only": {
-        "en": "{id} is answered in words and has no check: compare your answer with its worked answer in {where}",
-        "zh": "{id} 是用文字作答的题，没有自动检查：请把你的答案和 {where} 里的参考答案对照"},
+        "en": "{id} is answered in words and has no check: compare your answer with {where}",
+        "zh": "{id} 是用文字作答的题，没有自动检查：请把你的答案和{where}对照"},
 })
 
 

@@ -112,8 +112,9 @@ BANK: tuple[BankItem, ...] = (
 
 
 #: A question answered in words has no check: ``bk.check`` on its id points to its worked answer.
-WORDS_ONLY.update({item.id: msg("solutions/10_interview_bank.ipynb", "solutions/zh/10_interview_bank.ipynb")
-                   for item in BANK if not item.checked})
+_WORKED_ANSWER = msg("its worked answer in solutions/10_interview_bank.ipynb",
+                     " solutions/zh/10_interview_bank.ipynb 里的参考答案")
+WORDS_ONLY.update({item.id: _WORKED_ANSWER for item in BANK if not item.checked})
 
 
 def by_category() -> dict[str, list[BankItem]]:
