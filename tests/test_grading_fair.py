@@ -294,3 +294,138 @@ def test_10_31_accepts_the_worked_answers_own_rounded_sizes() -> None:
     for wrong in (15, 1 / 16):
         en, _ = both("10.31", wrong)
         assert not en, (wrong, en)
+
+
+# ----------------------------------------------------------------------------- sixth review of the bank
+
+
+@pytest.mark.parametrize("text", ["B and C", "both B and C", "Answer: B", "C (the same)"])
+def test_a_letter_answer_with_words_is_asked_again_and_not_counted(text: str) -> None:
+    """Sixth review W3: every letter of every word was read as an option ("B and C" -> A, B, C, D, N: "not the
+    right choice"). Now the learner is asked for the letters alone, and no try or hint tier is used up."""
+    for id in ("10.6", "10.1", "10.29"):
+        en, zh = both(id, text)
+        assert not en and en.detail == 'answer with the letter(s) alone, e.g. "B" or "BC"', en
+        assert "not the right choice" not in en.text and "choose one letter" not in en.text
+        assert "not counted as a try" in en.text and en.hint == "" and en.text.count("not yet") == 1, en
+        assert "只写选项字母" in zh.detail and "不计入作答次数" in zh.text, zh
+        reset_progress()
+        check(id, text)
+        assert _registry._SESSION[id].tries == 0 and _registry._SESSION[id].wrong == 0
+        wrong = check(id, "D" if id != "10.29" else "A")  # the first real wrong answer still gets the first hint
+        assert not wrong and wrong.tier == 1, wrong
+
+
+@pytest.mark.parametrize(("id", "answer"), [("10.6", "B, C"), ("10.6", "B & C"), ("10.6", "b c"), ("10.6", "CB"),
+                                            ("10.6", ["B", "C"]), ("10.1", "(B)"), ("10.1", "b"), ("10.29", "C")])
+def test_letters_written_any_plain_way_are_right(id: str, answer: Any) -> None:
+    assert check(id, answer), check(id, answer)
+
+
+def test_letter_mistakes_are_still_named() -> None:
+    assert check("10.6", "B").detail == "right so far, but something is missing"
+    assert check("10.6", "AB").detail == "not the right choice"
+    assert check("10.1", "AB").detail == "choose one letter"
+    assert "as a string" in check("10.1", 2).detail
+
+
+@pytest.mark.parametrize(("id", "right", "words"), [("10.35", 2, "not the rank that sets the pace"),
+                                                     ("10.38", 0, "longest single idle interval")])
+def test_a_profile_rank_is_right_or_not_never_a_direction(id: str, right: int, words: str) -> None:
+    """Sixth review M1: "too high / too low" on a rank of four gave the answer away in two guesses."""
+    assert check(id, right) and check(id, str(right))
+    for rank in range(-1, 5):
+        en, zh = both(id, rank)
+        if rank == right:
+            continue
+        assert not en and "too high" not in en.text and "too low" not in en.text, en
+        assert "偏大" not in zh.text and "偏小" not in zh.text, zh
+        if 0 <= rank < 4:
+            assert words in en.detail, en
+        else:
+            assert f"rank {rank} does not exist" in en.detail and "0 to 3" in en.detail, en
+    assert "is not a rank" in check(id, "two").detail
+
+
+@pytest.mark.parametrize(("id", "name"), [("10.30", "interleaved 1F1B v=2"), ("10.30", "interleaved v=2"),
+                                          ("10.30", "interleaved 1F1B (v = 2)"), ("10.44", "dualpipev v=2"),
+                                          ("10.44", "dualpipev v=2 m=32"), ("10.28", "ZB-V m=16")])
+def test_a_schedule_name_copied_from_a_table_is_read(id: str, name: str) -> None:
+    """Sixth review C3: a table's row name ("interleaved 1F1B v=2") was "not a schedule name bubblekit knows"."""
+    assert check(id, name), check(id, name)
+
+
+def test_a_table_name_of_the_wrong_schedule_is_still_wrong() -> None:
+    assert check("10.44", "dualpipe v=2 m=32").detail == "not the schedule that answers this question"
+    assert "not a schedule name" in check("10.30", "v=2").detail
+
+
+def test_10_44_uses_one_ranks_four_layers() -> None:
+    """Sixth review W1: 10.44 planned with one layer's costs while the model puts 4 layers on each rank, so its
+    times were 4x too small for the stated model (10.43's frontier gives 40.51 ms per microbatch for DualPipeV)."""
+    lesson10 = bk.checks.lesson10
+    plan = {c.schedule: c for c in lesson10._plan_in_memory(40).candidates}
+    front = {r["schedule"]: r for r in bk.memory.frontier(lesson10._MODEL_32, 8, 32, schedules=lesson10._VERSUS)}
+    for name, shown_as in (("dualpipev", "DualPipeV"), ("dualpipe", "DualPipe"), ("interleaved", "interleaved 1F1B v=2")):
+        assert plan[name].time_per_microbatch == pytest.approx(front[shown_as]["time_per_microbatch"], rel=1e-9)
+    assert check("10.44", "dualpipev") and not check("10.44", "dualpipe")
+    assert "layers_per_rank=4" in REGISTRY["10.44"].hints[1]
+    for notebook in ("solutions/10_interview_bank.ipynb", "solutions/zh/10_interview_bank.ipynb"):
+        cell = _bank_code_after(notebook, "### 10.44")
+        assert "layers_per_rank=model.layers // 8" in cell["source"]
+        printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        assert f"{plan['dualpipev'].time_per_microbatch:.2f}" in printed, printed
+
+
+def _bank_code_after(notebook: str, heading: str) -> dict[str, Any]:
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / notebook).read_text(encoding="utf-8"))["cells"]
+    k = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith(heading))
+    cell = next(c for c in cells[k:] if c["cell_type"] == "code")
+    return {**cell, "source": "".join(cell["source"])}
+
+
+def test_10_32_hint_bounds_the_slowest_stage_only() -> None:
+    """Sixth review W4: "no stage can be faster than ... the total divided by 4" is false (stage costs 14, 11, 14, 13)."""
+    from bubblekit.course.checks._text import shown
+
+    first = REGISTRY["10.32"].hints[0]
+    assert shown(first, "en").startswith("The slowest stage can be no faster") and "No stage" not in shown(first, "en")
+    assert shown(first, "zh").startswith("最慢的流水级") and "任何流水级" not in shown(first, "zh")
+
+
+@pytest.mark.parametrize("id", ["10.2", "10.4", "10.7", "10.9", "10.10"])
+def test_a_question_answered_in_words_points_to_its_worked_answer(id: str) -> None:
+    """Sixth review C5: check("10.2", ...) suggested unrelated ids found by string likeness."""
+    with pytest.raises(ValueError, match="answered in words and has no check") as err:
+        check(id, "my answer")
+    assert "close ids" not in str(err.value) and "solutions/10_interview_bank.ipynb" in str(err.value)
+    with using_language("zh"), pytest.raises(ValueError, match="solutions/zh/10_interview_bank.ipynb"):
+        check(id, "我的答案")
+    with pytest.raises(ValueError, match="close ids"):
+        check("10.99", 1)
+
+
+def test_the_sprint_says_what_the_rest_of_the_bank_needs() -> None:
+    """Sixth review W2 and W5: the rest of the bank does not all need lessons 05 and 06, and the sprint is nine
+    questions, not the bank in its own order."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    paths = bk.paths.learning_paths()
+    assert "also need lessons 05 and 06" not in paths.sprint.note and "10.35–10.39 lesson 06" in paths.sprint.note
+    for readme in ("README.md", "README.zh-CN.md"):
+        text = (root / readme).read_text(encoding="utf-8")
+        assert "also need lessons 05 and 06" not in text and "还要用到第 05、06 课" not in text
+        assert "10.35–10.39" in text
+    intro = _bank_cell("solutions/10_interview_bank.ipynb", "# 10 ·")
+    assert "nine questions" in intro and "the other questions also need lessons 05" not in intro
+    for lesson in ("notebooks/09_misconceptions_and_interviews.ipynb", "notebooks/zh/09_misconceptions_and_interviews.ipynb"):
+        cells = json.loads((root / lesson).read_text(encoding="utf-8"))["cells"]
+        bank = next("".join(c["source"]) for c in cells if "SPRINT_QUESTIONS" in "".join(c["source"]))
+        assert "in its own order" not in bank and "按题库自己的顺序" not in bank
+    assert len(bk.paths.SPRINT_QUESTIONS) == 9
+    assert set(bk.paths._PART_KEYS) == {s.part for s in (*bk.paths.SPRINT, *bk.paths.WORKSHOP) if s.part}

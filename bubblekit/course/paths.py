@@ -10,9 +10,10 @@ Three paths:
   order, with a break; the cells tagged ``workshop`` (with Jupyter slide metadata) make the
   deck (``jupyter nbconvert --to slides``);
 * **interview sprint** (:data:`SPRINT`, about 2 h 40 min): the core paths of formula, schedules,
-  beyond 1F1B and misconceptions (their headers' times), then the bank's questions that need only
-  those lessons (:data:`SPRINT_QUESTIONS`, listed in the bank's introduction), each with the
-  minutes a candidate can keep; the rest of the bank also needs lessons 05 and 06.
+  beyond 1F1B and misconceptions (their headers' times), then nine of the bank's questions that need
+  only those lessons (:data:`SPRINT_QUESTIONS`, listed in the bank's introduction), each with the
+  minutes a candidate can keep. Most other questions need only those lessons too; 10.31 and 10.32
+  also need lesson 05 (recomputation, balancing) and 10.35-10.39 lesson 06 (reading a profile).
 
 Everything it shows is in the current language (:func:`bubblekit.set_language`): headers,
 captions, notes and the parts of a step come from the message catalogue; a lesson's title is
@@ -61,16 +62,17 @@ WORKSHOP: tuple[Step, ...] = (
     Step("09", "the misconceptions quiz", 10),
 )
 
-#: The interview sprint's questions: the bank's questions that need only the sprint's lessons (03, 04, 07, 09),
-#: each with the minutes a candidate needs (a multiple choice 3, a calculation 3-4, a derivation 5-6, a whiteboard
-#: schedule 8). The other questions need lessons 05 (recomputation, balancing, the memory planner) and 06 (profiles).
+#: The interview sprint's questions: nine of the bank's questions that need only the sprint's lessons (03, 04, 07,
+#: 09), each with the minutes a candidate needs (a multiple choice 3, a calculation 3-4, a derivation 5-6, a
+#: whiteboard schedule 8). Most other questions need only those lessons too; 10.31 and 10.32 also need lesson 05
+#: (recomputation, balancing) and 10.35-10.39 lesson 06 (reading a profile).
 SPRINT_QUESTIONS: tuple[tuple[str, int], ...] = (
     ("10.1", 3), ("10.3", 3), ("10.11", 6), ("10.12", 5), ("10.17", 5), ("10.18", 3), ("10.20", 4), ("10.33", 3),
     ("10.40", 8),
 )
 
 #: The interview sprint: the core paths of the lessons interviews ask about (the minutes their headers state),
-#: then the sprint's questions of the bank.
+#: then nine of the bank's questions that need only those lessons (:data:`SPRINT_QUESTIONS`).
 SPRINT: tuple[Step, ...] = (
     Step("03", "core path", 35),
     Step("04", "core path", 30),
@@ -104,21 +106,20 @@ register({
     "paths.part.core": {"en": "core path", "zh": "核心内容"},
     "paths.part.frontier": {"en": "core path: the memory/bubble frontier only", "zh": "核心内容：只讲显存/气泡前沿"},
     "paths.part.quiz": {"en": "the misconceptions quiz", "zh": "常见误区小测验"},
-    "paths.part.whole": {"en": "the whole lesson", "zh": "整课"},
-    "paths.part.bank": {"en": "the questions, in the bank's order", "zh": "按题库顺序做题"},
     "paths.part.sprint_bank": {"en": "the sprint's questions, listed in the bank's introduction",
                                "zh": "冲刺用的题目（题库开头列出）"},
-    "paths.sprint_note": {"en": "total: {hours}; the bank's other questions also need lessons 05 and 06",
-                          "zh": "合计：{hours}；题库中的其他题目还需要先学第 05 课和第 06 课"},
+    "paths.sprint_note": {"en": "total: {hours}; the sprint picks nine of the bank's questions, and most others need "
+                                "the same lessons (10.31, 10.32 also need lesson 05; 10.35–10.39 lesson 06)",
+                          "zh": "合计：{hours}；冲刺只选了题库中的九道题，其余题目大多也只用到这几课（10.31、10.32 "
+                                "还要学第 05 课，10.35–10.39 还要学第 06 课）"},
 })
 
-#: A step's ``part`` (English, as :data:`WORKSHOP` and :data:`SPRINT` write it) -> its catalogue key.
+#: A step's ``part`` (English, as :data:`WORKSHOP` and :data:`SPRINT` write it) -> its catalogue key: exactly the
+#: parts those steps use (``tests/test_grading_fair.py`` keeps it so).
 _PART_KEYS = {
     "core path": "paths.part.core",
     "core path: the memory/bubble frontier only": "paths.part.frontier",
     "the misconceptions quiz": "paths.part.quiz",
-    "the whole lesson": "paths.part.whole",
-    "the questions, in the bank's order": "paths.part.bank",
     "the sprint's questions, listed in the bank's introduction": "paths.part.sprint_bank",
 }
 

@@ -63,6 +63,8 @@ __all__ = [
     "Progress",
     "REGISTRY",
     "KIND_HINTS",
+    "FORMAT",
+    "WORDS_ONLY",
     "AnyOf",
     "Graded",
     "exercise",
@@ -74,6 +76,15 @@ __all__ = [
     "progress",
     "reset_progress",
 ]
+
+#: The ``kind`` a custom compare gives an answer it cannot read in the asked form (``"B and C"`` for letters):
+#: the learner sees why, and the answer is not counted as a try (no hint tier is used up, progress is unchanged).
+FORMAT = "format"
+
+#: Questions answered in words (no check) -> where their worked answer is, as words that end "compare your answer
+#: with ..." (a :func:`~bubblekit.course.checks._text.msg`: "its worked answer in solutions/...ipynb"): ``check`` on
+#: such an id says so instead of suggesting other ids. Filled by the lesson modules (``lesson10``: the bank).
+WORDS_ONLY: dict[str, Any] = {}
 
 #: Exercise ids: two-digit lesson, a dot, the exercise number, an optional letter (``"03.2"``, ``"07.4b"``).
 ID_PATTERN = re.compile(r"^\d{2}\.\d+[a-z]?$")
@@ -133,6 +144,8 @@ register({
     "checks.line.wrong": {"en": "{id} not yet \u2014 {detail}; {label}: {hint}",
                           "zh": "{id} 还不对 \u2014 {detail}；{label}：{hint}"},
     "checks.line.wrong_bare": {"en": "{id} not yet \u2014 {label}: {hint}", "zh": "{id} 还不对 \u2014 {label}：{hint}"},
+    "checks.line.unread": {"en": "{id} not yet \u2014 {detail} (not counted as a try)",
+                           "zh": "{id} 还不对 \u2014 {detail}（不计入作答次数）"},
     "checks.line.missing": {"en": "{id} no answer yet \u2014 {detail}; {label}: {hint}",
                             "zh": "{id} 还没有作答 \u2014 {detail}；{label}：{hint}"},
     "checks.line.missing_bare": {"en": "{id} no answer yet \u2014 {label}: {hint}",
@@ -432,6 +445,8 @@ class CheckResult:
                 "checks.line.correct", id=self.id)
         if self.status == "close":
             return say("checks.line.close", id=self.id, detail=self.detail)
+        if self.status == "wrong" and not self.hint and self.detail:  # an answer not read in the asked form
+            return say("checks.line.unread", id=self.id, detail=self.detail)
         label = say("checks.hint") if self.tier <= 1 else say("checks.hint_tier", tier=self.tier)
         line = "checks.line.missing" if self.status == "missing" else "checks.line.wrong"
         if not self.detail:
@@ -480,6 +495,8 @@ def check(id: str, answer: Any) -> CheckResult:
     answer, verdict, kind = _assess(ex, answer)
     if verdict is None:
         return _missing(ex, record)
+    if kind == FORMAT and verdict.status == "wrong":  # not read in the asked form: say why, count no try
+        return CheckResult(ex.id, "wrong", verdict.detail)
 
     record.tries += 1
     if verdict.status == "right":
@@ -655,15 +672,24 @@ def _normalise_verdict(verdict: Any, id: str) -> tuple[bool, str, str]:
                     f"got {type(verdict).__name__}")
 
 
+register({
+    "checks.words_only": {
+        "en": "{id} is answered in words and has no check: compare your answer with {where}",
+        "zh": "{id} 是用文字作答的题，没有自动检查：请把你的答案和{where}对照"},
+})
+
+
 def _unknown_id_message(id: str) -> str:
+    if id.strip() in WORDS_ONLY:
+        return tr("checks.words_only", id=id.strip(), where=shown(WORDS_ONLY[id.strip()]))
     known = ids()
     close = difflib.get_close_matches(id.strip(), known, n=5, cutoff=0.5)
     lesson = id.strip()[:2]
     same_lesson = [k for k in known if k.startswith(lesson + ".")]
-    shown = close or same_lesson
+    listed = close or same_lesson
     text = f"unknown exercise id {id!r}"
-    if shown:
-        text += f"; close ids: {', '.join(shown)}"
+    if listed:
+        text += f"; close ids: {', '.join(listed)}"
     elif known:
         text += f"; known ids: {', '.join(known[:30])}{' ...' if len(known) > 30 else ''}"
     else:

@@ -14,6 +14,7 @@ answers the question; ``tests/test_grading.py`` checks that no hint evaluates to
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -30,7 +31,7 @@ from bubblekit.course.checks._mistakes import (
     swapped_pm,
     utilisation,
 )
-from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._registry import FORMAT, WORDS_ONLY, Mistake, exercise
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 from bubblekit.i18n import register, tr
@@ -110,6 +111,12 @@ BANK: tuple[BankItem, ...] = (
 )
 
 
+#: A question answered in words has no check: ``bk.check`` on its id points to its worked answer.
+_WORKED_ANSWER = msg("its worked answer in solutions/10_interview_bank.ipynb",
+                     " solutions/zh/10_interview_bank.ipynb 里的参考答案")
+WORDS_ONLY.update({item.id: _WORKED_ANSWER for item in BANK if not item.checked})
+
+
 def by_category() -> dict[str, list[BankItem]]:
     """The bank grouped by category key, in :data:`CATEGORIES` order."""
     out: dict[str, list[BankItem]] = {k: [] for k in CATEGORIES}
@@ -139,33 +146,57 @@ register({
     "checks.l10.letters_as_text": {"en": "answer with the letter(s) of your choice as a string, got {type}",
                                    "zh": "请用字符串写出你选的字母，收到的是 {type}"},
     "checks.l10.no_letter": {"en": "no letter chosen", "zh": "没有选任何字母"},
+    "checks.l10.letters_only": {"en": "answer with the letter(s) alone, e.g. \"B\" or \"BC\"",
+                                "zh": "只写选项字母即可，例如 \"B\" 或 \"BC\""},
     "checks.l10.one_letter": {"en": "choose one letter", "zh": "只选一个字母"},
     "checks.l10.missing_letter": {"en": "right so far, but something is missing", "zh": "目前选的都对，但还少了选项"},
     "checks.l10.wrong_letter": {"en": "not the right choice", "zh": "选得不对"},
 })
 
 
-def _letter(answer: Any, expected: Any) -> tuple[bool, str]:
-    """Compare multiple-choice answers: one letter, or a set of letters, case-insensitive."""
+#: The options a multiple-choice question of the bank offers at most (A to H).
+_OPTIONS = frozenset("ABCDEFGH")
+#: A word in a letter answer: a run of Latin letters ("B", "BC", "and").
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _letters(text: str) -> frozenset[str] | None:
+    """The options ``text`` chooses: ``"B"``, ``"BC"``, ``"B, C"``, ``"(B)"`` and ``"b c"`` each read as letters;
+    ``None`` when it holds a word that is not a run of option letters (``"B and C"``, ``"Answer: B"``), which
+    cannot be read without guessing."""
+    words = _WORD.findall(text)
+    if any(not set(w.upper()) <= _OPTIONS for w in words):
+        return None
+    return frozenset("".join(words).upper())
+
+
+def _letter(answer: Any, expected: Any) -> Graded:
+    """Compare multiple-choice answers: one letter, or a set of letters, case-insensitive.
+
+    Text with words besides the letters (``"B and C"``) is not graded: the learner is asked for the letters
+    alone, and the answer is not counted as a try (kind :data:`~bubblekit.course.checks._registry.FORMAT`).
+    """
     def norm(x: Any) -> Any:
         if isinstance(x, str):
-            return frozenset(c for c in x.upper() if c.isalpha())
+            return _letters(x)
         if isinstance(x, (set, frozenset, list, tuple)):
             return frozenset(str(c).strip().upper() for c in x)
         return None
 
     a, e = norm(answer), norm(expected)
+    if a is None and isinstance(answer, str):
+        return Graded(False, tr("checks.l10.letters_only"), FORMAT)
     if a is None:
-        return False, tr("checks.l10.letters_as_text", type=type(answer).__name__)
+        return Graded(False, tr("checks.l10.letters_as_text", type=type(answer).__name__))
     if not a:
-        return False, tr("checks.l10.no_letter")
+        return Graded(False, tr("checks.l10.no_letter"))
     if len(e) == 1 and len(a) > 1:
-        return False, tr("checks.l10.one_letter")
+        return Graded(False, tr("checks.l10.one_letter"))
     if a == e:
-        return True, ""
+        return Graded(True)
     if a < e:
-        return False, tr("checks.l10.missing_letter")
-    return False, tr("checks.l10.wrong_letter")
+        return Graded(False, tr("checks.l10.missing_letter"))
+    return Graded(False, tr("checks.l10.wrong_letter"))
 
 
 def _anonymous(res: bk.SimResult) -> bk.Timeline:
@@ -194,7 +225,9 @@ def _profile_result(k: int) -> bk.SimResult:
 
 
 def profile(k: int) -> bk.Timeline:
-    """The synthetic trace of profile ``k`` (1..5, simulated, costs hidden): per-rank intervals in ms, labelled ``0F3``."""
+    """The synthetic trace of profile ``k`` (1..5, simulated, costs hidden): per-rank intervals in ms, labelled ``0F3``.
+
+    Profiles 1 and 2 are the same trace (10.35 finds its straggler, 10.36 measures its bubble)."""
     return _anonymous(_profile_result(k))
 
 
@@ -661,9 +694,15 @@ register({
 })
 
 
+#: A chunk or microbatch count after a schedule's name, as the course's tables write it ("interleaved v=2 m=32",
+#: "interleaved 1F1B (v = 2)"): dropped before the name is resolved.
+_COUNTS = re.compile(r"(\s*[(（]?\s*[vm]\s*=\s*\d+\s*[)）]?)+\s*$", re.IGNORECASE)
+
+
 def _registry_name(answer: str) -> str | None:
     """The registry name of ``answer`` (a name, an alias, a display name such as "interleaved 1F1B", or the
-    course's Chinese name), or None."""
+    course's Chinese name; a trailing ``v=2`` or ``m=32`` is dropped), or None."""
+    answer = _COUNTS.sub("", answer) or answer
     key = norm_text(answer)
     for name, names in _CHINESE_NAMES.items():
         if key in {norm_text(n) for n in names}:
@@ -739,10 +778,10 @@ def _q31() -> float:
 _LAYERS = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8)
 
 
-@exercise("10.32", hint=(msg("No stage can be faster than the heaviest layer, nor than the total divided by 4: try "
-                             "boundaries between those bounds.",
-                             "任何流水级都不会比最重的那一层更快，也不会比总量除以 4 更快：在这两个界之间尝试"
-                             "切分点。"),
+@exercise("10.32", hint=(msg("The slowest stage can be no faster than the heaviest layer, nor than the total divided "
+                             "by 4: try bottlenecks between those bounds.",
+                             "最慢的流水级不会比最重的那一层更快，也不会比总量除以 4 更快：在这两个界之间尝试"
+                             "瓶颈值。"),
                          msg("For a guess T of the slowest stage, cut greedily whenever a stage would exceed T: does it "
                              "need more than 4 stages? Lower T until it does.",
                              "先猜一个最慢流水级的耗时 T，只要某个流水级会超过 T 就贪心地切一刀：需要的流水级"
@@ -811,10 +850,20 @@ def _q43() -> str:
     return _versus_same_devices()
 
 
+def _plan_in_memory(gb: float) -> planner.PlanTable:
+    """DualPipe, DualPipeV and interleaved v = 2 on 8 devices, m = 32, each device with ``gb`` GB (10.44's plan).
+
+    The costs are those of one rank's share of the model: 32 layers on 8 devices, 4 layers per rank (as 10.43's
+    ``memory.frontier`` uses).
+    """
+    costs = bk.h200_costs(layers_per_rank=_MODEL_32.layers // 8)
+    return planner.plan(8, costs=costs, schedules=("interleaved", "dualpipe", "dualpipev"), vs=(2,), ms=(32,),
+                        model=_MODEL_32, gpu_memory=gb * memory.GB)
+
+
 def _fastest_in_memory(gb: float) -> str:
     """Among DualPipe, DualPipeV and interleaved v = 2 on 8 devices: the fastest per microbatch that fits ``gb`` GB."""
-    t = planner.plan(8, costs=bk.h200_costs(), schedules=("interleaved", "dualpipe", "dualpipev"), vs=(2,), ms=(32,),
-                     model=_MODEL_32, gpu_memory=gb * memory.GB)
+    t = _plan_in_memory(gb)
     assert t.best is not None
     return t.best.schedule
 
@@ -822,11 +871,11 @@ def _fastest_in_memory(gb: float) -> str:
 @exercise("10.44", hint=(msg("Give every candidate the same memory budget per device, drop the ones that do not fit, then "
                              "compare the time per microbatch of the rest.",
                              "给每个候选相同的单卡显存预算，去掉放不下的，再比较剩下的每微批耗时。"),
-                         msg("planner.plan(8, costs=bk.h200_costs(), schedules=(...), vs=(2,), ms=(32,), model=model, "
-                             "gpu_memory=40 * memory.GB) does both; answer with the registry name.",
-                             "planner.plan(8, costs=bk.h200_costs(), schedules=(...), vs=(2,), ms=(32,), mode"
-                             "l=model, gpu_memory=40 * memory.GB) 两步都能做；用调度在 bk.schedule 中的名字作"
-                             "答。")),
+                         msg("Give planner.plan the model, its memory per GPU and the costs of one rank's 4 layers "
+                             "(bk.h200_costs(layers_per_rank=4)), then read which rows fit; answer with the registry "
+                             "name.",
+                             "把模型、单卡显存和一个 rank 上 4 层的耗时（bk.h200_costs(layers_per_rank=4)）交给 "
+                             "planner.plan，再看哪些行放得下；用调度在 bk.schedule 中的名字作答。")),
           compare=_schedule_name)
 def _q44() -> str:
     return _fastest_in_memory(40)
@@ -835,10 +884,41 @@ def _q44() -> str:
 # ----------------------------------------------------------------------------- profiles
 
 
+register({
+    "checks.l10.rank_not_int": {"en": "{answer!r} is not a rank: give a whole number",
+                                "zh": "{answer!r} 不是 rank 编号：请给一个整数"},
+    "checks.l10.rank_range": {"en": "rank {answer} does not exist: the trace has ranks 0 to {last}",
+                              "zh": "不存在 rank {answer}：这份 trace 的 rank 是 0 到 {last}"},
+    "checks.l10.not_straggler": {"en": "that is not the rank that sets the pace; compare the ranks' busy times",
+                                 "zh": "定节奏的不是这个 rank；比较各 rank 的忙碌时间"},
+    "checks.l10.not_longest_gap": {"en": "not the rank with the longest single idle interval; list the gaps longest "
+                                         "first",
+                                   "zh": "最长的那一段空闲不在这个 rank 上；把空闲段按从长到短列出来"},
+})
+
+
+def _rank_compare(ranks: int, other: str) -> Any:
+    """A compare for a rank answer: right or not, never "too high / too low" (with four ranks a direction gives the
+    answer away, as lesson 06's ``_compare_rank`` says for 06.3). ``other``: the message key for a wrong rank."""
+    def compare(answer: Any, expected: Any) -> Graded:
+        if isinstance(answer, bool) or not isinstance(answer, int):
+            try:
+                answer = int(str(answer).strip())
+            except ValueError:
+                return Graded(False, tr("checks.l10.rank_not_int", answer=answer))
+        if answer == expected:
+            return Graded(True)
+        if not 0 <= answer < ranks:
+            return Graded(False, tr("checks.l10.rank_range", answer=answer, last=ranks - 1))
+        return Graded(False, tr(other))
+    return compare
+
+
 @exercise("10.35", hint=(msg("A straggler does the same work more slowly than its neighbours: compare the ranks' busy times.",
                              "拖后腿的卡做同样的工作比邻居慢：比较各 rank 的忙碌时间。"),
                          msg("lesson10.profile(1).busy lists them; the others wait for the one with the most.",
-                             "lesson10.profile(1).busy 列出了它们；其他 rank 都在等忙碌时间最长的那个。")))
+                             "lesson10.profile(1).busy 列出了它们；其他 rank 都在等忙碌时间最长的那个。")),
+          compare=_rank_compare(4, "checks.l10.not_straggler"))
 def _q35() -> int:
     busy = profile(1).busy
     return max(range(len(busy)), key=lambda r: busy[r])
@@ -879,7 +959,8 @@ def _q37() -> float:
 @exercise("10.38", hint=(msg("largest_gaps(1) gives the longest idle interval and the rank it is on.",
                              "largest_gaps(1) 给出最长的空闲区间以及它所在的 rank。"),
                          msg("In GPipe, which rank waits longest between its last forward and its first backward?",
-                             "在 GPipe 中，哪个 rank 在最后一个前向和第一个反向之间等得最久？")))
+                             "在 GPipe 中，哪个 rank 在最后一个前向和第一个反向之间等得最久？")),
+          compare=_rank_compare(4, "checks.l10.not_longest_gap"))
 def _q38() -> int:
     return profile(4).largest_gaps(1)[0].rank
 
