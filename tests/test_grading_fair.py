@@ -429,3 +429,108 @@ def test_the_sprint_says_what_the_rest_of_the_bank_needs() -> None:
         assert "in its own order" not in bank and "按题库自己的顺序" not in bank
     assert len(bk.paths.SPRINT_QUESTIONS) == 9
     assert set(bk.paths._PART_KEYS) == {s.part for s in (*bk.paths.SPRINT, *bk.paths.WORKSHOP) if s.part}
+
+
+# ----------------------------------------------------------------------------- seventh review of the bank
+
+_SPLIT_1F1B_3X3 = """rank 0: 0F0 0F1 0F2 0I0 0W0 0I1 0W1 0I2 0W2
+rank 1: 1F0 1F1 1I0 1W0 1F2 1I1 1W1 1I2 1W2
+rank 2: 2F0 2I0 2W0 2F1 2I1 2W1 2F2 2I2 2W2"""
+
+
+def test_10_40_refuses_a_split_backward_where_it_asks_for_b() -> None:
+    """Seventh review W1: 10.40 asks for 1F1B with the full backward B; a split schedule (13 slots, peaks 3, 2, 1)
+    beat the target only because I and W are split, and was called correct."""
+    en, zh = both("10.40", _SPLIT_1F1B_3X3)
+    assert not en and en.detail == "this question uses the full backward B: write B, not I and W", en
+    assert "`0B0`" in en.hint and "I then a W" not in en.hint, en
+    assert "请写 B，不要拆成 I 和 W" in zh.detail, zh
+    assert check("10.40", bk.schedule("1f1b", 3, 3))
+
+
+@pytest.mark.parametrize(("id", "p", "m"), [("10.41", 2, 4), ("10.42", 3, 5)])
+def test_a_v_placement_is_told_the_question_puts_one_stage_per_rank(id: str, p: int, m: int) -> None:
+    """Seventh review W2: ZB-V (p rank lines, 2p stages) got "the schedule has p rank line(s)" and a hint to write
+    one line per rank, which it does. Now the message names the placement, and the questions state it."""
+    import json
+    from pathlib import Path
+
+    en, zh = both(id, bk.schedule("zbv", p, m).to_text())
+    assert not en and en.detail == (f"this question puts one stage on each of its {p} ranks; your schedule has {2 * p} "
+                                    "stages (a V or interleaved placement)"), en
+    assert "one stage each" in en.hint and "rank line(s)" not in en.detail, en
+    assert f"这道题的 {p} 个 rank 各放一个流水级" in zh.detail and "V 形" in zh.detail, zh
+    wrong_p = check(id, bk.schedule("zb-h1", p + 1, m).to_text())
+    assert not wrong_p and f"this question has p={p}" in wrong_p.detail, wrong_p
+    root = Path(__file__).resolve().parents[1]
+    for notebook, words in (("solutions/10_interview_bank.ipynb", "one stage on each (no V placement)"),
+                            ("solutions/zh/10_interview_bank.ipynb", "每个 rank 一个流水级（不用 V 形放置）")):
+        cells = json.loads((root / notebook).read_text(encoding="utf-8"))["cells"]
+        text = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith(f"### {id} "))
+        assert words in text, (notebook, text)
+
+
+@pytest.mark.parametrize(("id", "right"), [("10.35", 2), ("10.38", 0), ("06.3", 1)])
+def test_a_rank_written_as_a_whole_float_is_right(id: str, right: int) -> None:
+    """Seventh review W3: 2.0 was "not a rank: give a whole number" in 10.35, 10.38 and lesson 06's 06.3."""
+    import numpy as np
+
+    assert REGISTRY[id].expected() == right
+    for answer in (right, float(right), np.float64(right), str(right), f"{right}.0", np.int64(right)):
+        en, zh = both(id, answer)
+        assert en and zh, (answer, en)
+    for answer in (right + 0.5, "two", True, float("nan"), "inf"):
+        en, zh = both(id, answer)
+        assert not en and "is not a rank" in en.detail and "不是 rank 编号" in zh.detail, (answer, en)
+    assert not check(id, float(right + 1)) and "is not a rank" not in check(id, float(right + 1)).detail
+
+
+@pytest.mark.parametrize(("id", "text"), [("10.5", "不是 A"), ("10.6", "B 或 C"), ("10.6", "B 和 C"),
+                                          ("10.1", "答案是 B"), ("10.29", "C（两者相同）")])
+def test_a_chinese_letter_answer_with_words_is_asked_again(id: str, text: str) -> None:
+    """Seventh review W4: only Latin runs counted as words, so "不是 A" ("not A") was graded as A."""
+    with using_language("zh"):
+        got = check(id, text)
+    assert not got and "只写选项字母" in got.detail and "不计入作答次数" in got.text, got
+    assert _registry._SESSION[id].tries == 0 and _registry._SESSION[id].wrong == 0
+
+
+@pytest.mark.parametrize(("id", "text"), [("10.1", "B"), ("10.6", "B、C"), ("10.1", "（B）"), ("10.1", "Ｂ"),
+                                          ("10.6", "Ｂ，Ｃ")])
+def test_chinese_punctuation_around_letters_is_still_read(id: str, text: str) -> None:
+    with using_language("zh"):
+        assert check(id, text), check(id, text)
+
+
+def test_10_14_names_the_missing_saving_and_its_hints_name_both() -> None:
+    """Seventh review M1: the hints led to (p − 1)(t_f + t_i) (only the W fill), which was refused without a reason."""
+    from bubblekit.course.checks._text import shown
+    from bubblekit.course.checks.lesson10 import t_i, t_w
+
+    en, zh = both("10.14", (sb.p - 1) * (sb.t_f + t_i))
+    assert not en and en.detail.startswith("one of ZB-H1's two savings is missing"), en
+    assert "两处节省少算了一处" in zh.detail, zh
+    assert check("10.14", (sb.p - 1) * (sb.t_f + t_i - t_w))
+    assert check("10.14", (sb.p - 1) * sb.t_f + (sb.p - 1) * (t_i - t_w))
+    first, second = (shown(h, "en") for h in REGISTRY["10.14"].hints)
+    assert "first backward waits for" in first and "before its first I" in second
+    assert "count the W passes" not in second
+
+
+def test_10_41_fused_backward_gets_the_split_hint_not_the_shape_hint() -> None:
+    """Seventh review C1: a fused 1F1B in 10.41 got the right message but the "numbers of ranks" hint."""
+    en, zh = both("10.41", bk.schedule("1f1b", 2, 4))
+    assert not en and "split into I" in en.detail and "`0I0 0W0`" in en.hint and "rank r:" not in en.hint, en
+    assert "每个 B 写成先 I 后 W" in zh.hint, zh
+
+
+def test_10_43_gives_the_model_it_asks_about() -> None:
+    """Seventh review C2: the question gave no head count, which memory.Model requires."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for notebook in ("solutions/10_interview_bank.ipynb", "solutions/zh/10_interview_bank.ipynb"):
+        cells = json.loads((root / notebook).read_text(encoding="utf-8"))["cells"]
+        text = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("### 10.43 "))
+        assert "bk.memory.Model(layers=32, hidden=4096, heads=32, seq=4096)" in text, text

@@ -558,6 +558,20 @@ def _is_number(x: Any) -> bool:
     return bool(getattr(x, "is_number", False)) and bool(getattr(x, "is_real", False))  # sympy numbers
 
 
+def as_rank(answer: Any) -> int | None:
+    """``answer`` read as a rank (a whole number: ``2``, ``"2"``, ``2.0``, ``np.int64(2)``), or None when it is not
+    one (``2.5``, ``"two"``, ``True``, NaN). Lessons 06 (06.3) and 10 (10.35, 10.38) grade ranks with it."""
+    if _is_bool(answer):
+        return None
+    if isinstance(answer, numbers.Integral):
+        return int(answer)
+    try:
+        x = float(str(answer).strip())
+    except ValueError:
+        return None
+    return int(x) if math.isfinite(x) and x.is_integer() else None
+
+
 def _is_sympy_expr(x: Any) -> bool:
     return hasattr(x, "free_symbols") and hasattr(x, "subs") and not _is_number(x)
 

@@ -99,8 +99,14 @@ KIND_HINTS: dict[str, tuple[str, ...]] = {
         msg("Write one line per rank, like 'rank 0: 0F0 0F1 0B0 0B1', each action as {{stage}}{{kind}}{{microbatch}}.",
             "每个 rank 写一行，比如 'rank 0: 0F0 0F1 0B0 0B1'，每个动作写成 {{stage}}{{kind}}{{microbatch}}。"),
     ),
-    "shape": (msg("Use the numbers of ranks and microbatches the exercise gives: one 'rank r:' line per rank.",
-                  "rank 数和微批数要和题目给的一致：每个 rank 一行 'rank r:'。"),),
+    "shape": (msg("Match the question's setting: p ranks with one stage each (one 'rank r:' line per rank), and m "
+                  "microbatches.",
+                  "和题目的设定保持一致：p 个 rank，每个 rank 一个流水级（每个 rank 一行 'rank r:'），m 个微批。"),),
+    "split": (msg("This question splits the backward: write each B as an I then a W (`0I0 0W0`), then place the W "
+                  "passes.",
+                  "这道题拆开反向：每个 B 写成先 I 后 W（`0I0 0W0`），再安排 W 的位置。"),),
+    "fused": (msg("This question keeps the backward whole: write one B for each I and W pair (`0B0`).",
+                  "这道题的反向不拆：每对 I 和 W 合起来写成一个 B（`0B0`）。"),),
     "incomplete": (
         msg("Every rank runs each of its actions exactly once: a forward and a backward (or I and W) "
             "for every microbatch of each stage it holds.",

@@ -17,7 +17,7 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
-from bubblekit.course.checks._grading import THE_STEP, Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded, as_rank
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
@@ -99,11 +99,10 @@ def _below_80() -> tuple[set[int], int]:
 def _compare_rank(answer: Any, expected: Any) -> Graded:
     """06.3's answer is a rank: right or not, never "too high / too low" (with three ranks a direction
     would give the answer away). Returns ``Graded(ok, message, kind)``."""
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        try:
-            answer = int(str(answer).strip())
-        except ValueError:
-            return Graded(False, tr("checks.l06.rank_not_int", answer=answer), "")
+    rank = as_rank(answer)
+    if rank is None:
+        return Graded(False, tr("checks.l06.rank_not_int", answer=answer), "")
+    answer = rank
     if answer == expected:
         return Graded(True, "", "")
     if not 0 <= answer < P:

@@ -32,7 +32,8 @@ class WhiteboardTarget(dict):  # type: ignore[type-arg]
     A dict so that the registry's comparison rules never print it; :func:`whiteboard`
     reads it. Keys: ``p``, ``m``, ``costs``, ``cap`` (per-rank activations or None),
     ``makespan`` (upper bound, time unit) and ``measure`` (``"makespan"`` or
-    ``"stage_span"``), ``split`` (True when F/I/W must be used).
+    ``"stage_span"``), ``split`` (True: the answer must use F/I/W; False: it must use B). Every target puts one
+    stage on each of its ``p`` ranks (no V or interleaved placement).
     """
 
 
@@ -45,8 +46,13 @@ register({
     "checks.l07.not_legal": {"en": "the text is not a legal schedule yet: {error}", "zh": "这段文本还不是合法的调度：{error}"},
     "checks.l07.shape": {"en": "the schedule has {ranks} rank line(s) and {stages} stage(s); this question has p={p}",
                          "zh": "调度有 {ranks} 行 rank、{stages} 个流水级；这道题 p={p}"},
+    "checks.l07.one_stage": {"en": "this question puts one stage on each of its {p} ranks; your schedule has {stages} "
+                                   "stages (a V or interleaved placement)",
+                             "zh": "这道题的 {p} 个 rank 各放一个流水级；你的调度有 {stages} 个流水级（V 形或交错放置）"},
     "checks.l07.split": {"en": "this question wants the backward split into I (input gradient) and W (weight gradient)",
                          "zh": "这道题要求把反向拆成 I（输入梯度）和 W（权重梯度）"},
+    "checks.l07.fused": {"en": "this question uses the full backward B: write B, not I and W",
+                         "zh": "这道题用完整的反向 B：请写 B，不要拆成 I 和 W"},
     "checks.l07.deadlock": {"en": "deadlock: {first}", "zh": "死锁：{first}"},
     "checks.l07.memory": {
         "en": "legal (no deadlock), but rank {rank} holds {peak} microbatch activations at its "
@@ -68,7 +74,8 @@ def whiteboard(answer: Any, expected: Any) -> Graded:
 
     Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``). The message names the first problem: text that does not
     parse (kind ``"unreadable"``), a missing or misplaced action (``"incomplete"``), the wrong
-    shape (``"shape"``), a deadlock with the blocked rank and what it waits for
+    shape (``"shape"``: other numbers of ranks, or more than one stage per rank), a backward split where the
+    target wants B or fused where it wants I and W (``"split"``, ``"fused"``), a deadlock with the blocked rank and what it waits for
     (``"deadlock"``), a memory peak above the cap with the rank (``"memory"``: legal, not a
     deadlock), or the gap between the answer's makespan and the target bound (``"slow"``). It
     never shows a correct schedule.
@@ -86,10 +93,14 @@ def whiteboard(answer: Any, expected: Any) -> Graded:
         sched = bk.Schedule.from_text(text, m=m)
     except bk.ScheduleError as err:
         return Graded(False, tr("checks.l07.not_legal", error=err), "incomplete")
-    if sched.p != p or sched.n_stages != p:
+    if sched.p != p:
         return Graded(False, tr("checks.l07.shape", ranks=sched.p, stages=sched.n_stages, p=p), "shape")
+    if sched.n_stages != p:
+        return Graded(False, tr("checks.l07.one_stage", p=p, stages=sched.n_stages), "shape")
     if expected.get("split") and not sched.split_backward:
-        return Graded(False, tr("checks.l07.split"), "shape")
+        return Graded(False, tr("checks.l07.split"), "split")
+    if expected.get("split") is False and sched.split_backward:
+        return Graded(False, tr("checks.l07.fused"), "fused")
     try:
         res = bk.simulate(sched, expected["costs"])
     except bk.DeadlockError as err:

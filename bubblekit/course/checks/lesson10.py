@@ -15,6 +15,7 @@ answers the question; ``tests/test_grading.py`` checks that no hint evaluates to
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -23,7 +24,7 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, norm_text
+from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, as_rank, norm_text
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
@@ -156,15 +157,15 @@ register({
 
 #: The options a multiple-choice question of the bank offers at most (A to H).
 _OPTIONS = frozenset("ABCDEFGH")
-#: A word in a letter answer: a run of Latin letters ("B", "BC", "and").
-_WORD = re.compile(r"[A-Za-z]+")
+#: A word in a letter answer: a run of letters of any script ("B", "BC", "and", "不是").
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _letters(text: str) -> frozenset[str] | None:
-    """The options ``text`` chooses: ``"B"``, ``"BC"``, ``"B, C"``, ``"(B)"`` and ``"b c"`` each read as letters;
-    ``None`` when it holds a word that is not a run of option letters (``"B and C"``, ``"Answer: B"``), which
-    cannot be read without guessing."""
-    words = _WORD.findall(text)
+    """The options ``text`` chooses: ``"B"``, ``"BC"``, ``"B, C"``, ``"(B)"``, ``"b c"``, ``"B、C"`` and full-width
+    ``"Ｂ"`` each read as letters; ``None`` when it holds a word that is not a run of option letters (``"B and C"``,
+    ``"Answer: B"``, ``"不是 A"``, ``"答案是 B"``), in any language, which cannot be read without guessing."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text))
     if any(not set(w.upper()) <= _OPTIONS for w in words):
         return None
     return frozenset("".join(words).upper())
@@ -405,13 +406,18 @@ def _q13() -> Any:
                                                      {"p": 2, "m": 4, "v": 3, "t_f": 3, "t_b": 3}])
 
 
-@exercise("10.14", hint=(msg("Start from 1F1B's bubble per rank with B split into I and W; then ask which idle slots a "
-                             "delayed W can fill.",
-                             "从 B 拆成 I 和 W 后 1F1B 每个 rank 的气泡出发；再想一想推迟的 W 能填进哪些空闲"
-                             "时间槽。"),
-                         msg("Draw ZB-H1 for p = 3 with W much shorter than F and I: count the W passes that sit in "
-                             "rank 0's warm-up and cool-down gaps.",
-                             "画出 p = 3、W 远短于 F 和 I 的 ZB-H1：数一数落在 rank 0 预热和冷却空隙里的 W。")))
+@exercise("10.14", hint=(msg("Two things change against 1F1B: what rank 0's first backward waits for (the I passes "
+                             "downstream, not whole backwards), and which idle slots a delayed W can fill.",
+                             "和 1F1B 相比有两处变化：rank 0 的第一个反向要等什么（等下游的 I，而不是整个反向），"
+                             "以及推迟的 W 能填进哪些空闲时间槽。"),
+                         msg("Draw ZB-H1 for p = 3 with W much shorter than F and I, and measure rank 0's gaps: the one "
+                             "before its first I and those of its cool-down; compare each with 1F1B's.",
+                             "画出 p = 3、W 远短于 F 和 I 的 ZB-H1，量一量 rank 0 的空隙：第一个 I 之前的那段，"
+                             "以及冷却阶段的那几段；逐段和 1F1B 的比较。")),
+          mistakes=(Mistake(lambda _e: (_sym.p - 1) * (_sym.t_f + t_i),
+                            msg("one of ZB-H1's two savings is missing: compare what rank 0's first backward waits "
+                                "for in 1F1B and in ZB-H1",
+                                "ZB-H1 的两处节省少算了一处：比较 1F1B 和 ZB-H1 里 rank 0 的第一个反向各自在等什么")),))
 def _q14() -> Any:
     expr = (_sym.p - 1) * (_sym.t_f + t_i - t_w)
 
@@ -901,11 +907,10 @@ def _rank_compare(ranks: int, other: str) -> Any:
     """A compare for a rank answer: right or not, never "too high / too low" (with four ranks a direction gives the
     answer away, as lesson 06's ``_compare_rank`` says for 06.3). ``other``: the message key for a wrong rank."""
     def compare(answer: Any, expected: Any) -> Graded:
-        if isinstance(answer, bool) or not isinstance(answer, int):
-            try:
-                answer = int(str(answer).strip())
-            except ValueError:
-                return Graded(False, tr("checks.l10.rank_not_int", answer=answer))
+        rank = as_rank(answer)
+        if rank is None:
+            return Graded(False, tr("checks.l10.rank_not_int", answer=answer))
+        answer = rank
         if answer == expected:
             return Graded(True)
         if not 0 <= answer < ranks:
