@@ -43,8 +43,10 @@ therefore runs Voila with:
   ``--preheat_kernel=True --pool_size=N``): the notebook has already run when a student
   arrives, so a page comes back in a fraction of a second; Voila refills the pool behind
   them;
-* **idle culling** (``--MappingKernelManager.cull_idle_timeout``, ``cull_interval``): the
-  kernel of a page that was closed is shut down ``--cull-after`` seconds later (a page left
+* **idle culling** (``--MappingKernelManager.cull_idle_timeout``, ``cull_interval``): a page
+  that is closed asks Voila to shut its kernel down (the bubblekit template gives it the
+  ``_xsrf`` cookie that request needs); the kernel of a page that vanished without asking (a
+  crashed browser, a dropped network) is shut down ``--cull-after`` seconds later (a page left
   open keeps its kernel: ``cull_connected`` stays off; the pool's kernels are never culled);
 * a **30 s output wait** (``--VoilaExecutor.iopub_timeout=30``) instead of 4 s, so a busy
   machine sends complete pages late rather than incomplete pages on time.
