@@ -3,7 +3,7 @@
 Voila serves every classroom page (``apps/``, and the Chinese ``apps/zh/``) with the command and
 environment ``python -m bubblekit classroom --pages`` runs (:func:`bubblekit.presentation.classroom.
 voila_command`, :func:`~bubblekit.presentation.classroom.voila_env`); Debian's Chromium opens each
-page, waits for its widget, and every console message and uncaught page error is collected. Then:
+page (and the list of pages at ``/``), waits for its widget, and every console message and uncaught page error is collected. Then:
 
 * no console error and no page error. Before the fix the pages logged Notebook 7's JupyterLab
   plug-in failing to load (``RUNTIME-012 ... @jupyterlab/docregistry``; classroom mode now keeps
@@ -85,6 +85,7 @@ def test_classroom_pages_log_no_console_errors(language: str, tmp_path: Path) ->
     cmd = classroom.voila_command(folder, port)
     server = Server("voila --pages", cmd, tmp_path, classroom.voila_env(False, _env(tmp_path)), tmp_path / "voila.log")
     messages: list[tuple[str, str, str]] = []  # (page, type, text)
+    failed: list[str] = []  # responses with an HTTP error status
     kernels: dict[str, str] = {}
     base = f"http://127.0.0.1:{port}"
     try:
@@ -93,6 +94,12 @@ def test_classroom_pages_log_no_console_errors(language: str, tmp_path: Path) ->
             current = [""]
             page.on("console", lambda m: messages.append((current[0], m.type, m.text)))
             page.on("pageerror", lambda e: messages.append((current[0], "pageerror", str(e))))
+            # which address a "Failed to load resource" message was about (the console does not say)
+            page.on("response", lambda r: r.status >= 400 and failed.append(f"{current[0]}: {r.status} {r.url}"))
+            current[0] = "/ (the list of pages)"
+            page.goto(f"{base}/", timeout=RENDER_S)
+            for name in READY:
+                page.get_by_text(name, exact=True).first.wait_for(timeout=RENDER_S)
             for name, ready in READY.items():
                 current[0] = name
                 page.goto(f"{base}/voila/render/{name}", timeout=RENDER_S)
@@ -115,7 +122,9 @@ def test_classroom_pages_log_no_console_errors(language: str, tmp_path: Path) ->
         server.stop()
     log = server.log_tail(400_000)
     errors = [m for m in messages if m[1] in ("error", "pageerror")]
-    assert not errors, "console errors:\n" + "\n".join(f"{p}: {t}: {x[:400]}" for p, t, x in errors)
+    assert not errors, ("console errors:\n" + "\n".join(f"{p}: {t}: {x[:400]}" for p, t, x in errors)
+                        + "\nfailed requests:\n" + "\n".join(failed))
+    assert not failed, failed
     unexplained = [m for m in messages if m[1] == "warning" and not EXPLAINED_WARNINGS.match(m[2])]
     assert not unexplained, "unexplained console warnings:\n" + "\n".join(f"{p}: {x[:400]}" for p, _, x in unexplained)
     assert not still, f"leaving a page did not shut its kernel down: {still}\n{log[-3000:]}"

@@ -511,6 +511,10 @@ def voila_command(
         # the first page ("websocket_ping_timeout ... cannot be longer than the websocket_ping_interval"):
         # the same value for both says nothing (as course.sh's jupyter_config does for JupyterLab)
         '--Voila.tornado_settings={"ws_ping_interval": 30000, "ws_ping_timeout": 30000}',
+        # the list of pages (--pages, at /) as a plain page: Voila's JupyterLab-based one loads the
+        # widget manager with no kernel, which fails in the console ("The model for kernel id  does
+        # not exist", three times) and asks for two files Voila does not have (404)
+        "--VoilaConfiguration.classic_tree=True",
         *([] if open_browser else ["--no-browser"]),
         *room,
         *([f"--Voila.connection_dir_root={connection_dir}"] if connection_dir is not None else []),
