@@ -9,7 +9,9 @@ page (and the list of pages at ``/``), waits for its widget, and every console m
   plug-in failing to load (``RUNTIME-012 ... @jupyterlab/docregistry``; classroom mode now keeps
   JupyterLab-only extensions out, :data:`~bubblekit.presentation.classroom.VOILA_EXTENSION_DENYLIST`)
   and, on leaving a page, ``403 (Forbidden)`` for Voila's kernel shutdown (no ``_xsrf`` cookie,
-  voila-dashboards/voila#1458; the bubblekit template sets one);
+  voila-dashboards/voila#1458; the bubblekit template sets one); the list of pages at ``/`` logged
+  the widget manager failing without a kernel (three errors) and two 404s (Voila's JupyterLab-based
+  list; classroom mode now serves its plain one, ``classic_tree``, with no favicon request);
 * leaving a page shuts its kernel down (the shutdown request now passes), and the server's log has
   no 403 and no websocket ping-timeout warning;
 * the only warnings are the listed, explained ones (:data:`EXPLAINED_WARNINGS`): ipywidgets' widget
