@@ -20,8 +20,9 @@ flags), both under the same fontconfig:
   and the title's Chinese is drawn by a CJK font, unlike the box (``zh-cjk-font.png``). Without
   a CJK font on the machine this case skips, except under ``CI=true``, where it fails.
 
-Screenshots go to the test's temporary folder and to ``test-artifacts/`` (kept by CI). Marker
-``browser``; skipped with a loud reason without Chromium, playwright, fontconfig, DejaVu's fonts
+A unit test (no browser) checks that the figures' font warning of a Chinese lesson comes in English
+too. Screenshots go to the test's temporary folder and to ``test-artifacts/`` (kept by CI). The
+browser tests have the marker ``browser`` and are skipped with a loud reason without Chromium, playwright, fontconfig, DejaVu's fonts
 or JupyterLab's zh-CN language pack.
 """
 
@@ -56,7 +57,7 @@ from test_browser import (  # noqa: E402 - the shared Chromium + server helpers
 )
 from test_browser_checks import _INK  # noqa: E402 - a text and the missing-glyph box drawn on a canvas
 
-pytestmark = pytest.mark.browser
+browser = pytest.mark.browser  # every test here but the one of the figures' warning
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = "notebooks/zh/00_start_here.ipynb"
@@ -224,6 +225,7 @@ def _open_lesson(page: Any, url: str, shot: Path) -> dict[str, Any]:
             "fonts": _platform_fonts(page, TITLE), "css": font}
 
 
+@browser
 def test_without_a_cjk_font_lab_warns_and_the_learner_sees_boxes(tmp_path: Path) -> None:
     _require_tools()
     conf = latin_only_fontconfig(tmp_path)
@@ -243,6 +245,7 @@ def test_without_a_cjk_font_lab_warns_and_the_learner_sees_boxes(tmp_path: Path)
     assert any("DejaVu" in f for f in seen["fonts"]), seen["fonts"]  # the one font there drew the Latin part
 
 
+@browser
 def test_with_a_cjk_font_lab_is_quiet_and_chinese_is_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _require_tools()
     from bubblekit.presentation import fonts
@@ -263,3 +266,28 @@ def test_with_a_cjk_font_lab_is_quiet_and_chinese_is_drawn(tmp_path: Path, monke
     assert seen["control"]["differ"] == 0, seen["control"]
     assert all(ink["differ"] > 0 and ink["ink"] > 0 for ink in seen["inks"]), (seen["title"], seen["inks"])
     assert any(_CJK_FAMILY.search(f) for f in seen["fonts"]), seen["fonts"]
+
+
+def test_the_figure_font_warning_is_in_english_too_for_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a CJK font for matplotlib, a Chinese lesson's warning (its first cell) is Chinese and then
+    English: the machine that lacks the font may draw the Chinese sentence as boxes. Not a browser test."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    from bubblekit import i18n
+    from bubblekit.presentation import fonts
+
+    manager = font_manager.fontManager
+    monkeypatch.setattr(manager, "ttflist", [e for e in manager.ttflist if "CJK" not in e.name
+                                             and e.name not in fonts.CJK_FAMILIES])
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda *a, **k: [])
+    monkeypatch.delenv(fonts.FONT_ENV_VAR, raising=False)
+    monkeypatch.setattr(i18n, "_listeners", [])  # only the explicit calls below look for a font
+    for language in ("zh", "en"):
+        monkeypatch.setattr(fonts, "_warned", False)
+        with matplotlib.rc_context(), i18n.using_language(language), pytest.warns(UserWarning) as record:
+            assert fonts.use_language_font("zh") is None
+        text = str(record[0].message)
+        assert "apt-get install fonts-noto-cjk" in text and fonts.FONT_ENV_VAR in text
+        assert ("找不到中文" in text) is (language == "zh"), text
+        assert text.count("No Chinese (CJK) font found") == 1, text
