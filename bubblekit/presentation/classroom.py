@@ -43,8 +43,10 @@ therefore runs Voila with:
   ``--preheat_kernel=True --pool_size=N``): the notebook has already run when a student
   arrives, so a page comes back in a fraction of a second; Voila refills the pool behind
   them;
-* **idle culling** (``--MappingKernelManager.cull_idle_timeout``, ``cull_interval``): the
-  kernel of a page that was closed is shut down ``--cull-after`` seconds later (a page left
+* **idle culling** (``--MappingKernelManager.cull_idle_timeout``, ``cull_interval``): a page
+  that is closed asks Voila to shut its kernel down (the bubblekit template gives it the
+  ``_xsrf`` cookie that request needs); the kernel of a page that vanished without asking (a
+  crashed browser, a dropped network) is shut down ``--cull-after`` seconds later (a page left
   open keeps its kernel: ``cull_connected`` stays off; the pool's kernels are never culled);
 * a **30 s output wait** (``--VoilaExecutor.iopub_timeout=30``) instead of 4 s, so a busy
   machine sends complete pages late rather than incomplete pages on time.
@@ -96,7 +98,7 @@ __all__ = [
     "ClassroomStopped", "Visit", "visit", "visit_room", "page_report", "pages", "network_addresses",
     "server_kernels", "process_memory", "RoomSummary", "summarize_visits", "kernel_exists", "stop_server",
     "wait_listening", "available_memory", "read_until", "PAGES", "page_cells", "page_text", "write_pages",
-    "TEMPLATE_ROOT", "voila_env", "default_pages", "LANGUAGE_LINE",
+    "TEMPLATE_ROOT", "voila_env", "default_pages", "LANGUAGE_LINE", "VOILA_EXTENSION_DENYLIST",
 ]
 
 #: Voila's usual port.
@@ -431,6 +433,18 @@ def room_options(students: int = 1, *, cull_after_s: int = DEFAULT_CULL_AFTER_S,
     ]
 
 
+#: JupyterLab extensions the course's environment may hold that a Voila page must not load
+#: (``--VoilaConfiguration.extension_denylist``). Voila 0.5.13's page is built on JupyterLab 4.2's
+#: core; it loads every federated extension it finds, and these are JupyterLab-only user
+#: interface, built for the JupyterLab they came with (4.6): Notebook 7's JupyterLab plug-in
+#: (``@jupyter-notebook/lab-extension``, "Open in Notebook") fails in every page with
+#: "RUNTIME-012 The getter for the shared module is not a function ... @jupyterlab/docregistry"
+#: (Voila's page does not share that module) and logs a dozen "Unsatisfied version" warnings;
+#: nbgrader's panels and RISE's slideshows do nothing in a page without a notebook editor. The
+#: widget manager (``@jupyter-widgets/jupyterlab-manager``) stays: the widgets need it.
+VOILA_EXTENSION_DENYLIST: tuple[str, ...] = ("@jupyter-notebook/lab-extension", "@jupyter/nbgrader", "jupyterlab-rise")
+
+
 def _check_notebook_file(nb: Path) -> None:
     """``ValueError`` naming ``nb`` unless it is a Jupyter notebook: a ``.ipynb`` file holding a JSON object with ``cells``."""
     if nb.suffix.lower() != ".ipynb":
@@ -471,7 +485,9 @@ def voila_command(
         presenter: the ``bubblekit-presenter`` template (large text) instead of ``bubblekit``.
         extra_args: more Voila options, appended as given.
 
-    The ``--template`` it names is found only with :func:`voila_env`'s ``JUPYTER_PATH``.
+    The ``--template`` it names is found only with :func:`voila_env`'s ``JUPYTER_PATH``. The
+    JupyterLab-only extensions of :data:`VOILA_EXTENSION_DENYLIST` are not loaded into the pages,
+    and the websockets' ping timeout equals their interval (no tornado warning at the first page).
     """
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         raise ValueError(f"port must be an int between 1 and 65535, got {port!r}")
@@ -490,6 +506,15 @@ def voila_command(
         f"--port={port}", f"--Voila.ip={ip}", "--Voila.port_retries=0",
         "--strip_sources=True", "--show_tracebacks=False", "--theme=light",
         f"--template={'bubblekit-presenter' if presenter else 'bubblekit'}",
+        f"--VoilaConfiguration.extension_denylist={json.dumps(list(VOILA_EXTENSION_DENYLIST))}",
+        # jupyter_server's websockets ping every 30 s and wait 3 x that, which tornado warns about at
+        # the first page ("websocket_ping_timeout ... cannot be longer than the websocket_ping_interval"):
+        # the same value for both says nothing (as course.sh's jupyter_config does for JupyterLab)
+        '--Voila.tornado_settings={"ws_ping_interval": 30000, "ws_ping_timeout": 30000}',
+        # the list of pages (--pages, at /) as a plain page: Voila's JupyterLab-based one loads the
+        # widget manager with no kernel, which fails in the console ("The model for kernel id  does
+        # not exist", three times) and asks for two files Voila does not have (404)
+        "--VoilaConfiguration.classic_tree=True",
         *([] if open_browser else ["--no-browser"]),
         *room,
         *([f"--Voila.connection_dir_root={connection_dir}"] if connection_dir is not None else []),

@@ -16,8 +16,9 @@ Where the font comes from, in this order:
    folders are searched and such files registered for this process (what rebuilding the
    cache would do, without writing to matplotlib's cache folder).
 
-When none is found, a warning (in the current language) says how to install one; figures
-still render, with boxes for the Chinese characters.
+When none is found, a warning (in the current language, and in English after a Chinese one: a
+machine without the font may draw the Chinese warning itself as boxes) says how to install one;
+figures still render, with boxes for the Chinese characters.
 
 The browser needs a CJK font of its own for the Chinese lessons, menus and tables: on Linux it
 takes fonts from fontconfig, so :func:`browser_cjk_fonts` asks ``fc-list :lang=zh``, and
@@ -158,7 +159,8 @@ def use_language_font(language: str | None = None) -> str | None:
     """Make figures able to show ``language`` (default: the current one); return the CJK family used.
 
     For ``"zh"``: puts a CJK font (:func:`find_cjk_font`) first in ``rcParams["font.family"]``
-    and returns its name; if there is none, warns once (how to install one) and returns None.
+    and returns its name; if there is none, warns once (how to install one; in English too when the
+    current language is not English) and returns None.
     For ``"en"``: takes out the family this function added, and returns None.
 
     Used by :func:`bubblekit.presentation.plotting.use_course_style` and whenever
@@ -176,7 +178,10 @@ def use_language_font(language: str | None = None) -> str | None:
         if cjk is None:
             if not _warned:
                 _warned = True
-                warnings.warn(i18n.tr("fonts.missing", env=FONT_ENV_VAR), UserWarning, stacklevel=2)
+                message = i18n.tr("fonts.missing", env=FONT_ENV_VAR)
+                if i18n.get_language() != "en":  # the machine that lacks the font may draw this text as boxes too
+                    message += "\n" + i18n.translate("fonts.missing", "en", env=FONT_ENV_VAR)
+                warnings.warn(message, UserWarning, stacklevel=2)
         elif family[:1] != [cjk]:
             _added = None if cjk in family else cjk
             family = [cjk, *(name for name in family if name != cjk)]
