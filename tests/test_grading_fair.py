@@ -305,8 +305,9 @@ def test_06_7_the_unreadable_hint_leads_to_an_answer_that_is_accepted() -> None:
     assert not en and "first word" not in en.hint and "第一个词" not in zh.hint, (en, zh)
     assert "names no effect of the ladder" in en.detail and "is not a row" not in en.detail, en
     assert "两端" in zh.detail and "不是阶梯表中的一行" not in zh.detail, zh
-    for word in ("durations", "overhead", "latency", "pickup"):  # each word the hint names is read as a row
-        assert word in en.hint and word in zh.hint
+    assert "the effect the row adds" in en.hint and "新加入的因素" in zh.hint, (en, zh)
+    for word in ("durations", "overhead", "latency", "pickup"):  # the refusal lists the words that name a row
+        assert word in en.detail and word in zh.detail
     for right in ("durations", "measured durations", "Durations", "耗时"):
         assert check("06.7", right), right
 

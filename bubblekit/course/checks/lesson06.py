@@ -305,10 +305,10 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
               "d = cmp.as_dict()：第一个效应的增量从 d['textbook'] 算起，之后每个效应从 bk.calibrate.LADDER "
               "中它的上一行算起；差值最大的效应就是答案。")),
     compare=_compare_effect,
-    kind_hints={"unreadable": (msg("Answer with the effect the row adds, as a string: durations, overhead, latency "
-                                   "or pickup (the word in the row's label that names it).",
-                                   "用这一行新加入的因素作答，写成字符串：durations、overhead、latency 或 pickup"
-                                   "（就是该行标签里点出这个因素的那个词）。"),)},
+    kind_hints={"unreadable": (msg("Answer with the effect the row adds, as a string: the word of the row's label "
+                                   "that names it (\"overhead\", ...).",
+                                   "用这一行新加入的因素作答，写成字符串：就是该行标签里点出这个因素的那个词"
+                                   "（\"overhead\" 等）。"),)},
 )
 def _biggest_effect() -> str:
     """The effect of the ladder that adds the most bubble_ratio to the row above it, on the example step."""
