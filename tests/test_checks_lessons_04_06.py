@@ -122,7 +122,7 @@ def test_06_7_names_one_row_of_the_ladder() -> None:
     for k in others:
         res = check("06.7", names.get(k, k))
         assert not res and best not in res.detail
-    assert "not a row of the ladder" in check("06.7", "the network").detail
+    assert "names no effect of the ladder" in check("06.7", "the network").detail
     assert not check("06.7", 3)
 
 
@@ -137,17 +137,17 @@ def test_06_7_accepts_the_rows_displayed_names() -> None:
         for name in names:
             res = check("06.7", name)
             assert bool(res) == (key == best), name
-            assert "not a row of the ladder" not in res.detail, name
+            assert "names no effect of the ladder" not in res.detail, name
     both = check("06.7", "overhead and latency")
     assert not both and "more than one row" in both.detail
 
 
 def test_06_7_unreadable_answer_gets_its_own_hint() -> None:
-    """An answer that names no row gets 06.7's hint about row names, not 06.5's 'rank 0: ...' one."""
+    """An answer that names no row gets 06.7's hint about the effect a row adds, not 06.5's 'rank 0: ...' one."""
     for answer in ("formula", 3, "the network"):
         res = check("06.7", answer)
         assert not res
-        assert "rank 0:" not in res.hint and "row of the ladder" in res.hint, answer
+        assert "rank 0:" not in res.hint and "the effect the row adds" in res.hint, answer
 
 
 def test_06_3_names_no_direction_for_a_rank() -> None:

@@ -534,3 +534,144 @@ def test_10_43_gives_the_model_it_asks_about() -> None:
         cells = json.loads((root / notebook).read_text(encoding="utf-8"))["cells"]
         text = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("### 10.43 "))
         assert "bk.memory.Model(layers=32, hidden=4096, heads=32, seq=4096)" in text, text
+# ----------------------------------------------------------------------------- sixth review, solutions 06-09
+
+
+def test_06_7_the_unreadable_hint_leads_to_an_answer_that_is_accepted() -> None:
+    """W1: the hint said "its first word will do", and the right row's first word ("measured") was refused."""
+    en, zh = both("06.7", "measured")
+    assert not en and "first word" not in en.hint and "第一个词" not in zh.hint, (en, zh)
+    assert "names no effect of the ladder" in en.detail and "is not a row" not in en.detail, en
+    assert "两端" in zh.detail and "不是阶梯表中的一行" not in zh.detail, zh
+    assert "the effect the row adds" in en.hint and "新加入的因素" in zh.hint, (en, zh)
+    for word in ("durations", "overhead", "latency", "pickup"):  # the refusal lists the words that name a row
+        assert word in en.detail and word in zh.detail
+    for right in ("durations", "measured durations", "Durations", "耗时"):
+        assert check("06.7", right), right
+
+
+@pytest.mark.parametrize(("id", "int_answer"), [("09.5", 2), ("07.1", 2), ("07.6", 4), ("07.6", 5)])
+def test_a_one_digit_int_gets_the_verdict_of_the_same_float(id: str, int_answer: int) -> None:
+    """M1: 2 was "close" and 2.0 "too high/low" for the same exercise."""
+    as_int, as_float, as_text = check(id, int_answer), check(id, float(int_answer)), check(id, str(int_answer))
+    assert as_int.status == as_float.status == as_text.status == "wrong", (as_int, as_float, as_text)
+    assert as_int.detail == as_float.detail == as_text.detail
+    assert "significant digits" not in as_int.detail
+
+
+def test_one_digit_answers_that_round_right_stay_close_and_whole_numbers_stay_exact() -> None:
+    """M1's fix keeps the policy: 0.3 and 1 (for 0.97) are close; whole numbers are compared exactly."""
+    from bubblekit.course.checks._grading import grade
+
+    assert grade(0.3, 3 / 11).status == "close"
+    assert grade(1, 0.97).status == grade(1.0, 0.97).status == "close"
+    assert grade(2, 2.0001, rel_tol=1e-3).ok and grade(7, 7).ok and not grade(7, 8).ok
+    assert grade(5800, 5843).status == "wrong" and grade(5840, 5843.48).ok
+
+
+def test_09_5_the_textbook_2x_is_named_in_every_form() -> None:
+    """M1: 2 is the misconception itself; it was called "close"."""
+    for answer in (2, 2.0, "2", "2.00"):
+        en, zh = both("09.5", answer)
+        assert not en and "textbook's 2x" in en.detail, (answer, en)
+        assert not zh and "课本里的 2 倍" in zh.detail, (answer, zh)
+    assert check("09.5", 2.27) and check("09.5", REGISTRY["09.5"].expected())
+
+
+def test_09_2_gives_no_direction_and_names_each_wrong_depth() -> None:
+    """M2: "too high" for every wrong depth left only p = 1."""
+    for answer in (1, 1.0, "1", " 1 "):
+        assert check("09.2", answer), answer
+    for answer in (2, 4, 8, 16):
+        en, zh = both("09.2", answer)
+        assert not en and "too high" not in en.detail and "too low" not in en.detail, en
+        assert "偏大" not in zh.detail and "偏小" not in zh.detail, zh
+    assert "not the shortest step" in check("09.2", 4).detail
+    en, zh = both("09.2", 16)
+    assert "deepest pipeline" in en.detail and "最深的流水线" in zh.detail
+    en, zh = both("09.2", 3)
+    assert "must divide the 16 GPUs" in en.detail and "整除 16" in zh.detail
+    for answer in (2.5, "two", True):
+        assert "whole number" in check("09.2", answer).detail, answer
+
+
+def test_07_4_a_slow_answer_is_pointed_at_a_gap_the_target_does_not_have() -> None:
+    """M3: the split 1F1B was pointed at rank 0's gap before 0I0, which ZB-H1 (the target) has too."""
+    rank0 = "rank 0: 0F0 0F1 0I0 0W0 0F2 0I1 0W1 0I2 0W2\n"
+    en, zh = both("07.4", rank0 + "rank 1: 1F0 1I0 1W0 1F1 1I1 1W1 1F2 1I2 1W2")
+    assert not en and "on rank 0 before 0I2" in en.detail and "0I0" not in en.detail, en
+    assert "在 rank 0 上、0I2 之前" in zh.detail, zh
+    assert check("07.4", rank0 + "rank 1: 1F0 1I0 1F1 1I1 1W0 1F2 1I2 1W1 1W2")
+
+
+def test_the_whiteboard_without_a_reference_takes_the_latest_of_equal_gaps() -> None:
+    """M3 for targets without a reference: among equal gaps the latest, not the first found (the fill's)."""
+    from bubblekit.course.checks.lesson07 import UNIFORM, target, whiteboard
+
+    goal = target(2, 3, UNIFORM, 10, cap=2)
+    ok, detail = whiteboard("rank 0: 0F0 0F1 0I0 0W0 0F2 0I1 0W1 0I2 0W2\n"
+                            "rank 1: 1F0 1I0 1W0 1F1 1I1 1W1 1F2 1I2 1W2", goal)
+    assert not ok and "before 0I2" in detail, detail
+
+
+@pytest.mark.parametrize(("id", "said"), [
+    ("07.7", ("(p + 4) // 3", "p + 4")),
+    ("07.9", ("bk.schedule('dualpipev', 4, 16).hops_per_step /", "/ bk.schedule")),
+])
+def test_07_hints_lead_to_the_method_not_to_the_answers_expression(id: str, said: tuple[str, ...]) -> None:
+    """M4: 07.7's and 07.9's second hints were the expected value's own expression."""
+    for hint in REGISTRY[id].hints:
+        for language in ("en", "zh"):
+            text = hint.say(language) if hasattr(hint, "say") else str(hint)
+            assert not any(s in text for s in said), (id, language, text)
+    assert "never reaches it" in REGISTRY["07.7"].hints[1] and "only reached" not in REGISTRY["07.7"].hints[1]
+
+
+def test_07_4_an_unsplit_backward_gets_the_split_hint() -> None:
+    """C1: the split refusal came with the hint about the number of rank lines."""
+    en, zh = both("07.4", bk.schedule("1f1b", 2, 3))
+    assert not en and "split into I" in en.detail, en
+    assert "write each B as an I then a W" in en.hint and "rank r:' line" not in en.hint, en
+    assert "每个 B 写成先 I 后 W" in zh.hint, zh
+
+
+def test_06_7_rows_tied_but_for_float_noise_get_the_same_feedback() -> None:
+    """C2: latency (0.39983129453929966) was "the highest" and the calibrated row, 5.5e-17 lower, was not."""
+    latency, pickup = check("06.7", "latency"), check("06.7", "pickup")
+    assert not latency and not pickup and latency.detail == pickup.detail, (latency, pickup)
+    assert "as high as any effect's" in latency.detail and "the highest" not in latency.detail
+    assert "another row adds more" in check("06.7", "overhead").detail
+
+
+@pytest.mark.parametrize("answer", [1.0, "1", 1])
+def test_06_3_a_whole_float_is_a_rank(answer: Any) -> None:
+    """C4: 1.0 was "not ... a whole number"."""
+    import numpy as np
+
+    assert check("06.3", answer) and check("06.3", np.float64(1.0)) and check("06.3", np.int64(1))
+    en, zh = both("06.3", 1.5)
+    assert not en and "ranks are whole numbers" in en.detail and "整数" in zh.detail, en
+    assert "give a whole number" in check("06.3", "one").detail
+
+
+def test_06_4_table_title_quotes_the_costs_name() -> None:
+    """C3: "simulated with calibrated from measured: step.csv step 0" read as one garbled phrase."""
+    from bubblekit.analysis import calibrate
+    from bubblekit.course.checks import lesson06
+
+    costs, _ = calibrate.calibrate(lesson06.example_step())
+    title = calibrate.predict(costs, "1f1b", 3, [2, 4]).title
+    assert title.startswith("1F1B, p=3, simulated with the costs “") and title.endswith("”"), title
+
+
+@pytest.mark.parametrize("path", ["solutions/06_profiling_practice.ipynb", "solutions/zh/06_profiling_practice.ipynb"])
+def test_06_8_asks_for_the_percentage_as_text(path: str) -> None:
+    """C5: "Give a fraction (or a percent)" invited the bare 22.6 that the check refuses."""
+    import json
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8"))["cells"]
+    text = "".join(next(c for c in cells if c["id"] == "s06-gpu-1")["source"])
+    assert "'25%'" in text and "(or a percent)" not in text and "（或百分数）" not in text, text
+    assert "22.6%" not in text
+    assert check("06.8", "22.6%") and not check("06.8", 22.6)

@@ -34,6 +34,8 @@ Numbers
     * One significant digit that rounds right (``0.3``) is also "close"; but a recognised
       mistake (below) is named only for an answer of at least **two** significant digits (or an
       exact one): one digit is too few to tell which mistake it was.
+    * A single-digit whole number (``2``, ``"2"``) is read like its float (``2.0``): two
+      digits, so ``2`` and ``2.0`` always get the same verdict (for 2.27, both are "too low").
     * "too high" / "too low" are said only when the answer is outside that rounding (or
       the tolerance), and no message ever shows the expected value. Where an exercise asks
       for an **estimate** (read off a trace), its tolerance says how far off is still right.

@@ -310,7 +310,9 @@ def read_number(x: Any) -> Reading | str:
         return _from_decimal(x)
     if isinstance(x, numbers.Integral):
         n = int(x)
-        return Reading(Fraction(n), Decimal(n), exact=True)
+        # A single-digit whole number is read like its float (2 as 2.0, two digits), so that an int
+        # and the same float get one verdict; larger ones keep both readings of trailing zeros (5800).
+        return Reading(Fraction(n), Decimal(f"{n}.0") if abs(n) < 10 else Decimal(n), exact=True)
     if isinstance(x, numbers.Rational):
         return Reading(Fraction(int(x.numerator), int(x.denominator)), exact=True)
     if isinstance(x, float):
@@ -345,6 +347,8 @@ def _read_text(text: str) -> Reading | str:
         d = Decimal(t)
     except (InvalidOperation, ValueError):
         return tr("checks.text_not_number", text=text)
+    if not percent and re.fullmatch(r"[+-]?\d", t):  # "2" is read like 2 and 2.0 (two digits), as read_number does
+        d = Decimal(f"{t}.0")
     reading = _from_decimal(d, percent=percent)
     return replace(reading, comma=True) if comma else reading
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from fractions import Fraction
+from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP
+from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._text import msg
@@ -114,11 +117,53 @@ register({
 })
 
 
+#: The pipeline depths 09.2 compares: the divisors of its 16 GPUs.
+DEPTHS = (1, 2, 4, 8, 16)
+
+register({
+    "checks.l09.depth_not_int": {"en": "{answer!r} is not a pipeline depth: give p as a whole number",
+                                 "zh": "{answer!r} 不是流水线深度：请把 p 写成一个整数"},
+    "checks.l09.depth_divides": {"en": "p must divide the 16 GPUs: 1, 2, 4, 8 or 16",
+                                 "zh": "p 必须能整除 16 张 GPU：只能是 1、2、4、8 或 16"},
+    "checks.l09.depth_other": {"en": "that depth is not the shortest step: simulate all five depths and compare their "
+                                     "makespans",
+                               "zh": "这个深度的单步耗时不是最短的：把五种深度都模拟一遍，比较它们的 makespan"},
+    "checks.l09.depth_deepest": {"en": "the deepest pipeline: it runs the most microbatches, but its fill and drain add "
+                                       "p - 1 stage times to every step",
+                                 "zh": "这是最深的流水线：它跑的微批最多，但填充和排空会给每一步多加 p - 1 个流水级的耗时"},
+})
+
+
+def _compare_depth(answer: Any, expected: Any) -> Graded:
+    """09.2's answer is one of five depths: right or not, never "too high / too low" (with five choices a
+    direction would give the answer away, as for 06.3's rank). Returns ``Graded(ok, message, kind)``."""
+    if isinstance(answer, bool):
+        return Graded(False, tr("checks.l09.depth_not_int", answer=answer), "")
+    if isinstance(answer, numbers.Real) and not isinstance(answer, numbers.Integral):
+        if not math.isfinite(float(answer)) or not float(answer).is_integer():
+            return Graded(False, tr("checks.l09.depth_not_int", answer=answer), "")
+        answer = int(float(answer))
+    elif not isinstance(answer, numbers.Integral):
+        try:
+            answer = int(str(answer).strip())
+        except ValueError:
+            return Graded(False, tr("checks.l09.depth_not_int", answer=answer), "")
+    answer = int(answer)
+    if answer == expected:
+        return Graded(True, "", "")
+    if answer not in DEPTHS:
+        return Graded(False, tr("checks.l09.depth_divides"), "")
+    if answer == max(DEPTHS):
+        return Graded(False, tr("checks.l09.depth_deepest"), "")
+    return Graded(False, tr("checks.l09.depth_other"), "")
+
+
 @exercise("09.2", hint=(msg("Simulate 1F1B for each p with m = 32 p / 16 microbatches and per-stage costs 16/p, 32/p.",
                             "对每个 p 模拟 1F1B，微批数 m = 32 p / 16，每个流水级耗时 16/p、32/p。"),
                         msg("Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
                             "shortest step.",
-                            "比较 p = 1, 2, 4, 8, 16 模拟出的 makespan，给出单步耗时最短的 p（int）。")))
+                            "比较 p = 1, 2, 4, 8, 16 模拟出的 makespan，给出单步耗时最短的 p（int）。")),
+          compare=lambda answer, expected: _compare_depth(answer, expected))
 def _e092() -> int:
     times = fixed_gpu_step_times()
     return min(times, key=lambda p: (times[p], p))
@@ -176,7 +221,11 @@ def _measured_ratio(hidden: int, seq: int) -> float:
                             "选出 c['hidden'] == 4096 且 c['seq'] == 8192 的配置，用它的 layer 的 full_backwa"
                             "rd_ms 除以 F_ms。")),
           rel_tol=1e-9,
-          mistakes=(upside_down(),))
+          mistakes=(upside_down(),
+                    Mistake(lambda _e: 2,
+                            msg("that is the textbook's 2x, the misconception this exercise measures: read the "
+                                "measured ratio",
+                                "这正是课本里的 2 倍，也就是本题要实测的那个误区：读出实测的比值"))))
 def _e095() -> float:
     return _measured_ratio(4096, 8192)
 
