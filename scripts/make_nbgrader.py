@@ -110,14 +110,16 @@ register({
               "_在这里写下你的答案。_）换成你的答案，再运行这个单元格：末尾的 `check(...)` 会显示 ✓，或者给出提示。\n"
               "> 每道练习后面那个锁定的单元格是它的自动评分测试：检查和上面相同，按分值计分，请保持原样。文字作答由老师"
               "人工评分。提交之前，请重启 kernel 并运行所有单元格（或者点 **Validate**）。"},
-    "make_nbgrader.points": {"en": "{n} point", "zh": "{n} 分"},
-    "make_nbgrader.points_n": {"en": "{n} points", "zh": "{n} 分"},
-    "make_nbgrader.list_line": {
-        "en": "{assignment}: {total}: {auto_n} autograded exercise{auto_s} ({auto_points})",
-        "zh": "{assignment}：共 {total}：{auto_n} 道自动评分的练习（{auto_points}）"},
-    "make_nbgrader.list_written": {
-        "en": " + {written_n} written answer{written_s} graded by hand ({written_points})",
-        "zh": " + {written_n} 道人工评分的文字作答（{written_points}）"},
+    # a count of things is one field: "1 point", "3 points", "3 分" (_count)
+    "make_nbgrader.points": {"en": "{n} points", "zh": "{n} 分"},
+    "make_nbgrader.points.one": {"en": "{n} point", "zh": "{n} 分"},
+    "make_nbgrader.auto": {"en": "{n} autograded exercises", "zh": "{n} 道自动评分的练习"},
+    "make_nbgrader.auto.one": {"en": "{n} autograded exercise", "zh": "{n} 道自动评分的练习"},
+    "make_nbgrader.written": {"en": "{n} written answers graded by hand", "zh": "{n} 道人工评分的文字作答"},
+    "make_nbgrader.written.one": {"en": "{n} written answer graded by hand", "zh": "{n} 道人工评分的文字作答"},
+    "make_nbgrader.list_line": {"en": "{assignment}: {total}: {auto} ({auto_points})",
+                                "zh": "{assignment}：共 {total}：{auto}（{auto_points}）"},
+    "make_nbgrader.list_written": {"en": " + {written} ({written_points})", "zh": "，另有 {written}（{written_points}）"},
     "make_nbgrader.no_lesson": {
         "en": "lesson {lesson!r} has no solution notebook; choose from {lessons} (or a name like {example})",
         "zh": "课程 {lesson!r} 没有答案 notebook；可选：{lessons}（或者像 {example} 这样的名字）"},
@@ -161,8 +163,13 @@ def _language(language: object) -> str:
     return str(language)
 
 
+def _count(what: str, n: int, language: str) -> str:
+    """``n`` points, autograded exercises or written answers in ``language``."""
+    return translate(f"make_nbgrader.{what}{'.one' if n == 1 else ''}", language, n=n)
+
+
 def _points(count: int, language: str) -> str:
-    return translate("make_nbgrader.points" if count == 1 else "make_nbgrader.points_n", language, n=count)
+    return _count("points", count, language)
 
 
 @dataclass(frozen=True)
@@ -442,11 +449,9 @@ def main(argv: list[str] | None = None) -> int:
                 auto = [g for g in graded if g.kind == "auto"]
                 written = [g for g in graded if g.kind == "written"]
                 print(translate("make_nbgrader.list_line", lang, assignment=assignment_name(path),
-                                total=_points(sum(g.points for g in graded), lang), auto_n=len(auto),
-                                auto_s="" if len(auto) == 1 else "s",
+                                total=_points(sum(g.points for g in graded), lang), auto=_count("auto", len(auto), lang),
                                 auto_points=_points(sum(g.points for g in auto), lang))
-                      + (translate("make_nbgrader.list_written", lang, written_n=len(written),
-                                   written_s="" if len(written) == 1 else "s",
+                      + (translate("make_nbgrader.list_written", lang, written=_count("written", len(written), lang),
                                    written_points=_points(sum(g.points for g in written), lang)) if written else ""))
             return 0
         reports, _ = build(paths, course, keep_changed=args.keep_changed, language=lang)

@@ -197,8 +197,14 @@ bubblekit 内置的每个调度，在相同的 rank 数（**p**）、微批数�
 })
 
 # What the server and its command line say (``--lang zh``: in Chinese; option names stay as they are).
-# ``{..._s}`` fields are English plural endings ("" or "s"); the Chinese texts do not use them.
+# A count of things is one field ("3 kernels", "3 个 kernel": :func:`_count`).
 register({
+    "classroom.say.kernels": {"en": "{n} kernels", "zh": "{n} 个 kernel"},
+    "classroom.say.kernels.one": {"en": "{n} kernel", "zh": "{n} 个 kernel"},
+    "classroom.say.pages": {"en": "{n} pages", "zh": "{n} 个页面"},
+    "classroom.say.pages.one": {"en": "{n} page", "zh": "{n} 个页面"},
+    "classroom.say.students": {"en": "{n} students", "zh": "{n} 名学生"},
+    "classroom.say.students.one": {"en": "{n} student", "zh": "{n} 名学生"},
     "classroom.say.network": {
         "en": "WARNING: the classroom server is open to the network: anyone who can reach this machine on port {port} "
               "can open the explorer and start kernels on it (no password). Use it only on a trusted classroom "
@@ -206,10 +212,10 @@ register({
         "zh": "警告：课堂服务器对网络开放：任何能访问这台机器 {port} 端口的人，都能打开探索器并在这台机器上启动 kernel"
               "（没有密码）。只在可信的教室网络中使用；按 Ctrl+C 停止它。"},
     "classroom.say.starting": {
-        "en": "bubblekit classroom: starting Voila for {nb} on {ip}:{port}, preheating {pool} kernel{pool_s} "
-              "({students} per page x {n_pages} page{pages_s})...",
-        "zh": "bubblekit classroom：正在为 {nb} 在 {ip}:{port} 上启动 Voila，预热 {pool} 个 kernel"
-              "（每个页面 {students} 个 × {n_pages} 个页面）……"},
+        "en": "bubblekit classroom: starting Voila for {nb} on {ip}:{port}, preheating {pool} "
+              "({per_page} per page x {pages})...",
+        "zh": "bubblekit classroom：正在为 {nb} 在 {ip}:{port} 上启动 Voila，预热 {pool}"
+              "（每个页面 {per_page} 个 × {pages}）……"},
     "classroom.say.no_start": {
         "en": "bubblekit classroom: Voila did not start (exit code {code}). Its last output:\n{tail}",
         "zh": "bubblekit classroom：Voila 没有启动（退出码 {code}）。它最后的输出：\n{tail}"},
@@ -220,17 +226,16 @@ register({
         "en": "bubblekit classroom: Voila exited with code {code}. Its last output:\n{tail}",
         "zh": "bubblekit classroom：Voila 已退出，退出码 {code}。它最后的输出：\n{tail}"},
     "classroom.say.stopped": {
-        "en": "bubblekit classroom: stopped by {signal}; Voila and its {n} kernel{n_s} ended, temporary files removed",
-        "zh": "bubblekit classroom：收到 {signal}，已停止；Voila 和它的 {n} 个 kernel 都已结束，临时文件已删除"},
+        "en": "bubblekit classroom: stopped by {signal}; Voila and its {kernels} ended, temporary files removed",
+        "zh": "bubblekit classroom：收到 {signal}，已停止；Voila 和它的 {kernels} 都已结束，临时文件已删除"},
     "classroom.say.port": {
         "en": "bubblekit classroom: cannot listen on {ip}:{port}: {problem} (another server on that port? stop it or "
               "choose --port)",
         "zh": "bubblekit classroom：无法在 {ip}:{port} 上监听：{problem}（这个端口上已经有别的服务器？停掉它，"
               "或者用 --port 换一个端口）"},
     "classroom.say.ready": {
-        "en": "bubblekit classroom: room ready for {students} student{students_s} after {secs:.0f} s "
-              "({kernels} kernel{kernels_s} preheated).",
-        "zh": "bubblekit classroom：教室已就绪，可供 {students} 名学生使用，用时 {secs:.0f} 秒（已预热 {kernels} 个 kernel）。"},
+        "en": "bubblekit classroom: room ready for {students} after {secs:.0f} s ({kernels} preheated).",
+        "zh": "bubblekit classroom：教室已就绪，可供 {students}使用，用时 {secs:.0f} 秒（已预热 {kernels}）。"},
     "classroom.say.short_pool": {
         "en": " Only {kernels} of {pool} kernels started: Voila starts another for each student beyond them "
               "(see its log with --verbose).",
@@ -275,9 +280,9 @@ register({
 })
 
 
-def _s(count: int) -> str:
-    """English plural ending of ``count`` things: "" or "s"."""
-    return "" if count == 1 else "s"
+def _count(what: str, n: int, language: str) -> str:
+    """``n`` kernels, pages or students in ``language``: ``"1 kernel"``, ``"3 kernels"``, ``"3 个 kernel"``."""
+    return translate(f"classroom.say.{what}{'.one' if n == 1 else ''}", language, n=n)
 
 
 #: A markdown cell of a page (its English text) -> its catalogue key, for the other languages.
@@ -932,8 +937,8 @@ def _ready_lines(proc: subprocess.Popen[bytes], room: _Room, notebook: Path, ip:
     mem_k = [m for m in (process_memory(k) for k in kernels) if m is not None]
     mem_v = process_memory(proc.pid)
     secs = time.monotonic() - room.started
-    lines = [translate("classroom.say.ready", language, students=room.students, students_s=_s(room.students),
-                       secs=secs, kernels=len(kernels), kernels_s=_s(len(kernels)))]
+    lines = [translate("classroom.say.ready", language, students=_count("students", room.students, language),
+                       secs=secs, kernels=_count("kernels", len(kernels), language))]
     if len(kernels) < room.pool:
         lines[0] += translate("classroom.say.short_pool", language, kernels=len(kernels), pool=room.pool)
     local = _page_urls("127.0.0.1" if ip in ("0.0.0.0", "::") or _is_loopback(ip) else ip, port, notebook)
@@ -1033,9 +1038,9 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
         try:
             if not _is_loopback(ip):
                 print(translate("classroom.say.network", language, port=port), flush=True)
-            print(translate("classroom.say.starting", language, nb=nb, ip=ip, port=port, pool=room.pool,
-                            pool_s=_s(room.pool), students=room.students, n_pages=room.n_pages,
-                            pages_s=_s(room.n_pages)), flush=True)
+            print(translate("classroom.say.starting", language, nb=nb, ip=ip, port=port,
+                            pool=_count("kernels", room.pool, language), per_page=room.students,
+                            pages=_count("pages", room.n_pages, language)), flush=True)
             state["shield"] = True
             with open(log_path, "wb") as log:
                 out = None if verbose else log
@@ -1078,8 +1083,8 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
             if proc is not None:
                 kernels_ended = stop_server(proc, room.marker)
                 proc = None
-            print(translate("classroom.say.stopped", language, signal=exc.signame, n=kernels_ended,
-                            n_s=_s(kernels_ended)), file=sys.stderr, flush=True)
+            print(translate("classroom.say.stopped", language, signal=exc.signame,
+                            kernels=_count("kernels", kernels_ended, language)), file=sys.stderr, flush=True)
             return 128 + exc.signum
         finally:
             state["shield"] = True
