@@ -192,6 +192,26 @@ def test_chinese_config_differs_only_in_course_id_and_stubs() -> None:
     assert "/source/" in ignored and "/gradebook.db" in ignored
 
 
+def test_the_chinese_config_decides_after_the_english_one_course_sh_loads_first(tmp_path: Path) -> None:
+    """course.sh setup makes nbgrader load classroom/nbgrader's config everywhere; run in classroom/nbgrader/zh,
+    the Chinese config comes after it and decides the folder, the course id and the stubs."""
+    import subprocess
+
+    (tmp_path / "nbgrader_config.py").write_text(  # what course.sh writes into .venv/etc/jupyter
+        f"load_subconfig('nbgrader_config.py', {str(ROOT / 'classroom' / 'nbgrader')!r})  # noqa: F821\n")
+    code = ("from nbgrader.apps.nbgraderapp import NbGraderApp\n"
+            "app = NbGraderApp(); app.initialize([]); c = app.config\n"
+            "print(c.CourseDirectory.root, c.CourseDirectory.course_id, repr(c.ClearSolutions.code_stub['python']))")
+    said = {}
+    for folder in (CONFIG_ZH.parent, tmp_path):
+        run = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "JUPYTER_CONFIG_PATH": str(tmp_path)})
+        assert run.returncode == 0, run.stderr
+        said[folder] = run.stdout.strip().splitlines()[-1]
+    assert said[CONFIG_ZH.parent] == f"{CONFIG_ZH.parent} pipeline-bubbles-zh '# 在这里写你的代码\\nraise NotImplementedError()'"
+    assert said[tmp_path].startswith(f"{ROOT / 'classroom' / 'nbgrader'} pipeline-bubbles '# YOUR CODE HERE")  # the control
+
+
 def test_chinese_build_writes_the_chinese_course(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     course = tmp_path / "zh-course"
     assert mn.main(["--lang", "zh", "--course", str(course), "03"]) == 0
