@@ -29,7 +29,10 @@ Rules:
 * A message whose Chinese is missing falls back to English at run time; the catalogue test
   (``tests/test_i18n.py``) fails on it, so none ships.
 * Developer-facing text stays English and out of the catalogue: exception messages
-  (``TypeError``/``ValueError`` naming a parameter), logs, the command-line tools' errors.
+  (``TypeError``/``ValueError`` naming a parameter), logs, the command-line tools' errors;
+  but the classroom kit's commands (``bubblekit classroom``, ``scripts/make_slides.py``,
+  ``scripts/make_nbgrader.py``) speak their ``--lang`` (keys ``classroom.say.*``,
+  ``make_slides.*``, ``make_nbgrader.*``), keeping option and parameter names.
 
 Used by every lesson's Chinese edition (``notebooks/zh/``), and by the presentation and course
 layers for their learner-facing text.

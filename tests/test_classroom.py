@@ -119,7 +119,7 @@ def _cli_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     (["--share", "--ip", "10.0.0.1"], "--share listens on every address"),
     (["--students", "0"], "--students 0: must be between 1 and 500"),
     (["--cull-after", "-5"], "--cull-after -5: must be between"),
-    (["--port", "70000"], "port must be an int between 1 and 65535"),
+    (["--port", "70000"], "--port 70000: must be between 1 and 65535"),
     (["--notebook", "nope.ipynb"], "does not exist"),
 ])
 def test_command_line_rejects_typos_and_bad_values(capsys: pytest.CaptureFixture[str], argv: list[str],
@@ -334,7 +334,9 @@ def test_each_room_serves_one_language(tmp_path: Path, capsys: pytest.CaptureFix
     assert classroom.default_notebook(language="zh") == ROOT / "apps" / "zh" / "explorer.ipynb"
     assert classroom.main(["--lang", "zh", "--print-command"]) == 0
     assert f" {ROOT / 'apps' / 'zh' / 'explorer.ipynb'} " in capsys.readouterr().out
-    assert "cannot be combined with --notebook" in _cli_error(capsys, ["--lang", "zh", "--notebook", str(EXPLORER)])
+    assert "--lang zh 选择的是课堂自带的页面，不能和 --notebook 一起用" in _cli_error(
+        capsys, ["--lang", "zh", "--notebook", str(EXPLORER)])
+    assert "cannot be combined with --notebook" in _cli_error(capsys, ["--pages", "--notebook", str(EXPLORER)])
     assert "invalid choice: 'fr'" in _cli_error(capsys, ["--lang", "fr"])
 
 
@@ -353,7 +355,8 @@ def test_the_chinese_room_serves_chinese_pages(tmp_path: Path) -> None:
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     visits: list[classroom.Visit] = []
     try:
-        said = classroom.read_until(server.stdout, "Ctrl+C stops the server", 300)
+        said = classroom.read_until(server.stdout, "按 Ctrl+C 停止服务器", 300)  # the room speaks Chinese
+        assert "教室已就绪" in said and "--cull-after" in said and "room ready" not in said, said
         assert str(ROOT / "apps" / "zh") in said and _kernel_count(str(tmp_path)) == len(classroom.PAGES)
         for name in classroom.PAGES:
             url = f"http://127.0.0.1:{port}/voila/render/{name}"

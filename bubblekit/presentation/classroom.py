@@ -198,6 +198,95 @@ bubblekit 内置的每个调度，在相同的 rank 数（**p**）、微批数�
 试试看：调大 **m**（每个调度的气泡都缩小，GPipe 的显存随之增长）；调大 **v**（交错式调度的点向右下方移动）；加上 **通信延迟**（跳数多的调度代价更大）；把 **耗时预设** 切换到在 H200 上实测的层（h200）。"""},
 })
 
+# What the server and its command line say (``--lang zh``: in Chinese; option names stay as they are).
+# A count of things is one field ("3 kernels", "3 个 kernel": :func:`_count`).
+register({
+    "classroom.say.kernels": {"en": "{n} kernels", "zh": "{n} 个 kernel"},
+    "classroom.say.kernels.one": {"en": "{n} kernel", "zh": "{n} 个 kernel"},
+    "classroom.say.pages": {"en": "{n} pages", "zh": "{n} 个页面"},
+    "classroom.say.pages.one": {"en": "{n} page", "zh": "{n} 个页面"},
+    "classroom.say.students": {"en": "{n} students", "zh": "{n} 名学生"},
+    "classroom.say.students.one": {"en": "{n} student", "zh": "{n} 名学生"},
+    "classroom.say.network": {
+        "en": "WARNING: the classroom server is open to the network: anyone who can reach this machine on port {port} "
+              "can open the explorer and start kernels on it (no password). Use it only on a trusted classroom "
+              "network; Ctrl+C stops it.",
+        "zh": "警告：课堂服务器对网络开放：任何能访问这台机器 {port} 端口的人，都能打开探索器并在这台机器上启动 kernel"
+              "（没有密码）。只在可信的教室网络中使用；按 Ctrl+C 停止它。"},
+    "classroom.say.starting": {
+        "en": "bubblekit classroom: starting Voila for {nb} on {ip}:{port}, preheating {pool} "
+              "({per_page} per page x {pages})...",
+        "zh": "bubblekit classroom：正在为 {nb} 在 {ip}:{port} 上启动 Voila，预热 {pool}"
+              "（每个页面 {per_page} 个 × {pages}）……"},
+    "classroom.say.no_start": {
+        "en": "bubblekit classroom: Voila did not start (exit code {code}). Its last output:\n{tail}",
+        "zh": "bubblekit classroom：Voila 没有启动（退出码 {code}）。它最后的输出：\n{tail}"},
+    "classroom.say.preheating": {
+        "en": "bubblekit classroom: preheating, {running} of {pool} kernels started ({secs:.0f} s)",
+        "zh": "bubblekit classroom：正在预热，{pool} 个 kernel 中已启动 {running} 个（{secs:.0f} 秒）"},
+    "classroom.say.exited": {
+        "en": "bubblekit classroom: Voila exited with code {code}. Its last output:\n{tail}",
+        "zh": "bubblekit classroom：Voila 已退出，退出码 {code}。它最后的输出：\n{tail}"},
+    "classroom.say.stopped": {
+        "en": "bubblekit classroom: stopped by {signal}; Voila and its {kernels} ended, temporary files removed",
+        "zh": "bubblekit classroom：收到 {signal}，已停止；Voila 和它的 {kernels} 都已结束，临时文件已删除"},
+    "classroom.say.port": {
+        "en": "bubblekit classroom: cannot listen on {ip}:{port}: {problem} (another server on that port? stop it or "
+              "choose --port)",
+        "zh": "bubblekit classroom：无法在 {ip}:{port} 上监听：{problem}（这个端口上已经有别的服务器？停掉它，"
+              "或者用 --port 换一个端口）"},
+    "classroom.say.ready": {
+        "en": "bubblekit classroom: room ready for {students} after {secs:.0f} s ({kernels} preheated).",
+        "zh": "bubblekit classroom：教室已就绪，可供 {students}使用，用时 {secs:.0f} 秒（已预热 {kernels}）。"},
+    "classroom.say.short_pool": {
+        "en": " Only {kernels} of {pool} kernels started: Voila starts another for each student beyond them "
+              "(see its log with --verbose).",
+        "zh": "只启动了 {pool} 个 kernel 中的 {kernels} 个：超出的学生每来一个，Voila 就再启动一个"
+              "（用 --verbose 查看它的日志）。"},
+    "classroom.say.open_here": {"en": "  open on this machine: {urls}", "zh": "  在本机打开：{urls}"},
+    "classroom.say.students_open": {"en": "  students open:        {urls}", "zh": "  学生打开：  {urls}"},
+    "classroom.say.no_address": {
+        "en": "  students open:        http://<this machine's address>:{port}/ (no network address found)",
+        "zh": "  学生打开：  http://<本机地址>:{port}/（没有找到网络地址）"},
+    "classroom.say.memory": {
+        "en": "  memory: {now} now (Voila {voila} + {n} kernels of ~{per}); ~{full} with every student connected and "
+              "the pool refilled behind them{available}",
+        "zh": "  内存：现在 {now}（Voila {voila} + {n} 个 kernel，每个约 {per}）；所有学生都连上、预热池补满之后约 "
+              "{full}{available}"},
+    "classroom.say.available": {"en": " ({available} available)", "zh": "（可用 {available}）"},
+    "classroom.say.memory_warning": {
+        "en": "  WARNING: that is more than this machine has available: use fewer --students (each needs ~{each})",
+        "zh": "  警告：这超过了这台机器的可用内存：请减少 --students（每名学生约需 {each}）"},
+    "classroom.say.culling": {
+        "en": "  a closed page's kernel is freed after {cull_after} s idle (--cull-after); Ctrl+C stops the server and "
+              "every kernel.",
+        "zh": "  页面关闭后，它的 kernel 空闲 {cull_after} 秒即释放（--cull-after）；按 Ctrl+C 停止服务器和所有 kernel。"},
+    "classroom.say.error": {"en": "{prog}: error: {message}", "zh": "{prog}：错误：{message}"},
+    "classroom.say.voila_help": {
+        "en": "Voila's own options go after --, e.g. 'python -m bubblekit classroom -- --theme=dark'",
+        "zh": "Voilà 自己的选项写在 -- 之后，例如 'python -m bubblekit classroom -- --theme=dark'"},
+    "classroom.say.unknown_option": {"en": "unknown option {option!r}{hint}. {voila_help}.",
+                                     "zh": "未知选项 {option!r}{hint}。{voila_help}。"},
+    "classroom.say.did_you_mean": {"en": " (did you mean {option}?)", "zh": "（你是想用 {option} 吗？）"},
+    "classroom.say.pages_notebook": {
+        "en": "--pages serves the classroom's own pages; it cannot be combined with --notebook",
+        "zh": "--pages 提供的是课堂自带的页面，不能和 --notebook 一起用"},
+    "classroom.say.lang_notebook": {
+        "en": "--lang {lang} chooses the classroom's own pages; it cannot be combined with --notebook",
+        "zh": "--lang {lang} 选择的是课堂自带的页面，不能和 --notebook 一起用"},
+    "classroom.say.share_ip": {
+        "en": "--share listens on every address (0.0.0.0); it cannot be combined with --ip {ip}",
+        "zh": "--share 会在所有地址（0.0.0.0）上监听，不能和 --ip {ip} 一起用"},
+    "classroom.say.range": {"en": "{option} {value}: must be between {low} and {high}",
+                            "zh": "{option} {value}：必须在 {low} 到 {high} 之间"},
+})
+
+
+def _count(what: str, n: int, language: str) -> str:
+    """``n`` kernels, pages or students in ``language``: ``"1 kernel"``, ``"3 kernels"``, ``"3 个 kernel"``."""
+    return translate(f"classroom.say.{what}{'.one' if n == 1 else ''}", language, n=n)
+
+
 #: A markdown cell of a page (its English text) -> its catalogue key, for the other languages.
 _PAGE_TEXT_KEYS: dict[str, str] = {
     _INTRO: "classroom.page.intro",
@@ -868,39 +957,38 @@ def _page_urls(host: str, port: int, notebook: Path) -> list[str]:
 
 
 def _ready_lines(proc: subprocess.Popen[bytes], room: _Room, notebook: Path, ip: str, port: int,
-                 cull_after_s: int) -> list[str]:
+                 cull_after_s: int, language: str = "en") -> list[str]:
     kernels = server_kernels(room.marker)
     mem_k = [m for m in (process_memory(k) for k in kernels) if m is not None]
     mem_v = process_memory(proc.pid)
     secs = time.monotonic() - room.started
-    who = f"{room.students} student{'s' if room.students > 1 else ''}"
-    lines = [f"bubblekit classroom: room ready for {who} after {secs:.0f} s "
-             f"({len(kernels)} kernel{'s' if len(kernels) != 1 else ''} preheated)."]
+    lines = [translate("classroom.say.ready", language, students=_count("students", room.students, language),
+                       secs=secs, kernels=_count("kernels", len(kernels), language))]
     if len(kernels) < room.pool:
-        lines[0] += (f" Only {len(kernels)} of {room.pool} kernels started: Voila starts another for each student "
-                     f"beyond them (see its log with --verbose).")
+        lines[0] += translate("classroom.say.short_pool", language, kernels=len(kernels), pool=room.pool)
     local = _page_urls("127.0.0.1" if ip in ("0.0.0.0", "::") or _is_loopback(ip) else ip, port, notebook)
-    lines.append("  open on this machine: " + "  ".join(local))
+    lines.append(translate("classroom.say.open_here", language, urls="  ".join(local)))
     if not _is_loopback(ip):
         addrs = network_addresses() if ip in ("0.0.0.0", "::") else [ip]
         if addrs:
             for a in addrs[:3]:
-                lines.append("  students open:        " + "  ".join(_page_urls(a, port, notebook)))
+                lines.append(translate("classroom.say.students_open", language,
+                                       urls="  ".join(_page_urls(a, port, notebook))))
         else:
-            lines.append(f"  students open:        http://<this machine's address>:{port}/ (no network address found)")
+            lines.append(translate("classroom.say.no_address", language, port=port))
     if mem_k and mem_v is not None:
         per = sum(mem_k) / len(mem_k)
         now = mem_v + sum(mem_k)
         full = mem_v + per * (room.pool * 2)
         avail = available_memory()
-        lines.append(f"  memory: {format_bytes(now)} now (Voila {format_bytes(mem_v)} + {len(mem_k)} kernels of ~{format_bytes(per)}); "
-                     f"~{format_bytes(full)} with every student connected and the pool refilled behind them"
-                     + (f" ({format_bytes(avail)} available)" if avail is not None else ""))
+        lines.append(translate(
+            "classroom.say.memory", language, now=format_bytes(now), voila=format_bytes(mem_v), n=len(mem_k),
+            per=format_bytes(per), full=format_bytes(full),
+            available=translate("classroom.say.available", language, available=format_bytes(avail))
+            if avail is not None else ""))
         if avail is not None and full - now > avail:
-            lines.append(f"  WARNING: that is more than this machine has available: use fewer --students "
-                         f"(each needs ~{format_bytes(2 * per)})")
-    lines.append(f"  a closed page's kernel is freed after {cull_after_s} s idle (--cull-after); "
-                 f"Ctrl+C stops the server and every kernel.")
+            lines.append(translate("classroom.say.memory_warning", language, each=format_bytes(2 * per)))
+    lines.append(translate("classroom.say.culling", language, cull_after=cull_after_s))
     return lines
 
 
@@ -951,8 +1039,7 @@ def serve(
     n_students = students if students is not None else (SHARED_STUDENTS if shared else 1)
     problem = _port_problem(ip, port)
     if problem:
-        print(f"bubblekit classroom: cannot listen on {ip}:{port}: {problem} (another server on that port? "
-              f"stop it or choose --port)", file=sys.stderr)
+        print(translate("classroom.say.port", language, ip=ip, port=port, problem=problem), file=sys.stderr)
         return 2
     tmp = Path(tempfile.mkdtemp(prefix="bubblekit-classroom-"))
     try:
@@ -962,25 +1049,23 @@ def serve(
                             cull_after_s=cull_after_s, iopub_timeout_s=iopub_timeout_s, connection_dir=tmp,
                             presenter=presenter, extra_args=extra_args)
         room = _Room(n_students, len(pages(nb)) if nb.is_dir() else 1, str(tmp))
-        return _serve(cmd, nb, room, ip, port, cull_after_s, verbose, tmp, voila_env(presenter))
+        return _serve(cmd, nb, room, ip, port, cull_after_s, verbose, tmp, voila_env(presenter), language)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after_s: int, verbose: bool,
-           tmp: Path, env: dict[str, str]) -> int:
+           tmp: Path, env: dict[str, str], language: str = "en") -> int:
     log_path = tmp / "voila.log"
     kernels_ended = 0
     with _stop_on_signals() as state:
         proc: subprocess.Popen[bytes] | None = None
         try:
             if not _is_loopback(ip):
-                print(f"WARNING: the classroom server is open to the network: anyone who can reach this machine on "
-                      f"port {port} can open the explorer and start kernels on it (no password). Use it only on a "
-                      f"trusted classroom network; Ctrl+C stops it.", flush=True)
-            print(f"bubblekit classroom: starting Voila for {nb} on {ip}:{port}, preheating {room.pool} "
-                  f"kernel{'s' if room.pool != 1 else ''} ({room.students} per page x {room.n_pages} "
-                  f"page{'s' if room.n_pages != 1 else ''})...", flush=True)
+                print(translate("classroom.say.network", language, port=port), flush=True)
+            print(translate("classroom.say.starting", language, nb=nb, ip=ip, port=port,
+                            pool=_count("kernels", room.pool, language), per_page=room.students,
+                            pages=_count("pages", room.n_pages, language)), flush=True)
             state["shield"] = True
             with open(log_path, "wb") as log:
                 out = None if verbose else log
@@ -995,8 +1080,7 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
                 raise ClassroomStopped(state["pending"])
             if not wait_listening(port, proc):
                 code = proc.poll()
-                print(f"bubblekit classroom: Voila did not start (exit code {code}). Its last output:\n"
-                      f"{_tail(log_path)}", file=sys.stderr)
+                print(translate("classroom.say.no_start", language, code=code, tail=_tail(log_path)), file=sys.stderr)
                 return 1 if code in (None, 0) else int(code)
             samples: list[int] = []
             last_note = time.monotonic()
@@ -1010,23 +1094,22 @@ def _serve(cmd: list[str], nb: Path, room: _Room, ip: str, port: int, cull_after
                     short = quiet_since is not None and time.monotonic() - quiet_since > _SHORT_POOL_WAIT_S
                     ready = quiet and (running >= room.pool or short)
                     if ready:
-                        print("\n".join(_ready_lines(proc, room, nb, ip, port, cull_after_s)), flush=True)
+                        print("\n".join(_ready_lines(proc, room, nb, ip, port, cull_after_s, language)), flush=True)
                     elif time.monotonic() - last_note > 15:
-                        print(f"bubblekit classroom: preheating, {running} of {room.pool} kernels started "
-                              f"({time.monotonic() - room.started:.0f} s)", flush=True)
+                        print(translate("classroom.say.preheating", language, running=running, pool=room.pool,
+                                        secs=time.monotonic() - room.started), flush=True)
                         last_note = time.monotonic()
                 time.sleep(0.5)
-            print(f"bubblekit classroom: Voila exited with code {proc.returncode}. Its last output:\n"
-                  f"{_tail(log_path)}", file=sys.stderr)
+            print(translate("classroom.say.exited", language, code=proc.returncode, tail=_tail(log_path)),
+                  file=sys.stderr)
             return int(proc.returncode or 0)
         except ClassroomStopped as exc:
             state["shield"] = True
             if proc is not None:
                 kernels_ended = stop_server(proc, room.marker)
                 proc = None
-            print(f"bubblekit classroom: stopped by {exc.signame}; Voila and its {kernels_ended} "
-                  f"kernel{'s' if kernels_ended != 1 else ''} ended, temporary files removed", file=sys.stderr,
-                  flush=True)
+            print(translate("classroom.say.stopped", language, signal=exc.signame,
+                            kernels=_count("kernels", kernels_ended, language)), file=sys.stderr, flush=True)
             return 128 + exc.signum
         finally:
             state["shield"] = True
@@ -1251,7 +1334,7 @@ def kernel_exists(base_url: str, kernel_id: str, timeout_s: float = 10.0) -> boo
 
 
 # ---------------------------------------------------------------------------- command line
-_VOILA_HELP = "Voila's own options go after --, e.g. 'python -m bubblekit classroom -- --theme=dark'"
+_VOILA_HELP = translate("classroom.say.voila_help", "en")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -1305,25 +1388,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list, extra = args_list[:cut], args_list[cut + 1:]
     parser = _parser()
     args, unknown = parser.parse_known_args(args_list)
+    lang = args.lang
+
+    def refuse(key: str, **fields: Any) -> None:
+        """Exit 2 with usage and the message ``key`` in the room's language (as ``parser.error`` does)."""
+        parser.print_usage(sys.stderr)
+        parser.exit(2, translate("classroom.say.error", lang, prog=parser.prog,
+                                 message=translate(key, lang, **fields)) + "\n")
+
     if unknown:
         bad = unknown[0]
         close = difflib.get_close_matches(bad.split("=", 1)[0], _option_names(parser), n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        parser.error(f"unknown option {bad!r}{hint}. {_VOILA_HELP}.")
+        refuse("classroom.say.unknown_option", option=bad, voila_help=translate("classroom.say.voila_help", lang),
+               hint=translate("classroom.say.did_you_mean", lang, option=close[0]) if close else "")
     if args.pages and args.notebook is not None:
-        parser.error("--pages serves the classroom's own pages; it cannot be combined with --notebook")
-    if args.lang != "en" and args.notebook is not None:
-        parser.error(f"--lang {args.lang} chooses the classroom's own pages; it cannot be combined with --notebook")
+        refuse("classroom.say.pages_notebook")
+    if lang != "en" and args.notebook is not None:
+        refuse("classroom.say.lang_notebook", lang=lang)
     if args.share and args.ip not in (None, "0.0.0.0"):
-        parser.error(f"--share listens on every address (0.0.0.0); it cannot be combined with --ip {args.ip}")
+        refuse("classroom.say.share_ip", ip=args.ip)
     ip = "0.0.0.0" if args.share else (args.ip or "127.0.0.1")
     shared = not _is_loopback(ip)
     students = args.students if args.students is not None else (SHARED_STUDENTS if shared else 1)
     for option, value, low, high in (("--students", students, 1, MAX_STUDENTS),
                                      ("--cull-after", args.cull_after, 1, 7 * 24 * 3600),
-                                     ("--iopub-timeout", args.iopub_timeout, 1, 3600)):
+                                     ("--iopub-timeout", args.iopub_timeout, 1, 3600),
+                                     ("--port", args.port, 1, 65535)):
         if not low <= value <= high:
-            parser.error(f"{option} {value}: must be between {low} and {high}")
+            refuse("classroom.say.range", option=option, value=value, low=low, high=high)
     try:
         if args.pages:  # printed: the folder served (for English, fresh copies in a temporary folder);
             # otherwise one page stands in for the check, and serve() writes the copies into its own folder
