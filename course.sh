@@ -243,7 +243,7 @@ lab_language() {  # JupyterLab's display language: a settings override inside th
 jupyter_config() {  # keep the notebook-trust database inside the venv (read by every Jupyter app of the venv)
     mkdir -p "$VENV/etc/jupyter" "$VENV/share/jupyter"
     "$VENV/bin/python" - "$VENV" <<'PY'
-import json, pathlib, sys
+import json, pathlib, re, sys
 venv = pathlib.Path(sys.argv[1]).resolve()
 path = venv / "etc" / "jupyter" / "jupyter_config.json"
 config = json.loads(path.read_text()) if path.is_file() else {}
@@ -258,7 +258,13 @@ grader = venv / "etc" / "jupyter" / "nbgrader_config.py"
 text = ("# Written by course.sh: nbgrader in this environment reads the course's classroom/nbgrader/nbgrader_config.py\n"
         "# first (a nbgrader_config.py in the folder nbgrader runs from comes after it).\n"
         f"load_subconfig('nbgrader_config.py', {str(course)!r})  # noqa: F821\n")
-if (course / "nbgrader_config.py").is_file() and (not grader.is_file() or grader.read_text() != text):
+# ... only for the course this venv belongs to (its .venv), or while no other course's pointer stands: a
+# command run from another copy of the course with this venv (BUBBLEKIT_VENV, as the tests do) must not
+# re-point the learner's nbgrader at a folder that will be gone
+own = venv.parent == pathlib.Path.cwd().resolve()
+old = grader.read_text() if grader.is_file() else ""
+stands = "load_subconfig(" in old and all(pathlib.Path(x).is_dir() for x in re.findall(r"load_subconfig\('nbgrader_config.py', '([^']*)'\)", old))
+if (course / "nbgrader_config.py").is_file() and old != text and (own or not stands):
     grader.write_text(text)
 # nbgrader's panels (Formgrader, Create Assignment, Validate) only where asked for (setup --nbgrader):
 # a self-study learner's JupyterLab shows the course, not an instructor's tools

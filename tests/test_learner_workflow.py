@@ -435,6 +435,30 @@ def test_lessons_exercise_links_open_the_learners_copy() -> None:
     assert "../workspace/10_interview_bank.exercises.ipynb" in start and "../solutions/10_interview_bank.ipynb" in start
 
 
+@needs_git
+def test_a_command_from_another_copy_leaves_the_venvs_nbgrader_pointer_alone(course: Course, tmp_path: Path) -> None:
+    """The tests run course.sh in temporary copies with the learner's venv (BUBBLEKIT_VENV): the venv's
+    nbgrader pointer to the learner's own course must survive them; a pointer to a folder that is gone
+    is replaced."""
+    fake, _log = _fake_venv(tmp_path)
+    _stamp(course, fake, "course")
+    own = tmp_path / "learners-course" / "classroom" / "nbgrader"
+    own.mkdir(parents=True)
+    pointer = fake / "etc" / "jupyter" / "nbgrader_config.py"
+    pointer.parent.mkdir(parents=True)
+    mine = f"load_subconfig('nbgrader_config.py', {str(own)!r})  # noqa: F821\n"
+    pointer.write_text(mine)
+    env = {**env_for_course(), "BUBBLEKIT_VENV": str(fake)}
+    lab = ["bash", "course.sh", "lab", "--port=8999", "--no-browser", "--IdentityProvider.token=t"]
+    run = subprocess.run(lab, cwd=course.dir, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert pointer.read_text() == mine
+    shutil.rmtree(own)   # the learner's course moved: the stale pointer is replaced by this copy's
+    run = subprocess.run(lab, cwd=course.dir, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert str(course.dir / "classroom" / "nbgrader") in pointer.read_text()
+
+
 # ----------------------------------------------------------------------------- course.sh lab --lang zh (no browser)
 
 
