@@ -294,3 +294,31 @@ def test_10_31_accepts_the_worked_answers_own_rounded_sizes() -> None:
     for wrong in (15, 1 / 16):
         en, _ = both("10.31", wrong)
         assert not en, (wrong, en)
+
+
+# ----------------------------------------------------------------------------- sixth review (solutions 01-05, lessons 00-02)
+
+#: Each schedule exercise, a text with rank 0 filled in and the other rank lines still empty.
+HALF_WRITTEN = {
+    "01.5": "rank 0: 0F0 0F1\nrank 1:\n",
+    "02.6": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\n",
+    "03.5": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\n",
+    "04.5": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\nrank 3:\n",
+    "05.4": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\nrank 3:\n",
+}
+
+
+@pytest.mark.parametrize("id", sorted(HALF_WRITTEN))
+def test_a_half_written_schedule_names_its_empty_ranks(id: str) -> None:
+    """Sixth review W1: an empty rank line was a raw ValueError ('placement has 1 stage(s)'), breaking Run All."""
+    en, zh = both(id, HALF_WRITTEN[id])
+    assert not en and "have no actions yet" in en.detail and "[1" in en.detail, en
+    assert "placement has" not in en.detail and en.detail.count("not yet") <= 1, en
+    assert not zh and "无法读成调度" in zh.detail, zh
+
+
+def test_from_text_with_an_empty_rank_line_is_a_schedule_error() -> None:
+    with pytest.raises(bk.ScheduleError, match=r"rank\(s\) \[1, 2\] have no actions yet"):
+        bk.Schedule.from_text("rank 0: 0F0 0B0\nrank 1:\nrank 2:")
+    with pytest.raises(bk.ScheduleError, match="every rank needs at least one stage"):
+        bk.Schedule(name="x", p=2, m=1, placement=(0,), orders=((), ()))
