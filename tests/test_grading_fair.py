@@ -322,3 +322,34 @@ def test_from_text_with_an_empty_rank_line_is_a_schedule_error() -> None:
         bk.Schedule.from_text("rank 0: 0F0 0B0\nrank 1:\nrank 2:")
     with pytest.raises(bk.ScheduleError, match="every rank needs at least one stage"):
         bk.Schedule(name="x", p=2, m=1, placement=(0,), orders=((), ()))
+
+
+def test_04_3_is_not_exercise_03_4_again() -> None:
+    """Sixth review C3: 04.3 had 03.4's p = 6, m = 12, c = 1/2 (nothing left to predict); now p = 8, m = 16."""
+    from fractions import Fraction
+
+    lat = bk.Costs(f=1, b=2, comm=Fraction(1, 2))
+    gap = {pm: bk.simulate(bk.schedule("1f1b", *pm), lat).makespan - bk.simulate(bk.schedule("gpipe", *pm), lat).makespan
+           for pm in ((8, 16), (6, 12))}
+    assert gap == {(8, 16): 13, (6, 12): 9}
+    assert all(both("04.3", 13)) and all(both("04.3", 13.0))
+    en, zh = both("04.3", 9)
+    assert not en and "03.4" in en.detail and "not yet" not in en.detail, en
+    assert not zh and "03.4" in zh.detail, zh
+    en, _ = both("04.3", -13)
+    assert not en and "wrong sign" in en.detail
+
+
+def test_04_4_hints_tell_interleaved_from_looped_bfs_by_the_backwards() -> None:
+    """Sixth review W2: at p = 3, m = 4 interleaved also runs chunk 0's forwards first; the backwards tell them apart."""
+    from bubblekit.course.checks._text import shown
+
+    inter, bfs = (bk.schedule(n, 3, 4, 2) for n in ("interleaved", "looped-bfs"))
+    first_b = [next(i for i, a in enumerate(o) if a.kind != "F") for o in inter.orders]
+    assert first_b[2] < 2 * 4  # interleaved: rank 2 starts a backward while forwards remain
+    assert all(next(i for i, a in enumerate(o) if a.kind != "F") == 8 for o in bfs.orders)  # looped BFS: all forwards first
+    en = " ".join(shown(t, "en") for t in REGISTRY["04.4"].hints)
+    zh = " ".join(shown(t, "zh") for t in REGISTRY["04.4"].hints)
+    assert "before all of its forwards" in en and "alternates" not in en, en
+    assert "反向" in zh and "交替进行" not in zh, zh
+    assert check("04.4", "looped-bfs") and not check("04.4", "interleaved")
