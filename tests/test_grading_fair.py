@@ -353,3 +353,44 @@ def test_04_4_hints_tell_interleaved_from_looped_bfs_by_the_backwards() -> None:
     assert "before all of its forwards" in en and "alternates" not in en, en
     assert "反向" in zh and "交替进行" not in zh, zh
     assert check("04.4", "looped-bfs") and not check("04.4", "interleaved")
+
+
+@pytest.mark.parametrize(("id", "right", "others", "outside"), [
+    ("02.5", 1, (0, 2, 3), (4, -1)),
+    ("05.3", 4, (1, 2, 8), (3, 16)),
+])
+def test_a_pick_among_a_few_values_gets_no_direction(id: str, right: int, others: tuple[int, ...],
+                                                     outside: tuple[int, ...]) -> None:
+    """Sixth review M1: 'too low' for 0 and 'too high' for 2 gave 02.5's rank (and 05.3's v) away in two guesses."""
+    assert all(both(id, right)) and check(id, str(right)) and check(id, float(right))
+    for wrong in others:
+        en, zh = both(id, wrong)
+        assert not en and "too " not in en.detail and "not the" in en.detail, (wrong, en)
+        assert not zh and "偏大" not in zh.detail and "偏小" not in zh.detail, (wrong, zh)
+    for wrong in outside:
+        en, zh = both(id, wrong)
+        assert not en and "not one of the choices" in en.detail and "too " not in en.detail, (wrong, en)
+        assert "可选" in zh.detail, zh
+    assert "expected a number" in check(id, "x").detail
+
+
+def test_01_2_names_a_wrong_rank_without_a_direction_and_a_wrong_length_with_one() -> None:
+    """Sixth review M1: (1, 6) was 'item 1 is not right (too high)': with three ranks, that gives rank 0 away."""
+    assert all(both("01.2", (0, 6))) and check("01.2", [0, 6.0])
+    for wrong in ((1, 6), (2, 4), (1, 4)):
+        en, zh = both("01.2", wrong)
+        assert not en and "item 1 is not the rank" in en.detail and "too " not in en.detail, (wrong, en)
+        assert not zh and "第 1 项不是" in zh.detail and "偏" not in zh.detail, (wrong, zh)
+    assert "too low" in check("01.2", (0, 5)).detail  # the length is a number: its direction gives nothing away
+    en, zh = both("01.2", (6, 0))
+    assert not en and "wrong order" in en.detail and "顺序错了" in zh.detail
+    assert "not one of the choices" in check("01.2", (5, 6)).detail and "expected 2 items" in check("01.2", (0, 6, 1)).detail
+
+
+def test_01_0_idle_over_busy_is_named_as_the_overhead_not_only_a_swap() -> None:
+    """Sixth review (lessons 00-02) M1: 0.5 = 6/12 idle over busy was told only 'p and m swapped'."""
+    for answer in (0.5, "50%", "1/2"):
+        en, zh = both("01.0", answer)
+        assert not en and "idle minutes over busy minutes" in en.detail, (answer, en)
+        assert not zh and "空闲分钟除以忙碌分钟" in zh.detail, zh
+    assert all(both("01.0", "1/3")) and "busy" in check("01.0", 2 / 3).detail

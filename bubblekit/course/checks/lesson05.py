@@ -12,7 +12,7 @@ import bubblekit as bk
 from bubblekit.analysis import balance, planner
 from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded
 from bubblekit.course.checks._mistakes import swapped_items
-from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
 from bubblekit.course.checks._schedules import as_schedule
 from bubblekit.course.checks._text import msg
 from bubblekit.i18n import register, tr
@@ -69,7 +69,10 @@ def _min_m() -> tuple[Any, Any]:
                         msg("More chunks shrink the ramps but add hops; give the v (an int) whose simulated makespan "
                             "is the smallest, the smaller v on a tie.",
                             "chunk 越多，填充和排空越短，但跳数越多；给出模拟 makespan 最小的 v（int），并列"
-                            "时取较小的 v。")))
+                            "时取较小的 v。")),
+          compare=lambda answer, expected: compare_choice(answer, expected, (1, 2, 4, 8), msg(
+              "that is not the v with the shortest simulated step: simulate all four",
+              "这个 v 的模拟单步耗时不是最短的：四个都模拟一遍")))
 def _best_v() -> int:
     """The v in (1, 2, 4, 8) with the shortest makespan, p=4, m=8, comm=1/8 slot."""
     c = bk.Costs(f=1, b=2, comm=Fraction(1, 8))
