@@ -394,3 +394,19 @@ def test_01_0_idle_over_busy_is_named_as_the_overhead_not_only_a_swap() -> None:
         assert not en and "idle minutes over busy minutes" in en.detail, (answer, en)
         assert not zh and "空闲分钟除以忙碌分钟" in zh.detail, zh
     assert all(both("01.0", "1/3")) and "busy" in check("01.0", 2 / 3).detail
+
+
+def test_05_4_slow_message_does_not_say_a_right_answer_hides_all_latency() -> None:
+    """Sixth review M2: the accepted answer still pays GPipe's 2(p - 1) hops; 'latency is still on the critical
+    path' told a learner the target had none."""
+    from bubblekit.course.checks import lesson05
+
+    extra = ("rank 0: 0F0 0F1 0F2 0F3 0B0 0F4 0B1 0F5 0B2 0B3 0B4 0B5\n"
+             "rank 1: 1F0 1F1 1F2 1B0 1F3 1B1 1F4 1B2 1F5 1B3 1B4 1B5\n"
+             "rank 2: 2F0 2B0 2F1 2B1 2F2 2B2 2F3 2B3 2F4 2B4 2F5 2B5\n")
+    r = bk.simulate(bk.Schedule.from_text(extra), bk.Costs(f=1, b=2, comm=lesson05.HIDE_COMM))
+    hops = sum(1 for (a, _), (b, _) in zip(r.critical_path, r.critical_path[1:]) if a != b)
+    assert hops == 2 * (3 - 1) and check("05.4", extra)  # the right answer's path crosses 4 links
+    en, zh = both("05.4", bk.schedule("1f1b", 3, 6).to_text())
+    assert not en and "2(p - 1) hops" in en.detail and "still on the critical path" not in en.detail, en
+    assert not zh and "2(p - 1) 跳" in zh.detail and "延迟仍在关键路径上" not in zh.detail, zh

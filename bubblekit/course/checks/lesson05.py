@@ -17,7 +17,7 @@ from bubblekit.course.checks._schedules import as_schedule
 from bubblekit.course.checks._text import msg
 from bubblekit.i18n import register, tr
 
-#: Exercise 05.4: the latency to hide (slots per hop) with F = 1, B = 2.
+#: Exercise 05.4: the latency per hop (slots) with F = 1, B = 2.
 HIDE_COMM = Fraction(1, 4)
 #: Exercise 05.4: the memory cap (microbatch activations per rank).
 HIDE_CAP = 4
@@ -106,10 +106,11 @@ register({
         "en": "legal (no deadlock), but rank {rank} holds {peak:g} microbatch activations at its peak (at most {cap})",
         "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak:g} 个微批的激活（最多 {cap} 个）"},
     "checks.l05.slow": {
-        "en": "legal and within memory, but the makespan is {makespan} slots: latency is still on the "
-              "critical path (the longest wait is on rank {rank}, before {before})",
-        "zh": "调度合法、显存也没超，但 makespan 是 {makespan} 个时间槽：延迟仍在关键路径上"
-              "（最长的等待在 rank {rank} 上，{before} 之前）"},
+        "en": "legal and within memory, but the makespan is {makespan} slots, above the floor: a schedule with a "
+              "fused backward pays the 2(p - 1) hops of the fill and drain and nothing more, yours waits longer "
+              "(the longest wait is on rank {rank}, before {before})",
+        "zh": "调度合法、显存也没超，但 makespan 是 {makespan} 个时间槽，高于下界：反向不拆分的调度只需付出填充"
+              "和排空那 2(p - 1) 跳的延迟，你的调度等得更久（最长的等待在 rank {rank} 上，{before} 之前）"},
 })
 
 
@@ -144,7 +145,7 @@ def _compare_hidden(answer: Any, expected: Any) -> Graded:
     return Graded(True, "", "")
 
 
-#: Hints of 05.4 (also for a legal schedule that is still too slow: the latency is not hidden yet).
+#: Hints of 05.4 (also for a legal schedule that is still too slow: it pays more hops than GPipe).
 HIDE_HINTS = (
     msg("Start from 1F1B for p=3, m=6 and give the ranks that wait for gradients one more forward to run while they wait.",
         "从 p=3, m=6 的 1F1B 出发，让等梯度的 rank 在等待期间多跑一个前向。"),
