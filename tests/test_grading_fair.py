@@ -410,3 +410,18 @@ def test_05_4_slow_message_does_not_say_a_right_answer_hides_all_latency() -> No
     en, zh = both("05.4", bk.schedule("1f1b", 3, 6).to_text())
     assert not en and "2(p - 1) hops" in en.detail and "still on the critical path" not in en.detail, en
     assert not zh and "2(p - 1) 跳" in zh.detail and "延迟仍在关键路径上" not in zh.detail, zh
+
+
+def test_a_figure_of_fused_backwards_names_no_i_or_w() -> None:
+    """Sixth review (lessons 00-02) C3: '(I=1 W=1)' in the title of lesson 00's first 1F1B picture, before I/W exist."""
+    from bubblekit.presentation import plotting
+
+    costs = bk.Costs(f=1, b=2)
+    assert costs.describe() == "F=1 B=2 (I=1 W=1) comm=0 slot"
+    assert costs.describe(split=False) == "F=1 B=2 comm=0 slot"
+    fused = bk.simulate(bk.schedule("1f1b", 4, 8), costs)
+    assert "F=1 B=2 comm=0 slot" in plotting._timeline_name(fused) and "I=" not in plotting._timeline_name(fused)
+    split = bk.simulate(bk.schedule("zb-h1", 4, 8), costs)
+    assert "(I=1 W=1)" in plotting._timeline_name(split)
+    with pytest.raises(TypeError, match="split must be True or False"):
+        costs.describe(split="no")  # type: ignore[arg-type]
