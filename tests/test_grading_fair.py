@@ -425,3 +425,82 @@ def test_a_figure_of_fused_backwards_names_no_i_or_w() -> None:
     assert "(I=1 W=1)" in plotting._timeline_name(split)
     with pytest.raises(TypeError, match="split must be True or False"):
         costs.describe(split="no")  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- sixth review (solutions 06-09)
+
+
+def test_06_7_hint_names_the_words_the_check_reads() -> None:
+    """Sixth review W1: the hint said 'its first word will do', but 'measured' (the right row's first word) was refused."""
+    from bubblekit.course.checks._text import shown
+
+    hint = " ".join(shown(t, "en") for t in dict(REGISTRY["06.7"].kind_hints)["unreadable"])
+    assert "first word" not in hint and all(w in hint for w in ("durations", "overhead", "latency", "pickup"))
+    en, zh = both("06.7", "measured")
+    assert not en and "names no effect" in en.detail and "two ends" in en.detail, en
+    assert not zh and "两端" in zh.detail, zh
+    assert check("06.7", "durations") and check("06.7", "measured durations")
+
+
+def test_06_7_rows_tied_with_the_highest_are_all_told_so() -> None:
+    """Sixth review C2: latency and pickup tie up to float noise; only latency was called 'the highest'."""
+    for row in ("latency", "pickup"):
+        en, zh = both("06.7", row)
+        assert not en and "as high as any effect's" in en.detail, (row, en)
+        assert "最高的一样" in zh.detail, zh
+    assert "another row adds more" in check("06.7", "overhead").detail
+
+
+def test_06_3_a_whole_float_is_a_rank() -> None:
+    """Sixth review C4: 1.0 was 'not a rank: give a whole number'."""
+    import numpy as np
+
+    from bubblekit.course.checks import lesson06
+
+    right = lesson06._waits_for()
+    assert right is not None and check("06.3", float(right)) and check("06.3", np.float64(right))
+    en, zh = both("06.3", right + 0.5)
+    assert not en and "ranks are whole numbers" in en.detail and "整数" in zh.detail
+
+
+def test_09_2_a_depth_is_right_or_not_and_16_is_named() -> None:
+    """Sixth review M2: 'too high' for 2 left only p = 1."""
+    assert all(both("09.2", 1)) and check("09.2", 1.0) and check("09.2", "1")
+    for wrong in (2, 4, 8):
+        en, zh = both("09.2", wrong)
+        assert not en and "too " not in en.detail and "not the shortest" in en.detail, (wrong, en)
+        assert "偏" not in zh.detail, zh
+    en, zh = both("09.2", 16)
+    assert not en and "deepest pipeline" in en.detail and "最深" in zh.detail
+    assert "not one of the choices" in check("09.2", 3).detail
+
+
+@pytest.mark.parametrize(("id", "answer", "word"), [("09.5", 2, "textbook's 2x"), ("07.1", 2, "too high"),
+                                                    ("07.6", 4, "too low"), ("07.6", 5, "too high")])
+def test_a_single_digit_int_is_graded_like_its_float(id: str, answer: int, word: str) -> None:
+    """Sixth review M1: 2 was 'close' while 2.0 was 'too low' (an int was read as one significant digit)."""
+    as_int, as_float = check(id, answer), check(id, float(answer))
+    assert not as_int and as_int.status == as_float.status and word in as_int.detail, (as_int, as_float)
+    assert as_int.detail == as_float.detail
+
+
+def test_07_4_split_refusal_gets_the_split_hint_and_the_avoidable_gap() -> None:
+    """Sixth review C1, M3: a fused answer got the rank-lines hint; a slow split 1F1B was pointed at the one gap no
+    schedule avoids (rank 0 before 0I0)."""
+    en, zh = both("07.4", bk.schedule("1f1b", 2, 3))
+    assert not en and "never as one B" in en.hint and "rank r:" not in en.hint, en
+    assert "不要写成一个 B" in zh.hint, zh
+    slow = ("rank 0: 0F0 0F1 0I0 0W0 0F2 0I1 0W1 0I2 0W2\n"
+            "rank 1: 1F0 1I0 1W0 1F1 1I1 1W1 1F2 1I2 1W2")
+    res = check("07.4", slow)
+    assert not res and "before 0I2" in res.detail and "before 0I0" not in res.detail, res
+
+
+def test_07_7_and_07_9_second_hints_lead_to_the_method_not_the_value() -> None:
+    """Sixth review M4: the hints were the answer's own expression ((p + 4) // 3 over p; the hops_per_step ratio)."""
+    from bubblekit.course.checks._text import shown
+
+    h7 = shown(REGISTRY["07.7"].hints[1], "en")
+    h9 = shown(REGISTRY["07.9"].hints[1], "en")
+    assert "(p + 4) // 3" not in h7 and "max_peak_activations" in h7 and "never reaches" in h7
+    assert "bk.schedule(" not in h9 and "hops_per_step" in h9

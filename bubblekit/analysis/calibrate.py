@@ -197,7 +197,7 @@ register({
     "calibrate.predict.per_1000": {"en": "microbatches / 1000 {u}", "zh": "微批 / 1000 {u}"},
     "calibrate.predict.per_mb": {"en": "per microbatch ({u})", "zh": "每个微批（{u}）"},
     "calibrate.predict.formula": {"en": "formula (equal stages)", "zh": "公式（各流水级相同）"},
-    "calibrate.predict.title": {"en": "{name}, p={p}, simulated with {costs}", "zh": "{name}，p={p}，按“{costs}”的耗时模拟"},
+    "calibrate.predict.title": {"en": "{name}, p={p}, simulated with the costs “{costs}”", "zh": "{name}，p={p}，按“{costs}”的耗时模拟"},
     "calibrate.predict.title_given": {"en": "{name}, p={p}, simulated with the given costs",
                                       "zh": "{name}，p={p}，按给定的耗时模拟"},
     "calibrate.predict.note": {"en": "bubble_ratio = idle / (p x makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p x makespan)"},

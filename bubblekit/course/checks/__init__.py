@@ -33,7 +33,9 @@ Numbers
       right, with a note saying so.
     * One significant digit that rounds right (``0.3``) is also "close"; but a recognised
       mistake (below) is named only for an answer of at least **two** significant digits (or an
-      exact one): one digit is too few to tell which mistake it was.
+      exact one): one digit is too few to tell which mistake it was. A single-digit whole number
+      (``2``) is read like its float (``2.0``): two digits, so it is close, too high or too low
+      exactly as ``2.0`` is.
     * "too high" / "too low" are said only when the answer is outside that rounding (or
       the tolerance), and no message ever shows the expected value. Where an exercise asks
       for an **estimate** (read off a trace), its tolerance says how far off is still right.

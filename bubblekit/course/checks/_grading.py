@@ -310,7 +310,8 @@ def read_number(x: Any) -> Reading | str:
         return _from_decimal(x)
     if isinstance(x, numbers.Integral):
         n = int(x)
-        return Reading(Fraction(n), Decimal(n), exact=True)
+        # a single-digit whole number is read like its float (2 like 2.0): one value, one verdict
+        return Reading(Fraction(n), Decimal(f"{n}.0") if 0 < abs(n) < 10 else Decimal(n), exact=True)
     if isinstance(x, numbers.Rational):
         return Reading(Fraction(int(x.numerator), int(x.denominator)), exact=True)
     if isinstance(x, float):

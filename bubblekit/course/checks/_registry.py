@@ -91,6 +91,8 @@ KIND_HINTS: dict[str, tuple[str, ...]] = {
     ),
     "shape": (msg("Use the numbers of ranks and microbatches the exercise gives: one 'rank r:' line per rank.",
                   "rank 数和微批数要和题目给的一致：每个 rank 一行 'rank r:'。"),),
+    "split": (msg("Write each backward as two actions, its I and then its W (0I0 … 0W0), never as one B (0B0).",
+                  "把每个反向写成两个动作：先 I 后 W（0I0 … 0W0），不要写成一个 B（0B0）。"),),
     "incomplete": (
         msg("Every rank runs each of its actions exactly once: a forward and a backward (or I and W) "
             "for every microbatch of each stage it holds.",

@@ -8,6 +8,8 @@ simulation; every expected value is computed from it with bubblekit when a learn
 
 from __future__ import annotations
 
+import math
+import numbers
 import random
 import re
 import tempfile
@@ -99,6 +101,9 @@ def _below_80() -> tuple[set[int], int]:
 def _compare_rank(answer: Any, expected: Any) -> Graded:
     """06.3's answer is a rank: right or not, never "too high / too low" (with three ranks a direction
     would give the answer away). Returns ``Graded(ok, message, kind)``."""
+    if isinstance(answer, numbers.Real) and not isinstance(answer, (bool, int)) and math.isfinite(answer) \
+            and float(answer).is_integer():
+        answer = int(answer)  # 1.0 is the whole number 1
     if isinstance(answer, bool) or not isinstance(answer, int):
         try:
             answer = int(str(answer).strip())
@@ -146,8 +151,8 @@ def _m_for_20() -> int | None:
 
 #: What 06.5's and 06.7's checks say, in both languages (fetched when an answer is graded).
 register({
-    "checks.l06.rank_not_int": {"en": "{answer!r} is not a rank: give a whole number",
-                                "zh": "{answer!r} 不是 rank 编号：请给出一个整数"},
+    "checks.l06.rank_not_int": {"en": "{answer!r} is not a rank: ranks are whole numbers",
+                                "zh": "{answer!r} 不是 rank 编号：rank 编号是整数"},
     "checks.l06.rank_range": {"en": "the step has ranks 0 to {last}, not {answer}",
                               "zh": "这一步只有 rank 0 到 {last}，没有 {answer}"},
     "checks.l06.rank_other": {"en": "not the rank it waits for: take the action rank 0 runs right after its longest gap, "
@@ -164,14 +169,16 @@ register({
         "zh": "rank {rank} 在第 {k} 个位置（从 0 数起）与 profile 不一致：按开始时间给它的 span 排序"},
     "checks.l06.not_text": {"en": "answer with the name of one row: durations, overhead, latency or pickup",
                             "zh": "请回答某一行的名字：durations、overhead、latency 或 pickup"},
-    "checks.l06.not_a_row": {"en": "{answer!r} is not a row of the ladder: durations, overhead, latency or pickup",
-                             "zh": "{answer!r} 不是阶梯表中的一行：应为 durations、overhead、latency 或 pickup"},
+    "checks.l06.not_a_row": {"en": "{answer!r} names no effect of the ladder (the textbook and measured rows are its two "
+                                   "ends): durations, overhead, latency or pickup",
+                             "zh": "{answer!r} 没有说出阶梯表中的任何一个效应（textbook 和 measured 两行是阶梯的两端）："
+                                   "应为 durations、overhead、latency 或 pickup"},
     "checks.l06.several_rows": {"en": "{answer!r} names more than one row of the ladder: name the one row that adds most",
                                 "zh": "{answer!r} 说出了阶梯表中不止一行：只说增加最多的那一行"},
     "checks.l06.highest": {
-        "en": "that row has the highest bubble_ratio, but it stands on all the rows above it: "
+        "en": "that row's bubble_ratio is as high as any effect's, but it stands on all the rows above it: "
               "compare each row with the one just above it",
-        "zh": "这一行的 bubble_ratio 最高，但它是叠加在上面所有行之上的：每一行要和紧挨着的上一行比较"},
+        "zh": "这一行的 bubble_ratio 和各效应中最高的一样，但它是叠加在上面所有行之上的：每一行要和紧挨着的上一行比较"},
     "checks.l06.another": {"en": "another row adds more to the one above it",
                            "zh": "另有一行比它的上一行增加得更多"},
 })
@@ -276,7 +283,8 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
     key = named.pop()
     if key == expected:
         return Graded(True, "", "")
-    if _ladder()[key] == max(_ladder()[k] for k in calibrate.LADDER):
+    top = max(_ladder()[k] for k in calibrate.LADDER)
+    if math.isclose(_ladder()[key], top, rel_tol=0, abs_tol=1e-12):  # latency and pickup tie (up to float noise)
         return Graded(False, tr("checks.l06.highest"), "")
     return Graded(False, tr("checks.l06.another"), "")
 
@@ -291,10 +299,10 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
               "d = cmp.as_dict()：第一个效应的增量从 d['textbook'] 算起，之后每个效应从 bk.calibrate.LADDER "
               "中它的上一行算起；差值最大的效应就是答案。")),
     compare=_compare_effect,
-    kind_hints={"unreadable": (msg("Answer with the name of one row of the ladder, as a string: the row's label "
-                                   "as compare_measured's table prints it (its first word will do).",
-                                   "用阶梯表中某一行的名字作答，写成字符串：compare_measured 的表里印出的那一行的标签"
-                                   "（写它的第一个词就行）。"),)},
+    kind_hints={"unreadable": (msg("Answer with the effect the row adds, as a string: durations, overhead, latency or "
+                                   "pickup (the word in the row's label that names it).",
+                                   "用这一行加上的效应作答，写成字符串：durations、overhead、latency 或 pickup"
+                                   "（也就是该行标签里点出这个效应的那个词）。"),)},
 )
 def _biggest_effect() -> str:
     """The effect of the ladder that adds the most bubble_ratio to the row above it, on the example step."""

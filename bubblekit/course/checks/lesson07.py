@@ -89,7 +89,7 @@ def whiteboard(answer: Any, expected: Any) -> Graded:
     if sched.p != p or sched.n_stages != p:
         return Graded(False, tr("checks.l07.shape", ranks=sched.p, stages=sched.n_stages, p=p), "shape")
     if expected.get("split") and not sched.split_backward:
-        return Graded(False, tr("checks.l07.split"), "shape")
+        return Graded(False, tr("checks.l07.split"), "split")
     try:
         res = bk.simulate(sched, expected["costs"])
     except bk.DeadlockError as err:
@@ -121,7 +121,8 @@ def _largest_gap(res: bk.SimResult) -> str:
     gaps = [g for g in res.idle_intervals() if g.before is not None]
     if not gaps:
         return tr("checks.l07.no_gap")
-    g = max(gaps, key=lambda x: (x.duration, -x.rank))
+    # among equal gaps the latest: the first ones (rank 0 before its first I) are often the ramp no schedule avoids
+    g = max(gaps, key=lambda x: (x.duration, x.start))
     return tr("checks.l07.gap_at", rank=g.rank, before=g.before)
 
 
@@ -243,10 +244,11 @@ def _e076() -> Any:
 
 @exercise("07.7", hint=(msg("Divide V-Min's largest peak by 1F1B's, both for p = 12 (m = 24 is plenty).",
                             "用 V-Min 的最大峰值除以 1F1B 的，都取 p = 12（m = 24 足够）。"),
-                        msg("V-Min's peak is (p + 4) // 3 microbatch activations, 1F1B's is p: the 'one third' is only "
-                            "reached for large p.",
-                            "V-Min 的峰值是 (p + 4) // 3 个微批的激活，1F1B 的是 p 个：只有 p 很大时才接近“三"
-                            "分之一”。")),
+                        msg("Take max_peak_activations of both simulations (same p, same costs) and divide. V-Min's "
+                            "peak is a whole number of microbatch activations, so the ratio approaches 1/3 as p grows "
+                            "but never reaches it.",
+                            "取两次模拟的 max_peak_activations（同样的 p、同样的耗时）相除。V-Min 的峰值是整数个"
+                            "微批的激活，所以 p 越大，这个比值越接近 1/3，但永远达不到。")),
           mistakes=(Mistake(lambda e: Fraction(1, 3), msg("that is the headline 1/3, the limit for large p; at p = 12 "
                                                           "the peak is a whole number of microbatches",
                                                           "这是标题里的 1/3，是 p 很大时的极限；p = 12 时峰值"
@@ -285,10 +287,10 @@ def _e078() -> frozenset[str]:
 @exercise("07.9", hint=(msg("Same 8 stages: DualPipeV runs them on 4 devices, 1F1B on 8. Compare Schedule.hops_per_step.",
                             "同样 8 个流水级：DualPipeV 放在 4 张卡上，1F1B 放在 8 张卡上。比较 Schedule.hops"
                             "_per_step。"),
-                        msg("bk.schedule('dualpipev', 4, 16).hops_per_step / bk.schedule('1f1b', 8, 16).hops_per_step: "
-                            "the V turns on its last rank without a message.",
-                            "bk.schedule('dualpipev', 4, 16).hops_per_step / bk.schedule('1f1b', 8, 16).hops_"
-                            "per_step：V 形在最后一个 rank 上折返，不需要发消息。")),
+                        msg("Count each schedule's messages with hops_per_step: DualPipeV on its 4 devices, 1F1B with "
+                            "one stage per device on the same 8 stages. The V turns on its last rank without a message.",
+                            "用 hops_per_step 数出每个调度的消息数：DualPipeV 用它的 4 张卡，1F1B 每张卡一个流水级，"
+                            "同样是 8 个流水级。V 形在最后一个 rank 上折返，不需要发消息。")),
           mistakes=(Mistake(lambda e: 2.0, msg("2x is DualPipeV against 1F1B on the same 4 devices; here 1F1B has the same "
                                                "8 stages, on 8 devices",
                                                "2 倍是 DualPipeV 和同样 4 张卡上的 1F1B 相比；这里的 1F1B 有"

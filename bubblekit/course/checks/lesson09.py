@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP
+from bubblekit.course.checks._grading import THE_STEP, Graded, grade
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
-from bubblekit.course.checks._registry import Mistake, exercise
-from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
+from bubblekit.course.checks._text import msg, shown
 from bubblekit.i18n import register, tr
 
 
@@ -118,10 +119,29 @@ register({
                             "对每个 p 模拟 1F1B，微批数 m = 32 p / 16，每个流水级耗时 16/p、32/p。"),
                         msg("Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
                             "shortest step.",
-                            "比较 p = 1, 2, 4, 8, 16 模拟出的 makespan，给出单步耗时最短的 p（int）。")))
+                            "比较 p = 1, 2, 4, 8, 16 模拟出的 makespan，给出单步耗时最短的 p（int）。")),
+          compare=lambda answer, expected: _compare_depth(answer, expected))
 def _e092() -> int:
     times = fixed_gpu_step_times()
     return min(times, key=lambda p: (times[p], p))
+
+
+#: 09.2's depths: p divides the 16 GPUs.
+DEPTHS = (1, 2, 4, 8, 16)
+
+
+def _compare_depth(answer: Any, expected: Any) -> Graded:
+    """09.2's p is one of five depths: right or not, never "too high / too low" (two guesses would give it away);
+    the deepest pipeline, the misconception, gets its own message. Returns ``Graded(ok, message, kind)``."""
+    if expected != 16 and grade(answer, 16).ok:
+        return Graded(False, shown(DEEPEST), "")
+    return compare_choice(answer, expected, DEPTHS, NOT_SHORTEST)
+
+
+NOT_SHORTEST = msg("that depth is not the shortest step: simulate all five depths and compare their makespans",
+                   "这个深度的单步耗时不是最短的：五个深度都模拟一遍，比较它们的 makespan")
+DEEPEST = msg("the deepest pipeline: more microbatches, but each fill and drain costs p - 1 stage times of the whole "
+              "step", "这是最深的流水线：微批更多，但每次填充和排空都要耗费整步中 p - 1 个流水级的时间")
 
 
 @exercise("09.3", hint=(msg("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
@@ -176,7 +196,10 @@ def _measured_ratio(hidden: int, seq: int) -> float:
                             "选出 c['hidden'] == 4096 且 c['seq'] == 8192 的配置，用它的 layer 的 full_backwa"
                             "rd_ms 除以 F_ms。")),
           rel_tol=1e-9,
-          mistakes=(upside_down(),))
+          mistakes=(upside_down(),
+                    Mistake(lambda _e: 2, msg("that is the textbook's 2x, the misconception this exercise measures: "
+                                              "read the measured ratio",
+                                              "这正是课本里的 2 倍，也就是本题要实测的那个误区：读出实测的比值"))))
 def _e095() -> float:
     return _measured_ratio(4096, 8192)
 
