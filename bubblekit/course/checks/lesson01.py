@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._mistakes import overhead_min_m, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._mistakes import overhead_min_m, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, compare_choice, compare_values, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg, shown

@@ -103,7 +103,7 @@ def _compare_rank(answer: Any, expected: Any) -> Graded:
     would give the answer away). Returns ``Graded(ok, message, kind)``."""
     if isinstance(answer, numbers.Real) and not isinstance(answer, (bool, int)) and math.isfinite(answer) \
             and float(answer).is_integer():
-        answer = int(answer)  # 1.0 is the whole number 1
+        answer = int(float(answer))  # 1.0 is the whole number 1
     if isinstance(answer, bool) or not isinstance(answer, int):
         try:
             answer = int(str(answer).strip())
