@@ -299,10 +299,11 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
               "d = cmp.as_dict()：第一个效应的增量从 d['textbook'] 算起，之后每个效应从 bk.calibrate.LADDER "
               "中它的上一行算起；差值最大的效应就是答案。")),
     compare=_compare_effect,
-    kind_hints={"unreadable": (msg("Answer with the effect the row adds, as a string: durations, overhead, latency or "
-                                   "pickup (the word in the row's label that names it).",
-                                   "用这一行加上的效应作答，写成字符串：durations、overhead、latency 或 pickup"
-                                   "（也就是该行标签里点出这个效应的那个词）。"),)},
+    kind_hints={"unreadable": (msg("Answer with the name of one row of the ladder, as a string: the word in the row's "
+                                   "label that names the effect it adds ('measured' and 'textbook' name the ladder's "
+                                   "two ends, not an effect).",
+                                   "用阶梯表中某一行的名字作答，写成字符串：也就是该行标签里点出它所加效应的那个词"
+                                   "（'measured' 和 'textbook' 是阶梯的两端，不是效应）。"),)},
 )
 def _biggest_effect() -> str:
     """The effect of the ladder that adds the most bubble_ratio to the row above it, on the example step."""
