@@ -234,8 +234,15 @@ class Costs:
         check_keywords("Costs.with_()", changes, [f.name for f in fields(self)])
         return replace(self, **changes)
 
-    def describe(self) -> str:
-        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``. Used in lessons 01, 04 and 07."""
+    def describe(self, *, split: bool = True) -> str:
+        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``. Used in lessons 01, 04 and 07.
+
+        ``split=False`` leaves out the ``(I=... W=...)`` part (``F=1 B=2 comm=0 slot``): a figure of a
+        schedule whose backwards are all fused ``B`` actions names no ``I`` or ``W`` it does not run.
+        """
+        if not isinstance(split, bool):
+            raise TypeError(f"split must be True or False, got {split!r} of type {type(split).__name__}")
+
         def fmt(x: CostValue | None) -> str:
             if isinstance(x, tuple):
                 return "[" + ", ".join(format_number(e) for e in x) + "]"
@@ -249,7 +256,7 @@ class Costs:
         elif self.fb is not None:
             pair = f" F&B={fmt(self.fb)}"  # type: ignore[arg-type]
         return (
-            f"F={fmt(self.f)} B={fmt(self.b)} (I={fmt(self.i)} W={fmt(self.w)}){pair} "
+            f"F={fmt(self.f)} B={fmt(self.b)}{f' (I={fmt(self.i)} W={fmt(self.w)})' if split else ''}{pair} "
             f"comm={fmt(self.comm)} {self.unit}"
         )
 

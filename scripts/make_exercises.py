@@ -79,6 +79,7 @@ import re
 import sys
 import tempfile
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -263,9 +264,14 @@ def _parse(code: str) -> ast.Module | None:
 
 
 def _bound(tree: ast.AST | None) -> list[tuple[int, str]]:
-    """``(line, name)`` of each name a piece of code binds (assignments, loops, with, imports, def, class)."""
+    """``(line, name)`` of each name a piece of code binds (assignments, loops, with, imports, def, class).
+
+    The variables of a comprehension or generator expression (``for name in ...`` inside
+    ``(...)``, ``[...]``, ``{...}``) live in its own scope and are not counted: they do not leak
+    into the cell (a ``:=`` inside one does, and is counted).
+    """
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in _walk_scope(tree) if tree is not None else ():
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             found.append((node.lineno, node.id))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -273,6 +279,21 @@ def _bound(tree: ast.AST | None) -> list[tuple[int, str]]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             found.extend((node.lineno, (a.asname or a.name).split(".")[0]) for a in node.names)
     return sorted(found)
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _walk_scope(tree: ast.AST) -> Iterator[ast.AST]:
+    """Like :func:`ast.walk`, but inside a comprehension only its ``:=`` targets (which bind outside it)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _COMPREHENSIONS):
+            yield from (n.target for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
+            continue
+        yield node
+        todo.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _read(tree: ast.AST | None) -> list[tuple[int, str]]:

@@ -150,6 +150,17 @@ def test_two_regions_in_one_cell_and_untouched_cells() -> None:
     )
 
 
+def test_a_comprehension_variable_is_not_a_stub() -> None:
+    """Sixth review C1: 04.1's `for name in (...)` inside a generator stubbed `name = ...` (04.4's answer)."""
+    first = "### BEGIN SOLUTION\npeaks = tuple(f(name) for name in ('a', 'b'))\n### END SOLUTION\ncheck('1', peaks)"
+    walrus = "### BEGIN SOLUTION\nys = [last := y for y in (1, 2)]\n### END SOLUTION\ncheck('2', (ys, last))"
+    later = "### BEGIN SOLUTION\nname = 'x'\n### END SOLUTION\ncheck('3', name)"
+    out = mx.make_exercise(notebook(new_code_cell(first), new_code_cell(walrus), new_code_cell(later)), "t.ipynb")
+    assert out.cells[1].source == "peaks = ...  # YOUR CODE HERE\ncheck('1', peaks)"
+    assert out.cells[2].source == "last = ...  # YOUR CODE HERE\nys = ...  # YOUR CODE HERE\ncheck('2', (ys, last))"
+    assert out.cells[3].source == "name = ...  # YOUR CODE HERE\ncheck('3', name)"
+
+
 def test_markdown_region_becomes_your_answer_here() -> None:
     md = new_markdown_cell("**Why?**\n\n### BEGIN SOLUTION\nBecause rank 0 waits.\n### END SOLUTION\n")
     out = mx.make_exercise(notebook(md), "t.ipynb")

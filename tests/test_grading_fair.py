@@ -675,3 +675,134 @@ def test_06_8_asks_for_the_percentage_as_text(path: str) -> None:
     assert "'25%'" in text and "(or a percent)" not in text and "（或百分数）" not in text, text
     assert "22.6%" not in text
     assert check("06.8", "22.6%") and not check("06.8", 22.6)
+# ----------------------------------------------------------------------------- sixth review (solutions 01-05, lessons 00-02)
+
+#: Each schedule exercise, a text with rank 0 filled in and the other rank lines still empty.
+HALF_WRITTEN = {
+    "01.5": "rank 0: 0F0 0F1\nrank 1:\n",
+    "02.6": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\n",
+    "03.5": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\n",
+    "04.5": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\nrank 3:\n",
+    "05.4": "rank 0: 0F0 0F1\nrank 1:\nrank 2:\nrank 3:\n",
+}
+
+
+@pytest.mark.parametrize("id", sorted(HALF_WRITTEN))
+def test_a_half_written_schedule_names_its_empty_ranks(id: str) -> None:
+    """Sixth review W1: an empty rank line was a raw ValueError ('placement has 1 stage(s)'), breaking Run All."""
+    en, zh = both(id, HALF_WRITTEN[id])
+    assert not en and "have no actions yet" in en.detail and "[1" in en.detail, en
+    assert "placement has" not in en.detail and en.detail.count("not yet") <= 1, en
+    assert not zh and "无法读成调度" in zh.detail, zh
+
+
+def test_from_text_with_an_empty_rank_line_is_a_schedule_error() -> None:
+    with pytest.raises(bk.ScheduleError, match=r"rank\(s\) \[1, 2\] have no actions yet"):
+        bk.Schedule.from_text("rank 0: 0F0 0B0\nrank 1:\nrank 2:")
+    with pytest.raises(bk.ScheduleError, match="every rank needs at least one stage"):
+        bk.Schedule(name="x", p=2, m=1, placement=(0,), orders=((), ()))
+
+
+def test_04_3_is_not_exercise_03_4_again() -> None:
+    """Sixth review C3: 04.3 had 03.4's p = 6, m = 12, c = 1/2 (nothing left to predict); now p = 8, m = 16."""
+    from fractions import Fraction
+
+    lat = bk.Costs(f=1, b=2, comm=Fraction(1, 2))
+    gap = {pm: bk.simulate(bk.schedule("1f1b", *pm), lat).makespan - bk.simulate(bk.schedule("gpipe", *pm), lat).makespan
+           for pm in ((8, 16), (6, 12))}
+    assert gap == {(8, 16): 13, (6, 12): 9}
+    assert all(both("04.3", 13)) and all(both("04.3", 13.0))
+    en, zh = both("04.3", 9)
+    assert not en and "03.4" in en.detail and "not yet" not in en.detail, en
+    assert not zh and "03.4" in zh.detail, zh
+    en, _ = both("04.3", -13)
+    assert not en and "wrong sign" in en.detail
+
+
+def test_04_4_hints_tell_interleaved_from_looped_bfs_by_the_backwards() -> None:
+    """Sixth review W2: at p = 3, m = 4 interleaved also runs chunk 0's forwards first; the backwards tell them apart."""
+    from bubblekit.course.checks._text import shown
+
+    inter, bfs = (bk.schedule(n, 3, 4, 2) for n in ("interleaved", "looped-bfs"))
+    first_b = [next(i for i, a in enumerate(o) if a.kind != "F") for o in inter.orders]
+    assert first_b[2] < 2 * 4  # interleaved: rank 2 starts a backward while forwards remain
+    assert all(next(i for i, a in enumerate(o) if a.kind != "F") == 8 for o in bfs.orders)  # looped BFS: all forwards first
+    en = " ".join(shown(t, "en") for t in REGISTRY["04.4"].hints)
+    zh = " ".join(shown(t, "zh") for t in REGISTRY["04.4"].hints)
+    assert "before all of its forwards" in en and "alternates" not in en, en
+    assert "反向" in zh and "交替进行" not in zh, zh
+    assert check("04.4", "looped-bfs") and not check("04.4", "interleaved")
+
+
+@pytest.mark.parametrize(("id", "right", "others", "outside"), [
+    ("02.5", 1, (0, 2, 3), (4, -1)),
+    ("05.3", 4, (1, 2, 8), (3, 16)),
+])
+def test_a_pick_among_a_few_values_gets_no_direction(id: str, right: int, others: tuple[int, ...],
+                                                     outside: tuple[int, ...]) -> None:
+    """Sixth review M1: 'too low' for 0 and 'too high' for 2 gave 02.5's rank (and 05.3's v) away in two guesses."""
+    assert all(both(id, right)) and check(id, str(right)) and check(id, float(right))
+    for wrong in others:
+        en, zh = both(id, wrong)
+        assert not en and "too " not in en.detail and "not the" in en.detail, (wrong, en)
+        assert not zh and "偏大" not in zh.detail and "偏小" not in zh.detail, (wrong, zh)
+    for wrong in outside:
+        en, zh = both(id, wrong)
+        assert not en and "not one of the choices" in en.detail and "too " not in en.detail, (wrong, en)
+        assert "可选" in zh.detail, zh
+    assert "expected a number" in check(id, "x").detail
+
+
+def test_01_2_names_a_wrong_rank_without_a_direction_and_a_wrong_length_with_one() -> None:
+    """Sixth review M1: (1, 6) was 'item 1 is not right (too high)': with three ranks, that gives rank 0 away."""
+    assert all(both("01.2", (0, 6))) and check("01.2", [0, 6.0])
+    for wrong in ((1, 6), (2, 4), (1, 4)):
+        en, zh = both("01.2", wrong)
+        assert not en and "item 1 is not the rank" in en.detail and "too " not in en.detail, (wrong, en)
+        assert not zh and "第 1 项不是" in zh.detail and "偏" not in zh.detail, (wrong, zh)
+    assert "too low" in check("01.2", (0, 5)).detail  # the length is a number: its direction gives nothing away
+    en, zh = both("01.2", (6, 0))
+    assert not en and "wrong order" in en.detail and "顺序错了" in zh.detail
+    assert "not one of the choices" in check("01.2", (5, 6)).detail and "expected 2 items" in check("01.2", (0, 6, 1)).detail
+
+
+def test_01_0_idle_over_busy_is_named_as_the_overhead_not_only_a_swap() -> None:
+    """Sixth review (lessons 00-02) M1: 0.5 = 6/12 idle over busy was told only 'p and m swapped'."""
+    for answer in (0.5, "50%", "1/2"):
+        en, zh = both("01.0", answer)
+        assert not en and "idle minutes over busy minutes" in en.detail, (answer, en)
+        assert not zh and "空闲分钟除以忙碌分钟" in zh.detail, zh
+    assert all(both("01.0", "1/3")) and "busy" in check("01.0", 2 / 3).detail
+
+
+def test_05_4_slow_message_does_not_say_a_right_answer_hides_all_latency() -> None:
+    """Sixth review M2: the accepted answer still pays GPipe's 2(p - 1) hops; 'latency is still on the critical
+    path' told a learner the target had none."""
+    from bubblekit.course.checks import lesson05
+
+    extra = ("rank 0: 0F0 0F1 0F2 0F3 0B0 0F4 0B1 0F5 0B2 0B3 0B4 0B5\n"
+             "rank 1: 1F0 1F1 1F2 1B0 1F3 1B1 1F4 1B2 1F5 1B3 1B4 1B5\n"
+             "rank 2: 2F0 2B0 2F1 2B1 2F2 2B2 2F3 2B3 2F4 2B4 2F5 2B5\n")
+    r = bk.simulate(bk.Schedule.from_text(extra), bk.Costs(f=1, b=2, comm=lesson05.HIDE_COMM))
+    hops = sum(1 for (a, _), (b, _) in zip(r.critical_path, r.critical_path[1:]) if a != b)
+    assert hops == 2 * (3 - 1) and check("05.4", extra)  # the right answer's path crosses 4 links
+    en, zh = both("05.4", bk.schedule("1f1b", 3, 6).to_text())
+    assert not en and "2(p - 1) hops" in en.detail and "still on the critical path" not in en.detail, en
+    assert not zh and "2(p - 1) 跳" in zh.detail and "延迟仍在关键路径上" not in zh.detail, zh
+
+
+def test_a_figure_of_fused_backwards_names_no_i_or_w() -> None:
+    """Sixth review (lessons 00-02) C3: '(I=1 W=1)' in the title of lesson 00's first 1F1B picture, before I/W exist."""
+    from bubblekit.presentation import plotting
+
+    costs = bk.Costs(f=1, b=2)
+    assert costs.describe() == "F=1 B=2 (I=1 W=1) comm=0 slot"
+    assert costs.describe(split=False) == "F=1 B=2 comm=0 slot"
+    fused = bk.simulate(bk.schedule("1f1b", 4, 8), costs)
+    assert "F=1 B=2 comm=0 slot" in plotting._timeline_name(fused) and "I=" not in plotting._timeline_name(fused)
+    split = bk.simulate(bk.schedule("zb-h1", 4, 8), costs)
+    assert "(I=1 W=1)" in plotting._timeline_name(split)
+    with pytest.raises(TypeError, match="split must be True or False"):
+        costs.describe(split="no")  # type: ignore[arg-type]
+
+

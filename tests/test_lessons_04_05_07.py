@@ -76,7 +76,7 @@ def test_05_4_accepts_a_split_backward_below_the_floor() -> None:
 
 
 @pytest.mark.parametrize("answer, kind_word", [
-    (bk.schedule("1f1b", 3, 6).to_text(), "critical path"),      # legal, within memory, too slow
+    (bk.schedule("1f1b", 3, 6).to_text(), "2(p - 1) hops"),      # legal, within memory, too slow
     (bk.schedule("gpipe", 3, 6).to_text(), "at most 4"),         # at the floor, over the cap
     (bk.schedule("zb-h2", 3, 6).to_text(), "at most 4"),         # below the floor, over the cap
     (bk.schedule("interleaved", 3, 6, 2).to_text(), "one stage per rank"),

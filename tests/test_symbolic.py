@@ -219,7 +219,7 @@ RIGHT = {
 }
 #: Wrong answers and a word of the message that names the mistake.
 WRONG = {
-    "03.7": [((_M) * (_TF + _TB), "busy"), ((_M + _P) * (_TF + _TB), "one slot too many"),
+    "03.7": [((_M) * (_TF + _TB), "busy"), ((_M + _P) * (_TF + _TB), "one action too many"),
              ((_M + _P - 1) * _TF, "only the forward wave")],
     "03.8": [((_P - 1) / _M, "Megatron"), (_M / (_M + _P - 1), "busy share"), ((_P - 1) / (_M + _P), "")],
     "03.9": [(sp.ceiling((_P - 1) * (1 - _B) / _B), "rounded up"), ((_P - 1) / _B, "m + p - 1")],

@@ -470,7 +470,7 @@ def _rank_chip(rank: int, style: tuple[str, str] | None) -> str:
 def _panel_title(x: SimResult) -> str:
     s = x.schedule
     v = f", v={s.v}" if s.v > 1 else ""
-    return f"{display_name(s.name)}  (p={s.p}, m={s.m}{v}; {x.costs.describe()})"
+    return f"{display_name(s.name)}  (p={s.p}, m={s.m}{v}; {x.costs.describe(split=s.split_backward)})"
 
 
 @contextmanager
@@ -1016,7 +1016,7 @@ class PipelineExplorer:
             extra = tr("ex.peak.bytes", gib=max(peaks) * nbytes / 2**30)
         r["peak"].value = f"<div style='line-height:1.7'>{tr('ex.peak.title', ranks=per_rank, extra=extra)}</div>"
         r["costs"].value = (f"<div class='bk-hint' style='margin:0'>"
-                            f"{html.escape(tr('ex.costs', costs=res.costs.describe()))}</div>")
+                            f"{html.escape(tr('ex.costs', costs=res.costs.describe(split=res.schedule.split_backward)))}</div>")
         if other is None:
             r["compare"].value = ""
         else:
@@ -1285,7 +1285,7 @@ class ScheduleBuilder:
             (ax,) = _stack_axes(fig, [_pipeline_height(sched.p, look.scale) + 0.3], look.scale,
                                 plotting.placement_strip_width(res) / 72.0)
             plotting.plot_pipeline(res, ax=ax, title=f"your schedule (p={sched.p}, m={sched.m}; "
-                                                     f"{res.costs.describe()})")
+                                                     f"{res.costs.describe(split=sched.split_backward)})")
             self.image.value = render_png(fig, look.dpi)
 
     def _references(self, sched: Schedule) -> dict[str, SimResult]:

@@ -241,18 +241,19 @@ def _timeline_name(tl: Timeline) -> str:
     if isinstance(tl, SimResult):
         s = tl.schedule
         name = f"{display_name(s.name)}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
-        cost = costs_title(tl.costs)
+        cost = costs_title(tl.costs, split=s.split_backward)
         return f"{name}   |   {cost}"
     return tl.source or "timeline"  # a trace's own name (its file), never translated
 
 
-def costs_title(costs: Costs) -> str:
+def costs_title(costs: Costs, *, split: bool = True) -> str:
     """How a figure names its costs: a preset's name in the current language, else the costs' own
-    name, else :meth:`Costs.describe` (``F=1 B=2 (I=1 W=1) comm=0 slot``). Used by every diagram title."""
+    name, else :meth:`Costs.describe` (``F=1 B=2 (I=1 W=1) comm=0 slot``; without ``(I=... W=...)``
+    when ``split`` is False: the schedule drawn runs only fused backwards). Used by every diagram title."""
     for key, entry in PRESETS.items():
         if costs == entry:
             return tr(f"plot.costs.{key}")
-    return costs.name if costs.name != "custom" else costs.describe()
+    return costs.name if costs.name != "custom" else costs.describe(split=split)
 
 
 def _metrics_line(tl: Timeline) -> str:

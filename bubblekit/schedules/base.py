@@ -138,7 +138,7 @@ class Schedule:
             raise ValueError(f"placement puts stage {self.placement.index(bad)} on rank {bad}, outside 0..{self.p - 1} "
                              f"(p={self.p})")
         if len(self.placement) < self.p:
-            raise ValueError(f"placement has {len(self.placement)} stage(s) for p={self.p} ranks: every rank needs "
+            raise ScheduleError(f"placement has {len(self.placement)} stage(s) for p={self.p} ranks: every rank needs "
                              f"at least one stage")
         orders = self.orders
         if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence):
@@ -482,6 +482,10 @@ class Schedule:
             raise ScheduleError(f"ranks {missing} have no line (ranks are numbered from 0){more}")
         orders = tuple(tuple(rows[r]) for r in range(p))
         if placement is None:
+            empty = [r for r in range(p) if not orders[r]]
+            if empty:
+                raise ScheduleError(f"rank(s) {empty} have no actions yet: every rank needs the actions of at least "
+                                    f"one stage")
             placement = _infer_placement(orders, p)
         if m is None:
             m = max((x.microbatch for order in orders for a in order for x in parts(a)), default=-1) + 1

@@ -67,6 +67,7 @@ __all__ = [
     "WORDS_ONLY",
     "AnyOf",
     "Graded",
+    "compare_choice",
     "exercise",
     "check",
     "require",
@@ -714,6 +715,31 @@ def compare_values(answer: Any, expected: Any, *, rel_tol: float = 1e-9, abs_tol
     if verdict.status == "close":
         return False, tr("checks.close_colon", detail=verdict.detail)
     return verdict.ok, verdict.detail
+
+
+register({
+    "checks.choice_outside": {"en": "that is not one of the choices here: {choices}",
+                              "zh": "不在可选的范围内：{choices}"},
+})
+
+
+def compare_choice(answer: Any, expected: Any, choices: Sequence[Any], other: Msg) -> Graded:
+    """Grade a pick among a few ``choices`` (a rank, a v): right or not, never "too high / too low".
+
+    With a handful of options a direction gives the answer away in two guesses (lesson 06's
+    06.3 grades its rank the same way). An answer that is another of the ``choices`` gets
+    ``other`` (shown in the current language), one outside them is told the choices, one
+    that is not a number gets the policy's message. Returns ``Graded(ok, message, kind)``.
+    Used by 01.2 (its rank item), 02.5 and 05.3.
+    """
+    verdict = grade(answer, expected)
+    if verdict.ok:
+        return Graded(True, "", "")
+    if verdict.shape:
+        return Graded(False, verdict.detail, "")
+    if any(grade(answer, c).ok for c in choices):
+        return Graded(False, shown(other), "")
+    return Graded(False, tr("checks.choice_outside", choices=", ".join(map(str, choices))), "")
 
 
 # ----------------------------------------------------------------------------- progress

@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 import bubblekit as bk
+from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import overhead_min_m, swapped_items, swapped_pm, utilisation
-from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._registry import Mistake, compare_choice, compare_values, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
-from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.factory import factory_line
+from bubblekit.i18n import tr
 
 __all__ = ["factory_line", "ScheduleGoal", "compare_schedule", "gap_before"]
 
@@ -44,7 +46,13 @@ def gap_before(result: bk.Timeline, rank: int, label: str) -> Any:
               "空闲的工位·分钟除以全部工位·分钟：这批车一共要多少分钟？每个工位有多少分钟在忙？")),
     rel_tol=1e-6,
     fraction_of=msg("all station-minutes", "全部工位·分钟"),
-    mistakes=(utilisation(), swapped_pm(lambda s, c: factory_line(s, c).bubble_ratio, 3, 4)),
+    mistakes=(utilisation(),
+              Mistake(lambda _e: factory_line(3, 4).bubble_overhead,
+                      msg("that is idle minutes over busy minutes (the overhead of section 3), or stations and cars "
+                          "swapped; this asks for idle station-minutes over all station-minutes",
+                          "这是空闲分钟除以忙碌分钟（第 3 节的开销口径），或者把工位数和车数弄反了；题目问的是空闲"
+                          "的工位·分钟占全部工位·分钟的比例")),
+              swapped_pm(lambda s, c: factory_line(s, c).bubble_ratio, 3, 4)),
 )
 def _check_yourself() -> Any:
     return factory_line(3, 4).bubble_ratio
@@ -69,11 +77,28 @@ def _factory_makespan() -> Any:
                             "diagram.largest_gaps(1) confirms your reading.",
                             "比较最上面一行中间的等待和最下面一行的排空；diagram.largest_gaps(1) 可以验证你的"
                             "判断。")),
-          mistakes=(swapped_items(),))
+          compare=lambda answer, expected: _compare_gap(answer, expected))
 def _longest_gap() -> Any:
     """GPipe, p = 3, m = 5, F = 1, B = 2: (rank, slots) of the longest single idle stretch."""
     gap = bk.simulate(bk.schedule("gpipe", 3, 5), bk.preset("b=2f")).largest_gaps(1)[0]
     return (gap.rank, gap.duration)
+
+
+def _compare_gap(answer: Any, expected: Any) -> Graded:
+    """01.2's (rank, length): the rank is right or not, never "too high / too low" (with three ranks a
+    direction gives it away); the length keeps the policy's direction; the pair swapped is named."""
+    ok, message = compare_values(answer, expected)
+    if ok:
+        return Graded(True, "", "")
+    if compare_values(answer, tuple(reversed(expected)))[0]:
+        return Graded(False, shown(swapped_items().message), "")
+    if isinstance(answer, (list, tuple)) and len(answer) == 2:
+        other = msg("item 1 is not the rank with the longest single idle stretch",
+                    "第 1 项不是单段空闲最长的那个 rank")
+        ok, why, _ = (*compare_choice(answer[0], expected[0], range(3), other), "")
+        if not ok:
+            return Graded(False, why if why == shown(other) else tr("checks.wrong_item", i=1, detail=why), "")
+    return Graded(False, message, "")
 
 
 def _idle_money(result: bk.SimResult, measure: str = "bubble_ratio") -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.course.checks._mistakes import hop_off, swapped_items
-from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks.lesson01 import gap_before
@@ -127,7 +127,10 @@ def _uneven_makespan() -> Any:
                             "see which rank holds the long stretch; answer with the rank as an int.",
                             "流水线填满之后，最慢的流水级决定节奏：其他 rank 等它的时候，关键路径一直沿着它走。"
                             "把路径画出来（plot_pipeline 里设 critical_path=True），看哪个 rank 占了最长的一段；"
-                            "用 int 给出这个 rank。")))
+                            "用 int 给出这个 rank。")),
+          compare=lambda answer, expected: compare_choice(answer, expected, range(4), msg(
+              "that rank is not the one holding most of the critical path: draw it (critical_path=True)",
+              "关键路径的大部分不在这个 rank 上：把路径画出来看看（critical_path=True）")))
 def _critical_rank() -> Any:
     counts = Counter(rank for rank, _ in uneven_result().critical_path)
     return counts.most_common(1)[0][0]

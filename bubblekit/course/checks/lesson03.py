@@ -300,17 +300,17 @@ def _megatron_quarter_expected() -> Any:
               (lambda: _sb().wave(_sb().t_f), msg("that is only the forward wave: the backward wave follows it",
                                                   "这只是前向波，后面还有反向波")),
               (lambda: _sb().makespan_gpipe() + _sb().t_f + _sb().t_b,
-               msg("one slot too many per wave: between p ranks a microbatch crosses one link fewer than there are ranks",
-                   "每个波多算了一个时间槽：p 个 rank 之间，微批经过的链路比 rank 数少一条")),
+               msg("one action too many per wave: between p ranks a microbatch crosses one link fewer than there are ranks",
+                   "每个波多算了一个动作：p 个 rank 之间，微批经过的链路比 rank 数少一条")),
           ))
 def _makespan() -> Any:
     sb = _sb()
     return sb.wave(sb.t_f) + sb.wave(sb.t_b)
 
 
-OFF_BY_ONE = msg("off by one: between p ranks a microbatch crosses p - 1 links, and the step lasts m + p - 1 slot "
-                 "pairs; check your numerator and denominator on p = 2, m = 1",
-                 "差了一：p 个 rank 之间微批经过 p - 1 条链路，一步持续 m + p - 1 个时间槽对；在 p = 2, m = 1 上"
+OFF_BY_ONE = msg("off by one: between p ranks a microbatch crosses p - 1 links, and the step lasts (m + p - 1)(t_f + t_b); "
+                 "check your numerator and denominator on p = 2, m = 1",
+                 "差了一：p 个 rank 之间微批经过 p - 1 条链路，一步持续 (m + p - 1)(t_f + t_b)；在 p = 2, m = 1 上"
                  "核对你的分子和分母")
 
 

@@ -55,9 +55,9 @@ def _interleaved_bubble() -> Any:
     return bk.simulate(bk.schedule("interleaved", 4, 16, 4), COSTS).bubble_ratio_exact
 
 
-@exercise("04.3", hint=(msg("Simulate both for p=6, m=12 with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's "
+@exercise("04.3", hint=(msg("Simulate both for p=8, m=16 with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's "
                             "makespan from 1F1B's.",
-                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 在 p=6, m=12 下模拟两者，用 1F1B 的 m"
+                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 在 p=8, m=16 下模拟两者，用 1F1B 的 m"
                             "akespan 减去 GPipe 的。"),
                         msg("Each schedule's latency cost is the number of hops on its critical path times 1/2 slot: "
                             "count the hops of each, or read r.critical_path.",
@@ -65,12 +65,15 @@ def _interleaved_bubble() -> Any:
                             "cal_path。")),
           mistakes=(Mistake(lambda e: -e, msg("right size, wrong sign: the difference is makespan(1F1B) minus makespan(GPipe)",
                                               "大小对了，符号反了：差值是 makespan(1F1B) 减 makespan(GPipe)")),
-                    Mistake(lambda _e: _gap(4, 8), msg("that is the lesson's p = 4, m = 8; this exercise has p = 6, m = 12",
-                                                       "这是课文里 p = 4, m = 8 的结果；这道题是 p = 6, m = 1"
-                                                       "2"))))
+                    Mistake(lambda _e: _gap(4, 8), msg("that is the lesson's p = 4, m = 8; this exercise has p = 8, m = 16",
+                                                       "这是课文里 p = 4, m = 8 的结果；这道题是 p = 8, m = 1"
+                                                       "6")),
+                    Mistake(lambda _e: _gap(6, 12), msg("that is exercise 03.4's p = 6, m = 12; this exercise has p = 8, "
+                                                        "m = 16",
+                                                        "这是练习 03.4 里 p = 6, m = 12 的结果；这道题是 p = 8, m = 16"))))
 def _comm_gap() -> Any:
-    """makespan(1F1B) - makespan(GPipe) for p=6, m=12 with a latency of 1/2 slot per hop."""
-    return _gap(6, 12)
+    """makespan(1F1B) - makespan(GPipe) for p=8, m=16 with a latency of 1/2 slot per hop."""
+    return _gap(8, 16)
 
 
 def _gap(p: int, m: int) -> Any:
@@ -86,13 +89,16 @@ def mystery() -> bk.SimResult:
 
 @exercise(
     "04.4",
-    hint=(msg("Read the legend and the boxes: how many chunks does each rank hold, and are all forwards of a "
-              "chunk done before the next chunk starts?",
-              "看图例和方块：每个 rank 有几个 chunk？一个 chunk 的前向是否全部做完才开始下一个 chunk？"),
-          msg("Two of the four schedules hold more than one chunk per rank; of those, one finishes every forward "
-              "of a chunk before it starts the next chunk (breadth first), the other alternates (depth first).",
-              "四个调度中有两个每个 rank 不止一个 chunk；其中一个先做完一个 chunk 的所有前向再开始下一个 chun"
-              "k（广度优先），另一个交替进行（深度优先）。")),
+    hint=(msg("Read the legend and the boxes: how many chunks does each rank hold, and does any rank start a backward "
+              "before all of its forwards are done?",
+              "看图例和方块：每个 rank 有几个 chunk？有没有哪个 rank 在自己的前向全部做完之前就开始了反向？"),
+          msg("Two of the four schedules hold more than one chunk per rank: one runs 1F1B over the chunks (the "
+              "last stage starts a microbatch's backward right after its forward), the other runs every forward "
+              "before any backward (breadth first, like GPipe over the chunks). At m <= p the forward order alone "
+              "cannot tell them apart.",
+              "四个调度中有两个每个 rank 不止一个 chunk：一个在各个 chunk 上跑 1F1B（最后一个流水级跑完某个微批"
+              "的前向，紧接着就跑它的反向），另一个先跑完所有前向再开始反向（广度优先，相当于在 chunk 上跑 GPip"
+              "e）。m <= p 时，只看前向的顺序分不出两者。")),
 )
 def _name_the_schedule() -> str:
     return mystery().schedule.name

@@ -12,12 +12,12 @@ import bubblekit as bk
 from bubblekit.analysis import balance, planner
 from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded
 from bubblekit.course.checks._mistakes import swapped_items
-from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
 from bubblekit.course.checks._schedules import as_schedule
 from bubblekit.course.checks._text import msg
 from bubblekit.i18n import register, tr
 
-#: Exercise 05.4: the latency to hide (slots per hop) with F = 1, B = 2.
+#: Exercise 05.4: the latency per hop (slots) with F = 1, B = 2.
 HIDE_COMM = Fraction(1, 4)
 #: Exercise 05.4: the memory cap (microbatch activations per rank).
 HIDE_CAP = 4
@@ -69,7 +69,10 @@ def _min_m() -> tuple[Any, Any]:
                         msg("More chunks shrink the ramps but add hops; give the v (an int) whose simulated makespan "
                             "is the smallest, the smaller v on a tie.",
                             "chunk 越多，填充和排空越短，但跳数越多；给出模拟 makespan 最小的 v（int），并列"
-                            "时取较小的 v。")))
+                            "时取较小的 v。")),
+          compare=lambda answer, expected: compare_choice(answer, expected, (1, 2, 4, 8), msg(
+              "that is not the v with the shortest simulated step: simulate all four",
+              "这个 v 的模拟单步耗时不是最短的：四个都模拟一遍")))
 def _best_v() -> int:
     """The v in (1, 2, 4, 8) with the shortest makespan, p=4, m=8, comm=1/8 slot."""
     c = bk.Costs(f=1, b=2, comm=Fraction(1, 8))
@@ -103,10 +106,11 @@ register({
         "en": "legal (no deadlock), but rank {rank} holds {peak:g} microbatch activations at its peak (at most {cap})",
         "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak:g} 个微批的激活（最多 {cap} 个）"},
     "checks.l05.slow": {
-        "en": "legal and within memory, but the makespan is {makespan} slots: latency is still on the "
-              "critical path (the longest wait is on rank {rank}, before {before})",
-        "zh": "调度合法、显存也没超，但 makespan 是 {makespan} 个时间槽：延迟仍在关键路径上"
-              "（最长的等待在 rank {rank} 上，{before} 之前）"},
+        "en": "legal and within memory, but the makespan is {makespan} slots, above the floor: a schedule with a "
+              "fused backward pays the 2(p - 1) hops of the fill and drain and nothing more, yours waits longer "
+              "(the longest wait is on rank {rank}, before {before})",
+        "zh": "调度合法、显存也没超，但 makespan 是 {makespan} 个时间槽，高于下界：反向不拆分的调度只需付出填充"
+              "和排空那 2(p - 1) 跳的延迟，你的调度等得更久（最长的等待在 rank {rank} 上，{before} 之前）"},
 })
 
 
@@ -141,7 +145,7 @@ def _compare_hidden(answer: Any, expected: Any) -> Graded:
     return Graded(True, "", "")
 
 
-#: Hints of 05.4 (also for a legal schedule that is still too slow: the latency is not hidden yet).
+#: Hints of 05.4 (also for a legal schedule that is still too slow: it pays more hops than GPipe).
 HIDE_HINTS = (
     msg("Start from 1F1B for p=3, m=6 and give the ranks that wait for gradients one more forward to run while they wait.",
         "从 p=3, m=6 的 1F1B 出发，让等梯度的 rank 在等待期间多跑一个前向。"),
