@@ -612,7 +612,8 @@ def grade(
 
     Numbers by :func:`grade_number`; ``AnyOf``: any option; bools exactly; text ignoring
     case, spaces, ``-`` and ``_``; sympy expressions by ``simplify(answer - expected)``
-    (symbols matched by name); dicts by key; sets as sets (a list or tuple is fine);
+    (symbols matched by name, ``bubblekit.symbolic``'s ``comm``, ``target`` and ``b_star`` too;
+    a one-element list such as ``sp.solve``'s is its element); dicts by key; sets as sets (a list or tuple is fine);
     lists, tuples, ranges and arrays element by element (a list for a tuple is fine);
     anything else with ``==``. ``detail`` never contains the expected value.
     """
