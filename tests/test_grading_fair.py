@@ -806,3 +806,92 @@ def test_a_figure_of_fused_backwards_names_no_i_or_w() -> None:
         costs.describe(split="no")  # type: ignore[arg-type]
 
 
+
+
+# ----------------------------------------------------------------------------- eighth review (the interview bank)
+
+
+@pytest.mark.parametrize(("id", "answer"), [
+    ("10.16", "(m+p-1)*(t_f+t_b)+2*(p-1)*comm"),
+    ("10.16", (sb.m + sb.p - 1) * (sb.t_f + sb.t_b) + 2 * (sb.p - 1) * sp.Symbol("comm")),
+    ("10.16", "(m+p-1)*(t_f+t_b)+2*(p-1)*c"),
+    ("10.16", sb.makespan_gpipe(comm=sb.comm)),
+    ("10.15", "(p-1)*(1-target)/target"),
+    ("10.15", "(p-1)*(1-b_star)/b_star"),
+    ("10.15", "-(b_star - 1)*(p - 1)/b_star"),  # 10.15's own printed root
+    ("10.15", (sb.p - 1) * (1 - sp.Symbol("target")) / sp.Symbol("target")),
+    ("10.15", sb.solve_min_m()),
+])
+def test_a_derivation_in_the_names_the_question_prints_is_right(id: str, answer: Any) -> None:
+    """Eighth review W2: comm (printed c) and target (printed b^*) were "symbols the answer does not need"."""
+    en, zh = both(id, answer)
+    assert en and zh, (answer, en)
+
+
+def test_a_symbol_alias_does_not_make_a_wrong_derivation_right() -> None:
+    """Eighth review W2: the aliases are bubblekit.symbolic's names only; another name is still refused."""
+    en, zh = both("10.15", "(p-1)*(1-b)/b")
+    assert not en and "['b']" in en.detail and "['b']" in zh.detail, en
+    en, _ = both("10.16", "(m+p-1)*(t_f+t_b)+(p-1)*comm")
+    assert not en and "one way only" in en.detail and "does not need" not in en.detail, en  # the named mistake
+    en, _ = both("10.16", "(m+p-1)*(t_f+t_b)+2*p*comm")
+    assert not en and "does not need" not in en.detail and en.detail.count("not equal") == 1, en
+
+
+def test_10_15_a_ceiling_of_the_root_is_named_and_sp_solve_output_is_read() -> None:
+    """Eighth review M1 and C2: the ceiling was told to try numbers (which confirm it); sp.solve's list was refused."""
+    p, m, target = sb.p, sb.m, sb.target
+    root = (p - 1) * (1 - target) / target
+    en, zh = both("10.15", sp.ceiling(root))
+    assert not en and "the root itself, before rounding up" in en.detail and "取整之前的根本身" in zh.detail, en
+    assert "simulator" not in en.detail and en.detail.count("smallest whole m") == 1
+    solved = sp.solve(sp.Eq((p - 1) / (m + p - 1), target), m)
+    assert check("10.15", solved) and check("10.15", tuple(solved)) and check("10.15", solved[0])
+    assert not check("10.15", [root, root + 1])
+
+
+@pytest.mark.parametrize(("id", "right"), [("10.35", 2), ("10.38", 0), ("06.3", 1)])
+def test_a_rank_written_with_the_word_rank_is_read(id: str, right: int) -> None:
+    """Eighth review W3: "rank 2" was "not a rank: give a whole number" (and counted) in 10.35, 10.38 and 06.3."""
+    for answer in (f"rank {right}", f"Rank{right}", f"r{right}", f"R {right}", f"第 {right} 个 rank", f"rank {right}.0"):
+        en, zh = both(id, answer)
+        assert en and zh, (answer, en)
+    wrong = (right + 1) % 3
+    en, _ = both(id, f"rank {wrong}")
+    assert not en and "is not a rank" not in en.detail and "does not exist" not in en.detail, en
+    en, _ = both(id, "rank 7")
+    assert not en and "0 to " in en.detail and "is not a rank" not in en.detail, en  # out of range, read as 7
+    en, _ = both(id, f"rank {right}.5")
+    assert not en and "not" in en.detail, en
+
+
+@pytest.mark.parametrize("id", ["10.35", "10.38"])
+def test_a_profile_rank_in_words_is_asked_again_not_counted(id: str) -> None:
+    """Eighth review W3: text with no number was a counted try with a hint; a non-whole number still is."""
+    for text in ("two", "the third rank", "第三个"):
+        en, zh = both(id, text)
+        assert not en and "answer with the rank's number alone" in en.detail and en.hint == "", en
+        assert "not counted as a try" in en.text and "只写 rank 的编号即可" in zh.detail, (en, zh)
+    en, _ = both(id, 2.5)
+    assert not en and "is not a rank: give a whole number" in en.detail and en.hint, en
+
+
+def test_10_32_hint_calls_both_bounds_lower_bounds() -> None:
+    """Eighth review W1: "try bottlenecks between those bounds" pointed at 9-13, where no partition exists."""
+    from bubblekit.analysis import balance
+    from bubblekit.course.checks._text import shown
+    from bubblekit.course.checks.lesson10 import _LAYERS
+
+    first = REGISTRY["10.32"].hints[0]
+    assert "between those bounds" not in shown(first, "en") and "lower bounds" in shown(first, "en")
+    assert "两个都是下界" in shown(first, "zh") and "之间" not in shown(first, "zh")
+    assert REGISTRY["10.32"].expected() == balance.bottleneck(list(_LAYERS), 4) > max(sum(_LAYERS) / 4, max(_LAYERS))
+
+
+def test_10_14_mistake_names_both_kinds_of_gap() -> None:
+    """Eighth review C1: the missing saving was always said to be the first backward's wait."""
+    from bubblekit.course.checks.lesson10 import t_i
+
+    en, zh = both("10.14", (sb.p - 1) * (sb.t_f + t_i))
+    assert "before its first I, and in its cool-down" in en.detail and "first backward waits" not in en.detail, en
+    assert "第一个 I 之前的那段、冷却阶段的那几段" in zh.detail, zh

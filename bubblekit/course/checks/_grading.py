@@ -562,15 +562,24 @@ def _is_number(x: Any) -> bool:
     return bool(getattr(x, "is_number", False)) and bool(getattr(x, "is_real", False))  # sympy numbers
 
 
+#: A rank named in words around its number: ``"rank 2"``, ``"Rank2"``, ``"r 2"``, ``"第 2 个 rank"``.
+_RANK_WORDS = re.compile(r"\s*(?:rank|r)\s*(\S+?)\s*|\s*第\s*(\S+?)\s*个?\s*rank\s*", re.IGNORECASE)
+
+
 def as_rank(answer: Any) -> int | None:
-    """``answer`` read as a rank (a whole number: ``2``, ``"2"``, ``2.0``, ``np.int64(2)``), or None when it is not
-    one (``2.5``, ``"two"``, ``True``, NaN). Lessons 06 (06.3) and 10 (10.35, 10.38) grade ranks with it."""
+    """``answer`` read as a rank (a whole number: ``2``, ``"2"``, ``2.0``, ``np.int64(2)``, ``"rank 2"``, ``"r2"``,
+    ``"第 2 个 rank"``), or None when it is not one (``2.5``, ``"two"``, ``True``, NaN). Lessons 06 (06.3) and 10
+    (10.35, 10.38) grade ranks with it."""
     if _is_bool(answer):
         return None
     if isinstance(answer, numbers.Integral):
         return int(answer)
+    text = str(answer)
+    words = _RANK_WORDS.fullmatch(text) if isinstance(answer, str) else None
+    if words:
+        text = words.group(1) or words.group(2)
     try:
-        x = float(str(answer).strip())
+        x = float(text.strip())
     except ValueError:
         return None
     return int(x) if math.isfinite(x) and x.is_integer() else None
@@ -603,7 +612,8 @@ def grade(
 
     Numbers by :func:`grade_number`; ``AnyOf``: any option; bools exactly; text ignoring
     case, spaces, ``-`` and ``_``; sympy expressions by ``simplify(answer - expected)``
-    (symbols matched by name); dicts by key; sets as sets (a list or tuple is fine);
+    (symbols matched by name, ``bubblekit.symbolic``'s ``comm``, ``target`` and ``b_star`` too;
+    a one-element list such as ``sp.solve``'s is its element); dicts by key; sets as sets (a list or tuple is fine);
     lists, tuples, ranges and arrays element by element (a list for a tuple is fine);
     anything else with ``==``. ``detail`` never contains the expected value.
     """
@@ -669,19 +679,35 @@ def _grade_any(answer: Any, options: AnyOf, kw: dict[str, Any]) -> Verdict:
     return Verdict("wrong", tr("checks.not_any"))
 
 
+def _symbol_aliases() -> dict[str, str]:
+    """``bubblekit.symbolic``'s Python names whose symbols print otherwise, to the printed name: ``{"comm": "c",
+    "target": "b^*", "b_star": "b^*"}``. A question that says "use ``comm``" gets answers written with ``comm``
+    (text or ``sp.Symbol("comm")``); :func:`_grade_sympy` reads them as the symbol the name stands for."""
+    import sympy
+
+    from bubblekit import symbolic
+
+    return {name: value.name for name, value in vars(symbolic).items()
+            if isinstance(value, sympy.Symbol) and name != value.name}
+
+
 def _grade_sympy(answer: Any, expected: Any) -> Verdict:
     try:
         import sympy
 
+        if isinstance(answer, (list, tuple)) and len(answer) == 1:
+            answer = answer[0]  # what sp.solve returns for one root
         expr = sympy.sympify(answer)
         by_name = {s.name: s for s in expected.free_symbols}
+        by_name.update({alias: by_name[name] for alias, name in _symbol_aliases().items()
+                        if name in by_name and alias not in by_name})
         expr = expr.subs({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name and s != by_name[s.name]})
         diff = sympy.simplify(expr - expected)
     except Exception:
         return Verdict("wrong", tr("checks.sympy_unreadable", type=type(answer).__name__))
     if diff == 0:
         return RIGHT
-    unknown = sorted(s.name for s in getattr(expr, "free_symbols", ()) if s.name not in {x.name for x in expected.free_symbols})
+    unknown = sorted(s.name for s in getattr(expr, "free_symbols", ()) if s.name not in by_name)
     if unknown:
         return Verdict("wrong", tr("checks.sympy_extra_symbols", names=unknown))
     return Verdict("wrong", tr("checks.sympy_differs"))

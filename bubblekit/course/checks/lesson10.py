@@ -415,9 +415,10 @@ def _q13() -> Any:
                              "画出 p = 3、W 远短于 F 和 I 的 ZB-H1，量一量 rank 0 的空隙：第一个 I 之前的那段，"
                              "以及冷却阶段的那几段；逐段和 1F1B 的比较。")),
           mistakes=(Mistake(lambda _e: (_sym.p - 1) * (_sym.t_f + t_i),
-                            msg("one of ZB-H1's two savings is missing: compare what rank 0's first backward waits "
-                                "for in 1F1B and in ZB-H1",
-                                "ZB-H1 的两处节省少算了一处：比较 1F1B 和 ZB-H1 里 rank 0 的第一个反向各自在等什么")),))
+                            msg("one of ZB-H1's two savings is missing: measure both of rank 0's kinds of gap (before "
+                                "its first I, and in its cool-down) against 1F1B's",
+                                "ZB-H1 的两处节省少算了一处：把 rank 0 的两类空隙（第一个 I 之前的那段、冷却阶段的"
+                                "那几段）都和 1F1B 的比一比")),))
 def _q14() -> Any:
     expr = (_sym.p - 1) * (_sym.t_f + t_i - t_w)
 
@@ -432,7 +433,11 @@ def _q14() -> Any:
 @exercise("10.15", hint=(msg("Set the bubble fraction equal to the target and solve for m.",
                              "令气泡比例等于目标值，解出 m。"),
                          msg("Cross-multiply and collect the terms in m; sp.solve does the algebra.",
-                             "交叉相乘，合并含 m 的项；代数运算可以交给 sp.solve。")))
+                             "交叉相乘，合并含 m 的项；代数运算可以交给 sp.solve。")),
+          mistakes=(Mistake(lambda e: _sp.ceiling(e),
+                            msg("that is the smallest whole m; this question asks for the root itself, before "
+                                "rounding up",
+                                "这是取整后的最小整数 m；这道题要的是取整之前的根本身")),))
 def _q15() -> Any:
     expr = _sym.solve_min_m()
     assert _sym.min_micro_batch(8, Fraction(1, 5)) == bk.min_micro_batch(8, 0.2)
@@ -785,9 +790,10 @@ _LAYERS = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8)
 
 
 @exercise("10.32", hint=(msg("The slowest stage can be no faster than the heaviest layer, nor than the total divided "
-                             "by 4: try bottlenecks between those bounds.",
-                             "最慢的流水级不会比最重的那一层更快，也不会比总量除以 4 更快：在这两个界之间尝试"
-                             "瓶颈值。"),
+                             "by 4: both are lower bounds. Start from the larger one and try larger bottlenecks until "
+                             "4 contiguous stages fit.",
+                             "最慢的流水级不会比最重的那一层更快，也不会比总量除以 4 更快：这两个都是下界。从其中"
+                             "较大的那个出发，逐步尝试更大的瓶颈值，直到 4 个连续的流水级放得下为止。"),
                          msg("For a guess T of the slowest stage, cut greedily whenever a stage would exceed T: does it "
                              "need more than 4 stages? Lower T until it does.",
                              "先猜一个最慢流水级的耗时 T，只要某个流水级会超过 T 就贪心地切一刀：需要的流水级"
@@ -893,6 +899,8 @@ def _q44() -> str:
 register({
     "checks.l10.rank_not_int": {"en": "{answer!r} is not a rank: give a whole number",
                                 "zh": "{answer!r} 不是 rank 编号：请给一个整数"},
+    "checks.l10.rank_format": {"en": "{answer!r} is not a rank number: answer with the rank's number alone, e.g. 2",
+                               "zh": "{answer!r} 不是 rank 编号：只写 rank 的编号即可，例如 2"},
     "checks.l10.rank_range": {"en": "rank {answer} does not exist: the trace has ranks 0 to {last}",
                               "zh": "不存在 rank {answer}：这份 trace 的 rank 是 0 到 {last}"},
     "checks.l10.not_straggler": {"en": "that is not the rank that sets the pace; compare the ranks' busy times",
@@ -908,6 +916,8 @@ def _rank_compare(ranks: int, other: str) -> Any:
     answer away, as lesson 06's ``_compare_rank`` says for 06.3). ``other``: the message key for a wrong rank."""
     def compare(answer: Any, expected: Any) -> Graded:
         rank = as_rank(answer)
+        if rank is None and isinstance(answer, str) and not any(ch.isdigit() for ch in answer):
+            return Graded(False, tr("checks.l10.rank_format", answer=answer), FORMAT)  # words: asked again, not counted
         if rank is None:
             return Graded(False, tr("checks.l10.rank_not_int", answer=answer))
         answer = rank
