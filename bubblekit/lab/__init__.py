@@ -143,9 +143,11 @@ class LabResult:
         measured = list(range(cfg.warmup, cfg.warmup + cfg.steps))
         src = f"lab {cfg.schedule} p={cfg.ranks} m={cfg.microbatches}"
         tls = _timelines_from_events(record["events"], cfg.ranks, measured, src)
-        name = bubblekit_name(cfg.info, cfg.v)
+        name = bubblekit_name(cfg.info, cfg.v) if cfg.orders is None else None
         sched = None
-        if name is not None:  # PyTorch's default runtime runs an OVERLAP_F_B's two parts one after the other
+        if cfg.orders is not None:  # the schedule that ran, from its CSV
+            sched = cfg.runtime_schedule.split_pairs()
+        elif name is not None:  # PyTorch's default runtime runs an OVERLAP_F_B's two parts one after the other
             sched = build_schedule(name, cfg.ranks, cfg.microbatches, cfg.v).split_pairs()
         torch_orders = {int(r): list(o) for r, o in record.get("torch_static_orders", {}).items()}
         return cls(cfg, record, tls, sched, torch_orders)
@@ -260,8 +262,8 @@ class LabResult:
                 f"steps={len(self.steps)} median bubble_ratio={self.median_bubble_ratio:.4f}>")
 
 
-def run(schedule: str = "1F1B", ranks: int = 2, microbatches: int = 4, *, config: LabConfig | None = None,
-        **options: Any) -> LabResult:
+def run(schedule: str | Schedule = "1F1B", ranks: int | None = None, microbatches: int | None = None, *,
+        config: LabConfig | None = None, **options: Any) -> LabResult:
     """Run a real pipeline and return its measured timelines (see :class:`LabConfig` for options).
 
     Everything is checked before any process starts (the configuration, bubblekit's rules
@@ -282,6 +284,11 @@ def run(schedule: str = "1F1B", ranks: int = 2, microbatches: int = 4, *, config
         raise ImportError("bubblekit.lab.run needs torch: pip install 'bubblekit[lab]' (torch==2.13.0)")
     from bubblekit.lab._launch import launch
 
-    cfg = config if config is not None else LabConfig(schedule=schedule, ranks=ranks, microbatches=microbatches,
-                                                      **options)
+    if config is not None:
+        cfg = config
+    elif isinstance(schedule, Schedule):
+        cfg = LabConfig.for_schedule(schedule, ranks=ranks, microbatches=microbatches, **options)
+    else:
+        cfg = LabConfig(schedule=schedule, ranks=2 if ranks is None else ranks,
+                        microbatches=4 if microbatches is None else microbatches, **options)
     return LabResult.from_record(launch(cfg))
