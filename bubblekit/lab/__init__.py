@@ -31,7 +31,15 @@ from bubblekit.actions import Action
 from bubblekit.analysis.calibrate import Comparison, compare_measured
 from bubblekit.analysis.traces import MeasuredTimeline, write_csv
 from bubblekit.i18n import all_messages, register, tr
-from bubblekit.lab._config import TORCH_SCHEDULES, LabConfig, TorchScheduleInfo, bubblekit_name, resolve_schedule
+from bubblekit.lab._config import (
+    RUNTIME,
+    TORCH_SCHEDULES,
+    LabConfig,
+    TorchScheduleInfo,
+    bubblekit_name,
+    resolve_schedule,
+    runtime_problem,
+)
 from bubblekit.lab._launch import LabInterrupted, LabRunError, free_port, preflight
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules.base import Schedule
@@ -45,6 +53,8 @@ __all__ = [
     "preflight",
     "TORCH_SCHEDULES",
     "TorchScheduleInfo",
+    "RUNTIME",
+    "runtime_problem",
     "resolve_schedule",
     "bubblekit_name",
     "torch_available",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from itertools import chain, repeat
 from operator import itemgetter
@@ -648,7 +648,8 @@ class Schedule:
                     tokens.append(str(a))
             lines.append(f"rank {r}: " + " ".join(tokens))
         try:
-            return cls.from_text("\n".join(lines), m=m, name=name, validate=validate, max_actions=max_actions)
+            sched = cls.from_text("\n".join(lines), m=m, name=name, validate=validate, max_actions=max_actions)
+            return replace(sched, source=f"PyTorch schedule file ({where})")
         except ScheduleError as exc:
             at = re.match(r"line ([0-9]+): ", str(exc))
             if at is None:
