@@ -326,10 +326,39 @@ def test_runtime_record_round_trip_without_torch() -> None:
     assert res.order_check()["bubblekit_matches"] is False
 
 
+def test_command_line_schedule_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--schedule-file``: a PyTorch CSV (a learner's) is read and checked before any worker; errors name the option."""
+    mine = tmp_path / "mine.csv"
+    bk.Schedule.from_text(LEARNERS).to_torch_csv(mine)
+    ns = build_parser().parse_args(["run", "--schedule-file", str(mine), "--steps", "1"])
+    cfg = config_from_args(ns)
+    assert (cfg.schedule, cfg.ranks, cfg.microbatches, cfg.info) == ("mine", 2, 2, lab.RUNTIME)
+    stuck = tmp_path / "stuck.csv"
+    stuck.write_text("0F0,0B0,0F1,0B1\r\n1F1,1B1,1F0,1B0\r\n", encoding="utf-8")
+    for argv, start in [
+        (["--schedule-file", str(tmp_path / "none.csv")], "--schedule-file"),
+        (["--schedule-file", str(stuck)], f"--schedule-file {stuck}: the lab cannot run 'stuck'"),
+        (["--schedule-file", str(mine), "--ranks", "3"], "--ranks 3: ranks=3 but the schedule 'mine' has ranks=2"),
+        (["--schedule-file", str(mine), "--microbatches", "3"], "--microbatches 3: microbatches=3 but the schedule"),
+        (["--schedule-file", str(mine), "--chunks", "2"], "--chunks 2: the file's schedule has v=1"),
+    ]:
+        assert main(["run", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {start}") and err.count("\n") == 1, err
+
+
+def test_command_line_lists_what_the_runtime_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schedules"]) == 0
+    out = capsys.readouterr().out
+    runtime = next(line for line in out.splitlines() if "_PipelineScheduleRuntime" in line)
+    assert all(n in runtime for n in ("zb-h2", "v-half", "v-min")) and "dualpipe" not in runtime
+    assert "dualpipe: it runs 2 pipelines" in out
+
+
 # ------------------------------------------------------------------- real runs
 @pytest.mark.torch
 @torch_only
-@pytest.mark.parametrize("name", ["zb-h2", "v-min"])
+@pytest.mark.parametrize("name", ["zb-h2", "v-min", "v-half"])
 def test_registered_schedules_run_through_pytorchs_runtime(name: str) -> None:
     """bubblekit's own orders, with no PyTorch class, run as PyTorch's runtime lowers their CSV (issue 26)."""
     res = lab.run(name, ranks=2, microbatches=8, steps=1, warmup=0, **TINY)

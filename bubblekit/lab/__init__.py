@@ -14,6 +14,20 @@ bubblekit timelines::
 The same from a shell: ``python -m bubblekit.lab run --schedule 1F1B --ranks 2 --microbatches 8``
 (or under ``torchrun --nproc-per-node 2 -m bubblekit.lab run ...``).
 
+Any schedule runs: a name with a ``torch.distributed.pipelining`` class (``"1F1B"``, ``"zbv"``)
+runs that class; any other registered schedule (``"zb-h2"``, ``"v-half"``, ``"v-min"``) and a
+:class:`~bubblekit.Schedule` of your own run through PyTorch's ``_PipelineScheduleRuntime``,
+which loads the schedule's compute-only CSV (:meth:`Schedule.to_torch_csv
+<bubblekit.Schedule.to_torch_csv>`, ``_load_csv``) and adds its own sends and receives::
+
+    lab.run("zb-h2", ranks=2, microbatches=8).order_check()["bubblekit_matches"]   # True
+    lab.run(bk.Schedule.from_text("rank 0: 0F0 0F1 0B0 0B1\nrank 1: 1F0 1B0 1F1 1B1"))
+
+What that runtime cannot run is refused before any worker starts, naming the schedule and
+why (:func:`runtime_problem`): DualPipe's two pipelines (PyTorch's stages are one chain), an
+order that deadlocks, one rank. Overlapped pairs run as PyTorch runs every ``OVERLAP_F_B``
+without an overlap function: the forward part, then the backward part.
+
 Torch is imported only by the worker processes and :mod:`bubblekit.lab._worker`; this
 module, the result type and the command-line parser work without it.
 """
@@ -275,6 +289,11 @@ class LabResult:
 def run(schedule: str | Schedule = "1F1B", ranks: int | None = None, microbatches: int | None = None, *,
         config: LabConfig | None = None, **options: Any) -> LabResult:
     """Run a real pipeline and return its measured timelines (see :class:`LabConfig` for options).
+
+    ``schedule`` is a name (a PyTorch class such as ``"1F1B"``, or any registered bubblekit
+    schedule: those without a PyTorch class run through ``_PipelineScheduleRuntime`` from their
+    CSV) or a :class:`~bubblekit.Schedule`, which brings its own ranks and microbatches
+    (:meth:`LabConfig.for_schedule`). ``ranks`` and ``microbatches`` default to 2 and 4 for a name.
 
     Everything is checked before any process starts (the configuration, bubblekit's rules
     for the schedule, CUDA for ``nccl``, a writable ``trace_dir``); more ranks than CPU cores

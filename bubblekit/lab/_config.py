@@ -4,6 +4,9 @@ Kept free of torch so that the command-line parser, the result reader and the sc
 name table work on a machine without torch. Schedule names resolve through bubblekit's
 registry (:func:`bubblekit.schedules.spec`, :attr:`ScheduleSpec.torch_class`): the lab's own
 table holds only what PyTorch's classes need (how stages are placed, how many per rank).
+A registered schedule without a class, or a :class:`~bubblekit.Schedule` of one's own, is run
+by PyTorch's ``_PipelineScheduleRuntime`` (:data:`RUNTIME`) from its compute-only CSV, kept in
+:attr:`LabConfig.orders`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ OPTION_NAMES: dict[str, str] = {
     "hidden": "--hidden", "seq": "--seq", "batch": "--batch", "layers": "--layers", "steps": "--steps",
     "warmup": "--warmup", "backend": "--backend", "threads": "--threads", "seed": "--seed",
     "trace_dir": "--trace-dir", "profile_steps": "--profile-steps", "timeout_s": "--timeout",
+    "schedule_file": "--schedule-file",
 }
 
 
@@ -186,7 +190,9 @@ class LabConfig:
     """Everything one lab run needs. Sizes are per microbatch and per stage.
 
     Attributes:
-        schedule: lab name of the schedule (see :data:`TORCH_SCHEDULES`).
+        schedule: lab name of the schedule (see :data:`TORCH_SCHEDULES`), or the registry name of
+            a bubblekit schedule without a PyTorch class (``"zb-h2"``; run from its CSV), or, with
+            ``orders``, any label.
         ranks: pipeline ranks (processes).
         microbatches: microbatches per step.
         v: stages per rank (1 for GPipe / 1F1B, 2 for the V schedules, >= 2 for looped ones).
@@ -207,6 +213,10 @@ class LabConfig:
         extra: more options. ``extra["stall_action"] = "1F0"`` makes the rank that owns that
             action sleep inside it for good (fault injection: the tests use it to check that a
             stuck rank is named when the run times out).
+        orders: the schedule to run as PyTorch's compute-only CSV text
+            (:meth:`bubblekit.Schedule.to_torch_csv`); ``_PipelineScheduleRuntime`` loads it and the
+            stages sit where it puts them. Set for a registered schedule without a PyTorch class
+            (built from the registry) and by :meth:`for_schedule`; ``None`` runs PyTorch's class.
 
     Every field is checked on construction; a bad one raises a ``TypeError`` / ``ValueError``
     naming it (:func:`field_of` gives the field, :data:`OPTION_NAMES` its command-line option).
