@@ -85,31 +85,37 @@ def compute_rows(orders: Sequence[Sequence[Action]]) -> list[list[TorchAction]]:
 
 
 # ---------------------------------------------------------------- PyTorch's lowering passes
+def _next_stages(actions: list[TorchAction], count: int) -> list[list[int]]:
+    """For each position ``i``, PyTorch's ``next_stage_indices(count, actions[i:])``, in one backward pass.
+
+    PyTorch scans forward from every position (quadratic in a rank's actions: hours for a long
+    step); the answer is the stages in order of their first action from ``i`` on, cut after the
+    first action that brings the count to ``count`` or more (a pair brings both of its stages).
+    Walking backward keeps that order by moving each action's stages to the front.
+    """
+    first: list[tuple[int, int]] = []  # (stage, position of the action that brings it), first occurrence order
+    out: list[list[int]] = [[] for _ in actions]
+    for i in range(len(actions) - 1, -1, -1):
+        a = actions[i]
+        mine = [x.stage for x in a.subs] if a.ctype == "OVERLAP_F_B" and a.subs is not None else [a.stage]
+        mine = list(dict.fromkeys(mine))
+        first = [(st, i) for st in mine] + [e for e in first if e[0] not in mine]
+        ret: list[int] = []
+        for k, (st, at) in enumerate(first):
+            ret.append(st)
+            if len(ret) >= count and (k + 1 == len(first) or first[k + 1][1] != at):
+                break  # the whole action that reached ``count`` is in
+        out[i] = ret
+    return out
+
+
 def _unshard_reshard(actions: list[TorchAction], max_active_stages: int = 3) -> list[TorchAction]:
     """``_add_unshard_reshard``: prefetch the next ``max_active_stages`` stages, evict the others."""
-
-    def next_stage_indices(count: int, start: int) -> list[int]:
-        seen: set[int] = set()
-        ret: list[int] = []
-        for a in actions[start:]:
-            if a.ctype == "OVERLAP_F_B" and a.subs is not None:
-                for sub in a.subs:
-                    if sub.stage not in seen:
-                        seen.add(sub.stage)
-                        ret.append(sub.stage)
-                if len(ret) >= count:
-                    break
-            elif a.stage not in seen:
-                seen.add(a.stage)
-                ret.append(a.stage)
-                if len(ret) == count:
-                    break
-        return ret
-
+    upcoming = _next_stages(actions, max_active_stages)
     active: set[int] = set()
     out: list[TorchAction] = []
     for i, action in enumerate(actions):
-        next_n = next_stage_indices(max_active_stages, i)
+        next_n = upcoming[i]
         fetch = [s for s in next_n if s not in active]
         evict = [s for s in active if s not in next_n]  # a set's order, as PyTorch iterates it
         for s in evict:
