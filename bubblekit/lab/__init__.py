@@ -231,7 +231,8 @@ class LabResult:
         steps_agree = all(t.orders == executed for t in self.steps)
         out: dict[str, Any] = {"steps_agree": steps_agree, "bubblekit_matches": None, "bubblekit_differences": [],
                                "torch_static_matches": None, "torch_static_differences": [],
-                               "note": KNOWN_ORDER_DIFFERENCES.get(self.config.schedule, "")}
+                               "note": "" if self.config.orders is not None  # bubblekit's own CSV ran
+                               else KNOWN_ORDER_DIFFERENCES.get(self.config.schedule, "")}
         if self.schedule is not None:
             d = _order_diffs(executed, self.schedule.orders)
             out["bubblekit_matches"], out["bubblekit_differences"] = not d, d
