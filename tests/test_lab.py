@@ -372,6 +372,17 @@ def test_registered_schedules_run_through_pytorchs_runtime(name: str) -> None:
 
 @pytest.mark.torch
 @torch_only
+def test_overlapped_pairs_run_through_the_runtime_as_two_parts() -> None:
+    """A Schedule with pairs (DualPipeV's) runs through the runtime: each OVERLAP_F_B as forward, then backward."""
+    sched = bk.schedule("dualpipev", 2, 8)
+    res = lab.run(sched, steps=1, warmup=0, **TINY)
+    chk = res.order_check()
+    assert res.config.info is lab.RUNTIME and chk["bubblekit_matches"] is True, chk["bubblekit_differences"]
+    assert [list(o) for o in res.executed_orders] == [list(o) for o in sched.split_pairs().orders]
+
+
+@pytest.mark.torch
+@torch_only
 def test_a_learners_schedule_runs() -> None:
     mine = bk.Schedule.from_text(LEARNERS, name="mine")
     res = lab.run(mine, steps=1, warmup=0, **TINY)
