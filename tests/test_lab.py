@@ -98,7 +98,14 @@ def test_names_resolve_through_the_registry() -> None:
      "DualPipeV cannot run with ranks=2, microbatches=2.*m >= 2p = 4"),
     ({"schedule": "Interleaved1F1B", "microbatches": 5}, "microbatches", ValueError,
      "Interleaved1F1B cannot run with ranks=2, microbatches=5"),
-    ({"schedule": "zb-h2"}, "schedule", ValueError, "has no torch.distributed.pipelining class"),
+    ({"schedule": "dualpipe", "microbatches": 8}, "schedule", ValueError,
+     "the lab cannot run 'dualpipe' through PyTorch's _PipelineScheduleRuntime: it runs 2 pipelines"),
+    ({"schedule": "v-min", "v": 3}, "v", ValueError, "v=3 is not allowed for 'v-min'"),
+    ({"schedule": "zb-h2", "microbatches": 0}, "microbatches", ValueError, "microbatches must be >= 1"),
+    ({"schedule": "x", "orders": "0F0,0Q0\r\n"}, "schedule", ValueError, "the schedule 'x' cannot be read.*0Q0"),
+    ({"schedule": "x", "orders": b"0F0"}, "schedule", TypeError, "orders must be PyTorch's schedule CSV text"),
+    ({"schedule": "x", "ranks": 3, "microbatches": 1, "orders": "0F0,0B0\r\n1F0,1B0\r\n"}, "ranks", ValueError,
+     "has 2 rank\\(s\\) but ranks=3"),
     ({"v": 3}, "v", ValueError, "v=3 is not allowed for 1F1B"),
     ({"threads": 0}, "threads", ValueError, "threads must be >= 1"),
     ({"seed": -1}, "seed", ValueError, "seed must be >= 0"),
@@ -254,7 +261,136 @@ def test_record_round_trip_without_torch(tmp_path: Path) -> None:
         lab.LabResult.from_record({"format": "other"})
 
 
+# ------------------------------------------- any schedule, through PyTorch's _PipelineScheduleRuntime
+#: A learner's schedule: split backward, W passes late on rank 1 (no registered schedule has this order).
+LEARNERS = "rank 0: 0F0 0F1 0I0 0I1 0W0 0W1\nrank 1: 1F0 1I0 1F1 1I1 1W1 1W0"
+
+
+def test_registered_schedules_without_a_class_run_from_their_csv() -> None:
+    """Every registered schedule reaches the lab: by its PyTorch class, or by the runtime from its CSV."""
+    for name in bk.names():
+        entry = bk.spec(name)
+        m = 8
+        try:
+            cfg = lab.LabConfig(schedule=name, ranks=2, microbatches=m)
+        except ValueError as exc:
+            assert bk.schedule(name, 2, m).pipes > 1, (name, exc)  # only DualPipe's two pipes are refused
+            assert f"the lab cannot run {name!r}" in str(exc) and "2 pipelines" in str(exc)
+            continue
+        if entry.torch_class is not None:
+            assert cfg.info.torch_class == entry.torch_class and cfg.orders is None
+            continue
+        sched = bk.schedule(name, 2, m)
+        assert cfg.info is lab.RUNTIME and cfg.schedule == name
+        assert cfg.orders == sched.to_torch_csv()
+        assert cfg.placement() == sched.placement and cfg.n_stages == sched.n_stages and cfg.v == sched.v
+        assert lab.LabConfig(**cfg.to_dict()) == cfg  # what the worker reads back
+
+
+def test_a_learners_schedule_is_checked_before_any_worker() -> None:
+    mine = bk.Schedule.from_text(LEARNERS, name="mine")
+    cfg = lab.LabConfig.for_schedule(mine, steps=1)
+    assert (cfg.schedule, cfg.ranks, cfg.microbatches, cfg.placement()) == ("mine", 2, 2, (0, 1))
+    assert cfg.runtime_schedule.orders == mine.orders
+    stuck = bk.Schedule.from_text("rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1F1 1B1 1F0 1B0", name="stuck")
+    with pytest.raises(ValueError, match="the lab cannot run 'stuck'.*cannot place the sends and receives") as info:
+        lab.LabConfig.for_schedule(stuck)
+    assert field_of(info.value) == "schedule"
+    with pytest.raises(ValueError, match="cannot run 'dualpipe'.*2 pipelines"):
+        lab.LabConfig.for_schedule(bk.schedule("dualpipe", 2, 4))
+    with pytest.raises(ValueError, match="it has 1 rank; a pipeline run needs ranks >= 2"):
+        lab.LabConfig.for_schedule(bk.Schedule.from_text("rank 0: 0F0 1F0 1B0 0B0"))
+    with pytest.raises(ValueError, match="ranks=3 but the schedule 'mine' has ranks=2") as info:
+        lab.LabConfig.for_schedule(mine, ranks=3)
+    assert field_of(info.value) == "ranks"
+    with pytest.raises(TypeError, match="schedule must be a schedule name \\(str\\) or a bubblekit Schedule"):
+        lab.LabConfig.for_schedule("1f1b")
+    with pytest.raises(TypeError, match="orders is given by the Schedule itself"):
+        lab.LabConfig.for_schedule(mine, orders="0F0")
+
+
+def test_runtime_record_round_trip_without_torch() -> None:
+    """A record of a schedule run from its CSV compares with that schedule (pairs run split, as PyTorch runs them)."""
+    cfg = lab.LabConfig.for_schedule(bk.schedule("dualpipev", 2, 4), steps=1, warmup=0)
+    executed = bk.schedule("dualpipev", 2, 4).split_pairs()
+    sim = bk.simulate(executed, bk.Costs(f=1.0, b=2.0, unit="ms"))
+    events = [[sp.rank, 0, sp.action.stage, sp.action.kind, sp.action.microbatch, int(float(sp.start) * 1e6),
+               int(float(sp.end) * 1e6)] for sp in sim.spans()]
+    record = {"format": "bubblekit-lab-record/1", "config": cfg.to_dict(), "events": events}
+    res = lab.LabResult.from_record(record)
+    assert res.schedule is not None and res.config.info is lab.RUNTIME
+    assert (res.schedule.orders, res.schedule.placement) == (executed.orders, executed.placement)
+    assert res.order_check()["bubblekit_matches"] is True
+    swapped = [e if e[2:5] not in ([0, "F", 0], [0, "F", 1]) else [*e[:4], 1 - e[4], *e[5:]] for e in events]
+    res = lab.LabResult.from_record({**record, "events": swapped})
+    assert res.order_check()["bubblekit_matches"] is False
+
+
+def test_command_line_schedule_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--schedule-file``: a PyTorch CSV (a learner's) is read and checked before any worker; errors name the option."""
+    mine = tmp_path / "mine.csv"
+    bk.Schedule.from_text(LEARNERS).to_torch_csv(mine)
+    ns = build_parser().parse_args(["run", "--schedule-file", str(mine), "--steps", "1"])
+    cfg = config_from_args(ns)
+    assert (cfg.schedule, cfg.ranks, cfg.microbatches, cfg.info) == ("mine", 2, 2, lab.RUNTIME)
+    stuck = tmp_path / "stuck.csv"
+    stuck.write_text("0F0,0B0,0F1,0B1\r\n1F1,1B1,1F0,1B0\r\n", encoding="utf-8")
+    for argv, start in [
+        (["--schedule-file", str(tmp_path / "none.csv")], "--schedule-file"),
+        (["--schedule-file", str(stuck)], f"--schedule-file {stuck}: the lab cannot run 'stuck'"),
+        (["--schedule-file", str(mine), "--ranks", "3"], "--ranks 3: ranks=3 but the schedule 'mine' has ranks=2"),
+        (["--schedule-file", str(mine), "--microbatches", "3"], "--microbatches 3: microbatches=3 but the schedule"),
+        (["--schedule-file", str(mine), "--chunks", "2"], "--chunks 2: the file's schedule has v=1"),
+    ]:
+        assert main(["run", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {start}") and err.count("\n") == 1, err
+
+
+def test_command_line_lists_what_the_runtime_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schedules"]) == 0
+    out = capsys.readouterr().out
+    runtime = next(line for line in out.splitlines() if "_PipelineScheduleRuntime" in line)
+    assert all(n in runtime for n in ("zb-h2", "v-half", "v-min")) and "dualpipe" not in runtime
+    assert "dualpipe: it runs 2 pipelines" in out
+
+
 # ------------------------------------------------------------------- real runs
+@pytest.mark.torch
+@torch_only
+@pytest.mark.parametrize("name", ["zb-h2", "v-min", "v-half"])
+def test_registered_schedules_run_through_pytorchs_runtime(name: str) -> None:
+    """bubblekit's own orders, with no PyTorch class, run as PyTorch's runtime lowers their CSV (issue 26)."""
+    res = lab.run(name, ranks=2, microbatches=8, steps=1, warmup=0, **TINY)
+    print(f"{name}: measured bubble_ratio per step {[round(b, 3) for b in res.bubble_ratios]}")
+    chk = res.order_check()
+    assert res.config.info.torch_class == "_PipelineScheduleRuntime"
+    assert chk["bubblekit_matches"] is True, chk["bubblekit_differences"]
+    assert chk["torch_static_matches"] is True  # what PyTorch loaded is the file bubblekit wrote
+    assert res.schedule is not None and res.schedule.orders == bk.schedule(name, 2, 8).orders
+
+
+@pytest.mark.torch
+@torch_only
+def test_overlapped_pairs_run_through_the_runtime_as_two_parts() -> None:
+    """A Schedule with pairs (DualPipeV's) runs through the runtime: each OVERLAP_F_B as forward, then backward."""
+    sched = bk.schedule("dualpipev", 2, 8)
+    res = lab.run(sched, steps=1, warmup=0, **TINY)
+    chk = res.order_check()
+    assert res.config.info is lab.RUNTIME and chk["bubblekit_matches"] is True, chk["bubblekit_differences"]
+    assert [list(o) for o in res.executed_orders] == [list(o) for o in sched.split_pairs().orders]
+
+
+@pytest.mark.torch
+@torch_only
+def test_a_learners_schedule_runs() -> None:
+    mine = bk.Schedule.from_text(LEARNERS, name="mine")
+    res = lab.run(mine, steps=1, warmup=0, **TINY)
+    chk = res.order_check()
+    assert chk["bubblekit_matches"] is True, chk["bubblekit_differences"]
+    assert [list(o) for o in res.executed_orders] == [list(o) for o in mine.orders]
+
+
 @pytest.mark.torch
 @torch_only
 @pytest.mark.parametrize("name", list(lab.TORCH_SCHEDULES))

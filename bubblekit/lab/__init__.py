@@ -14,6 +14,20 @@ bubblekit timelines::
 The same from a shell: ``python -m bubblekit.lab run --schedule 1F1B --ranks 2 --microbatches 8``
 (or under ``torchrun --nproc-per-node 2 -m bubblekit.lab run ...``).
 
+Any schedule runs: a name with a ``torch.distributed.pipelining`` class (``"1F1B"``, ``"zbv"``)
+runs that class; any other registered schedule (``"zb-h2"``, ``"v-half"``, ``"v-min"``) and a
+:class:`~bubblekit.Schedule` of your own run through PyTorch's ``_PipelineScheduleRuntime``,
+which loads the schedule's compute-only CSV (:meth:`Schedule.to_torch_csv
+<bubblekit.Schedule.to_torch_csv>`, ``_load_csv``) and adds its own sends and receives::
+
+    lab.run("zb-h2", ranks=2, microbatches=8).order_check()["bubblekit_matches"]   # True
+    lab.run(bk.Schedule.from_text("rank 0: 0F0 0F1 0B0 0B1\nrank 1: 1F0 1B0 1F1 1B1"))
+
+What that runtime cannot run is refused before any worker starts, naming the schedule and
+why (:func:`runtime_problem`): DualPipe's two pipelines (PyTorch's stages are one chain), an
+order that deadlocks, one rank. Overlapped pairs run as PyTorch runs every ``OVERLAP_F_B``
+without an overlap function: the forward part, then the backward part.
+
 Torch is imported only by the worker processes and :mod:`bubblekit.lab._worker`; this
 module, the result type and the command-line parser work without it.
 """
@@ -31,7 +45,15 @@ from bubblekit.actions import Action
 from bubblekit.analysis.calibrate import Comparison, compare_measured
 from bubblekit.analysis.traces import MeasuredTimeline, write_csv
 from bubblekit.i18n import all_messages, register, tr
-from bubblekit.lab._config import TORCH_SCHEDULES, LabConfig, TorchScheduleInfo, bubblekit_name, resolve_schedule
+from bubblekit.lab._config import (
+    RUNTIME,
+    TORCH_SCHEDULES,
+    LabConfig,
+    TorchScheduleInfo,
+    bubblekit_name,
+    resolve_schedule,
+    runtime_problem,
+)
 from bubblekit.lab._launch import LabInterrupted, LabRunError, free_port, preflight
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules.base import Schedule
@@ -45,6 +67,8 @@ __all__ = [
     "preflight",
     "TORCH_SCHEDULES",
     "TorchScheduleInfo",
+    "RUNTIME",
+    "runtime_problem",
     "resolve_schedule",
     "bubblekit_name",
     "torch_available",
@@ -143,9 +167,11 @@ class LabResult:
         measured = list(range(cfg.warmup, cfg.warmup + cfg.steps))
         src = f"lab {cfg.schedule} p={cfg.ranks} m={cfg.microbatches}"
         tls = _timelines_from_events(record["events"], cfg.ranks, measured, src)
-        name = bubblekit_name(cfg.info, cfg.v)
+        name = bubblekit_name(cfg.info, cfg.v) if cfg.orders is None else None
         sched = None
-        if name is not None:  # PyTorch's default runtime runs an OVERLAP_F_B's two parts one after the other
+        if cfg.orders is not None:  # the schedule that ran, from its CSV
+            sched = cfg.runtime_schedule.split_pairs()
+        elif name is not None:  # PyTorch's default runtime runs an OVERLAP_F_B's two parts one after the other
             sched = build_schedule(name, cfg.ranks, cfg.microbatches, cfg.v).split_pairs()
         torch_orders = {int(r): list(o) for r, o in record.get("torch_static_orders", {}).items()}
         return cls(cfg, record, tls, sched, torch_orders)
@@ -205,7 +231,8 @@ class LabResult:
         steps_agree = all(t.orders == executed for t in self.steps)
         out: dict[str, Any] = {"steps_agree": steps_agree, "bubblekit_matches": None, "bubblekit_differences": [],
                                "torch_static_matches": None, "torch_static_differences": [],
-                               "note": KNOWN_ORDER_DIFFERENCES.get(self.config.schedule, "")}
+                               "note": "" if self.config.orders is not None  # bubblekit's own CSV ran
+                               else KNOWN_ORDER_DIFFERENCES.get(self.config.schedule, "")}
         if self.schedule is not None:
             d = _order_diffs(executed, self.schedule.orders)
             out["bubblekit_matches"], out["bubblekit_differences"] = not d, d
@@ -260,9 +287,14 @@ class LabResult:
                 f"steps={len(self.steps)} median bubble_ratio={self.median_bubble_ratio:.4f}>")
 
 
-def run(schedule: str = "1F1B", ranks: int = 2, microbatches: int = 4, *, config: LabConfig | None = None,
-        **options: Any) -> LabResult:
+def run(schedule: str | Schedule = "1F1B", ranks: int | None = None, microbatches: int | None = None, *,
+        config: LabConfig | None = None, **options: Any) -> LabResult:
     """Run a real pipeline and return its measured timelines (see :class:`LabConfig` for options).
+
+    ``schedule`` is a name (a PyTorch class such as ``"1F1B"``, or any registered bubblekit
+    schedule: those without a PyTorch class run through ``_PipelineScheduleRuntime`` from their
+    CSV) or a :class:`~bubblekit.Schedule`, which brings its own ranks and microbatches
+    (:meth:`LabConfig.for_schedule`). ``ranks`` and ``microbatches`` default to 2 and 4 for a name.
 
     Everything is checked before any process starts (the configuration, bubblekit's rules
     for the schedule, CUDA for ``nccl``, a writable ``trace_dir``); more ranks than CPU cores
@@ -282,6 +314,11 @@ def run(schedule: str = "1F1B", ranks: int = 2, microbatches: int = 4, *, config
         raise ImportError("bubblekit.lab.run needs torch: pip install 'bubblekit[lab]' (torch==2.13.0)")
     from bubblekit.lab._launch import launch
 
-    cfg = config if config is not None else LabConfig(schedule=schedule, ranks=ranks, microbatches=microbatches,
-                                                      **options)
+    if config is not None:
+        cfg = config
+    elif isinstance(schedule, Schedule):
+        cfg = LabConfig.for_schedule(schedule, ranks=ranks, microbatches=microbatches, **options)
+    else:
+        cfg = LabConfig(schedule=schedule, ranks=2 if ranks is None else ranks,
+                        microbatches=4 if microbatches is None else microbatches, **options)
     return LabResult.from_record(launch(cfg))

@@ -4,6 +4,9 @@ Kept free of torch so that the command-line parser, the result reader and the sc
 name table work on a machine without torch. Schedule names resolve through bubblekit's
 registry (:func:`bubblekit.schedules.spec`, :attr:`ScheduleSpec.torch_class`): the lab's own
 table holds only what PyTorch's classes need (how stages are placed, how many per rank).
+A registered schedule without a class, or a :class:`~bubblekit.Schedule` of one's own, is run
+by PyTorch's ``_PipelineScheduleRuntime`` (:data:`RUNTIME`) from its compute-only CSV, kept in
+:attr:`LabConfig.orders`.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from typing import Any
 
 from bubblekit._validate import check_int
 
-__all__ = ["LabConfig", "TORCH_SCHEDULES", "TorchScheduleInfo", "resolve_schedule", "bubblekit_name",
-           "OPTION_NAMES", "field_of", "cpu_count", "ConfigFileError", "load_config"]
+__all__ = ["LabConfig", "TORCH_SCHEDULES", "TorchScheduleInfo", "RUNTIME", "resolve_schedule", "bubblekit_name",
+           "OPTION_NAMES", "field_of", "cpu_count", "ConfigFileError", "load_config", "runtime_problem"]
 
 #: The command-line option of each :class:`LabConfig` field (``python -m bubblekit.lab run``).
 OPTION_NAMES: dict[str, str] = {
@@ -27,6 +30,7 @@ OPTION_NAMES: dict[str, str] = {
     "hidden": "--hidden", "seq": "--seq", "batch": "--batch", "layers": "--layers", "steps": "--steps",
     "warmup": "--warmup", "backend": "--backend", "threads": "--threads", "seed": "--seed",
     "trace_dir": "--trace-dir", "profile_steps": "--profile-steps", "timeout_s": "--timeout",
+    "schedule_file": "--schedule-file",
 }
 
 
@@ -88,6 +92,35 @@ TORCH_SCHEDULES: dict[str, TorchScheduleInfo] = {
         TorchScheduleInfo("DualPipeV", "ScheduleDualPipeV", "v", 2, 2),
     )
 }
+
+
+#: How the lab runs any other schedule: PyTorch's ``_PipelineScheduleRuntime`` loads the schedule's
+#: compute-only CSV (``_load_csv``, :meth:`bubblekit.Schedule.to_torch_csv`) and lowers it with its own
+#: sends and receives; the stages sit where the file puts them.
+RUNTIME = TorchScheduleInfo("Runtime", "_PipelineScheduleRuntime", "csv", 1)
+
+
+def runtime_problem(sched: Any) -> str | None:
+    """Why PyTorch's ``_PipelineScheduleRuntime`` cannot run the bubblekit :class:`~bubblekit.Schedule` ``sched``, or ``None``.
+
+    Refused: two pipelines (DualPipe: PyTorch's stages are one chain, see
+    :meth:`~bubblekit.Schedule.torch_problem`), an illegal schedule, fewer than 2 ranks, and an
+    order that deadlocks (PyTorch's lowering could not place its sends and receives). Overlapped
+    pairs run, as PyTorch runs every ``OVERLAP_F_B`` without an overlap function: forward part,
+    then backward part (the executed order is :meth:`~bubblekit.Schedule.split_pairs`).
+    """
+    from bubblekit.schedules.base import ScheduleError
+
+    problem = sched.torch_problem()
+    if problem is not None:
+        return problem
+    if sched.p < 2:
+        return f"it has {sched.p} rank; a pipeline run needs ranks >= 2"
+    try:
+        sched.to_torch_csv(comms=True)
+    except ScheduleError as exc:
+        return str(exc)
+    return None
 
 
 def _fits(chunks: str, v: int) -> bool:
@@ -157,7 +190,9 @@ class LabConfig:
     """Everything one lab run needs. Sizes are per microbatch and per stage.
 
     Attributes:
-        schedule: lab name of the schedule (see :data:`TORCH_SCHEDULES`).
+        schedule: lab name of the schedule (see :data:`TORCH_SCHEDULES`), or the registry name of
+            a bubblekit schedule without a PyTorch class (``"zb-h2"``; run from its CSV), or, with
+            ``orders``, any label.
         ranks: pipeline ranks (processes).
         microbatches: microbatches per step.
         v: stages per rank (1 for GPipe / 1F1B, 2 for the V schedules, >= 2 for looped ones).
@@ -178,6 +213,10 @@ class LabConfig:
         extra: more options. ``extra["stall_action"] = "1F0"`` makes the rank that owns that
             action sleep inside it for good (fault injection: the tests use it to check that a
             stuck rank is named when the run times out).
+        orders: the schedule to run as PyTorch's compute-only CSV text
+            (:meth:`bubblekit.Schedule.to_torch_csv`); ``_PipelineScheduleRuntime`` loads it and the
+            stages sit where it puts them. Set for a registered schedule without a PyTorch class
+            (built from the registry) and by :meth:`for_schedule`; ``None`` runs PyTorch's class.
 
     Every field is checked on construction; a bad one raises a ``TypeError`` / ``ValueError``
     naming it (:func:`field_of` gives the field, :data:`OPTION_NAMES` its command-line option).
@@ -203,13 +242,21 @@ class LabConfig:
     timeout_s: float = 120.0
     manual_gc: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+    orders: str | None = None
 
     def __post_init__(self) -> None:
-        try:
-            info = resolve_schedule(self.schedule)
-        except (TypeError, ValueError) as exc:
-            raise _tagged(exc, "schedule") from None
-        object.__setattr__(self, "schedule", info.short)
+        if self.orders is None:
+            try:
+                info = resolve_schedule(self.schedule)
+            except (TypeError, ValueError) as exc:
+                if not self._runs_in_runtime(exc):
+                    raise _tagged(exc, "schedule") from None
+                info = RUNTIME
+            else:
+                object.__setattr__(self, "schedule", info.short)
+        else:
+            info = RUNTIME
+            self._read_orders()
         for name in ("ranks", "microbatches", "hidden", "seq", "batch", "layers", "steps", "warmup",
                      "profile_steps", "seed"):
             minimum = 0 if name in ("warmup", "seed") else 1
@@ -223,6 +270,8 @@ class LabConfig:
             v = info.default_v if self.v is None else check_int("v", self.v, minimum=1)
         except (TypeError, ValueError) as exc:
             raise _tagged(exc, "v") from None
+        if info is RUNTIME:
+            v = self._runtime_v(v)
         problem = ""
         if info.placement == "single" and v != 1:
             problem = "it has one stage per rank (v=1)"
@@ -266,9 +315,121 @@ class LabConfig:
                               "extra") from exc
         self._check_bubblekit_rules(info, v)
 
+    # ---------------------------------------------------- schedules run by _PipelineScheduleRuntime
+    def _runs_in_runtime(self, exc: Exception) -> bool:
+        """True when ``schedule`` names a registered bubblekit schedule with no PyTorch class (run from its CSV)."""
+        from bubblekit.schedules import spec
+
+        if not isinstance(exc, ValueError) or not isinstance(self.schedule, str):
+            return False
+        try:
+            entry = spec(self.schedule)
+        except ValueError:
+            return False
+        if entry.torch_class is not None:
+            return False
+        object.__setattr__(self, "schedule", entry.name)
+        return True
+
+    def _runtime_v(self, v_given: int) -> int:
+        """For a schedule run from its CSV: build a registered one (its rules apply), read the file; the chunks per rank."""
+        from bubblekit.schedules import schedule, spec
+
+        if self.orders is None:  # a registered bubblekit schedule: build it, then its CSV
+            entry = spec(self.schedule)
+            try:
+                for name in ("ranks", "microbatches"):
+                    check_int(name, getattr(self, name))
+            except (TypeError, ValueError) as exc:
+                raise _tagged(exc, name) from None
+            try:
+                vv = entry.resolve_v(self.v)
+            except (TypeError, ValueError) as exc:
+                raise _tagged(exc, "v") from None
+            try:
+                sched = schedule(entry.name, self.ranks, self.microbatches, vv)
+            except ValueError as exc:
+                raise _tagged(ValueError(
+                    f"{entry.name} cannot run with ranks={self.ranks}, microbatches={self.microbatches}: {exc} "
+                    f"(checked before starting any worker)"), "microbatches") from None
+            problem = runtime_problem(sched)
+            if problem is not None:
+                raise _tagged(ValueError(
+                    f"the lab cannot run {entry.name!r} through PyTorch's _PipelineScheduleRuntime: {problem}"),
+                    "schedule")
+            object.__setattr__(self, "orders", sched.to_torch_csv())
+            self._read_orders()
+        sched = self.runtime_schedule
+        counts = [len(sched.stages_of(r)) for r in range(sched.p)]
+        v = max(counts)
+        if self.v is not None and v_given != v:
+            raise _tagged(ValueError(f"v={v_given} is not allowed for {self.schedule!r}: its schedule puts "
+                                     f"{'/'.join(map(str, counts))} stages on its ranks"), "v")
+        return v
+
+    def _read_orders(self) -> None:
+        """Read ``orders`` (PyTorch's compute-only CSV) as a bubblekit schedule; refuse what PyTorch cannot run."""
+        from bubblekit.schedules.base import Schedule
+
+        if not isinstance(self.orders, str):
+            raise _tagged(TypeError(f"orders must be PyTorch's schedule CSV text (Schedule.to_torch_csv()), got "
+                                    f"{type(self.orders).__name__}"), "schedule")
+        if not isinstance(self.schedule, str) or not self.schedule.strip():
+            raise _tagged(TypeError(f"schedule must name the schedule (a non-empty string), got {self.schedule!r}"),
+                          "schedule")
+        for name in ("ranks", "microbatches"):
+            try:
+                check_int(name, getattr(self, name))
+            except (TypeError, ValueError) as exc:
+                raise _tagged(exc, name) from None
+        try:
+            sched = Schedule.from_torch_csv(text=self.orders, m=self.microbatches, name=self.schedule)
+        except ValueError as exc:
+            raise _tagged(ValueError(f"the schedule {self.schedule!r} cannot be read: {exc}"), "schedule") from None
+        if sched.p != self.ranks:
+            raise _tagged(ValueError(f"the schedule {self.schedule!r} has {sched.p} rank(s) but ranks={self.ranks}: "
+                                     f"give the schedule's own"), "ranks")
+        problem = runtime_problem(sched)
+        if problem is not None:
+            raise _tagged(ValueError(f"the lab cannot run {self.schedule!r} through PyTorch's "
+                                     f"_PipelineScheduleRuntime: {problem}"), "schedule")
+        object.__setattr__(self, "_parsed", sched)
+
+    @classmethod
+    def for_schedule(cls, sched: Any, **options: Any) -> LabConfig:
+        """The configuration that runs the bubblekit :class:`~bubblekit.Schedule` ``sched`` (a learner's too).
+
+        Its ranks and microbatches are the schedule's (``ranks=`` / ``microbatches=`` in
+        ``options`` must agree); PyTorch's ``_PipelineScheduleRuntime`` runs its compute-only CSV.
+        Refuses, naming the schedule and why, what that runtime cannot run (:func:`runtime_problem`).
+        """
+        from bubblekit.schedules.base import Schedule
+
+        if not isinstance(sched, Schedule):
+            raise _tagged(TypeError(f"schedule must be a schedule name (str) or a bubblekit Schedule, got "
+                                    f"{type(sched).__name__}"), "schedule")
+        for name, own in (("ranks", sched.p), ("microbatches", sched.m)):
+            given = options.pop(name, None)
+            if given is not None and given != own:
+                raise _tagged(ValueError(f"{name}={given!r} but the schedule {sched.name!r} has {name}={own}: leave "
+                                         f"{name} out (a Schedule brings its own)"), name)
+        for name in ("orders", "schedule"):
+            if name in options:
+                raise _tagged(TypeError(f"{name} is given by the Schedule itself"), name)
+        problem = runtime_problem(sched)
+        if problem is not None:
+            raise _tagged(ValueError(f"the lab cannot run {sched.name!r} through PyTorch's _PipelineScheduleRuntime: "
+                                     f"{problem}"), "schedule")
+        return cls(schedule=sched.name, ranks=sched.p, microbatches=sched.m, orders=sched.to_torch_csv(), **options)
+
+    @property
+    def runtime_schedule(self) -> Any:
+        """The bubblekit :class:`~bubblekit.Schedule` run through ``_PipelineScheduleRuntime`` (``None`` for PyTorch's classes)."""
+        return getattr(self, "_parsed", None)
+
     def _check_bubblekit_rules(self, info: TorchScheduleInfo, v: int) -> None:
         """Build bubblekit's schedule of the same name: its rules (e.g. DualPipeV's m >= 2p) apply before any worker starts."""
-        name = bubblekit_name(info, v)
+        name = bubblekit_name(info, v) if info is not RUNTIME else None
         if name is None:
             return
         from bubblekit.schedules import schedule
@@ -282,16 +443,20 @@ class LabConfig:
 
     @property
     def info(self) -> TorchScheduleInfo:
-        """The schedule's :class:`TorchScheduleInfo`."""
-        return TORCH_SCHEDULES[self.schedule]
+        """The schedule's :class:`TorchScheduleInfo` (:data:`RUNTIME` for a schedule run from its CSV)."""
+        return RUNTIME if self.orders is not None else TORCH_SCHEDULES[self.schedule]
 
     @property
     def n_stages(self) -> int:
-        """Model stages: ``ranks * v``."""
+        """Model stages: ``ranks * v`` (a schedule run from its CSV: its own count)."""
+        if self.orders is not None:
+            return int(self.runtime_schedule.n_stages)
         return self.ranks * int(self.v or 1)
 
     def placement(self) -> tuple[int, ...]:
-        """``placement[s]`` = rank of stage ``s`` (PyTorch's loop or V mapping)."""
+        """``placement[s]`` = rank of stage ``s`` (PyTorch's loop or V mapping, or where the CSV puts it)."""
+        if self.orders is not None:
+            return tuple(self.runtime_schedule.placement)
         p, n = self.ranks, self.n_stages
         kind = self.info.placement
         if kind == "v":

@@ -30,6 +30,7 @@ import os
 import resource
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -209,10 +210,18 @@ def _run(cfg: LabConfig, rank: int, world: int, device: torch.device, recorder: 
                                                input_args=example_in, output_args=example_out))
     for st in stages:
         recorder.wrap(st)
-    cls = getattr(pipelining, info.torch_class)
     loss_fn = nn.MSELoss()
     m = cfg.microbatches
-    sched = cls(stages[0] if info.placement == "single" else stages, m, loss_fn=loss_fn)
+    if info.placement == "csv":  # any schedule: PyTorch's runtime loads its compute-only CSV and adds the comms
+        sched = pipelining.schedules._PipelineScheduleRuntime(stages, m, loss_fn=loss_fn)
+        with tempfile.TemporaryDirectory(prefix="bubblekit-lab-csv-") as folder:
+            path = os.path.join(folder, "schedule.csv")
+            with open(path, "w", newline="", encoding="utf-8") as fh:
+                fh.write(str(cfg.orders))
+            sched._load_csv(path, format="compute_only")
+    else:
+        cls = getattr(pipelining, info.torch_class)
+        sched = cls(stages[0] if info.placement == "single" else stages, m, loss_fn=loss_fn)
     gen = torch.Generator().manual_seed(cfg.seed)
     x = torch.randn((cfg.batch * m, cfg.seq, cfg.hidden), generator=gen).to(device)
     y = torch.randn((cfg.batch * m, cfg.seq, cfg.hidden), generator=gen).to(device)

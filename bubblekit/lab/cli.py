@@ -43,9 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     d = LabConfig()
     r.add_argument("--schedule", default=d.schedule,
                    help=f"one of {', '.join(TORCH_SCHEDULES)} (bubblekit names accepted); default {d.schedule}")
+    r.add_argument("--schedule-file", default=None,
+                   help="run this PyTorch schedule file instead (compute-only CSV, e.g. written by "
+                        "Schedule.to_torch_csv) through PyTorch's _PipelineScheduleRuntime; ranks and microbatches "
+                        "are the file's")
     r.add_argument("--ranks", type=int, default=None,
                    help=f"pipeline ranks (processes); default {d.ranks}, or WORLD_SIZE under torchrun")
-    r.add_argument("--microbatches", type=int, default=d.microbatches, help="microbatches per step")
+    r.add_argument("--microbatches", type=int, default=None, help=f"microbatches per step; default {d.microbatches}")
     r.add_argument("--chunks", type=int, default=None, help="stages per rank (v); default per schedule")
     r.add_argument("--hidden", type=int, default=d.hidden, help="model width")
     r.add_argument("--seq", type=int, default=d.seq, help="tokens per sample")
@@ -76,14 +80,35 @@ def config_from_args(ns: argparse.Namespace) -> LabConfig:
     from bubblekit.lab._launch import in_torchrun
 
     ranks = ns.ranks
+    options: dict[str, Any] = dict(
+        v=ns.chunks, hidden=ns.hidden, seq=ns.seq, batch=ns.batch, layers=ns.layers, steps=ns.steps,
+        warmup=ns.warmup, backend=ns.backend, threads=ns.threads, seed=ns.seed, trace_dir=ns.trace_dir,
+        profile_steps=ns.profile_steps, timeout_s=ns.timeout,
+    )
+    schedule_file = getattr(ns, "schedule_file", None)
+    if schedule_file is not None:
+        from bubblekit.lab._config import _tagged
+        from bubblekit.schedules.base import Schedule
+
+        if ranks is None and in_torchrun():
+            ranks = int(os.environ["WORLD_SIZE"])
+        try:
+            sched = Schedule.from_torch_csv(schedule_file, name=Path(schedule_file).stem or "custom")
+        except ValueError as exc:
+            raise _tagged(exc, "schedule_file") from None
+        options.pop("v")
+        if ns.chunks is not None and ns.chunks != sched.v:
+            raise _tagged(ValueError(f"the file's schedule has v={sched.v} stages per rank"), "v")
+        try:
+            return LabConfig.for_schedule(sched, ranks=ranks, microbatches=ns.microbatches, **options)
+        except (TypeError, ValueError) as exc:
+            if field_of(exc) == "schedule":
+                _tagged(exc, "schedule_file")
+            raise
     if ranks is None:
         ranks = int(os.environ["WORLD_SIZE"]) if in_torchrun() else LabConfig().ranks
-    return LabConfig(
-        schedule=ns.schedule, ranks=ranks, microbatches=ns.microbatches, v=ns.chunks, hidden=ns.hidden,
-        seq=ns.seq, batch=ns.batch, layers=ns.layers, steps=ns.steps, warmup=ns.warmup, backend=ns.backend,
-        threads=ns.threads, seed=ns.seed, trace_dir=ns.trace_dir, profile_steps=ns.profile_steps,
-        timeout_s=ns.timeout,
-    )
+    microbatches = LabConfig().microbatches if ns.microbatches is None else ns.microbatches
+    return LabConfig(schedule=ns.schedule, ranks=ranks, microbatches=microbatches, **options)
 
 
 def option_error(exc: BaseException, ns: argparse.Namespace) -> str:
@@ -189,6 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             bk = bubblekit_name(info) or "(no bubblekit counterpart registered)"
             bk += f" (v={info.default_v})"
             print(f"{info.short:<22} {info.torch_class:<32} bubblekit: {bk}")
+        _print_runtime_schedules()
         return 0
     if ns.command == "worker":
         return _worker(ns)
@@ -200,6 +226,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         except LabInterrupted as exc:
             print(_stopped_line(exc), file=sys.stderr, flush=True)
             return 128 + exc.signum
+
+
+def _print_runtime_schedules() -> None:
+    """The registered schedules with no PyTorch class: run from their CSV, or refused (and why)."""
+    from bubblekit.lab._config import runtime_problem
+    from bubblekit.schedules import REGISTRY, legal_ms, schedule
+
+    runs, refused = [], []
+    for entry in REGISTRY.values():
+        if entry.torch_class is not None:
+            continue
+        m = next(iter(legal_ms(entry.name, 2, up_to=64)), None)
+        problem = runtime_problem(schedule(entry.name, 2, m)) if m is not None else "no m works for 2 ranks"
+        if problem is None:
+            runs.append(entry.name)
+        else:
+            refused.append(f"{entry.name}: {problem.split(';')[0]}")
+    print(f"{'(bubblekit name)':<22} {'_PipelineScheduleRuntime':<32} from bubblekit's CSV: {', '.join(runs)}")
+    for line in refused:
+        print(f"{'':<22} {'refused':<32} {line}")
 
 
 def _worker(ns: argparse.Namespace) -> int:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from itertools import chain, repeat
 from operator import itemgetter
+from os import PathLike
+from pathlib import Path
 
 from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
@@ -524,6 +526,179 @@ class Schedule:
             f"rank {r}: " + " ".join(str(a) for a in orders[r] if a is not None) for r in sorted(orders)
         )
         return cls.from_text(text, m=m, name=name)
+
+    def torch_problem(self) -> str | None:
+        """Why PyTorch's schedule files and runtime cannot express this schedule, or ``None`` when they can.
+
+        Two pipelines (DualPipe's ``pipes=2``) cannot be written: PyTorch's stages are one chain
+        in which every stage carries every microbatch. Overlapped pairs can
+        (``OVERLAP_F_B``); PyTorch's runtime runs their two parts one after the other.
+        """
+        from bubblekit.schedules.torch_csv import torch_problem
+
+        return torch_problem(self.pipes)
+
+    def to_torch_csv(self, path: str | PathLike[str] | None = None, *, comms: bool = False,
+                     force: bool = False) -> str:
+        """The schedule as PyTorch's CSV file, byte for byte what ``torch.distributed.pipelining`` writes.
+
+        ``comms=False``: the compute-only file, what ``_dump_csv`` writes for this order and
+        ``_load_csv`` reads (one row per rank, one action per cell: ``0F3``, ``1I0``, ``1W0``,
+        ``(0F7;7B3)OVERLAP_F_B``). ``comms=True``: the file ``_PipelineScheduleRuntime._dump_csv``
+        writes after lowering it (``format="compute_comms"``): PyTorch's ``UNSHARD`` / ``RESHARD``,
+        ``REDUCE_GRAD`` and ``SEND_*`` / ``RECV_*`` actions added by its own rules
+        (:mod:`bubblekit.schedules.torch_csv`). Written with the standard library: no torch needed.
+
+        Returns the text (``\r\n`` line ends, as Python's ``csv`` writes). With ``path`` it is also
+        written there: a new file, or an existing one only with ``force=True`` (a file you own is
+        never overwritten by surprise). Raises :class:`ScheduleError` for a schedule PyTorch cannot
+        express (:meth:`torch_problem`) or an illegal one, ``FileExistsError`` / ``ValueError`` for
+        the path. Used in lesson 06's lab (``bk.lab.run`` hands this file to PyTorch).
+        """
+        from bubblekit._validate import check_bool
+        from bubblekit.schedules import torch_csv
+
+        comms = check_bool("comms", comms)
+        force = check_bool("force", force)
+        out = _output_file(path, force) if path is not None else None
+        problem = self.torch_problem()
+        if problem is not None:
+            raise ScheduleError(f"PyTorch cannot express the schedule {self.name!r}: {problem}")
+        self.validate()
+        if comms:
+            empty = [r for r, order in enumerate(self.orders) if not order]
+            if empty:
+                raise ScheduleError(f"rank(s) {empty} of {self.name!r} have no action: PyTorch's lowering needs every "
+                                    f"rank to compute")
+            try:
+                rows = torch_csv.lower(self.orders, self.placement, self.m)
+            except ValueError as exc:
+                raise ScheduleError(f"{self.name!r}: {exc}") from None
+        else:
+            rows = torch_csv.compute_rows(self.orders)
+        text = torch_csv.write_rows(rows)
+        if out is not None:
+            try:
+                with open(out, "w" if force else "x", newline="", encoding="utf-8") as fh:
+                    fh.write(text)
+            except FileExistsError:
+                raise FileExistsError(f"path {str(out)!r} exists and is kept: pass force=True to overwrite it, "
+                                      f"or choose a new file name") from None
+            except OSError as exc:
+                raise ValueError(f"path {str(out)!r} cannot be written: {exc.strerror or exc}") from None
+        return text
+
+    @classmethod
+    def from_torch_csv(
+        cls,
+        path: str | PathLike[str] | None = None,
+        *,
+        text: str | None = None,
+        m: int | None = None,
+        p: int | None = None,
+        name: str = "torch",
+        validate: bool = True,
+        max_actions: int | None = MAX_ACTIONS,
+    ) -> Schedule:
+        """Read a PyTorch schedule file (``path``) or its text (``text=``): the reverse of :meth:`to_torch_csv`.
+
+        Reads what ``_dump_csv`` writes, both kinds: compute only, and with communication (its
+        ``SEND_*`` / ``RECV_*`` / ``UNSHARD`` / ``RESHARD`` / ``REDUCE_GRAD`` cells are dropped: the
+        compute actions are the schedule). Row ``r`` is rank ``r``; empty cells are idle slots
+        and dropped; ``(0F7;7B3)OVERLAP_F_B`` is an overlapped :class:`~bubblekit.actions.Pair`.
+        The placement is where each stage's actions are (as PyTorch's ``_load_csv`` infers it);
+        ``m`` is the largest microbatch + 1 unless given; ``p``, when given, is the number of
+        rows (ranks) the file must have.
+
+        Raises ``ValueError`` (a :class:`ScheduleError` for the schedule itself) naming the row
+        and cell of a bad action, a file that is missing, not UTF-8 text, not CSV or empty, a row
+        count other than ``p``, or a file of more than ``max_actions`` cells.
+        """
+        from bubblekit.schedules import torch_csv
+
+        if (path is None) == (text is None):
+            raise TypeError("give exactly one of path (a PyTorch schedule file) or text= (its contents)")
+        if m is not None:
+            m = check_int("m", m)
+        if p is not None:
+            p = check_int("p", p)
+        limit = None if max_actions is None else check_int("max_actions", max_actions)
+        if text is None:
+            where, text = _read_text_file(path, limit)
+        else:
+            if not isinstance(text, str):
+                raise TypeError(f"text must be a string (the file's contents), got {type(text).__name__}")
+            where = "the text"
+        if limit is not None and len(text) > 64 * limit:
+            raise ValueError(f"{where} has {len(text):,} characters, more than a schedule of max_actions={limit:,} "
+                             f"actions takes; pass max_actions=None to read it anyway")
+        rows = torch_csv.read_rows(text.lstrip("\ufeff"), where=where)
+        while rows and not rows[-1]:
+            rows.pop()  # a blank last line
+        if not rows:
+            raise ScheduleError(f"{where} has no rows: a PyTorch schedule file has one row per rank")
+        if p is not None and len(rows) != p:
+            raise ScheduleError(f"{where} has {len(rows)} row(s) but p={p}: a PyTorch schedule file has one row "
+                                f"per rank")
+        lines = []
+        for r, row in enumerate(rows):
+            tokens = []
+            for a in row:
+                if a is None or a.ctype in torch_csv.COMM_TYPES:
+                    continue
+                if a.subs is not None:
+                    tokens.append("&".join(str(s) for s in a.subs))
+                else:
+                    tokens.append(str(a))
+            lines.append(f"rank {r}: " + " ".join(tokens))
+        try:
+            sched = cls.from_text("\n".join(lines), m=m, name=name, validate=validate, max_actions=max_actions)
+            return replace(sched, source=f"PyTorch schedule file ({where})")
+        except ScheduleError as exc:
+            at = re.match(r"line ([0-9]+): ", str(exc))
+            if at is None:
+                raise
+            r = int(at.group(1))
+            raise ScheduleError(f"{where}, row {r} (rank {r - 1}): {str(exc)[at.end():]}") from None
+
+
+def _output_file(path: object, force: bool) -> Path:
+    """A file path to write: its folder exists, it is not a folder, and it exists only with ``force``."""
+    if not isinstance(path, (str, PathLike)) or not str(path):
+        raise TypeError(f"path must be a file name (str or Path), got {path!r}")
+    out = Path(path)
+    if out.is_dir():
+        raise ValueError(f"path {str(out)!r} is a folder: give a file name such as schedule.csv")
+    if not out.parent.is_dir():
+        raise ValueError(f"path {str(out)!r}: its folder {str(out.parent)!r} does not exist")
+    if (out.exists() or out.is_symlink()) and not force:
+        raise FileExistsError(f"path {str(out)!r} exists and is kept: pass force=True to overwrite it, or choose a "
+                              f"new file name")
+    return out
+
+
+def _read_text_file(path: object, limit: int | None) -> tuple[str, str]:
+    """``(where, text)`` of a UTF-8 file, or a ``ValueError`` saying why it cannot be read."""
+    if not isinstance(path, (str, PathLike)) or not str(path):
+        raise TypeError(f"path must be a file name (str or Path), got {path!r}")
+    where = f"file {str(path)!r}"
+    src = Path(path)
+    try:
+        size = src.stat().st_size
+        if src.is_dir():
+            raise ValueError(f"{where} is a folder, not a PyTorch schedule file")
+        if limit is not None and size > 64 * limit:
+            raise ValueError(f"{where} has {size:,} bytes, more than a schedule of max_actions={limit:,} actions "
+                             f"takes; pass max_actions=None to read it anyway")
+        data = src.read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"{where} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    try:
+        return where, data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{where} is not UTF-8 text: a PyTorch schedule file is CSV text (0F0,0F1,...)") from None
 
 
 def _read_rows(text: str) -> dict[int, list[Action]]:
