@@ -48,6 +48,7 @@ def cache_info() -> dict[str, int]:
 def clear_cache() -> None:
     """Forget every kept string and reset the counts."""
     _CACHE.clear()
+    _METRICS.clear()
     for k in _STATS:
         _STATS[k] = 0
 
@@ -67,6 +68,26 @@ def _text_key(mtext: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
+_METRICS: dict[tuple[Any, ...], tuple[float | None, float | None, float | None]] = {}
+
+
+def _font_height_metrics(prop: Any, dpi: float) -> tuple[float | None, float | None, float | None]:
+    """Ascent, descent and line gap (pixels) of the font ``prop`` finds, from its OS/2 or hhea
+    table, as :meth:`matplotlib.text.Text._get_layout` computes them; ``None``s when it has neither
+    (matplotlib then measures the text)."""
+    from matplotlib.font_manager import fontManager, get_font
+
+    font = get_font(fontManager._find_fonts_by_props(prop))
+    for table_name, gap_key, ascent_key, descent_key in (
+            ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"), ("hhea", "lineGap", "ascent", "descent")):
+        table = font.get_sfnt_table(table_name)
+        if table is None:
+            continue
+        scale = 1 / font.get_sfnt_table("head")["unitsPerEm"] * float(prop.get_size_in_points()) * dpi / 72
+        return table[ascent_key] * scale, -table[descent_key] * scale, table[gap_key] * scale
+    return None, None, None
+
+
 def _store(key: tuple[Any, ...], entry: tuple[np.ndarray, int, int] | None) -> None:
     _CACHE[key] = entry
     _STATS["bytes"] += entry[0].nbytes if entry is not None else 0
@@ -76,7 +97,20 @@ def _store(key: tuple[Any, ...], entry: tuple[np.ndarray, int, int] | None) -> N
 
 
 class CachedTextRenderer(RendererAgg):
-    """:class:`~matplotlib.backends.backend_agg.RendererAgg` whose plain texts come from the cache."""
+    """:class:`~matplotlib.backends.backend_agg.RendererAgg` whose plain texts come from the cache.
+
+    It also remembers each font's line metrics (ascent, descent, line gap in pixels), which
+    matplotlib >= 3.11 otherwise looks up in the font file for every text it lays out (half
+    of the text layout's time); older matplotlib does not ask for them.
+    """
+
+    def _get_font_height_metrics(self, prop: Any) -> tuple[float | None, float | None, float | None]:
+        # matplotlib's own computation (Text._get_layout's), once per font, size and dpi
+        key = (_font_key(prop), float(self.dpi))
+        got = _METRICS.get(key)
+        if got is None:
+            got = _METRICS[key] = _font_height_metrics(prop, float(self.dpi))
+        return got
 
     def draw_text(self, gc: Any, x: float, y: float, s: str, prop: Any, angle: float,
                   ismath: Any = False, mtext: Any = None) -> None:
