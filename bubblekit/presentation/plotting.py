@@ -43,7 +43,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.transforms import Bbox, TransformedBbox
 
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import check_int
@@ -913,6 +915,10 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
     fc = _face_colors(sp, color_by)
     widths_px = (sp.end - sp.start) * px_per_unit
     small = max(SMALL_LABEL_PT, fontsize * 0.7) / fontsize  # narrow boxes: their number, smaller
+    # ax.text clips each text to the Axes with a clip box of its own, built from the Axes patch's
+    # transform (costly to build, and evaluated per text at every draw): one shared box does the same
+    clip = TransformedBbox(Bbox.unit(), ax.patch.get_transform())
+    add = getattr(ax, "_add_text", ax.add_artist)  # add_artist would set the costly clip box again
     for i in np.flatnonzero(widths_px >= _DIGIT_EM * em_px * small + pad_px).tolist():  # a digit fits
         w_px = widths_px[i]
         size = fontsize
@@ -934,8 +940,9 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
         if stage_text and _text_em(stage_text) * em_px * size / fontsize + pad_px <= w_px:
             text = f"{text}\n{stage_text}"
         color = _text_color(fc[i])
-        ax.text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center",
-                fontsize=size, color=color, clip_on=True, zorder=3, gid="box-label", linespacing=1.05)
+        add(Text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center", fontsize=size,
+                 color=color, transform=ax.transData, clip_on=True, clip_box=clip, zorder=3, gid="box-label",
+                 linespacing=1.05))
 
 
 # ------------------------------------------------------------------------- memory
