@@ -73,8 +73,8 @@ def breakdown(ex: object, moves: list[tuple[str, float]], changes: int) -> dict[
     The redraw is replayed by hand, part by part, with the explorer's own functions: its
     ``_simulate`` (schedule + simulation, for the main and the compared schedule), its ``_draw``
     with the PNG step replaced (the matplotlib artists), then Agg's ``canvas.draw()`` with the
-    figure's canvas, the PNG encoding of the rendered pixels (Pillow, zlib level 1, as
-    ``render_png``) and the widgets (``_readouts`` and the Image widget's new value).
+    figure's canvas, the PNG encoding of the rendered pixels (Pillow, zlib level 1, RGB when
+    opaque, as ``render_png``) and the widgets (``_readouts`` and the Image widget's new value).
     """
     import io
 
@@ -105,8 +105,8 @@ def breakdown(ex: object, moves: list[tuple[str, float]], changes: int) -> dict[
             parts["Agg rendering"].append((time.process_time() - c) * 1e3)
             c = time.process_time()
             buf = io.BytesIO()
-            Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba()).save(
-                buf, format="png", compress_level=1)
+            im = Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba())
+            (im.convert("RGB") if im.getextrema()[3][0] == 255 else im).save(buf, format="png", compress_level=1)
             parts["PNG encoding"].append((time.process_time() - c) * 1e3)
             c = time.process_time()
             ex._readouts(res, other)  # type: ignore[attr-defined]

@@ -64,6 +64,7 @@ from typing import Any
 
 import ipywidgets as widgets
 import matplotlib
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
@@ -347,12 +348,26 @@ def render_png(fig: Figure, dpi: float | None = None, *, compress: int = 1) -> b
     """PNG bytes of ``fig`` at ``dpi`` (default :data:`DPI`), Agg.
 
     ``compress`` is zlib's level: 1 (default, fast) for what the explorers send on every
-    move; 9 for the still pictures stored in notebooks.
+    move; 9 for the still pictures stored in notebooks. An opaque picture (every explorer's)
+    is stored as RGB, a quarter fewer bytes to encode, send and decode than RGBA.
     """
+    from PIL import Image
+
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
+    old = fig.dpi
+    fig.set_dpi(dpi or DPI)
+    try:
+        fig.canvas.draw()
+        canvas = fig.canvas
+        rgba = np.asarray(canvas.buffer_rgba())  # type: ignore[attr-defined]
+    finally:
+        fig.set_dpi(old)
+    im = Image.fromarray(rgba, "RGBA")
+    if bool((rgba[..., 3] == 255).all()):
+        im = im.convert("RGB")
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi or DPI, pil_kwargs={"compress_level": compress})
+    im.save(buf, format="png", compress_level=compress)
     return buf.getvalue()
 
 
