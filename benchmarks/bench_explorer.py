@@ -14,9 +14,9 @@ load average (the headline figure is wall time: on a busy, shared machine it gro
 Exit status 1 when the median is above ``--target-ms``.
 
 ``--breakdown`` says where a redraw's time goes, part by part (median ms over the changes),
-drawn twice: with matplotlib's plain Agg canvas (how the explorers drew before
-:mod:`bubblekit.presentation.textcache`) and with the explorers' own canvas (each distinct text
-rasterized once). The parts: the simulation (schedule + simulate, both panels when
+drawn twice: with matplotlib's plain Agg canvas and Pillow's PNG encoder (how the explorers
+drew before :mod:`bubblekit.presentation.textcache`) and with the explorers' own canvas and
+encoder (each distinct text rasterized once; unfiltered RGB rows). The parts: the simulation (schedule + simulate, both panels when
 ``--compare`` is given), the matplotlib artists (plot_pipeline / plot_memory into the kept
 axes), Agg's rendering of the figure, the PNG encoding, and the widgets (the readouts' HTML and
 the PNG handed to the Image widget; without a browser nothing is sent).
@@ -67,18 +67,30 @@ def reference_ms(repeats: int = 7) -> float:
     return statistics.median(times)
 
 
-def breakdown(ex: object, moves: list[tuple[str, float]], changes: int) -> dict[str, float]:
+def _pillow_png(rgba: object) -> bytes:
+    """matplotlib's own PNG path (``savefig``: Pillow, RGBA, zlib level 1), as the explorers encoded before."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buf, format="png", compress_level=1)  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+def breakdown(ex: object, moves: list[tuple[str, float]], changes: int, plain: bool = False) -> dict[str, float]:
     """Median CPU ms of each part of a redraw, over ``changes`` control changes of ``moves``.
 
     The redraw is replayed by hand, part by part, with the explorer's own functions: its
     ``_simulate`` (schedule + simulation, for the main and the compared schedule), its ``_draw``
     with the PNG step replaced (the matplotlib artists), then Agg's ``canvas.draw()`` with the
-    figure's canvas, the PNG encoding of the rendered pixels (Pillow, zlib level 1, RGB when
-    opaque, as ``render_png``) and the widgets (``_readouts`` and the Image widget's new value).
-    """
-    import io
+    figure's canvas, the PNG encoding of the rendered pixels (``render_png``'s: RGB when opaque,
+    zlib level 1) and the widgets (``_readouts`` and the Image widget's new value).
 
-    from PIL import Image
+    ``plain``: draw with matplotlib's plain Agg canvas and encode with Pillow (RGBA), as the
+    explorers did before (the figure is built by today's plotting code all the same).
+    """
+    import numpy as np
 
     from bubblekit.presentation import explorers
 
@@ -104,13 +116,15 @@ def breakdown(ex: object, moves: list[tuple[str, float]], changes: int) -> dict[
             fig.canvas.draw()
             parts["Agg rendering"].append((time.process_time() - c) * 1e3)
             c = time.process_time()
-            buf = io.BytesIO()
-            im = Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba())
-            (im.convert("RGB") if im.getextrema()[3][0] == 255 else im).save(buf, format="png", compress_level=1)
+            rgba = np.asarray(fig.canvas.buffer_rgba())
+            if plain or not hasattr(explorers, "_png"):
+                png = _pillow_png(rgba)
+            else:
+                png = explorers._png(rgba[..., :3] if bool((rgba[..., 3] == 255).all()) else rgba, 1)
             parts["PNG encoding"].append((time.process_time() - c) * 1e3)
             c = time.process_time()
             ex._readouts(res, other)  # type: ignore[attr-defined]
-            ex.image.value = buf.getvalue()  # type: ignore[attr-defined]
+            ex.image.value = png  # type: ignore[attr-defined]
             parts["widgets (readouts, image)"].append((time.process_time() - c) * 1e3)
     finally:
         explorers.render_png = real_render  # type: ignore[assignment]
@@ -281,10 +295,11 @@ def main(argv: list[str] | None = None) -> int:
 
         own = type(ex.figure.canvas)
         FigureCanvasAgg(ex.figure)  # how the explorers drew before bubblekit.presentation.textcache
-        before = breakdown(ex, moves, args.changes)
+        before = breakdown(ex, moves, args.changes, plain=True)
         own(ex.figure)
         after = breakdown(ex, moves, args.changes)
-        print(f"  where a redraw's time goes (median ms, CPU of this process): plain Agg -> {own.__name__}")
+        print("  where a redraw's time goes (median ms, CPU of this process): "
+              f"plain Agg and Pillow's PNG -> the explorers' own ({own.__name__})")
         for name in after:
             print(f"    {name:<27} {before[name]:7.1f} -> {after[name]:7.1f} ms  ({after[name] / sum(after.values()):6.1%})")
         print(f"    {'sum':<27} {sum(before.values()):7.1f} -> {sum(after.values()):7.1f} ms")

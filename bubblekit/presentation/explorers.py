@@ -55,7 +55,9 @@ import io
 import math
 import os
 import re
+import struct
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -351,24 +353,35 @@ def render_png(fig: Figure, dpi: float | None = None, *, compress: int = 1) -> b
     move; 9 for the still pictures stored in notebooks. An opaque picture (every explorer's)
     is stored as RGB, a quarter fewer bytes to encode, send and decode than RGBA.
     """
-    from PIL import Image
-
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     old = fig.dpi
     fig.set_dpi(dpi or DPI)
     try:
         fig.canvas.draw()
-        canvas = fig.canvas
-        rgba = np.asarray(canvas.buffer_rgba())  # type: ignore[attr-defined]
+        rgba = np.asarray(fig.canvas.buffer_rgba())  # type: ignore[attr-defined]
+        return _png(rgba[..., :3] if bool((rgba[..., 3] == 255).all()) else rgba, compress)
     finally:
         fig.set_dpi(old)
-    im = Image.fromarray(rgba, "RGBA")
-    if bool((rgba[..., 3] == 255).all()):
-        im = im.convert("RGB")
-    buf = io.BytesIO()
-    im.save(buf, format="png", compress_level=compress)
-    return buf.getvalue()
+
+
+def _png(pixels: np.ndarray, level: int) -> bytes:
+    """A PNG file of ``pixels`` (rows top-down, uint8 RGB or RGBA), rows unfiltered, zlib ``level``.
+
+    Pillow's encoder tries its five row filters on every row; for these flat-coloured
+    diagrams no filter compresses about as well and encodes 2-3 times faster (``benchmarks/
+    bench_explorer.py --breakdown``).
+    """
+    h, w, channels = pixels.shape
+    rows = np.zeros((h, w * channels + 1), dtype=np.uint8)  # each row: filter type 0, then its bytes
+    rows[:, 1:] = pixels.reshape(h, w * channels)
+
+    def chunk(tag: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body))
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 6 if channels == 4 else 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), level))
+            + chunk(b"IEND", b""))
 
 
 def _new_figure() -> Figure:

@@ -77,7 +77,7 @@ def _font_height_metrics(prop: Any, dpi: float) -> tuple[float | None, float | N
     (matplotlib then measures the text)."""
     from matplotlib.font_manager import fontManager, get_font
 
-    font = get_font(fontManager._find_fonts_by_props(prop))
+    font: Any = get_font(fontManager._find_fonts_by_props(prop))
     for table_name, gap_key, ascent_key, descent_key in (
             ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"), ("hhea", "lineGap", "ascent", "descent")):
         table = font.get_sfnt_table(table_name)
@@ -119,7 +119,7 @@ class CachedTextRenderer(RendererAgg):
             _STATS["bypassed"] += 1
             super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
             return
-        rc = matplotlib.rcParams
+        rc: Any = matplotlib.rcParams
         key = (s, _font_key(prop), round(float(angle), 6), float(self.dpi), tuple(gc.get_rgb()),
                bool(gc.get_antialiased()), tuple(rc.get(name) for name in _RC_KEYS), _text_key(mtext))
         if key in _CACHE:
