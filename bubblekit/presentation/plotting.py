@@ -415,13 +415,23 @@ def microbatch_color(microbatch: int, kind: str = "F") -> str:
     return str(mcolors.to_hex((r, g, b)))
 
 
+@functools.lru_cache(maxsize=1)
+def _microbatch_table() -> np.ndarray:
+    """RGBA rows of ``color_by="microbatch"``: per kind (:data:`_KIND_ORDER`), the two rounds of
+    :data:`PALETTE` lightened for that kind (computed once; read-only)."""
+    n_pal = 2 * len(PALETTE)
+    table = np.array([_lighten(_round_color(c), _KIND_LIGHTEN[k]) for k in _KIND_ORDER for c in range(n_pal)])
+    table.setflags(write=False)
+    return table
+
+
 def _color_index(sp: _Spans, color_by: str) -> tuple[np.ndarray, np.ndarray]:
     """``(table, index)``: RGBA rows and, per span, its row (so equal colours share a row)."""
     if color_by == "kind":
         table = np.array([np.append(mcolors.to_rgb(KIND_COLORS[k]), 1.0) for k in _KIND_ORDER])
         return table, sp.kind.copy()
     n_pal = 2 * len(PALETTE)  # two rounds: the palette, then the palette darker
-    table = np.array([_lighten(_round_color(c), _KIND_LIGHTEN[k]) for k in _KIND_ORDER for c in range(n_pal)])
+    table = _microbatch_table()
     col = np.where(sp.mb >= 0, sp.mb % n_pal, 0)
     no_mb = np.flatnonzero(sp.mb < 0)
     if len(no_mb):  # text labels without a number: one colour per distinct label
