@@ -11,8 +11,8 @@ Agg's own image blending on later draws: the same picture, placed to the nearest
 away). Mathtext, TeX, texts with their own alpha and anything else it cannot key safely
 are drawn by matplotlib as before.
 
-Used by :mod:`bubblekit.presentation.explorers` (every explorer's figure: lessons 01, 04,
-06 and the classroom apps).
+Used by :mod:`bubblekit.presentation.explorers` (every explorer's figure: lessons 01 to 05
+and the classroom apps).
 """
 
 from __future__ import annotations
