@@ -4,5 +4,7 @@
   and animations with matplotlib;
 * :mod:`~bubblekit.presentation.explorers` builds ipywidgets explorers (sliders for p, m, v,
   schedule and costs) whose controls and readouts tests can drive;
-* :mod:`~bubblekit.presentation.classroom` serves an explorer as a web app (Voila) for a room.
+* :mod:`~bubblekit.presentation.classroom` serves an explorer as a web app (Voila) for a room;
+* :mod:`~bubblekit.presentation.textcache` is the explorers' Agg canvas, which rasterizes each
+  distinct text once (text was most of a redraw: ``benchmarks/bench_explorer.py --breakdown``).
 """

@@ -43,7 +43,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.transforms import Bbox, TransformedBbox
 
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import check_int
@@ -414,13 +416,23 @@ def microbatch_color(microbatch: int, kind: str = "F") -> str:
     return str(mcolors.to_hex((r, g, b)))
 
 
+@functools.lru_cache(maxsize=1)
+def _microbatch_table() -> np.ndarray:
+    """RGBA rows of ``color_by="microbatch"``: per kind (:data:`_KIND_ORDER`), the two rounds of
+    :data:`PALETTE` lightened for that kind (computed once; read-only)."""
+    n_pal = 2 * len(PALETTE)
+    table = np.array([_lighten(_round_color(c), _KIND_LIGHTEN[k]) for k in _KIND_ORDER for c in range(n_pal)])
+    table.setflags(write=False)
+    return table
+
+
 def _color_index(sp: _Spans, color_by: str) -> tuple[np.ndarray, np.ndarray]:
     """``(table, index)``: RGBA rows and, per span, its row (so equal colours share a row)."""
     if color_by == "kind":
         table = np.array([np.append(mcolors.to_rgb(KIND_COLORS[k]), 1.0) for k in _KIND_ORDER])
         return table, sp.kind.copy()
     n_pal = 2 * len(PALETTE)  # two rounds: the palette, then the palette darker
-    table = np.array([_lighten(_round_color(c), _KIND_LIGHTEN[k]) for k in _KIND_ORDER for c in range(n_pal)])
+    table = _microbatch_table()
     col = np.where(sp.mb >= 0, sp.mb % n_pal, 0)
     no_mb = np.flatnonzero(sp.mb < 0)
     if len(no_mb):  # text labels without a number: one colour per distinct label
@@ -914,6 +926,10 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
     fc = _face_colors(sp, color_by)
     widths_px = (sp.end - sp.start) * px_per_unit
     small = max(SMALL_LABEL_PT, fontsize * 0.7) / fontsize  # narrow boxes: their number, smaller
+    # ax.text clips each text to the Axes with a clip box of its own, built from the Axes patch's
+    # transform (costly to build, and evaluated per text at every draw): one shared box does the same
+    clip = TransformedBbox(Bbox.unit(), ax.patch.get_transform())
+    add = getattr(ax, "_add_text", ax.add_artist)  # add_artist would set the costly clip box again
     for i in np.flatnonzero(widths_px >= _DIGIT_EM * em_px * small + pad_px).tolist():  # a digit fits
         w_px = widths_px[i]
         size = fontsize
@@ -935,8 +951,9 @@ def _add_labels(ax: Axes, tl: Timeline, color_by: str) -> None:
         if stage_text and _text_em(stage_text) * em_px * size / fontsize + pad_px <= w_px:
             text = f"{text}\n{stage_text}"
         color = _text_color(fc[i])
-        ax.text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center",
-                fontsize=size, color=color, clip_on=True, zorder=3, gid="box-label", linespacing=1.05)
+        add(Text((sp.start[i] + sp.end[i]) / 2, sp.rank[i], text, ha="center", va="center", fontsize=size,
+                 color=color, transform=ax.transData, clip_on=True, clip_box=clip, zorder=3, gid="box-label",
+                 linespacing=1.05))
 
 
 # ------------------------------------------------------------------------- memory
