@@ -352,42 +352,69 @@ class Quote:
     text: str
 
 
-def article_quotes_in(t: Text) -> list[Quote]:
+#: A new paragraph: a blank line (also inside a block quote).
+_PARAGRAPH = re.compile(r"\n(?:\s*>)*\s*\n")
+#: A quoted passage followed by one of these is a label on the screen (“最低”一列), not a quote.
+_LABEL_AFTER = re.compile(r"^[”」](?:这一|那一|一|这)?(?:列|行|栏|按钮|滑块|选项|标签)")
+#: A quoted passage sharing a run with this many Chinese characters with a stored excerpt is a
+#: (mis)quote of the article even where its paragraph does not name the article.
+NEAR_QUOTE_RUN = 6
+
+
+def _shares_a_run(a: str, b: str, cjk: int) -> bool:
+    """True when ``a`` and ``b`` share a substring with at least ``cjk`` Chinese characters."""
+    for i in range(len(a)):
+        j = i + 1
+        while j <= len(a) and a[i:j] in b:
+            j += 1
+        if len(_CJK.findall(a[i:j - 1])) >= cjk:
+            return True
+    return False
+
+
+def article_quotes_in(t: Text, excerpts: list[str] | None = None) -> list[Quote]:
     """The passages of ``t`` that it presents as the article's words.
 
-    A passage is the text between Chinese quotation marks (“…” or 「…」) such that the
-    sentence it stands in names the article (:data:`ARTICLE`: 原文, 文章, 作者 …) before the
-    opening mark within the same sentence (no 。！？ or line break between), with a verb of
-    saying or a colon after the name (说, 写, 写道, 称, 提到, 警告, 建议, 指出, 原话, 的例子,
-    ：), or the article's name directly before the mark (“原文“…”” / “原文的…“…””). Short
-    quoted *terms* (the article's word for a concept, 8 characters or fewer without a comma or
-    full stop) are not sentences and are not counted: they are checked as terms.
+    A passage is the text between Chinese quotation marks (“…” or 「…」) with a Chinese
+    character in it, not followed by 一列/一行/按钮/滑块… (then it names a label the learner sees
+    on the screen). It is presented as the article's words when
+
+    (a) its paragraph (markdown split at blank lines; a comment, a string literal or a
+        catalogue message is one paragraph) names the article
+        (:data:`ARTICLE`: 原文, 文章, 作者 …) before the passage's closing mark, or
+    (b) it shares a run holding :data:`NEAR_QUOTE_RUN` or more Chinese characters (whitespace,
+        ``*`` and quotation marks aside) with one of ``excerpts`` (the stored article excerpts, normalised): a sentence
+        that copies the article in part presents itself as the article's words, named or not.
     """
     out = []
     text = t.text
+    bounds = [0] + [m.end() for m in _PARAGRAPH.finditer(text)] + [len(text) + 1]
     for m in re.finditer(r"[“「]", text):
         close = _OPEN_CLOSE[m.group(0)]
         end = text.find(close, m.end())
         if end < 0:
             continue
         inner = text[m.end():end]
-        if not _CJK.search(inner) or (len(inner) <= 8 and not re.search(r"[，。；、,]", inner)):
+        if not _CJK.search(inner) or _LABEL_AFTER.match(text[end:]):
             continue
-        sentence_start = max(text.rfind(ch, 0, m.start()) for ch in "。！？\n") + 1
-        before = text[sentence_start:m.start()]
-        if re.search(ARTICLE + r"[^。！？\n]{0,40}?(?:说|写道|写|称|提到|警告|建议|指出|原话|的例子|举的例子|的说法|的原句|的话|总结|：|:)", before) \
-                or re.search(ARTICLE + r"[^。！？\n“”]{0,6}$", before):
+        par_start = max(b for b in bounds if b <= m.start())
+        named = re.search(ARTICLE, text[par_start:end])
+        near = excerpts is not None and any(
+            _shares_a_run(normalise(inner), e, NEAR_QUOTE_RUN) for e in excerpts)
+        if named or near:
             out.append(Quote(t.file, t.where, m.end(), end, inner))
     return out
 
 
-def article_quotes(texts: list[Text]) -> list[Quote]:
-    return [q for t in texts if t.kind != "output" for q in article_quotes_in(t)]
+def article_quotes(texts: list[Text], excerpts: list[str] | None = None) -> list[Quote]:
+    """:func:`article_quotes_in` over ``texts`` (outputs left out: the code that prints them is read)."""
+    return [q for t in texts if t.kind != "output" for q in article_quotes_in(t, excerpts)]
 
 
 def normalise(text: str) -> str:
-    """``text`` without whitespace and markdown emphasis (``*``), for substring comparison."""
-    return re.sub(r"[\s*]", "", text)
+    """``text`` without whitespace, markdown emphasis (``*``) and quotation marks, for substring
+    comparison (a quote inside a quote is written ‘…’ where the article writes “…”)."""
+    return re.sub(r"[\s*“”‘’「」『』]", "", text)
 
 
 def load_quotes(path: Path = QUOTES_FILE) -> dict:
