@@ -50,7 +50,7 @@ register({
     "timeline.measures_note": {
         "en": "bubble_ratio = idle / (p × makespan), the fraction of the step; "
               "bubble_overhead = idle / busy (Megatron's (p-1)/m)",
-        "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)，占单步的比例；"
+        "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)，占单步的比例；"
               "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m",
     },
 })

@@ -312,27 +312,65 @@ def load_terms(path: Path = TERMS_FILE) -> list[dict]:
     return list(data["terms"])
 
 
-def term_violations(texts: list[Text], terms: list[dict]) -> list[str]:
-    """``file where: variant (use preferred) … context …`` for each non-preferred variant found.
+_CODE_SPANS = [_FENCE, _BACKTICK, _URL, _LINK_TARGET, _HTML_TAG]
 
-    A variant is a regular expression; an occurrence is allowed when the text around it
-    (30 characters either side) matches one of the entry's ``allow`` expressions, or when it
-    lies inside a verbatim article quote (a passage :func:`article_quotes` finds).
+
+def _english_column_blanked(text: str) -> str:
+    """:func:`_without_english_column`, keeping positions: the English cells become spaces."""
+    lines, dropping = [], False
+    for line in text.split("\n"):
+        cells = line.strip().split("|")
+        if line.strip().startswith("|") and len(cells) > 2:
+            if cells[1].strip() == "英文":
+                dropping = True
+            if dropping:
+                first = line.index("|", line.index("|") + 1)
+                line = line[:line.index("|") + 1] + " " * (first - line.index("|") - 1) + line[first:]
+        else:
+            dropping = False
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _masked(text: Text) -> str | None:
+    """``text`` as prose, code spans, URLs, link targets, tags and format fields blanked out
+    (same length, so positions stay); ``None`` for a string literal that is a key, not text."""
+    body = text.text
+    if text.kind == "string" and _literal_body(body) is None:
+        return None
+    body = _english_column_blanked(body)
+    for pattern in _CODE_SPANS + ([_FIELD] if text.kind in ("message", "string") else []):
+        body = pattern.sub(lambda m: " " * len(m.group(0)), body)
+    return body
+
+
+def term_violations(texts: list[Text], terms: list[dict]) -> list[str]:
+    """``file where: 'variant' (use 'preferred') …context…`` for each non-preferred variant found.
+
+    Read: markdown, code comments and string literals (a key such as ``"makespan"`` left out),
+    catalogue messages; code spans, URLs and ``{fields}`` are blanked first. A variant is a
+    regular expression; an occurrence is allowed when the text around it (30 characters either
+    side) matches one of its entry's ``allow`` expressions, or when it lies inside a passage
+    quoted as the article's words (:func:`article_quotes_in`: the article's words are kept).
     """
     found = []
     for t in texts:
         if t.kind == "output":
-            continue  # outputs are made by code whose strings are read themselves
+            continue  # outputs are made by code whose strings and messages are read themselves
+        body = _masked(t)
+        if body is None:
+            continue
         quoted = [(q.start, q.end) for q in article_quotes_in(t)]
         for term in terms:
             for variant in term.get("avoid", []):
-                for m in re.finditer(variant, t.text):
+                for m in re.finditer(variant, body):
                     if any(s <= m.start() < e for s, e in quoted):
                         continue
                     around = t.text[max(0, m.start() - 30): m.end() + 30]
                     if any(re.search(a, around) for a in term.get("allow", [])):
                         continue
-                    found.append(f"{t.file} {t.where}: {m.group(0)!r} (use {term['zh']!r}) …{around.strip()}…")
+                    context = around.replace(chr(10), " ").strip()
+                    found.append(f"{t.file} {t.where}: {m.group(0)!r} (use {term['zh']!r}) …{context}…")
     return found
 
 

@@ -100,7 +100,7 @@ register({
     "published.note.zb2p": {"en": "peak is 2p-1 = {peak} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
                                   "and counts per-stage spans (bubble_ratio over the whole makespan is larger)",
                             "zh": "峰值是 2p-1 = {peak} 个微批的激活，“2x”是取整后的值；气泡为 0 要求 m >= 2p-1，"
-                                  "并且按每个流水级各自的时间跨度计（按整个 makespan 算的 bubble_ratio 更大）"},
+                                  "并且按每个流水级各自的时间跨度计（按整个单步耗时算的 bubble_ratio 更大）"},
     "published.note.zbv": {"en": "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1",
                            "zh": "每个 rank 两个 chunk，排成 V 形：每个微批要跨 2(p-1) 个 rank 边界，而不是 p-1 个"},
     "published.note.v": {"en": "peak {peak} = {value:g} of 1F1B's p = {p}: '{memory}' is the limit for large p; "
@@ -142,7 +142,7 @@ register({
     "published.ws.m": {"en": "m = B / (DP × b): microbatches per pipeline", "zh": "m = B / (DP × b)：每条流水线的微批数"},
     "published.ws.computed": {"en": "computed", "zh": "计算得出"},
     "published.ws.schedule": {"en": "schedule", "zh": "调度"},
-    "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)"},
+    "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)"},
     "published.ws.ratio_from": {"en": "computed: {method}", "zh": "计算：{method}"},
     "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌"},
     "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算（同上）"},
@@ -160,7 +160,7 @@ register({
                                 "zh": "四个已发表的训练任务：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
     "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
                                      "case's stated assumptions, not measurements",
-                               "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)；bubble_overhead（气泡开销，Megatron 口径）"
+                               "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)；bubble_overhead（气泡开销，Megatron 口径）"
                                      "= 空闲 / 忙碌；这些是按各案例写明的假设做的估算，不是实测"},
     "published.options.refused": {"en": "not possible: {reason}", "zh": "不可行：{reason}"},
     "published.options.refused_rounds": {
@@ -177,7 +177,7 @@ register({
     "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
                                       "idle / (p × makespan) for equal stages, B = 2F, no communication cost",
                                 "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；bubble_ratio（气泡比例）"
-                                      "= 空闲 / (p × makespan)，按各流水级相同、B = 2F、不计通信开销计算"},
+                                      "= 空闲 / (p × 单步耗时)，按各流水级相同、B = 2F、不计通信开销计算"},
     "published.megatron.params": {"en": "params (B)", "zh": "参数量（B）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
     "published.megatron.batch": {"en": "batch", "zh": "批大小"},
@@ -669,7 +669,7 @@ register({
     "published.t.published": {"en": "published", "zh": "论文值"},
     "published.t.table5_note": {
         "en": "bubble_ratio: the whole step (p × makespan); ZB-H2's corners count there and not in the paper's measure",
-        "zh": "bubble_ratio（气泡比例）按整步计算（p × makespan）：ZB-H2 首尾两角的空闲计入其中，论文的口径不计入"},
+        "zh": "bubble_ratio（气泡比例）按整步计算（p × 单步耗时）：ZB-H2 首尾两角的空闲计入其中，论文的口径不计入"},
     "published.t.search_p": {"en": "search, cap p", "zh": "搜索，上限 p"},
     "published.t.search_2p": {"en": "search, cap 2p", "zh": "搜索，上限 2p"},
     "published.t.zero_stage": {"en": "ZeRO stage", "zh": "ZeRO 阶段"},

@@ -162,7 +162,7 @@ def _sb() -> Any:
 
 @exercise("03.2", hint=(msg("Start from the interleaved makespan (exercise 03.10) and one rank's busy time: the "
                             "utilisation is the busy share of the step.",
-                            "从交错式 1F1B 的 makespan（练习 03.10）和一个 rank 的忙碌时间出发：利用率就是忙"
+                            "从交错式 1F1B 的单步耗时（练习 03.10）和一个 rank 的忙碌时间出发：利用率就是忙"
                             "碌时间占单步耗时的比例。"),
                         msg("sb.bubble_fraction(makespan, sb.busy_per_rank()) gives the idle share; the busy share "
                             "is what is left. sb.evaluate(expr, p=4, m=8, v=2) checks one case against the simulator.",
@@ -328,7 +328,7 @@ def _off_by_one(k: int) -> Any:
 
 @exercise("03.8", hint=(msg("b is idle device-time over total device-time: each of the p ranks idles for the part of "
                             "the makespan in which it is not working.",
-                            "b 是空闲的设备时间除以全部设备时间：p 个 rank 中的每一个，在 makespan 里不干活的"
+                            "b 是空闲的设备时间除以全部设备时间：p 个 rank 中的每一个，在单步耗时里不干活的"
                             "那部分时间就是空闲。"),
                         msg("Test your expression on a picture you can count: for p = 2, m = 1 and for p = 3, m = 2, "
                             "count the idle boxes and all the boxes of the step, and compare with what your b gives.",
@@ -338,7 +338,7 @@ def _off_by_one(k: int) -> Any:
               (lambda: _sb().MEGATRON_OVERHEAD, msg("that is Megatron's overhead (idle over busy time); b divides the "
                                                     "idle time by the whole step, p x makespan",
                                                     "这是 Megatron 口径的气泡开销（空闲时间 / 忙碌时间）；b "
-                                                    "是用空闲时间除以整步的设备时间 p x makespan")),
+                                                    "是用空闲时间除以整步的设备时间 p x 单步耗时")),
               (lambda: _sb().UTILIZATION, msg("that is the busy share (the utilisation); b is the idle share",
                                               "这是忙碌占比（利用率）；b 是空闲占比")),
               (lambda: _sb().idle_per_rank(_sb().makespan_gpipe()),
@@ -399,7 +399,7 @@ def _ceiling(expr: Any) -> Any:
           compare=expression_compare(
               (lambda: _sb().makespan_gpipe(), msg("that is the makespan without chunks: with v chunks per rank the "
                                                    "crossing goes in chunk-sized steps",
-                                                   "这是不分 chunk 时的 makespan；每个 rank 有 v 个 chunk 时"
+                                                   "这是不分 chunk 时的单步耗时；每个 rank 有 v 个 chunk 时"
                                                    "，穿越是按 chunk 大小的步子走的")),
               (lambda: _sb().makespan_gpipe() / _sb().v, msg("each rank still does all of its share's work for every "
                                                              "microbatch: only the crossing shrinks with v",

@@ -60,7 +60,7 @@ def example_step() -> traces.MeasuredTimeline:
     "06.1",
     hint=(msg("Sum every rank's idle time inside the step window, then divide by (ranks x makespan); step.idle gives "
               "the per-rank idle times.",
-              "把每个 rank 在这一步时间窗口内的空闲时间加起来，再除以 (rank 数 x makespan)；step.idle 给出每"
+              "把每个 rank 在这一步时间窗口内的空闲时间加起来，再除以 (rank 数 x 单步耗时)；step.idle 给出每"
               "个 rank 的空闲时间。"),
           msg("Idle time of a rank = step.makespan - its busy time (step.busy[r]); add them over the ranks and divide "
               "by step.p x step.makespan.",
@@ -72,7 +72,7 @@ def example_step() -> traces.MeasuredTimeline:
                       msg("that divides the idle time by the busy time (Megatron's overhead); the article divides by "
                           "all device-time, ranks x makespan",
                           "这是用空闲时间除以忙碌时间（Megatron 口径的气泡开销）；原文除的是全部设备时间，即 "
-                          "rank 数 x makespan")),
+                          "rank 数 x 单步耗时")),
               utilisation()),
 )
 def _bubble() -> float:
@@ -163,11 +163,11 @@ register({
         "en": "rank {rank} differs from the profile at position {k} (counting from 0): sort its spans by start time",
         "zh": "rank {rank} 在第 {k} 个位置（从 0 数起）与 profile 不一致：按开始时间给它的 span 排序"},
     "checks.l06.not_text": {"en": "answer with the name of one row: durations, overhead, latency or pickup",
-                            "zh": "请回答某一行的名字：durations、overhead、latency 或 pickup"},
+                            "zh": "请回答某一行的名字：durations（各流水级耗时）、overhead（开销）、latency（延迟）或 pickup（接收滞后）"},
     "checks.l06.not_a_row": {"en": "{answer!r} is not a row of the ladder: durations, overhead, latency or pickup",
-                             "zh": "{answer!r} 不是阶梯表中的一行：应为 durations、overhead、latency 或 pickup"},
+                             "zh": "{answer!r} 不是逐项叠加表中的一行：应为 durations（各流水级耗时）、overhead（开销）、latency（延迟）或 pickup（接收滞后）"},
     "checks.l06.several_rows": {"en": "{answer!r} names more than one row of the ladder: name the one row that adds most",
-                                "zh": "{answer!r} 说出了阶梯表中不止一行：只说增加最多的那一行"},
+                                "zh": "{answer!r} 说出了逐项叠加表中不止一行：只说增加最多的那一行"},
     "checks.l06.highest": {
         "en": "that row has the highest bubble_ratio, but it stands on all the rows above it: "
               "compare each row with the one just above it",
@@ -236,7 +236,7 @@ def _min_m_p12() -> int | None:
 EFFECTS = {"durations": "durations", "duration": "durations", "overhead": "overhead", "overheads": "overhead",
            "latency": "latency", "latencies": "latency", "pickup": "calibrated", "pickups": "calibrated",
            "stall": "calibrated", "stalls": "calibrated", "calibrated": "calibrated",
-           "耗时": "durations", "开销": "overhead", "延迟": "latency", "消息处理": "calibrated", "停顿": "calibrated",
+           "耗时": "durations", "开销": "overhead", "延迟": "latency", "接收滞后": "calibrated", "消息处理": "calibrated", "停顿": "calibrated",
            "校准结果": "calibrated"}
 
 
@@ -293,7 +293,7 @@ def _compare_effect(answer: Any, expected: Any) -> Graded:
     compare=_compare_effect,
     kind_hints={"unreadable": (msg("Answer with the name of one row of the ladder, as a string: the row's label "
                                    "as compare_measured's table prints it (its first word will do).",
-                                   "用阶梯表中某一行的名字作答，写成字符串：compare_measured 的表里印出的那一行的标签"
+                                   "用逐项叠加表中某一行的名字作答，写成字符串：compare_measured 的表里印出的那一行的标签"
                                    "（写它的第一个词就行）。"),)},
 )
 def _biggest_effect() -> str:
