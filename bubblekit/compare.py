@@ -52,6 +52,7 @@ register({
     "compare.per_rank.gaps": {"en": "idle intervals", "zh": "空闲区间数"},
     "compare.per_rank.largest_gap": {"en": "longest idle interval ({unit})", "zh": "最长空闲区间（{unit}）"},
     "compare.per_rank.title": {"en": "{what}, per rank", "zh": "{what}，按 rank"},
+    "compare.sweep.best": {"en": "best", "zh": "最优"},
     "compare.sweep.comm": {"en": "comm ({unit} per hop)", "zh": "每跳通信延迟（{unit}）"},
     "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}：随{over}变化"},
     "compare.comm.none": {"en": "no latency", "zh": "无延迟"},
@@ -307,7 +308,7 @@ def sweep(
         rows.append(row)
     columns = (["case"] if labelled else []) + [over, *names] + (["best"] if best else [])
     unit = plural(base.unit)
-    head = {"case": case, "comm": tr("compare.sweep.comm", unit=unit), "m": "m"}
+    head = {"case": case, "comm": tr("compare.sweep.comm", unit=unit), "m": "m", "best": tr("compare.sweep.best")}
     what = {"makespan": tr("compare.makespan", unit=unit), "bubble_ratio": "bubble_ratio",
             "bubble_overhead": "bubble_overhead", "peak": tr("compare.peak_long")}[metric]
     return Table(rows, columns, formats={over: "exact", **dict.fromkeys(names, fmt)},

@@ -172,8 +172,10 @@ def chinese_texts(root: Path = ROOT, catalogue: bool = True) -> Iterator[Text]:
 
 #: Words left in English on purpose (compared case-sensitively, then lower-cased for the
 #: all-lower entries): schedule names and parts of them, proper nouns (people, companies,
-#: products, papers' short names), units, and the words the course keeps in English
-#: (CONTRIBUTING.md, "Terminology and writing rules": rank, chunk, trace/profile, TP/PP/DP).
+#: products, papers' short names), tools and commands, units, Python names, the words the course
+#: keeps in English (CONTRIBUTING.md, "Terminology and writing rules": rank, chunk, trace/profile,
+#: TP/PP/DP) and those Chinese ML writing keeps in English (batch, token, kernel, stream, attention,
+#: embedding, transformer; max / min / mean / sum in formulas; the collectives below).
 ALLOWED = frozenset("""
 GPipe DualPipe DualPipeV ZB Half Min Flush PipeDream BFS looped Looped VPP OVERLAP
 PyTorch Megatron LM NVIDIA DeepSeek DeepSpeed Llama BLOOM GPT Nsight Systems HTA Holistic Trace Analysis
@@ -190,10 +192,13 @@ bubblekit Pipeline Bubbles OK vs README SOLUTION BEGIN END True False None NaN I
 git pytest ruff mypy Linux macOS Windows Debian Ubuntu Fedora Ctrl Alt Shift Enter JupyterHub MathJax TeX
 npm SQLite Chromium playwright fontconfig IPython PyPI Adam NeurIPS gloo slurm Stanford BigScience
 Korthikanti Rasley Ruwase He Lamy Poirier DAPPLE Fan Transformer Wi Fi formgrader Formgrader Zero Bubble
+batch token tokens stream streams attention embedding transformer max min mean sum
 int float str dict list tuple lambda try except sorted Fraction ValueError TypeError DeadlockError
 dX dY dW pT mv pv Fm dp sp fb zbv gpipe dualpipe dualpipev bfs bk
 """.split())
 _ALLOWED_LOWER = frozenset(w.lower() for w in ALLOWED if w.islower())
+#: Hyphenated names kept whole: the collectives.
+_ALLOWED_COMPOUNDS = re.compile(r"(?i)\ball-(?:reduce|to-all|gather)\b|\breduce-scatter\b")
 
 _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 _BACKTICK = re.compile(r"``.+?``|`[^`\n]+`")
@@ -246,6 +251,7 @@ def _words_in_prose(text: str) -> list[str]:
     text = _HTML_ENTITY.sub(" ", text)
     text = _MATH.sub(_math_words, text)
     text = _QUOTED_TITLE.sub(_untitled, text)
+    text = _ALLOWED_COMPOUNDS.sub(" ", text)
     words = []
     for token in _TOKEN.findall(text):
         token = token.strip(".-/&'’·")

@@ -66,6 +66,9 @@ register({
     "planner.rc.title": {"en": "measured on one {device}, torch {torch}, {dtype}, {layers} layers per stage, micro-batch 1",
                          "zh": "在一张 {device} 上实测，torch {torch}，{dtype}，每个流水级 {layers} 层，微批大小 1"},
     "planner.rc.F_rc": {"en": "F ms (recompute)", "zh": "F ms（重算）"},
+    "planner.rc.hidden": {"en": "hidden", "zh": "隐藏维度"},
+    "planner.rc.seq": {"en": "seq", "zh": "序列长度"},
+    "planner.label.recompute": {"en": " +recompute", "zh": " +重算"},
     "planner.rc.bwd": {"en": "backward ms", "zh": "反向 ms"},
     "planner.rc.bwd_rc": {"en": "backward ms (recompute)", "zh": "反向 ms（重算）"},
     "planner.rc.extra_F": {"en": "extra backward (plain F)", "zh": "反向增加（以不重算的 F 为单位）"},
@@ -237,7 +240,8 @@ def recompute_table() -> Table:
     two = dict.fromkeys(("F_ms", "F_rc_ms", "bwd_ms", "bwd_rc_ms", "extra_F"), "float2")
     return Table(
         rows, formats={**two, "act_MiB": _whole, "act_rc_MiB": _whole, "ratio": "float1"},
-        headers={"F_ms": "F ms", "F_rc_ms": tr("planner.rc.F_rc"), "bwd_ms": tr("planner.rc.bwd"),
+        headers={"hidden": tr("planner.rc.hidden"), "seq": tr("planner.rc.seq"),
+                 "F_ms": "F ms", "F_rc_ms": tr("planner.rc.F_rc"), "bwd_ms": tr("planner.rc.bwd"),
                  "bwd_rc_ms": tr("planner.rc.bwd_rc"), "extra_F": tr("planner.rc.extra_F"),
                  "act_MiB": tr("planner.rc.act"), "act_rc_MiB": tr("planner.rc.act_rc"),
                  "ratio": tr("planner.rc.ratio")},
@@ -334,9 +338,9 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"``."""
+        """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"`` (Chinese: ``"... +重算"``)."""
         v = f" v={self.v}" if self.v > 1 else ""
-        rc = " +recompute" if self.recompute else ""
+        rc = tr("planner.label.recompute") if self.recompute else ""
         return f"{self.schedule}{v} m={self.m}{rc}"
 
 

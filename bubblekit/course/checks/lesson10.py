@@ -34,6 +34,7 @@ from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 from bubblekit.i18n import register, tr
+from bubblekit.schedules.registry import display_name
 from bubblekit.schedules.registry import spec as _schedule_spec
 from bubblekit.text import format_number
 
@@ -792,7 +793,7 @@ _VERSUS = (("interleaved", 2), ("dualpipe", None), ("dualpipev", None))
 def _versus_same_devices() -> str:
     """A: DualPipe lower bubble and more memory; B: DualPipe lower bubble, interleaved more memory; C, D: interleaved lower."""
     rows = {r["schedule"]: r for r in memory.frontier(_MODEL_32, 8, 32, schedules=_VERSUS)}
-    dual, inter = rows["DualPipe"], rows["interleaved 1F1B v=2"]
+    dual, inter = rows["DualPipe"], rows[display_name("interleaved") + " v=2"]
     lower = "dualpipe" if dual["bubble_ratio"] < inter["bubble_ratio"] else "interleaved"
     more = "dualpipe" if dual["total"] > inter["total"] else "interleaved"
     return {("dualpipe", "dualpipe"): "A", ("dualpipe", "interleaved"): "B",
