@@ -174,7 +174,7 @@ def chinese_texts(root: Path = ROOT, catalogue: bool = True) -> Iterator[Text]:
 #: all-lower entries): schedule names and parts of them, proper nouns (people, companies,
 #: products, papers' short names), tools and commands, units, Python names, the words the course
 #: keeps in English (CONTRIBUTING.md, "Terminology and writing rules": rank, chunk, trace/profile,
-#: TP/PP/DP) and those Chinese ML writing keeps in English (batch, token, kernel, stream, attention,
+#: TP/PP/DP; comm, the latency per hop, is a parameter the lessons use like p and m) and those Chinese ML writing keeps in English (batch, token, kernel, stream, attention,
 #: embedding, transformer; max / min / mean / sum in formulas; the collectives below).
 ALLOWED = frozenset("""
 GPipe DualPipe DualPipeV ZB Half Min Flush PipeDream BFS looped Looped VPP OVERLAP
@@ -192,7 +192,7 @@ bubblekit Pipeline Bubbles OK vs README SOLUTION BEGIN END True False None NaN I
 git pytest ruff mypy Linux macOS Windows Debian Ubuntu Fedora Ctrl Alt Shift Enter JupyterHub MathJax TeX
 npm SQLite Chromium playwright fontconfig IPython PyPI Adam NeurIPS gloo slurm Stanford BigScience
 Korthikanti Rasley Ruwase He Lamy Poirier DAPPLE Fan Transformer Wi Fi formgrader Formgrader Zero Bubble
-batch token tokens stream streams attention embedding transformer max min mean sum
+comm batch token tokens stream streams attention embedding transformer max min mean sum
 int float str dict list tuple lambda try except sorted Fraction ValueError TypeError DeadlockError
 dX dY dW pT mv pv Fm dp sp fb zbv gpipe dualpipe dualpipev bfs bk
 """.split())
@@ -212,8 +212,6 @@ _QUOTED_TITLE = re.compile(r"“([^”]*)”|《([^》]*)》|\"([^\"\n]*)\"")
 _FIELD = re.compile(r"\{[^{}]*\}")
 _TOKEN = re.compile(r"[A-Za-z0-9_.\-/&'’·]+")
 _WORD = re.compile(r"[A-Za-z]{2,}")
-#: A string literal that is a key, a name or a number, not text for a reader.
-_KEY_LITERAL = re.compile(r"^[\w.\-/:=+&,%<>\[\]()@* ]*$")
 
 
 def _math_words(match: re.Match[str]) -> str:
@@ -278,8 +276,8 @@ def _literal_body(literal: str) -> str | None:
         body = _FIELD.sub(" ", body)
     if _CJK.search(body):
         return body
-    if _KEY_LITERAL.match(body) and len(_WORD.findall(body)) <= 2:
-        return None  # "1f1b", "bubble_ratio", "F=1 B=2", "p, m": keys and code
+    if not re.search(r"\s", m.group(3).strip()):
+        return None  # "1f1b", "bubble_ratio", "makespan", "F=1": a key or a name, not a sentence
     return body
 
 

@@ -39,7 +39,7 @@ from typing import Any
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import Number, check_bool, check_int, check_number, check_sequence
 from bubblekit.costs import Costs
-from bubblekit.i18n import register, tr
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.memory import GB, MemoryReport, Model, check_options, memory_per_rank
 from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
 from bubblekit.schedules.base import MAX_ACTIONS, check_size
@@ -338,10 +338,12 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"`` (Chinese: ``"... +重算"``)."""
+        """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"`` (Chinese, with the display name:
+        ``"交错式 1F1B v=2 m=16 +重算"``). Used in lesson 05's tables."""
         v = f" v={self.v}" if self.v > 1 else ""
         rc = tr("planner.label.recompute") if self.recompute else ""
-        return f"{self.schedule}{v} m={self.m}{rc}"
+        name = spec(self.schedule).display_name if get_language() == "zh" else self.schedule
+        return f"{name}{v} m={self.m}{rc}"
 
 
 def _per_stage_length(costs: Costs) -> int | None:

@@ -1124,11 +1124,15 @@ _TEMPLATE_HELP = """# One line per rank, actions in the order the rank runs them
 # 0F3 = stage 0, Forward, microbatch 3;  B = full backward
 # (or split B into I = input grad and W = weight grad).
 """
+register({"ex.builder.help": {"en": _TEMPLATE_HELP,
+                              "zh": "# 每个 rank 一行，按这个 rank 执行的顺序写出它的动作。\n"
+                                    "# 0F3 = 流水级 0、前向、微批 3；B = 完整的反向\n"
+                                    "#（也可以把 B 拆成 I = 输入梯度、W = 权重梯度）。\n"}})
 
 
 def _template_text(name: str, p: int, m: int) -> str:
-    """The help comment plus the built-in schedule ``name`` for ``p`` ranks and ``m`` microbatches."""
-    return _TEMPLATE_HELP + build_schedule(name, p, m).to_text() + "\n"
+    """The help comment (in the current language) plus the built-in schedule ``name`` for ``p`` ranks and ``m`` microbatches."""
+    return tr("ex.builder.help") + build_schedule(name, p, m).to_text() + "\n"
 
 
 class ScheduleBuilder:
