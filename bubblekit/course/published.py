@@ -673,6 +673,7 @@ register({
     "published.t.search_p": {"en": "search, cap p", "zh": "搜索，上限 p"},
     "published.t.search_2p": {"en": "search, cap 2p", "zh": "搜索，上限 2p"},
     "published.t.zero_stage": {"en": "ZeRO stage", "zh": "ZeRO 阶段"},
+    "published.t.today": {"en": "today", "zh": "至今"},
     "published.t.gb_per_device": {"en": "GB per device", "zh": "每卡显存（GB）"},
     "published.t.hidden": {"en": "hidden", "zh": "隐藏维度"},
     "published.t.seq": {"en": "seq", "zh": "序列长度"},
@@ -684,7 +685,10 @@ register({
 
 def zb_readme_history_table() -> Table:
     """:data:`ZB_README_HISTORY` as a table: ``from``, ``until``, ``1F1B``, ``ZB1P``. Used in lesson 07x."""
-    return Table([{"from": a, "until": b, "1F1B": one, "ZB1P": zb} for a, b, one, zb in ZB_README_HISTORY],
+    def until(day: str) -> str:
+        return tr("published.t.today") if day == "today" else day
+
+    return Table([{"from": a, "until": until(b), "1F1B": one, "ZB1P": zb} for a, b, one, zb in ZB_README_HISTORY],
                  headers={"from": tr("published.t.from"), "until": tr("published.t.until")})
 
 
