@@ -192,7 +192,7 @@ def _aliases() -> dict[str, str]:
     """Every accepted spelling -> registry name: names, display names, aliases."""
     out: dict[str, str] = {}
     for entry in REGISTRY.values():
-        shown = _WORDS.get(_WORD_KEYS.get(entry.display or ""), {})
+        shown = _WORDS.get(_WORD_KEYS.get(entry.display or "", ""), {})
         for alias in (entry.name, entry.display or entry.name, *shown.values(), *entry.aliases):
             out.setdefault(_key(alias), entry.name)
     return out
