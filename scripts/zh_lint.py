@@ -149,6 +149,17 @@ def catalogue_texts() -> Iterator[Text]:
             yield Text(CATALOGUE, key, "message", texts["zh"])
 
 
+def bubblekit_chinese_literals(root: Path = ROOT) -> Iterator[Text]:
+    """Every string literal with Chinese in it in bubblekit's source, outside the catalogue too
+    (the interview bank's titles, the words a check accepts), as ``kind="string"`` texts of the
+    module's path: the term check reads them; the English count does not (it counts the catalogue)."""
+    for path in sorted((root / "bubblekit").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for kind, value, line in code_pieces(path.read_text(encoding="utf-8")):
+            if kind == "string" and _CJK.search(value) and not value.lstrip("rRbBuUfF").startswith(('"""', "'''")):
+                yield Text(rel, f"line {line}", "string", value)  # docstrings (English) left out
+
+
 def chinese_files(root: Path = ROOT) -> list[str]:
     """The Chinese edition's files (repository paths), in a stable order."""
     files = [p.relative_to(root).as_posix() for folder in NOTEBOOK_FOLDERS

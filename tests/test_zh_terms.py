@@ -6,7 +6,8 @@ variants (``avoid``, regular expressions) and the contexts that make a variant l
 (``allow``). The Chinese glossary (``notebooks/zh/00_start_here.ipynb``, cell ``l00-19``, with
 its 原文用词 column) is checked against the table; the edition (Chinese markdown, code comments
 and string literals, README.zh-CN.md, the instructor guide, bubblekit's zh catalogue strings:
-``scripts/zh_lint.py``'s ``chinese_texts``) may not use a listed variant, except inside a
+``scripts/zh_lint.py``'s ``chinese_texts``, and every Chinese string literal in bubblekit's
+source, ``bubblekit_chinese_literals``) may not use a listed variant, except inside a
 passage quoted verbatim from the article or where an ``allow`` expression matches.
 """
 
@@ -78,7 +79,8 @@ def test_the_glossary_is_the_term_table() -> None:
 
 
 def test_the_edition_uses_one_term_per_idea() -> None:
-    found = lint.term_violations(list(lint.chinese_texts()), TERMS)
+    texts = list(lint.chinese_texts()) + list(lint.bubblekit_chinese_literals())
+    found = lint.term_violations(texts, TERMS)
     assert not found, "non-preferred terms in the Chinese edition (bubblekit/data/zh_terms.json):\n" + "\n".join(found)
 
 

@@ -236,7 +236,7 @@ def _min_m_p12() -> int | None:
 EFFECTS = {"durations": "durations", "duration": "durations", "overhead": "overhead", "overheads": "overhead",
            "latency": "latency", "latencies": "latency", "pickup": "calibrated", "pickups": "calibrated",
            "stall": "calibrated", "stalls": "calibrated", "calibrated": "calibrated",
-           "耗时": "durations", "开销": "overhead", "延迟": "latency", "接收滞后": "calibrated", "消息处理": "calibrated", "停顿": "calibrated",
+           "耗时": "durations", "开销": "overhead", "延迟": "latency", "接收滞后": "calibrated", "停顿": "calibrated",
            "校准结果": "calibrated"}
 
 
