@@ -39,7 +39,7 @@ COMPARE_NOTE = (
 register({
     # the tables' headers, titles and notes (column keys stay English in both languages)
     "compare.note": {"en": COMPARE_NOTE,
-                     "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)，占单步的比例；"
+                     "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)，占单步的比例；"
                            "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m；峰值以微批的激活为单位"},
     "compare.schedule": {"en": "schedule", "zh": "调度"},
     "compare.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
@@ -52,6 +52,7 @@ register({
     "compare.per_rank.gaps": {"en": "idle intervals", "zh": "空闲区间数"},
     "compare.per_rank.largest_gap": {"en": "longest idle interval ({unit})", "zh": "最长空闲区间（{unit}）"},
     "compare.per_rank.title": {"en": "{what}, per rank", "zh": "{what}，按 rank"},
+    "compare.sweep.best": {"en": "best", "zh": "最优"},
     "compare.sweep.comm": {"en": "comm ({unit} per hop)", "zh": "每跳通信延迟（{unit}）"},
     "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}：随{over}变化"},
     "compare.comm.none": {"en": "no latency", "zh": "无延迟"},
@@ -307,7 +308,7 @@ def sweep(
         rows.append(row)
     columns = (["case"] if labelled else []) + [over, *names] + (["best"] if best else [])
     unit = plural(base.unit)
-    head = {"case": case, "comm": tr("compare.sweep.comm", unit=unit), "m": "m"}
+    head = {"case": case, "comm": tr("compare.sweep.comm", unit=unit), "m": "m", "best": tr("compare.sweep.best")}
     what = {"makespan": tr("compare.makespan", unit=unit), "bubble_ratio": "bubble_ratio",
             "bubble_overhead": "bubble_overhead", "peak": tr("compare.peak_long")}[metric]
     return Table(rows, columns, formats={over: "exact", **dict.fromkeys(names, fmt)},

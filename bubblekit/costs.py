@@ -25,7 +25,10 @@ from typing import Any, Union, cast
 
 from bubblekit._validate import Number, check_int, check_keywords, check_number, check_sequence, check_str
 from bubblekit.actions import Action, Pair
+from bubblekit.i18n import register, tr
 from bubblekit.text import format_number
+
+register({"costs.describe.slot": {"en": "slot", "zh": "时间槽"}})
 
 __all__ = ["Costs", "MAX_COST", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs", "format_number"]
 
@@ -235,7 +238,7 @@ class Costs:
         return replace(self, **changes)
 
     def describe(self, *, split: bool = True) -> str:
-        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot``. Used in lessons 01, 04 and 07.
+        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot`` (Chinese: ``... comm=0 时间槽``). Used in lessons 01, 04 and 07.
 
         ``split=False`` leaves out the ``(I=... W=...)`` part (``F=1 B=2 comm=0 slot``): a figure of a
         schedule whose backwards are all fused ``B`` actions names no ``I`` or ``W`` it does not run.
@@ -257,7 +260,7 @@ class Costs:
             pair = f" F&B={fmt(self.fb)}"  # type: ignore[arg-type]
         return (
             f"F={fmt(self.f)} B={fmt(self.b)}{f' (I={fmt(self.i)} W={fmt(self.w)})' if split else ''}{pair} "
-            f"comm={fmt(self.comm)} {self.unit}"
+            f"comm={fmt(self.comm)} {tr('costs.describe.slot') if self.unit == 'slot' else self.unit}"
         )
 
     def resolve(self, n_stages: int, v: int) -> ResolvedCosts:

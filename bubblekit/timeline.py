@@ -47,10 +47,11 @@ register({
     "timeline.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "timeline.idle_per_rank": {"en": "idle per rank ({unit})", "zh": "每个 rank 的空闲（{unit}）"},
     "timeline.gaps_per_rank": {"en": "gaps per rank", "zh": "每个 rank 的空闲区间数"},
+    "timeline.name": {"en": "name", "zh": "情形"},
     "timeline.measures_note": {
         "en": "bubble_ratio = idle / (p × makespan), the fraction of the step; "
               "bubble_overhead = idle / busy (Megatron's (p-1)/m)",
-        "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)，占单步的比例；"
+        "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)，占单步的比例；"
               "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m",
     },
 })
@@ -642,7 +643,7 @@ def compare_timelines(named: Mapping[str, Timeline]) -> Table:
         rows,
         formats={"makespan": "decimal", "idle": _numbers, "gaps": _numbers, "bubble_ratio": "percent",
                  "bubble_overhead": "percent"},
-        headers={"makespan": tr("timeline.makespan", unit=unit), "idle": tr("timeline.idle_per_rank", unit=unit),
-                 "gaps": tr("timeline.gaps_per_rank")},
+        headers={"name": tr("timeline.name"), "makespan": tr("timeline.makespan", unit=unit),
+                 "idle": tr("timeline.idle_per_rank", unit=unit), "gaps": tr("timeline.gaps_per_rank")},
         note=tr("timeline.measures_note"),
     )

@@ -73,6 +73,8 @@ register({
     "balance.summary": {"en": "bottleneck {bottleneck}, imbalance {imbalance:.3f} (max / mean)",
                         "zh": "瓶颈 {bottleneck}，不均衡度 {imbalance:.3f}（最大 / 平均）"},
     "balance.costs_name": {"en": "{method} partition, {p} stages", "zh": "{method} 划分，{p} 个流水级"},
+    "balance.hidden": {"en": "hidden", "zh": "隐藏维度"},
+    "balance.seq": {"en": "seq", "zh": "序列长度"},
     "balance.attn_F": {"en": "attention F ms", "zh": "注意力前向 ms"},
     "balance.attn_B": {"en": "attention B ms", "zh": "注意力反向 ms"},
     "balance.mlp_F": {"en": "MLP F ms", "zh": "MLP 前向 ms"},
@@ -557,7 +559,8 @@ def pieces_table() -> Table:
         })
     return Table(
         rows, formats=dict.fromkeys(("attn_F", "attn_B", "mlp_F", "mlp_B", "mlp_vs_attn_F", "mlp_vs_attn_FB"), "float2"),
-        headers={"attn_F": tr("balance.attn_F"), "attn_B": tr("balance.attn_B"), "mlp_F": tr("balance.mlp_F"),
+        headers={"hidden": tr("balance.hidden"), "seq": tr("balance.seq"),
+                 "attn_F": tr("balance.attn_F"), "attn_B": tr("balance.attn_B"), "mlp_F": tr("balance.mlp_F"),
                  "mlp_B": tr("balance.mlp_B"), "mlp_vs_attn_F": tr("balance.ratio_F"), "mlp_vs_attn_FB": tr("balance.ratio_FB")},
         title=tr("balance.pieces_title"),
     )

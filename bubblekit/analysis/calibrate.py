@@ -117,14 +117,14 @@ register({
     "calibrate.stat.per-kind": {"en": "per-kind model", "zh": "分类型模型"},
     "calibrate.gaps.between": {"en": "between actions (overhead)", "zh": "动作之间（开销）"},
     "calibrate.gaps.remote": {"en": "after a remote input (latency + overhead)", "zh": "等远端输入之后（延迟 + 开销）"},
-    "calibrate.gaps.early": {"en": "after an early message (pickup + overhead)", "zh": "消息提前到达之后（处理延迟 + 开销）"},
+    "calibrate.gaps.early": {"en": "after an early message (pickup + overhead)", "zh": "消息提前到达之后（接收滞后 + 开销）"},
     "calibrate.gaps.gap": {"en": "gap", "zh": "间隙"},
     "calibrate.gaps.samples": {"en": "samples", "zh": "样本数"},
     "calibrate.gaps.median": {"en": "median ({u})", "zh": "中位数（{u}）"},
     "calibrate.gaps.mean": {"en": "mean ({u})", "zh": "均值（{u}）"},
     "calibrate.gaps.used": {"en": "{stat} used ({u})", "zh": "采用的{stat}（{u}）"},
     "calibrate.gaps.note": {"en": "raw gaps; 'used': the overhead per action, the latency and pickup net of the overhead",
-                            "zh": "原始间隙；“采用”一列：每个动作的开销，以及扣除开销后的延迟和处理延迟"},
+                            "zh": "原始间隙；“采用”一列：每个动作的开销，以及扣除开销后的延迟和接收滞后"},
     "calibrate.describe.head": {"en": "calibration ({u}):", "zh": "校准结果（{u}）："},
     "calibrate.describe.stage": {"en": "  stage {s} {k}: mean {mean:.3f} {u} (median {median:.3f}, sd {sd:.3f}, n={n})",
                                  "zh": "  流水级 {s} {k}：均值 {mean:.3f} {u}（中位数 {median:.3f}，标准差 {sd:.3f}，n={n}）"},
@@ -136,21 +136,21 @@ register({
                                          "改用{other}为 {alt:.3f}）"},
     "calibrate.describe.pickup": {"en": "  pickup of a message sent while the rank was busy: {x:.3f} {u} ({stat} of {n} gaps "
                                         "minus the {stat} overhead; the same with the {other}: {alt:.3f})",
-                                  "zh": "  rank 忙时到达的消息的处理延迟：{x:.3f} {u}（{n} 个间隙的{stat}减去开销的{stat}；"
+                                  "zh": "  rank 忙时到达的消息的接收滞后：{x:.3f} {u}（{n} 个间隙的{stat}减去开销的{stat}；"
                                         "改用{other}为 {alt:.3f}）"},
     "calibrate.describe.shares_own": {"en": "  extra gap charged per action (the mean of each stage and kind's own gaps "
                                             "beyond the typical overhead and hop: pickups and stalls): {shares} {u}",
                                       "zh": "  每个动作计入的额外间隙（各流水级、各类动作自己超出典型开销和典型一跳的间隙的均值，"
-                                            "含消息处理和停顿）：{shares} {u}"},
+                                            "含接收滞后和停顿）：{shares} {u}"},
     "calibrate.describe.shares": {"en": "  pickup charged per action (the pickup x the share of its messages that came early): "
                                         "{shares} {u}",
-                                  "zh": "  每个动作计入的处理延迟（处理延迟 x 其消息中提前到达的比例）：{shares} {u}"},
+                                  "zh": "  每个动作计入的接收滞后（接收滞后 x 其消息中提前到达的比例）：{shares} {u}"},
     "calibrate.describe.note": {"en": "  note: {note}", "zh": "  注：{note}"},
     "calibrate.note.no_overhead": {"en": "no gap with all inputs ready: overhead taken as 0",
                                    "zh": "没有输入全部就绪的间隙：开销按 0 计"},
     "calibrate.note.all_remote": {"en": "every action needs an input from another rank: overhead from those gaps, "
                                         "pickup taken as 0",
-                                  "zh": "每个动作都需要来自其他 rank 的输入：开销取自这些间隙，处理延迟按 0 计"},
+                                  "zh": "每个动作都需要来自其他 rank 的输入：开销取自这些间隙，接收滞后按 0 计"},
     "calibrate.note.no_latency": {"en": "no action waited for a remote input: latency taken as 0",
                                   "zh": "没有动作等待远端输入：延迟按 0 计"},
     "calibrate.costs_name": {"en": "calibrated from {source}", "zh": "根据{source}校准"},
@@ -168,9 +168,9 @@ register({
     "calibrate.row.latency": {"en": "+ latency {x:.3f} {u}/hop", "zh": "+ 延迟 {x:.3f} {u}/跳"},
     "calibrate.why.latency": {"en": "the hop between ranks", "zh": "rank 之间的一跳"},
     "calibrate.row.calibrated": {"en": "+ pickup {x:.3f} {u}/early message: calibrated",
-                                 "zh": "+ 消息处理 {x:.3f} {u}/提前到达的消息：校准结果"},
+                                 "zh": "+ 接收滞后 {x:.3f} {u}/提前到达的消息：校准结果"},
     "calibrate.row.calibrated_own": {"en": "+ each stage's own extra gaps (pickups, stalls): calibrated",
-                                     "zh": "+ 各流水级自己的额外间隙（消息处理、停顿）：校准结果"},
+                                     "zh": "+ 各流水级自己的额外间隙（接收滞后、停顿）：校准结果"},
     "calibrate.why.calibrated_own": {"en": "charged per action where they happened ({what})",
                                      "zh": "在发生的位置按动作计入（{what}）"},
     "calibrate.why.calibrated": {"en": "a message that came while its rank was busy (charged per stage: {what})",
@@ -180,7 +180,7 @@ register({
     "calibrate.why.jitter": {"en": "durations and gaps drawn at random from the measured ones",
                              "zh": "耗时和间隙从实测值中随机抽取"},
     "calibrate.row.replay": {"en": "replay (each action's own duration)", "zh": "回放（每个动作用自己的实测耗时）"},
-    "calibrate.why.replay": {"en": "this step's stragglers, with the typical gaps", "zh": "这一步里的慢动作，间隙取典型值"},
+    "calibrate.why.replay": {"en": "this step's stragglers, with the typical gaps", "zh": "这一步里每个动作自己的实测耗时（拖后腿的动作也照实计入），间隙取典型值"},
     "calibrate.row.measured": {"en": "measured", "zh": "实测"},
     "calibrate.why.measured": {"en": "everything, stalls included", "zh": "全部因素，包括停顿"},
     "calibrate.table.model": {"en": "model", "zh": "模型"},
@@ -188,7 +188,7 @@ register({
     "calibrate.table.makespan": {"en": "makespan ({u})", "zh": "单步耗时（{u}）"},
     "calibrate.table.adds": {"en": "what it adds", "zh": "新加入的因素"},
     "calibrate.table.note": {"en": "bubble_ratio = idle / (ranks x makespan); 'vs measured' in percentage points",
-                             "zh": "bubble_ratio（气泡比例）= 空闲 / (ranks x makespan)；“与实测之差”的单位是百分点"},
+                             "zh": "bubble_ratio（气泡比例）= 空闲 / (ranks x 单步耗时)；“与实测之差”的单位是百分点"},
     "calibrate.table.order": {"en": "; executed order differs from the schedule: {diffs}",
                               "zh": "；实际执行顺序与调度不同：{diffs}"},
     "calibrate.diff.position": {"en": "rank {r} position {k}: ran {got}, schedule says {want}",
@@ -202,7 +202,7 @@ register({
     "calibrate.predict.title": {"en": "{name}, p={p}, simulated with the costs “{costs}”", "zh": "{name}，p={p}，按“{costs}”的耗时模拟"},
     "calibrate.predict.title_given": {"en": "{name}, p={p}, simulated with the given costs",
                                       "zh": "{name}，p={p}，按给定的耗时模拟"},
-    "calibrate.predict.note": {"en": "bubble_ratio = idle / (p x makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p x makespan)"},
+    "calibrate.predict.note": {"en": "bubble_ratio = idle / (p x makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p x 单步耗时)"},
 })
 
 

@@ -39,7 +39,7 @@ from typing import Any
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import Number, check_bool, check_int, check_number, check_sequence
 from bubblekit.costs import Costs
-from bubblekit.i18n import register, tr
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.memory import GB, MemoryReport, Model, check_options, memory_per_rank
 from bubblekit.schedules import REGISTRY, Schedule, schedule, spec
 from bubblekit.schedules.base import MAX_ACTIONS, check_size
@@ -65,13 +65,16 @@ register({
     # the recomputation table and the plan's tables (lessons 05 and 07); column keys stay English
     "planner.rc.title": {"en": "measured on one {device}, torch {torch}, {dtype}, {layers} layers per stage, micro-batch 1",
                          "zh": "在一张 {device} 上实测，torch {torch}，{dtype}，每个流水级 {layers} 层，微批大小 1"},
-    "planner.rc.F_rc": {"en": "F ms (recompute)", "zh": "F ms（重计算）"},
+    "planner.rc.F_rc": {"en": "F ms (recompute)", "zh": "F ms（重算）"},
+    "planner.rc.hidden": {"en": "hidden", "zh": "隐藏维度"},
+    "planner.rc.seq": {"en": "seq", "zh": "序列长度"},
+    "planner.label.recompute": {"en": " +recompute", "zh": " +重算"},
     "planner.rc.bwd": {"en": "backward ms", "zh": "反向 ms"},
-    "planner.rc.bwd_rc": {"en": "backward ms (recompute)", "zh": "反向 ms（重计算）"},
-    "planner.rc.extra_F": {"en": "extra backward (plain F)", "zh": "反向增加（以不重计算的 F 为单位）"},
+    "planner.rc.bwd_rc": {"en": "backward ms (recompute)", "zh": "反向 ms（重算）"},
+    "planner.rc.extra_F": {"en": "extra backward (plain F)", "zh": "反向增加（以不重算的 F 为单位）"},
     "planner.rc.act": {"en": "activations MiB", "zh": "激活 MiB"},
-    "planner.rc.act_rc": {"en": "activations MiB (recompute)", "zh": "激活 MiB（重计算）"},
-    "planner.rc.ratio": {"en": "activations ÷", "zh": "激活之比（不重计算 ÷ 重计算）"},
+    "planner.rc.act_rc": {"en": "activations MiB (recompute)", "zh": "激活 MiB（重算）"},
+    "planner.rc.ratio": {"en": "activations ÷", "zh": "激活之比（不重算 ÷ 重算）"},
     "planner.rank_by.time_per_microbatch": {"en": "time per microbatch", "zh": "每个微批的时间"},
     "planner.rank_by.makespan": {"en": "makespan", "zh": "单步耗时"},
     "planner.rank_by.bubble_ratio": {"en": "bubble ratio", "zh": "气泡比例"},
@@ -237,7 +240,8 @@ def recompute_table() -> Table:
     two = dict.fromkeys(("F_ms", "F_rc_ms", "bwd_ms", "bwd_rc_ms", "extra_F"), "float2")
     return Table(
         rows, formats={**two, "act_MiB": _whole, "act_rc_MiB": _whole, "ratio": "float1"},
-        headers={"F_ms": "F ms", "F_rc_ms": tr("planner.rc.F_rc"), "bwd_ms": tr("planner.rc.bwd"),
+        headers={"hidden": tr("planner.rc.hidden"), "seq": tr("planner.rc.seq"),
+                 "F_ms": "F ms", "F_rc_ms": tr("planner.rc.F_rc"), "bwd_ms": tr("planner.rc.bwd"),
                  "bwd_rc_ms": tr("planner.rc.bwd_rc"), "extra_F": tr("planner.rc.extra_F"),
                  "act_MiB": tr("planner.rc.act"), "act_rc_MiB": tr("planner.rc.act_rc"),
                  "ratio": tr("planner.rc.ratio")},
@@ -334,10 +338,12 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"``."""
+        """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"`` (Chinese, with the display name:
+        ``"交错式 1F1B v=2 m=16 +重算"``). Used in lesson 05's tables."""
         v = f" v={self.v}" if self.v > 1 else ""
-        rc = " +recompute" if self.recompute else ""
-        return f"{self.schedule}{v} m={self.m}{rc}"
+        rc = tr("planner.label.recompute") if self.recompute else ""
+        name = spec(self.schedule).display_name if get_language() == "zh" else self.schedule
+        return f"{name}{v} m={self.m}{rc}"
 
 
 def _per_stage_length(costs: Costs) -> int | None:

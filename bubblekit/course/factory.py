@@ -33,7 +33,7 @@ register({
     "factory.note.factory": {"en": "{p} stations, forward only; idle share = idle station-minutes / all station-minutes",
                              "zh": "{p} 个工位，只有前向；空闲占比 = 空闲的工位·分钟 / 全部工位·分钟"},
     "factory.note.pipeline": {"en": "{p} ranks, forward only; bubble_ratio = idle / (p × makespan)",
-                              "zh": "{p} 个 rank，只有前向；bubble_ratio（气泡比例）= 空闲 / (p × makespan)"},
+                              "zh": "{p} 个 rank，只有前向；bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)"},
 })
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from bubblekit._validate import check_int, check_number
 from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
-from bubblekit.i18n import get_language, register, tr
+from bubblekit.i18n import all_messages, get_language, register, tr, translate
 from bubblekit.schedules import schedule
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import Table
@@ -100,7 +100,7 @@ register({
     "published.note.zb2p": {"en": "peak is 2p-1 = {peak} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
                                   "and counts per-stage spans (bubble_ratio over the whole makespan is larger)",
                             "zh": "峰值是 2p-1 = {peak} 个微批的激活，“2x”是取整后的值；气泡为 0 要求 m >= 2p-1，"
-                                  "并且按每个流水级各自的时间跨度计（按整个 makespan 算的 bubble_ratio 更大）"},
+                                  "并且按每个流水级各自的时间跨度计（按整个单步耗时算的 bubble_ratio 更大）"},
     "published.note.zbv": {"en": "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1",
                            "zh": "每个 rank 两个 chunk，排成 V 形：每个微批要跨 2(p-1) 个 rank 边界，而不是 p-1 个"},
     "published.note.v": {"en": "peak {peak} = {value:g} of 1F1B's p = {p}: '{memory}' is the limit for large p; "
@@ -142,7 +142,7 @@ register({
     "published.ws.m": {"en": "m = B / (DP × b): microbatches per pipeline", "zh": "m = B / (DP × b)：每条流水线的微批数"},
     "published.ws.computed": {"en": "computed", "zh": "计算得出"},
     "published.ws.schedule": {"en": "schedule", "zh": "调度"},
-    "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)"},
+    "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)"},
     "published.ws.ratio_from": {"en": "computed: {method}", "zh": "计算：{method}"},
     "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌"},
     "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算（同上）"},
@@ -160,7 +160,7 @@ register({
                                 "zh": "四个已发表的训练任务：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
     "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
                                      "case's stated assumptions, not measurements",
-                               "zh": "bubble_ratio（气泡比例）= 空闲 / (p × makespan)；bubble_overhead（气泡开销，Megatron 口径）"
+                               "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)；bubble_overhead（气泡开销，Megatron 口径）"
                                      "= 空闲 / 忙碌；这些是按各案例写明的假设做的估算，不是实测"},
     "published.options.refused": {"en": "not possible: {reason}", "zh": "不可行：{reason}"},
     "published.options.refused_rounds": {
@@ -173,11 +173,11 @@ register({
                                "zh": "所有方案用同一个模型：各流水级相同，反向 = 2 × 前向（ZB-H1 和 DualPipe 拆成 I = W = F），"
                                      "不计通信开销"},
     "published.megatron.where": {"en": "Table 1, with the bubble_ratio each row implies",
-                                 "zh": "Table 1，附每一行对应的 bubble_ratio"},
+                                 "zh": "表 1，附每一行对应的 bubble_ratio"},
     "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
                                       "idle / (p × makespan) for equal stages, B = 2F, no communication cost",
                                 "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；bubble_ratio（气泡比例）"
-                                      "= 空闲 / (p × makespan)，按各流水级相同、B = 2F、不计通信开销计算"},
+                                      "= 空闲 / (p × 单步耗时)，按各流水级相同、B = 2F、不计通信开销计算"},
     "published.megatron.params": {"en": "params (B)", "zh": "参数量（B）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
     "published.megatron.batch": {"en": "batch", "zh": "批大小"},
@@ -185,10 +185,10 @@ register({
     "published.megatron.inter": {"en": "interleaved, v max", "zh": "交错式，v 取最大"},
     "published.megatron.tflops": {"en": "TFLOP/s per GPU", "zh": "每 GPU 的 TFLOP/s"},
     # the cases' assumptions, shown under each worksheet (Case.assumptions keeps the English)
-    "published.assume.mb1": {"en": "micro-batch size 1 (Table 1 does not give it)", "zh": "微批大小为 1（Table 1 没有给出）"},
+    "published.assume.mb1": {"en": "micro-batch size 1 (Table 1 does not give it)", "zh": "微批大小为 1（表 1 没有给出）"},
     "published.assume.megatron_v": {
         "en": "v = {v} chunks per rank (the most that {layers} layers on {pp} ranks allow; Table 1 does not give v)",
-        "zh": "每个 rank v = {v} 个 chunk（{layers} 层分到 {pp} 个 rank 上最多能切这么多；Table 1 没有给出 v）"},
+        "zh": "每个 rank v = {v} 个 chunk（{layers} 层分到 {pp} 个 rank 上最多能切这么多；表 1 没有给出 v）"},
     "published.assume.megatron_hours": {
         "en": "GPU-hours = the paper's eq. (4) projection (a benchmark run, not a finished training)",
         "zh": "GPU 小时数取论文公式 (4) 的估算（这是一次基准测试，不是完整的训练）"},
@@ -208,7 +208,7 @@ register({
     "published.assume.llama_hours": {
         "en": "the 16K-GPU, 8K-sequence configuration for all 30.84M GPU-hours (Table 4 also lists 8K GPUs "
               "and a long-context stage)",
-        "zh": "全部 30.84M GPU 小时都按 16K GPU、8K 序列长度的配置计（Table 4 还列出了 8K GPU 的配置和一个长上下文阶段）"},
+        "zh": "全部 30.84M GPU 小时都按 16K GPU、8K 序列长度的配置计（表 4 还列出了 8K GPU 的配置和一个长上下文阶段）"},
     "published.assume.ds_dp": {
         "en": "non-expert data parallelism 2048 / 16 = 128 pipelines, so 120 sequences per pipeline per step",
         "zh": "非专家部分的数据并行为 2048 / 16 = 128 条流水线，所以每条流水线每步 120 条序列"},
@@ -221,7 +221,7 @@ register({
     "published.assume.ds_hours": {
         "en": "the pre-training configuration for all 2.788M GPU-hours (Table 1: 2,664K pre-training, 119K context "
               "extension, 5K post-training)",
-        "zh": "全部 2.788M GPU 小时都按预训练的配置计（Table 1：预训练 2,664K，上下文扩展 119K，后训练 5K）"},
+        "zh": "全部 2.788M GPU 小时都按预训练的配置计（表 1：预训练 2,664K，上下文扩展 119K，后训练 5K）"},
 })
 
 
@@ -669,11 +669,14 @@ register({
     "published.t.published": {"en": "published", "zh": "论文值"},
     "published.t.table5_note": {
         "en": "bubble_ratio: the whole step (p × makespan); ZB-H2's corners count there and not in the paper's measure",
-        "zh": "bubble_ratio（气泡比例）按整步计算（p × makespan）：ZB-H2 首尾两角的空闲计入其中，论文的口径不计入"},
+        "zh": "bubble_ratio（气泡比例）按整步计算（p × 单步耗时）：ZB-H2 首尾两角的空闲计入其中，论文的口径不计入"},
     "published.t.search_p": {"en": "search, cap p", "zh": "搜索，上限 p"},
     "published.t.search_2p": {"en": "search, cap 2p", "zh": "搜索，上限 2p"},
     "published.t.zero_stage": {"en": "ZeRO stage", "zh": "ZeRO 阶段"},
+    "published.t.today": {"en": "today", "zh": "至今"},
     "published.t.gb_per_device": {"en": "GB per device", "zh": "每卡显存（GB）"},
+    "published.t.hidden": {"en": "hidden", "zh": "隐藏维度"},
+    "published.t.seq": {"en": "seq", "zh": "序列长度"},
     "published.t.measured_mib": {"en": "measured MiB", "zh": "实测 MiB"},
     "published.t.formula_mib": {"en": "formula MiB", "zh": "公式 MiB"},
     "published.t.difference": {"en": "difference", "zh": "相对误差"},
@@ -682,7 +685,10 @@ register({
 
 def zb_readme_history_table() -> Table:
     """:data:`ZB_README_HISTORY` as a table: ``from``, ``until``, ``1F1B``, ``ZB1P``. Used in lesson 07x."""
-    return Table([{"from": a, "until": b, "1F1B": one, "ZB1P": zb} for a, b, one, zb in ZB_README_HISTORY],
+    def until(day: str) -> str:
+        return tr("published.t.today") if day == "today" else day
+
+    return Table([{"from": a, "until": until(b), "1F1B": one, "ZB1P": zb} for a, b, one, zb in ZB_README_HISTORY],
                  headers={"from": tr("published.t.from"), "until": tr("published.t.until")})
 
 
@@ -803,7 +809,8 @@ def activation_formula_table() -> Table:
         rows.append({"hidden": c["hidden"], "seq": c["seq"], "measured MiB": measured / 2**20,
                      "formula MiB": formula / 2**20, "difference": formula / measured - 1})
     return Table(rows, formats={"measured MiB": "float1", "formula MiB": "float1", "difference": "percent2"},
-                 headers={"measured MiB": tr("published.t.measured_mib"), "formula MiB": tr("published.t.formula_mib"),
+                 headers={"hidden": tr("published.t.hidden"), "seq": tr("published.t.seq"),
+                          "measured MiB": tr("published.t.measured_mib"), "formula MiB": tr("published.t.formula_mib"),
                           "difference": tr("published.t.difference")})
 
 
@@ -1165,8 +1172,57 @@ _SHORT_SOURCE: dict[str, str] = {
 }
 
 
+register({
+    "published.src.megatron-sc21": {"en": "Megatron-LM paper (SC21)", "zh": "Megatron-LM 论文（SC21）"},
+    "published.src.bloom-train": {"en": "BLOOM training README", "zh": "BLOOM 训练 README"},
+    "published.src.bloom-paper": {"en": "BLOOM paper", "zh": "BLOOM 论文"},
+    "published.src.llama3-paper": {"en": "Llama 3 paper", "zh": "Llama 3 论文"},
+    "published.src.llama31-card": {"en": "Llama 3.1 model card", "zh": "Llama 3.1 模型卡"},
+    "published.src.deepseek-v3": {"en": "DeepSeek-V3 report", "zh": "DeepSeek-V3 技术报告"},
+    "published.where.table": {"en": "Table {n}", "zh": "表 {n}"},
+    "published.where.eq4": {"en": "eq. (4) projection for 450B tokens", "zh": "公式 (4)：按 4500 亿 token 的估算"},
+    "published.where.slurm": {"en": "slurm script", "zh": "slurm 脚本"},
+    "published.where.per_dp": {"en": "Table 4 (16 per DP group)", "zh": "表 4（每个 DP 组 16 条序列）"},
+    "published.where.gpu_hours": {"en": "training GPU hours", "zh": "训练 GPU 小时数"},
+    "published.method.simulated": {"en": "simulated {name} p={p} m={m} v={v}", "zh": "模拟 {name}，p={p}，m={m}，v={v}"},
+    "published.model.Megatron-LM 1T": {"en": "GPT 1008B (Megatron-LM weak-scaling Table 1, last row)",
+                                       "zh": "GPT 1008B（Megatron-LM 弱扩展实验表 1 的最后一行）"},
+    "published.model.DeepSeek-V3": {"en": "DeepSeek-V3 (671B MoE, 37B active)", "zh": "DeepSeek-V3（671B MoE，激活 37B）"},
+})
+_WHERE_KEYS = {"eq. (4) projection for 450B tokens": "published.where.eq4", "slurm script": "published.where.slurm",
+               "Table 4 (16 per DP group)": "published.where.per_dp", "training GPU hours": "published.where.gpu_hours"}
+
+
+def _where_words(where: str) -> str:
+    """A source's place (``"Table 4"``, ``"slurm script"``) in the current language; section marks
+    (``"§3.2"``) and quoted README headings (``"'Replica setup'"``) read the same in both."""
+    if where in _WHERE_KEYS:
+        return tr(_WHERE_KEYS[where])
+    table = re.fullmatch(r"Table (\d+)", where)
+    return tr("published.where.table", n=table.group(1)) if table else where
+
+
 def _from(key: str, where: str) -> str:
-    return f"{_SHORT_SOURCE[key]}, {where}"
+    """``"Megatron-LM paper (SC21), Table 1"`` (Chinese: ``"Megatron-LM 论文（SC21），表 1"``); lesson 08's tables."""
+    source = tr(f"published.src.{key}") if key in _SHORT_SOURCE else key
+    return source + ("，" if get_language() == "zh" else ", ") + _where_words(where)
+
+
+def _method_words(method: str) -> str:
+    """:attr:`CaseEstimate.method` as the learner reads it: ``"simulated 1f1b p=12 m=128 v=1"`` (Chinese:
+    ``"模拟 1F1B，p=12，m=128，v=1"``); a method written otherwise is shown as it is."""
+    parts = re.fullmatch(r"simulated (\S+) p=(\d+) m=(\d+) v=(\d+)", method)
+    if not parts or get_language() == "en":
+        return method
+    from bubblekit.schedules import display_name
+
+    name, p, m, v = parts.groups()
+    return tr("published.method.simulated", name=display_name(name), p=p, m=m, v=v).replace("模拟 交错", "模拟交错")
+
+
+def _model_words(case: Case) -> str:
+    key = f"published.model.{case.name}"
+    return tr(key) if key in all_messages() and case.model == translate(key, "en") else case.model
 
 
 @dataclass(frozen=True)
@@ -1241,7 +1297,8 @@ def _schedule_label(est: CaseEstimate) -> str:
 
     name, v = est.method.split()[1], int(est.method.rsplit("v=", 1)[1])
     label = spec(name).display_name
-    return f"{label}, v = {v}" if spec(name).chunks == "many" and name != "dualpipe" else label
+    comma = "，" if get_language() == "zh" else ", "
+    return f"{label}{comma}v = {v}" if spec(name).chunks == "many" and name != "dualpipe" else label
 
 
 def case_layouts() -> Table:
@@ -1303,7 +1360,7 @@ def case_worksheet(case: Case | str | CaseEstimate, **overrides: object) -> Tabl
         (tr("published.ws.micro"), str(c.micro_batch), where("micro_batch")),
         (tr("published.ws.m"), str(est.m), tr("published.ws.computed")),
         (tr("published.ws.schedule"), _schedule_label(est), where("schedule")),
-        (tr("published.ws.ratio"), f"{est.bubble_ratio:.2%}", tr("published.ws.ratio_from", method=est.method)),
+        (tr("published.ws.ratio"), f"{est.bubble_ratio:.2%}", tr("published.ws.ratio_from", method=_method_words(est.method))),
         (tr("published.ws.overhead"), f"{est.bubble_overhead:.2%}", tr("published.ws.overhead_from")),
         (tr("published.ws.hours"), hours, where("gpu_hours")),
         (tr("published.ws.idle"), idle, tr("published.ws.computed")),
@@ -1315,7 +1372,7 @@ def case_worksheet(case: Case | str | CaseEstimate, **overrides: object) -> Tabl
         rows, ["quantity", "value", "from"],
         headers={"quantity": tr("published.col.quantity"), "value": tr("published.col.value"),
                  "from": tr("published.col.from")},
-        title=f"{c.name}: {c.model}",
+        title=f"{c.name}: {_model_words(c)}",
         note=tr("published.ws.note", assumptions=("；" if get_language() == "zh" else "; ").join(shown)),
     )
 

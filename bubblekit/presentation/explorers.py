@@ -121,7 +121,7 @@ register({
                  "zh": "每步微批数；只停在当前调度接受的取值上"},
     "ex.m.tip_plain": {"en": "microbatches per step", "zh": "每步微批数"},
     "ex.v": {"en": "v (chunks/rank)", "zh": "v（每卡 chunk 数）"},
-    "ex.card.ratio.name": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "气泡比例 bubble_ratio = 空闲 / (p × makespan)"},
+    "ex.card.ratio.name": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "气泡比例 bubble_ratio = 空闲 / (p × 单步耗时)"},
     "ex.card.overhead.name": {"en": "bubble_overhead = idle / busy", "zh": "气泡开销 bubble_overhead = 空闲 / 忙碌"},
     "ex.v.tip": {"en": "stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes 2, the others 1",
                  "zh": "每个 rank 上的流水级数：交错式 1F1B 和 looped BFS 取 v >= 2，V 形调度为 2，其余为 1"},
@@ -175,7 +175,7 @@ register({
                           "(rank {rank} peaks at {peak}). Fewer microbatches in flight (1F1B instead of GPipe, smaller m, "
                           "recomputation) bring the peak down.",
                     "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个持有超过 {cap} 个微批的激活（rank {rank} 峰值为 {peak}）。"
-                          "减少同时驻留的微批（用 1F1B 代替 GPipe、减小 m、激活重计算）可以降低峰值。"},
+                          "减少同时驻留的微批（用 1F1B 代替 GPipe、减小 m、激活重算）可以降低峰值。"},
     "ex.formula.name": {"en": "closed form", "zh": "闭式解"},
     "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
     "ex.formula.agree": {"en": "= simulated ✓", "zh": "= 模拟结果 ✓"},
@@ -184,8 +184,8 @@ register({
     "ex.formula.title": {"en": "closed form bubble_ratio {formula}", "zh": "闭式解 bubble_ratio {formula}"},
     "ex.card.ratio.note": {"en": "{ratio:.1%} of device-time idle (simulated)", "zh": "设备时间的 {ratio:.1%} 处于空闲（模拟）"},
     "ex.card.overhead.note": {"en": "Megatron's convention (simulated)", "zh": "Megatron 口径（模拟）"},
-    "ex.card.makespan": {"en": "makespan (one step)", "zh": "单步耗时 makespan"},
-    "ex.card.makespan.short": {"en": "makespan", "zh": "单步耗时 makespan"},
+    "ex.card.makespan": {"en": "makespan (one step)", "zh": "单步耗时"},
+    "ex.card.makespan.short": {"en": "makespan", "zh": "单步耗时"},
     "ex.card.utilization": {"en": "utilization {u:.1%}", "zh": "利用率 {u:.1%}"},
     "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（每个 rank 最多 {gib:.2f} GiB，按实测字节数）"},
     "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
@@ -237,7 +237,7 @@ register({
     "ex.frontier.skipped": {"en": "Not shown at this m: {what}", "zh": "在这个 m 下未显示：{what}"},
     "ex.frontier.label": {"en": "frontier", "zh": "前沿"},
     "ex.frontier.xlabel": {"en": "peak activations per rank (microbatch activations)", "zh": "每个 rank 的激活峰值（以微批的激活为单位）"},
-    "ex.frontier.ylabel": {"en": "bubble_ratio (%)\n= idle ÷ (p × makespan)", "zh": "气泡比例（%）\n= 空闲 ÷ (p × makespan)"},
+    "ex.frontier.ylabel": {"en": "bubble_ratio (%)\n= idle ÷ (p × makespan)", "zh": "气泡比例（%）\n= 空闲 ÷ (p × 单步耗时)"},
     "ex.frontier.title": {"en": "Bubble against memory: p={p}, m={m}, v={v} (interleaved, looped BFS)\n{costs}",
                           "zh": "气泡与显存：p={p}，m={m}，v={v}（交错式 1F1B、looped BFS）\n{costs}"},
 })
@@ -1153,11 +1153,15 @@ _TEMPLATE_HELP = """# One line per rank, actions in the order the rank runs them
 # 0F3 = stage 0, Forward, microbatch 3;  B = full backward
 # (or split B into I = input grad and W = weight grad).
 """
+register({"ex.builder.help": {"en": _TEMPLATE_HELP,
+                              "zh": "# 每个 rank 一行，按这个 rank 执行的顺序写出它的动作。\n"
+                                    "# 0F3 = 流水级 0、前向、微批 3；B = 完整的反向\n"
+                                    "#（也可以把 B 拆成 I = 输入梯度、W = 权重梯度）。\n"}})
 
 
 def _template_text(name: str, p: int, m: int) -> str:
-    """The help comment plus the built-in schedule ``name`` for ``p`` ranks and ``m`` microbatches."""
-    return _TEMPLATE_HELP + build_schedule(name, p, m).to_text() + "\n"
+    """The help comment (in the current language) plus the built-in schedule ``name`` for ``p`` ranks and ``m`` microbatches."""
+    return tr("ex.builder.help") + build_schedule(name, p, m).to_text() + "\n"
 
 
 class ScheduleBuilder:

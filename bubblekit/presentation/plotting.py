@@ -106,10 +106,10 @@ register({
     "plot.metrics": {
         "en": "bubble_ratio {ratio:.1%} (idle ÷ (p × makespan))   |   bubble_overhead {overhead:.1%} (idle ÷ busy)"
               "   |   makespan {makespan} {unit}",
-        "zh": "气泡比例 bubble_ratio {ratio:.1%}（空闲 ÷ (p × makespan)）   |   气泡开销 bubble_overhead {overhead:.1%}"
-              "（空闲 ÷ 忙碌）   |   单步耗时 makespan {makespan} {unit}",
+        "zh": "气泡比例 bubble_ratio {ratio:.1%}（空闲 ÷ (p × 单步耗时)）   |   气泡开销 bubble_overhead {overhead:.1%}"
+              "（空闲 ÷ 忙碌）   |   单步耗时 {makespan} {unit}",
     },
-    "plot.phase.fill": {"en": "fill", "zh": "填充（预热）"},
+    "plot.phase.fill": {"en": "fill", "zh": "填充"},
     "plot.phase.steady": {"en": "steady", "zh": "稳态"},
     "plot.phase.between": {"en": "between fill and drain", "zh": "填充与排空之间"},
     "plot.phase.drain": {"en": "drain", "zh": "排空"},
@@ -125,7 +125,9 @@ register({
     "plot.sweep.more": {"en": "... and {n} more", "zh": "……另有 {n} 项"},
     "plot.sweep.closed_form": {"en": "closed form {form}", "zh": "闭式解 {form}"},
     "plot.sweep.xlabel": {"en": "microbatches per step, m", "zh": "每步微批数 m"},
-    "plot.sweep.ylabel": {"en": "bubble_ratio = idle ÷ (p × makespan)", "zh": "气泡比例 = 空闲 ÷ (p × makespan)"},
+    "plot.sweep.ylabel": {"en": "bubble_ratio = idle ÷ (p × makespan)", "zh": "气泡比例 = 空闲 ÷ (p × 单步耗时)"},
+    "plot.sweep.simulated": {"en": "{name} (simulated)", "zh": "{name}（模拟）"},
+    "plot.sweep.simulated_v": {"en": "{name}, v={v} (simulated)", "zh": "{name}，v={v}（模拟）"},
     "plot.sweep.title": {"en": "Bubble ratio against m, p = {p}   |   {costs}", "zh": "气泡比例随 m 的变化，p = {p}   |   {costs}"},
     "plot.anim.readout": {
         "en": "t = {t} of {total} {unit}  |  running now: {running:>2}  |  bubble so far: {bubble:6.1%}",
@@ -1150,7 +1152,7 @@ def _simulated_points(
 def _draw_points(ax: Axes, entry: ScheduleSpec, v: int, xs: list[int], ys: list[float], series: int) -> None:
     """One schedule's simulated points (marker and colour by series number)."""
     name = display_name(entry.name)
-    label = f"{name} (simulated)" if entry.chunks == "one" else f"{name}, v={v} (simulated)"
+    label = tr("plot.sweep.simulated", name=name) if entry.chunks == "one" else tr("plot.sweep.simulated_v", name=name, v=v)
     color = SERIES_COLORS[series % len(SERIES_COLORS)]
     ax.plot(xs, ys, linestyle="none", marker=_MARKERS[series % len(_MARKERS)], markersize=8,
             markerfacecolor="none" if series % 2 else color, markeredgewidth=1.8, color=color,

@@ -32,12 +32,14 @@ _CHUNK_WORDS = {"one": "v=1", "many": "v>=2", "two": "v=2 (V)"}
 _WORDS = {
     "schedules.m_rule.any": {"en": "any m >= 1", "zh": "任意 m >= 1"},
     "schedules.m_rule.interleaved": {"en": "m < 2p, or m a multiple of m // p (PyTorch's rounds must divide m)",
-                                     "zh": "m < 2p，或 m 是 m // p 的倍数（PyTorch 的轮数必须整除 m）"},
+                                     "zh": "m < 2p，或 m 能被轮数 m // p 整除（PyTorch 的要求）"},
     "schedules.m_rule.dualpipe": {"en": "p even, m even and m >= 2p", "zh": "p 为偶数，m 为偶数且 m >= 2p"},
     "schedules.peak.dualpipev": {"en": "p + 1/2 (2p+1 chunk activations: the README's PP+1)",
                                  "zh": "p + 1/2（2p+1 个 chunk 的激活，即 README 中的 PP+1）"},
     "schedules.peak.dualpipe": {"en": "p + 1 (the README's PP+1 stage activations)",
                                 "zh": "p + 1（README 中 PP+1 个流水级的激活）"},
+    # display names that are words, not proper names (GPipe, ZB-V, looped BFS stay as they are)
+    "schedules.display.interleaved": {"en": "interleaved 1F1B", "zh": "交错式 1F1B"},
 }
 register_messages(_WORDS)
 _WORD_KEYS = {texts["en"]: key for key, texts in _WORDS.items()}
@@ -102,8 +104,9 @@ class ScheduleSpec:
 
     @property
     def display_name(self) -> str:
-        """The name as the course writes it (``"interleaved 1F1B"``)."""
-        return self.display or self.name
+        """The name as the course writes it, in the current language (``"interleaved 1F1B"``; Chinese
+        ``"交错式 1F1B"``). Every spelling, in either language, is accepted by :func:`spec`."""
+        return _shown(self.display or self.name)
 
     def resolve_v(self, v: int | None = None) -> int:
         """Chunks per rank for ``v`` (``None``: the default), or a ``ValueError`` stating the rule."""
@@ -189,7 +192,8 @@ def _aliases() -> dict[str, str]:
     """Every accepted spelling -> registry name: names, display names, aliases."""
     out: dict[str, str] = {}
     for entry in REGISTRY.values():
-        for alias in (entry.name, entry.display_name, *entry.aliases):
+        shown = _WORDS.get(_WORD_KEYS.get(entry.display or "", ""), {})
+        for alias in (entry.name, entry.display or entry.name, *shown.values(), *entry.aliases):
             out.setdefault(_key(alias), entry.name)
     return out
 

@@ -33,7 +33,7 @@ def megatron_overhead(p: int, m: int, v: int = 1) -> Mistake:
         msg("that is Megatron's overhead (bubble time over busy time); this asks for the bubble as a "
             "fraction of the whole step (idle device-time over p x makespan)",
             "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是气泡比例，"
-            "即气泡占整个单步耗时的比例（空闲的设备时间 / (p x makespan)）"),
+            "即气泡占整个单步耗时的比例（空闲的设备时间 / (p x 单步耗时)）"),
     )
 
 

@@ -106,7 +106,7 @@ def _mean_stage_makespan() -> Any:
 
 @exercise("02.4", hint=(msg("The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
                             "the backward wave the same with backward times.",
-                            "前向波的耗时是各流水级时间之和，加上 (m - 1) 倍最慢流水级的时间；反向波同理，换"
+                            "前向一轮的耗时是各流水级时间之和，加上 (m - 1) 倍最慢流水级的时间；反向一轮同理，换"
                             "成反向时间。"),
                         msg("Simulate it: bk.simulate(bk.schedule('gpipe', 4, m), bk.Costs(f=uneven_f, b=uneven_b)) "
                             "and compare with your prediction.",

@@ -142,7 +142,7 @@ def _check_yourself() -> Any:
                         msg("Every rank idles the same time, before, between or after its work: count one rank's "
                             "idle slots in the forward wave and in the backward wave, then take all the ranks.",
                             "每个 rank 的空闲时间都一样，只是分布在工作之前、之间或之后：数出一个 rank 在前向"
-                            "波和反向波中的空闲时间槽，再乘上全部 rank。")),
+                            "和反向两轮中的空闲时间槽，再乘上全部 rank。")),
           mistakes=(Mistake(lambda _e: _gpipe_3_5().idle[0], msg("that is one rank's idle time; add it up over all the ranks",
                                                                  "这是一个 rank 的空闲时间；要把所有 rank 的"
                                                                  "加起来")),))
@@ -162,7 +162,7 @@ def _sb() -> Any:
 
 @exercise("03.2", hint=(msg("Start from the interleaved makespan (exercise 03.10) and one rank's busy time: the "
                             "utilisation is the busy share of the step.",
-                            "从交错式 1F1B 的 makespan（练习 03.10）和一个 rank 的忙碌时间出发：利用率就是忙"
+                            "从交错式 1F1B 的单步耗时（练习 03.10）和一个 rank 的忙碌时间出发：利用率就是忙"
                             "碌时间占单步耗时的比例。"),
                         msg("sb.bubble_fraction(makespan, sb.busy_per_rank()) gives the idle share; the busy share "
                             "is what is left. sb.evaluate(expr, p=4, m=8, v=2) checks one case against the simulator.",
@@ -192,7 +192,7 @@ def _factor(expr: Any) -> Any:
                         msg("Write b(m) for p = 16 with the p - 1 crossing slots in the numerator and in the "
                             "denominator, set it equal to 1/20 and solve for m by hand; round up, then simulate m and "
                             "m - 1 to see that only the first meets 5 %.",
-                            "写出 p = 16 时的 b(m)，分子和分母里都有 p - 1 个穿越时间槽；令它等于 1/20，手算解出 m"
+                            "写出 p = 16 时的 b(m)，分子和分母里都有 p - 1 个填充与排空时间槽；令它等于 1/20，手算解出 m"
                             "；向上取整，再分别模拟 m 和 m - 1，确认只有前者达到 5%。")),
           mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
                                                  "这个 m 差一点点达不到目标：解要向上取整，不是向下")),
@@ -284,13 +284,13 @@ def _megatron_quarter_expected() -> Any:
 
 @exercise("03.7", hint=(msg("Follow the last microbatch: when does it leave rank 0, and how many forwards does it "
                             "still need on the other ranks? The backward wave mirrors the forward wave.",
-                            "跟着最后一个微批走：它什么时候离开 rank 0？在其余 rank 上还要做几次前向？反向波"
-                            "和前向波是镜像对称的。"),
+                            "跟着最后一个微批走：它什么时候离开 rank 0？在其余 rank 上还要做几次前向？反向一轮"
+                            "和前向一轮是镜像对称的。"),
                         msg("Count slots in the p = 4, m = 4 picture: the forward wave lasts a number of forward "
                             "slots that grows by one per extra microbatch and by one per extra rank. Write that "
                             "count with p and m, times t_f, then add the backward wave's count times t_b.",
-                            "在 p = 4, m = 4 的图里数时间槽：前向波持续的前向时间槽数，每多一个微批加一，每多"
-                            "一个 rank 也加一。用 p 和 m 写出这个数，乘以 t_f，再加上反向波的时间槽数乘以 t_b"
+                            "在 p = 4, m = 4 的图里数时间槽：前向一轮持续的前向时间槽数，每多一个微批加一，每多"
+                            "一个 rank 也加一。用 p 和 m 写出这个数，乘以 t_f，再加上反向一轮的时间槽数乘以 t_b"
                             "。")),
           compare=expression_compare(
               (lambda: _sb().busy_per_rank(), msg("that is one rank's busy time: the step also lasts while the last "
@@ -298,10 +298,10 @@ def _megatron_quarter_expected() -> Any:
                                                   "这是一个 rank 的忙碌时间；最后一个微批穿过其余 rank 的这段"
                                                   "时间也算在一步之内")),
               (lambda: _sb().wave(_sb().t_f), msg("that is only the forward wave: the backward wave follows it",
-                                                  "这只是前向波，后面还有反向波")),
+                                                  "这只是前向一轮，后面还有反向一轮")),
               (lambda: _sb().makespan_gpipe() + _sb().t_f + _sb().t_b,
                msg("one action too many per wave: between p ranks a microbatch crosses one link fewer than there are ranks",
-                   "每个波多算了一个动作：p 个 rank 之间，微批经过的链路比 rank 数少一条")),
+                   "每一轮多算了一个动作：p 个 rank 之间，微批经过的链路比 rank 数少一条")),
           ))
 def _makespan() -> Any:
     sb = _sb()
@@ -328,7 +328,7 @@ def _off_by_one(k: int) -> Any:
 
 @exercise("03.8", hint=(msg("b is idle device-time over total device-time: each of the p ranks idles for the part of "
                             "the makespan in which it is not working.",
-                            "b 是空闲的设备时间除以全部设备时间：p 个 rank 中的每一个，在 makespan 里不干活的"
+                            "b 是空闲的设备时间除以全部设备时间：p 个 rank 中的每一个，在单步耗时里不干活的"
                             "那部分时间就是空闲。"),
                         msg("Test your expression on a picture you can count: for p = 2, m = 1 and for p = 3, m = 2, "
                             "count the idle boxes and all the boxes of the step, and compare with what your b gives.",
@@ -338,7 +338,7 @@ def _off_by_one(k: int) -> Any:
               (lambda: _sb().MEGATRON_OVERHEAD, msg("that is Megatron's overhead (idle over busy time); b divides the "
                                                     "idle time by the whole step, p x makespan",
                                                     "这是 Megatron 口径的气泡开销（空闲时间 / 忙碌时间）；b "
-                                                    "是用空闲时间除以整步的设备时间 p x makespan")),
+                                                    "是用空闲时间除以整步的设备时间 p x 单步耗时")),
               (lambda: _sb().UTILIZATION, msg("that is the busy share (the utilisation); b is the idle share",
                                               "这是忙碌占比（利用率）；b 是空闲占比")),
               (lambda: _sb().idle_per_rank(_sb().makespan_gpipe()),
@@ -347,7 +347,7 @@ def _off_by_one(k: int) -> Any:
               (lambda: _swap_pm(_ratio()),
                msg("that is b with p and m swapped: the crossing slots come from the p ranks, the work from the m "
                    "microbatches",
-                   "这是把 p 和 m 弄反的 b：穿越时间槽来自 p 个 rank，工作量来自 m 个微批")),
+                   "这是把 p 和 m 弄反的 b：填充与排空的时间槽来自 p 个 rank，工作量来自 m 个微批")),
               *((lambda k=k: _off_by_one(k), OFF_BY_ONE) for k in range(4)),
           ))
 def _ratio() -> Any:
@@ -372,7 +372,7 @@ def _ratio() -> Any:
                                                           " 恰好等于 b_star 时的 m")),
               (lambda: _sb().solve_min_m() + _sb().p - 1, msg("that root counts the p - 1 crossing slots too: it solves "
                                                               "for m + p - 1, not for m",
-                                                              "这个根把 p - 1 个穿越时间槽也算进去了：它解的"
+                                                              "这个根把 p - 1 个填充与排空时间槽也算进去了：它解的"
                                                               "是 m + p - 1，不是 m")),
               (lambda: 1 / _sb().solve_min_m(), msg("that is upside down: which of the two goes on top?",
                                                     "分子分母颠倒了：两者中哪个该在上面？")),
@@ -390,21 +390,21 @@ def _ceiling(expr: Any) -> Any:
 
 @exercise("03.10", hint=(msg("A rank still runs its whole share for every microbatch; what changes is the length "
                              "of one step of the crossing: how long does one chunk action take?",
-                             "每个 rank 对每个微批仍要做完自己的全部工作；变的是穿越过程中每一步的长度：一个 "
+                             "每个 rank 对每个微批仍要做完自己的全部工作；变的是填充与排空中每一步的长度：一个 "
                              "chunk 动作要多长时间？"),
                          msg("Start from one rank's work (step 1); the crossing still passes the other p - 1 ranks, "
                              "but each of its steps is now one chunk action, forward and backward.",
-                             "从一个 rank 的工作量出发（第 1 步）；穿越仍要经过其余 p - 1 个 rank，但每一步现"
+                             "从一个 rank 的工作量出发（第 1 步）；填充与排空仍要经过其余 p - 1 个 rank，但每一步现"
                              "在只是一个 chunk 动作，前向和反向都是。")),
           compare=expression_compare(
               (lambda: _sb().makespan_gpipe(), msg("that is the makespan without chunks: with v chunks per rank the "
                                                    "crossing goes in chunk-sized steps",
-                                                   "这是不分 chunk 时的 makespan；每个 rank 有 v 个 chunk 时"
-                                                   "，穿越是按 chunk 大小的步子走的")),
+                                                   "这是不分 chunk 时的单步耗时；每个 rank 有 v 个 chunk 时"
+                                                   "，填充与排空是按 chunk 大小的步子走的")),
               (lambda: _sb().makespan_gpipe() / _sb().v, msg("each rank still does all of its share's work for every "
                                                              "microbatch: only the crossing shrinks with v",
                                                              "每个 rank 对每个微批仍要做完自己的全部工作：随 "
-                                                             "v 缩短的只有穿越部分")),
+                                                             "v 缩短的只有填充与排空部分")),
           ))
 def _makespan_interleaved() -> Any:
     sb = _sb()

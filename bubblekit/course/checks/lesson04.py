@@ -57,14 +57,14 @@ def _interleaved_bubble() -> Any:
 
 @exercise("04.3", hint=(msg("Simulate both for p=8, m=16 with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's "
                             "makespan from 1F1B's.",
-                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 在 p=8, m=16 下模拟两者，用 1F1B 的 m"
-                            "akespan 减去 GPipe 的。"),
+                            "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 在 p=8, m=16 下模拟两者，用 1F1B 的单"
+                            "步耗时减去 GPipe 的。"),
                         msg("Each schedule's latency cost is the number of hops on its critical path times 1/2 slot: "
                             "count the hops of each, or read r.critical_path.",
                             "每个调度付出的延迟 = 关键路径上的跳数 x 1/2 个时间槽：分别数跳数，或者读 r.criti"
                             "cal_path。")),
           mistakes=(Mistake(lambda e: -e, msg("right size, wrong sign: the difference is makespan(1F1B) minus makespan(GPipe)",
-                                              "大小对了，符号反了：差值是 makespan(1F1B) 减 makespan(GPipe)")),
+                                              "大小对了，符号反了：差值是 1F1B 的单步耗时减 GPipe 的单步耗时")),
                     Mistake(lambda _e: _gap(4, 8), msg("that is the lesson's p = 4, m = 8; this exercise has p = 8, m = 16",
                                                        "这是课文里 p = 4, m = 8 的结果；这道题是 p = 8, m = 1"
                                                        "6")),
@@ -115,7 +115,7 @@ register({
         "en": "legal (no deadlock), but rank {rank} holds {peak:g} microbatch activations at its peak (at most 2 allowed)",
         "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak:g} 个微批的激活（最多允许 2 个）"},
     "checks.l04.slow": {"en": "legal and within memory, but its makespan is {makespan} slots: 1F1B finishes sooner",
-                        "zh": "调度合法、显存也没超，但 makespan 是 {makespan} 个时间槽：1F1B 结束得更早"},
+                        "zh": "调度合法、显存也没超，但单步耗时是 {makespan} 个时间槽：1F1B 结束得更早"},
 })
 
 

@@ -65,10 +65,10 @@ def _min_m() -> tuple[Any, Any]:
 
 @exercise("05.3", hint=(msg("Simulate 1F1B (v=1) and interleaved v=2, 4, 8 with bk.Costs(f=1, b=2, comm=Fraction(1, 8)) and compare makespans.",
                             "用 bk.Costs(f=1, b=2, comm=Fraction(1, 8)) 模拟 1F1B（v=1）和 v=2、4、8 的交错式"
-                            "调度，比较 makespan。"),
+                            "调度，比较单步耗时。"),
                         msg("More chunks shrink the ramps but add hops; give the v (an int) whose simulated makespan "
                             "is the smallest, the smaller v on a tie.",
-                            "chunk 越多，填充和排空越短，但跳数越多；给出模拟 makespan 最小的 v（int），并列"
+                            "chunk 越多，填充和排空越短，但跳数越多；给出模拟单步耗时最小的 v（int），并列"
                             "时取较小的 v。")),
           compare=lambda answer, expected: compare_choice(answer, expected, (1, 2, 4, 8), msg(
               "that is not the v with the shortest simulated step: simulate all four",
@@ -109,7 +109,7 @@ register({
         "en": "legal and within memory, but the makespan is {makespan} slots, above the floor: a schedule with a "
               "fused backward pays the 2(p - 1) hops of the fill and drain and nothing more, yours waits longer "
               "(the longest wait is on rank {rank}, before {before})",
-        "zh": "调度合法、显存也没超，但 makespan 是 {makespan} 个时间槽，高于下界：反向不拆分的调度只需付出填充"
+        "zh": "调度合法、显存也没超，但单步耗时是 {makespan} 个时间槽，高于下界：反向不拆分的调度只需付出填充"
               "和排空那 2(p - 1) 跳的延迟，你的调度等得更久（最长的等待在 rank {rank} 上，{before} 之前）"},
 })
 
@@ -179,7 +179,7 @@ def head_model() -> list[balance.Layer]:
                             "le('1f1b', 4, 8)。"),
                         msg("Give the makespan in ms of the balanced split (balance.partition), not of the split by "
                             "count (balance.even_partition).",
-                            "给出均衡切分（balance.partition）的 makespan，单位 ms，不是按层数平分（balance.e"
+                            "给出均衡切分（balance.partition）的单步耗时，单位 ms，不是按层数平分（balance.e"
                             "ven_partition）的。")),
           rel_tol=1e-9,
           mistakes=(Mistake(lambda _e: _step_ms(balance.even_partition(head_model(), 4)),
@@ -226,17 +226,17 @@ def _extra_backward() -> float:
 @exercise("05.7", hint=(msg("Simulate bk.schedule('1f1b', 8, 32) once with each of the two costs that "
                             "planner.h200_recompute_costs(4096, 4096) returns, and compare the makespans.",
                             "planner.h200_recompute_costs(4096, 4096) 返回两组耗时，分别用它们模拟 bk.schedul"
-                            "e('1f1b', 8, 32)，比较 makespan。"),
+                            "e('1f1b', 8, 32)，比较单步耗时。"),
                         msg("Give how much longer the recomputed step is, as a fraction of the plain step: "
                             "recomputed makespan / plain makespan - 1.",
-                            "给出重计算后单步耗时多出的部分占原单步耗时的比例：重计算的 makespan / 原 makespa"
-                            "n - 1。")),
-          rel_tol=1e-3, fraction_of=msg("the plain step", "不重计算时的单步耗时"),
+                            "给出重算后单步耗时多出的部分占原单步耗时的比例：重算后的单步耗时 / 原单步耗时"
+                            " - 1。")),
+          rel_tol=1e-3, fraction_of=msg("the plain step", "不重算时的单步耗时"),
           mistakes=(Mistake(lambda e: e + 1, msg("that is the ratio of the two steps; give how much longer: the ratio minus 1",
                                                  "这是两个单步耗时之比；要给的是多出多少：比值减 1")),
                     Mistake(lambda _e: _extra_backward(),
                             msg("that is one backward's growth in plain forwards; the question asks about the whole step",
-                                "这是一个反向增加的耗时（以不重计算的前向为单位）；题目问的是整步"))))
+                                "这是一个反向增加的耗时（以不重算的前向为单位）；题目问的是整步"))))
 def _recompute_step() -> float:
     """How much longer (a fraction) 1F1B's step is with full recomputation, p=8, m=32, h=4096, seq=4096 (measured)."""
     plain, recomputed = _recompute_steps()

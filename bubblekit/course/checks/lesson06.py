@@ -62,7 +62,7 @@ def example_step() -> traces.MeasuredTimeline:
     "06.1",
     hint=(msg("Sum every rank's idle time inside the step window, then divide by (ranks x makespan); step.idle gives "
               "the per-rank idle times.",
-              "把每个 rank 在这一步时间窗口内的空闲时间加起来，再除以 (rank 数 x makespan)；step.idle 给出每"
+              "把每个 rank 在这一步时间窗口内的空闲时间加起来，再除以 (rank 数 x 单步耗时)；step.idle 给出每"
               "个 rank 的空闲时间。"),
           msg("Idle time of a rank = step.makespan - its busy time (step.busy[r]); add them over the ranks and divide "
               "by step.p x step.makespan.",
@@ -74,7 +74,7 @@ def example_step() -> traces.MeasuredTimeline:
                       msg("that divides the idle time by the busy time (Megatron's overhead); the article divides by "
                           "all device-time, ranks x makespan",
                           "这是用空闲时间除以忙碌时间（Megatron 口径的气泡开销）；原文除的是全部设备时间，即 "
-                          "rank 数 x makespan")),
+                          "rank 数 x 单步耗时")),
               utilisation()),
 )
 def _bubble() -> float:
@@ -172,10 +172,10 @@ register({
                             "zh": "请回答某一行的名字：durations、overhead、latency 或 pickup"},
     "checks.l06.not_a_row": {"en": "{answer!r} names no effect of the ladder (the textbook and measured rows are its "
                                    "two ends): durations, overhead, latency or pickup",
-                             "zh": "{answer!r} 没有说出阶梯表里新加入的任何一个因素（教科书模拟那一行和实测那一行是阶梯的"
+                             "zh": "{answer!r} 没有说出逐项叠加表里新加入的任何一个因素（教科书模拟那一行和实测那一行是逐项叠加表的"
                                    "两端）：应为 durations、overhead、latency 或 pickup"},
     "checks.l06.several_rows": {"en": "{answer!r} names more than one row of the ladder: name the one row that adds most",
-                                "zh": "{answer!r} 说出了阶梯表中不止一行：只说增加最多的那一行"},
+                                "zh": "{answer!r} 说出了逐项叠加表中不止一行：只说增加最多的那一行"},
     "checks.l06.highest": {
         "en": "that row's bubble_ratio is as high as any effect's, but it stands on all the rows above it: "
               "compare each row with the one just above it",
@@ -244,7 +244,7 @@ def _min_m_p12() -> int | None:
 EFFECTS = {"durations": "durations", "duration": "durations", "overhead": "overhead", "overheads": "overhead",
            "latency": "latency", "latencies": "latency", "pickup": "calibrated", "pickups": "calibrated",
            "stall": "calibrated", "stalls": "calibrated", "calibrated": "calibrated",
-           "耗时": "durations", "开销": "overhead", "延迟": "latency", "消息处理": "calibrated", "停顿": "calibrated",
+           "耗时": "durations", "开销": "overhead", "延迟": "latency", "接收滞后": "calibrated", "停顿": "calibrated",
            "校准结果": "calibrated"}
 
 

@@ -162,7 +162,7 @@ def _compare_depth(answer: Any, expected: Any) -> Graded:
                             "对每个 p 模拟 1F1B，微批数 m = 32 p / 16，每个流水级耗时 16/p、32/p。"),
                         msg("Compare the simulated makespans of p = 1, 2, 4, 8, 16 and give the p (an int) with the "
                             "shortest step.",
-                            "比较 p = 1, 2, 4, 8, 16 模拟出的 makespan，给出单步耗时最短的 p（int）。")),
+                            "比较 p = 1, 2, 4, 8, 16 模拟出的单步耗时，给出单步耗时最短的 p（int）。")),
           compare=lambda answer, expected: _compare_depth(answer, expected))
 def _e092() -> int:
     times = fixed_gpu_step_times()
@@ -170,18 +170,18 @@ def _e092() -> int:
 
 
 @exercise("09.3", hint=(msg("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
-                            "模拟 zb-h2，读 bubble_ratio：空闲时间 / (rank 数 x makespan)，两端的空闲也算在内"
+                            "模拟 zb-h2，读 bubble_ratio：空闲时间 / (rank 数 x 单步耗时)，两端的空闲也算在内"
                             "。"),
                         msg("Count every rank's idle time from the start to the end of the whole step, the corners "
                             "before its first and after its last action included, over p x makespan.",
                             "把每个 rank 从单步开始到结束的空闲时间都算上，包括它第一个动作之前和最后一个动作之后"
-                            "的两角，再除以 p x makespan。")),
+                            "的两角，再除以 p x 单步耗时。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.stage_span_bubble_rate(_zb_h2()),
                             msg("that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "
                                 "ranks x makespan, the corners included",
                                 "这是按每个 rank 自身跨度算的比率（在各 rank 的跨度内为零）；这里问的是空闲时"
-                                "间 / (rank 数 x makespan)，两端的空闲也要算")),))
+                                "间 / (rank 数 x 单步耗时)，两端的空闲也要算")),))
 def _e093() -> float:
     return _zb_h2().bubble_ratio
 

@@ -36,6 +36,7 @@ from bubblekit.course.checks._registry import FORMAT, WORDS_ONLY, Mistake, exerc
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 from bubblekit.i18n import register, tr
+from bubblekit.schedules.registry import display_name
 from bubblekit.schedules.registry import spec as _schedule_spec
 from bubblekit.text import format_number
 
@@ -47,7 +48,7 @@ CATEGORIES: dict[str, tuple[str, str]] = {
     "derivations": ("derivations", "推导"),
     "calculations": ("calculations", "计算"),
     "trade-offs": ("design trade-offs", "设计权衡"),
-    "profiles": ("debugging a profile", "性能剖析排错"),
+    "profiles": ("debugging a profile", "性能画像排错"),
     "whiteboard": ("whiteboard", "白板"),
 }
 
@@ -80,14 +81,14 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.13", "derivations", "Interleaved bubble fraction", "交错式 1F1B 的气泡比例", True),
     BankItem("10.14", "derivations", "ZB-H1 bubble time per rank", "ZB-H1 每个 rank 的气泡时间", True),
     BankItem("10.15", "derivations", "Smallest m for a target bubble", "达到目标气泡比例所需的最小 m", True),
-    BankItem("10.16", "derivations", "GPipe makespan with a hop latency", "有通信延迟时 GPipe 的总时长", True),
+    BankItem("10.16", "derivations", "GPipe makespan with a hop latency", "有通信延迟时 GPipe 的单步耗时", True),
     BankItem("10.17", "derivations", "1F1B peak activations on rank r", "1F1B 中 rank r 的激活峰值", True),
     BankItem("10.18", "calculations", "Bubble fraction, p = 8, m = 32", "气泡比例，p = 8，m = 32", True),
     BankItem("10.19", "calculations", "Megatron overhead, p = 8, m = 32", "Megatron 口径的气泡开销，p = 8，m = 32", True),
     BankItem("10.20", "calculations", "Smallest m for 10 % at p = 16", "p = 16 时气泡比例 ≤ 10% 的最小 m", True),
     BankItem("10.21", "calculations", "Interleaved bubble, p = 8, m = 16, v = 4", "交错式 1F1B 的气泡比例，p = 8，m = 16，v = 4", True),
     BankItem("10.22", "calculations", "Dollars lost to a 12 % bubble", "12% 的气泡浪费了多少钱", True),
-    BankItem("10.23", "calculations", "ZB-H1 makespan, p = 4, m = 8", "ZB-H1 的总时长，p = 4，m = 8", True),
+    BankItem("10.23", "calculations", "ZB-H1 makespan, p = 4, m = 8", "ZB-H1 的单步耗时，p = 4，m = 8", True),
     BankItem("10.24", "calculations", "1F1B step on measured H200 layers", "实测 H200 层上 1F1B 的单步耗时", True),
     BankItem("10.25", "calculations", "Microbatches per pipeline, Megatron 1T", "Megatron 1T 每条流水线的微批数", True),
     BankItem("10.26", "calculations", "ZB-H2 peak memory, p = 8, m = 16", "ZB-H2 的显存峰值，p = 8，m = 16", True),
@@ -95,7 +96,7 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.28", "trade-offs", "Fastest schedule under a memory budget", "显存预算内最快的调度", True),
     BankItem("10.29", "trade-offs", "Double m or interleave?", "m 加倍，还是用交错？", True),
     BankItem("10.30", "trade-offs", "Interleaving with a slow link", "链路慢的时候还要不要交错", True),
-    BankItem("10.31", "trade-offs", "What recomputation saves", "激活重计算能省多少显存", True),
+    BankItem("10.31", "trade-offs", "What recomputation saves", "激活重算能省多少显存", True),
     BankItem("10.32", "trade-offs", "Balancing unequal layers", "层耗时不均时怎么切分", True),
     BankItem("10.33", "trade-offs", "ZB-H2 or ZB-V?", "选 ZB-H2 还是 ZB-V？", True),
     BankItem("10.34", "trade-offs", "DualPipeV's constraint on m", "DualPipeV 对 m 的约束", True),
@@ -237,7 +238,7 @@ def profile(k: int) -> bk.Timeline:
 
 @exercise("10.1", hint=(msg("Write both conventions for the same simulated step (p = 8, m = 4) and compute each: "
                             "idle / (p × makespan) and idle / busy. Which one equals (p − 1)/m?",
-                            "对同一个模拟出来的步（p = 8, m = 4）写出两种口径并各算一遍：空闲 / (p × makespan) 和"
+                            "对同一个模拟出来的步（p = 8, m = 4）写出两种口径并各算一遍：空闲 / (p × 单步耗时) 和"
                             "空闲 / 忙碌。哪一个等于 (p − 1)/m？"),
                         msg("Simulate 1F1B for p = 8, m = 4 and compare the number with r.bubble_ratio and "
                             "r.bubble_overhead: which definition does each follow?",
@@ -250,7 +251,7 @@ def _q1() -> str:
 
 
 @exercise("10.3", hint=(msg("Simulate both for p=4, m=8 and compare makespan, peak_activations and hops_per_step.",
-                            "在 p=4, m=8 下模拟两者，比较 makespan、peak_activations 和 hops_per_step。"),
+                            "在 p=4, m=8 下模拟两者，比较单步耗时、peak_activations 和 hops_per_step。"),
                         msg("Only one of the three differs between GPipe and 1F1B with equal stages: which one, and "
                             "why does the order of F and B change it?",
                             "各流水级耗时相等时，这三个量中只有一个在 GPipe 和 1F1B 之间不同：是哪个？为什么 "
@@ -358,8 +359,8 @@ def _assert_matches(expr: Any, fn: Any, samples: list[dict[str, Any]]) -> Any:
 
 @exercise("10.11", hint=(msg("Write GPipe's makespan (the fill, the steady part, the drain) and each rank's busy time, "
                              "then take idle over p x makespan.",
-                             "写出 GPipe 的 makespan（填充、稳态、排空）和每个 rank 的忙碌时间，再算空闲时间 "
-                             "/ (p x makespan)。"),
+                             "写出 GPipe 的单步耗时（填充、稳态、排空）和每个 rank 的忙碌时间，再算空闲时间 "
+                             "/ (p x 单步耗时)。"),
                          msg("How many slots of width t_f + t_b does the step last, and for how many of them is one "
                              "rank busy?",
                              "一步持续多少个宽为 t_f + t_b 的时间槽？其中一个 rank 忙了几个？")),
@@ -394,7 +395,7 @@ def _q12() -> Any:
                              "工作量不变。"),
                          msg("Write the makespan as the steady work plus the fill and drain, with the ramp actions 1/v "
                              "as long, then take the idle share of the step.",
-                             "把 makespan 写成稳态工作加上填充和排空，其中的动作时长为原来的 1/v，再求空闲"
+                             "把单步耗时写成稳态工作加上填充和排空，其中的动作时长为原来的 1/v，再求空闲"
                              "占单步耗时的比例。")),
           mistakes=(Mistake(lambda _e: _sym.BUBBLE_RATIO,
                             msg("that is plain 1F1B's fraction: where do the v chunks enter?",
@@ -446,7 +447,7 @@ def _q15() -> Any:
 
 @exercise("10.16", hint=(msg("Start from GPipe's makespan without latency; then ask which waits on the critical path "
                              "now include a hop.",
-                             "从无延迟时 GPipe 的 makespan 出发；再想一想关键路径上哪些等待现在包含了一跳。"),
+                             "从无延迟时 GPipe 的单步耗时出发；再想一想关键路径上哪些等待现在包含了一跳。"),
                          msg("Follow the critical path: how many links does the first forward cross on its way down, and "
                              "the last backward on its way up?",
                              "沿着关键路径走：第一个前向往下经过几条链路？最后一个反向往回经过几条？")),
@@ -553,7 +554,7 @@ def _q17() -> Any:
 
 @exercise("10.18", hint=(msg("This is the fraction of the whole step (idle over p x makespan), not Megatron's ratio: "
                              "compare the fill and drain with the steady part.",
-                             "这里要的是占整个单步耗时的比例（空闲时间 / (p x makespan)），不是 Megatron 口径"
+                             "这里要的是占整个单步耗时的比例（空闲时间 / (p x 单步耗时)），不是 Megatron 口径"
                              "的比值：把填充和排空与稳态部分比较。"),
                          msg("Use the closed form you derived for GPipe and 1F1B at these p and m, or simulate 1F1B "
                              "and read bubble_ratio.",
@@ -623,7 +624,7 @@ def _q22() -> float:
 
 
 @exercise("10.23", hint=(msg("The makespan is one rank's busy time plus its bubble; 10.14 asks for ZB-H1's bubble per rank.",
-                             "makespan 是一个 rank 的忙碌时间加上它的气泡；10.14 问的就是 ZB-H1 每个 rank 的"
+                             "单步耗时是一个 rank 的忙碌时间加上它的气泡；10.14 问的就是 ZB-H1 每个 rank 的"
                              "气泡。"),
                          msg("Add the work one rank does for all m microbatches to the ZB-H1 bubble you derived, or "
                              "simulate it with F = I = W = 1.",
@@ -741,7 +742,7 @@ def _schedule_name(answer: Any, expected: Any) -> Graded:
 @exercise("10.28", compare=_schedule_name, hint=(msg("Simulate each candidate with F = I = W = 1; drop those whose largest peak exceeds 5.",
                              "用 F = I = W = 1 模拟每个候选，去掉最大峰值超过 5 的。"),
                          msg("Among those that fit, compare makespans; if two tie, either is right.",
-                             "在放得下的调度中比较 makespan；如果两个并列，答哪个都对。")))
+                             "在放得下的调度中比较单步耗时；如果两个并列，答哪个都对。")))
 def _q28() -> AnyOf:
     return _fastest_within(5, 4, 16)
 
@@ -758,7 +759,7 @@ def _q29() -> str:
 
 
 @exercise("10.30", hint=(msg("Simulate both with bk.Costs(f=1, b=2, comm=1) and compare makespans.",
-                             "用 bk.Costs(f=1, b=2, comm=1) 模拟两者，比较 makespan。"),
+                             "用 bk.Costs(f=1, b=2, comm=1) 模拟两者，比较单步耗时。"),
                          msg("Interleaving shortens the ramps but sends more messages: with a slow link, which effect "
                              "is bigger here? Answer with the schedule's name.",
                              "交错让填充和排空变短，但发的消息更多：链路慢的时候，这里哪个效应更大？用调度的名字作"
@@ -775,12 +776,12 @@ def _q30() -> str:
                              "planner.h200_recompute_costs() 返回 (plain, recomputed)；比较两者的 activation"
                              "。"),
                          msg("The factor is how many times larger the plain activation is than the recomputed one.",
-                             "这个倍数是：不重计算的激活是重计算后激活的多少倍。")),
+                             "这个倍数是：不重算的激活是重算后激活的多少倍。")),
           rel_tol=1e-3,  # the worked answer rounds the sizes (2050 MiB / 128 MiB = 16.02)
           mistakes=(Mistake(lambda e: 1 / e, msg("that ratio is upside down: the factor by which the activations shrink "
                                                  "is plain over recomputed",
-                                                 "这个比值颠倒了：激活降为原来的几分之一，要用不重计算的除以"
-                                                 "重计算的")),))
+                                                 "这个比值颠倒了：激活降为原来的几分之一，要用不重算的除以"
+                                                 "重算的")),))
 def _q31() -> float:
     plain, rec = planner.h200_recompute_costs()
     return float(plain.activation) / float(rec.activation)  # type: ignore[arg-type]
@@ -843,7 +844,7 @@ _VERSUS = (("interleaved", 2), ("dualpipe", None), ("dualpipev", None))
 def _versus_same_devices() -> str:
     """A: DualPipe lower bubble and more memory; B: DualPipe lower bubble, interleaved more memory; C, D: interleaved lower."""
     rows = {r["schedule"]: r for r in memory.frontier(_MODEL_32, 8, 32, schedules=_VERSUS)}
-    dual, inter = rows["DualPipe"], rows["interleaved 1F1B v=2"]
+    dual, inter = rows["DualPipe"], rows[display_name("interleaved") + " v=2"]
     lower = "dualpipe" if dual["bubble_ratio"] < inter["bubble_ratio"] else "interleaved"
     more = "dualpipe" if dual["total"] > inter["total"] else "interleaved"
     return {("dualpipe", "dualpipe"): "A", ("dualpipe", "interleaved"): "B",
