@@ -1099,7 +1099,7 @@ register({
     "calibrate.bench.lab_defaults": {"en": "the lab's defaults", "zh": "实验室的默认模型"},
     "calibrate.overview.benchmark": {"en": "benchmark", "zh": "基准"},
     "calibrate.overview.model": {"en": "model", "zh": "模型"},
-    "calibrate.overview.action": {"en": "typical action (ms)", "zh": "典型操作 (ms)"},
+    "calibrate.overview.action": {"en": "typical action (ms)", "zh": "典型动作耗时 (ms)"},
     "calibrate.overview.bubble": {"en": "measured bubble", "zh": "实测气泡比例"},
     "calibrate.overview.spread": {"en": "spread between runs", "zh": "同配置各次之差"},
     "calibrate.overview.explained": {"en": "default within {tol:.2f}", "zh": "默认统计量误差 ≤ {tol:.2f}"},

@@ -169,11 +169,11 @@ register({
         "en": "rank {rank} differs from the profile at position {k} (counting from 0): sort its spans by start time",
         "zh": "rank {rank} 在第 {k} 个位置（从 0 数起）与 profile 不一致：按开始时间给它的 span 排序"},
     "checks.l06.not_text": {"en": "answer with the name of one row: durations, overhead, latency or pickup",
-                            "zh": "请回答某一行的名字：durations、overhead、latency 或 pickup"},
+                            "zh": "请回答某一行的名字：durations、overhead、latency 或 pickup（接收滞后）"},
     "checks.l06.not_a_row": {"en": "{answer!r} names no effect of the ladder (the textbook and measured rows are its "
                                    "two ends): durations, overhead, latency or pickup",
                              "zh": "{answer!r} 没有说出逐项叠加表里新加入的任何一个因素（教科书模拟那一行和实测那一行是逐项叠加表的"
-                                   "两端）：应为 durations、overhead、latency 或 pickup"},
+                                   "两端）：应为 durations、overhead、latency 或 pickup（接收滞后）"},
     "checks.l06.several_rows": {"en": "{answer!r} names more than one row of the ladder: name the one row that adds most",
                                 "zh": "{answer!r} 说出了逐项叠加表中不止一行：只说增加最多的那一行"},
     "checks.l06.highest": {

@@ -127,7 +127,7 @@ register({
                                  "zh": "p 必须能整除 16 张 GPU：只能是 1、2、4、8 或 16"},
     "checks.l09.depth_other": {"en": "that depth is not the shortest step: simulate all five depths and compare their "
                                      "makespans",
-                               "zh": "这个深度的单步耗时不是最短的：把五种深度都模拟一遍，比较它们的 makespan"},
+                               "zh": "这个深度的单步耗时不是最短的：把五种深度都模拟一遍，比较它们的单步耗时"},
     "checks.l09.depth_deepest": {"en": "the deepest pipeline: it runs the most microbatches, but its fill and drain add "
                                        "p - 1 stage times to every step",
                                  "zh": "这是最深的流水线：它跑的微批最多，但填充和排空会给每一步多加 p - 1 个流水级的耗时"},
