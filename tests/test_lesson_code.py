@@ -15,6 +15,7 @@ stored below) → after (now) per lesson.
 
 from __future__ import annotations
 
+import ast
 import re
 import statistics
 import sys
@@ -117,6 +118,37 @@ def test_visible_cells_are_short(lesson: str) -> None:
 def test_one_way_to_import(lesson: str) -> None:
     found = bad_imports(SHIPPED[lesson])
     assert not found, f"{lesson}: import bubblekit as bk and write bk.<module>.<name>; found: {found}"
+
+
+def dropped_figures(notebook_text: str) -> list[str]:
+    """Figure calls written as a statement before a cell's last line: Jupyter shows only a cell's last
+    expression, so such a figure is dropped (bubblekit's figures close themselves; wrap it in display())."""
+    found = []
+    for c in nbformat.reads(notebook_text, as_version=4).cells:
+        if c.cell_type != "code":
+            continue
+        try:
+            body = ast.parse(_text(c)).body
+        except SyntaxError:
+            continue
+        for stmt in body[:-1]:
+            if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                    and ast.unparse(stmt.value.func).startswith(("bk.plotting.plot", "bk.plotting.animate"))):
+                found.append(f"cell {c.get('id')}: {ast.unparse(stmt)[:80]}")
+    return found
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_figure_is_shown(lesson: str) -> None:
+    found = dropped_figures(SHIPPED[lesson])
+    assert not found, f"{lesson}: a figure before the cell's last line is never shown; display(...) it: {found}"
+
+
+def test_a_dropped_figure_is_found() -> None:
+    cell = "drawn = 1\nbk.plotting.plot_pipeline(drawn)\ndisplay(table)"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+    assert dropped_figures(nbformat.writes(nb)) and not dropped_figures(nbformat.writes(nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("display(bk.plotting.plot_pipeline(drawn), table)")])))
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

@@ -164,10 +164,12 @@ def _sb() -> Any:
                             "utilisation is the busy share of the step.",
                             "从交错式 1F1B 的单步耗时（练习 03.10）和一个 rank 的忙碌时间出发：利用率就是忙"
                             "碌时间占单步耗时的比例。"),
-                        msg("sb.bubble_fraction(makespan, sb.busy_per_rank()) gives the idle share; the busy share "
-                            "is what is left. sb.evaluate(expr, p=4, m=8, v=2) checks one case against the simulator.",
-                            "sb.bubble_fraction(makespan, sb.busy_per_rank()) 给出空闲占比，剩下的就是忙碌占"
-                            "比。sb.evaluate(expr, p=4, m=8, v=2) 可以拿一个例子和模拟器对照。")),
+                        msg("bk.symbolic.bubble_fraction(makespan, bk.symbolic.busy_per_rank()) gives the idle share; "
+                            "the busy share is what is left. bk.symbolic.evaluate(expr, p=4, m=8, v=2) gives its value "
+                            "at one case, to compare with bk.simulate's utilization there.",
+                            "bk.symbolic.bubble_fraction(makespan, bk.symbolic.busy_per_rank()) 给出空闲占比，剩下的就是"
+                            "忙碌占比。bk.symbolic.evaluate(expr, p=4, m=8, v=2) 给出它在一个例子上的值，可以和 "
+                            "bk.simulate 在同一例子上的利用率对照。")),
           compare=expression_compare(
               (lambda: _sb().INTERLEAVED_RATIO, msg("that is the idle share (the bubble); the utilisation is the busy share",
                                                     "这是空闲占比（气泡）；利用率是忙碌占比")),

@@ -94,11 +94,11 @@ def mystery() -> bk.SimResult:
               "看图例和方块：每个 rank 有几个 chunk？有没有哪个 rank 在自己的前向全部做完之前就开始了反向？"),
           msg("Two of the four schedules hold more than one chunk per rank: one runs 1F1B over the chunks (the "
               "last stage starts a microbatch's backward right after its forward), the other runs every forward "
-              "before any backward (breadth first, like GPipe over the chunks). At m <= p the forward order alone "
-              "cannot tell them apart.",
+              "before any backward (breadth first, like GPipe over the chunks). While m < 2p (PyTorch then runs every "
+              "microbatch in one round) the forward order alone cannot tell them apart.",
               "四个调度中有两个每个 rank 不止一个 chunk：一个在各个 chunk 上跑 1F1B（最后一个流水级跑完某个微批"
               "的前向，紧接着就跑它的反向），另一个先跑完所有前向再开始反向（广度优先，相当于在 chunk 上跑 GPip"
-              "e）。m <= p 时，只看前向的顺序分不出两者。")),
+              "e）。m < 2p 时（PyTorch 这时把所有微批放在一轮里跑），只看前向的顺序分不出两者。")),
 )
 def _name_the_schedule() -> str:
     return mystery().schedule.name
