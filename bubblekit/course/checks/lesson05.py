@@ -107,7 +107,7 @@ register({
         "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak:g} 个微批的激活（最多 {cap} 个）"},
     "checks.l05.slow": {
         "en": "legal and within memory, but the makespan is {makespan} slots, above the floor: a schedule with a "
-              "fused backward pays the 2(p - 1) hops of the fill and drain and nothing more, yours waits longer "
+              "fused backward need pay only the 2(p - 1) hops of the fill and drain; yours waits longer "
               "(the longest wait is on rank {rank}, before {before})",
         "zh": "调度合法、显存也没超，但单步耗时是 {makespan} 个时间槽，高于下界：反向不拆分的调度只需付出填充"
               "和排空那 2(p - 1) 跳的延迟，你的调度等得更久（最长的等待在 rank {rank} 上，{before} 之前）"},

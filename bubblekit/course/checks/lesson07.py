@@ -185,10 +185,10 @@ def _e071() -> float:
 
 @exercise("07.2", hint=(msg("Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.",
                             "模拟 zb-h2，读 max_peak_activations；论文把它写成 (2p-1) M_B。"),
-                        msg("bk.simulate(bk.schedule('zb-h2', 6, 12), uniform).max_peak_activations, in microbatch "
-                            "activations.",
-                            "bk.simulate(bk.schedule('zb-h2', 6, 12), uniform).max_peak_activations，以微批激"
-                            "活为单位。")))
+                        msg("Predict first: at p = 6, which rank holds the most, and how many forwards does it run "
+                            "before its first W? Then simulate the question's setting with F = I = W = 1 and compare.",
+                            "先预测：p = 6 时哪个 rank 保留得最多？它在第一个 W 之前跑了几个前向？然后按题目的设定、"
+                            "F = I = W = 1 模拟一遍来对照。")))
 def _e072() -> float:
     return bk.simulate(bk.schedule("zb-h2", 6, 12), UNIFORM).max_peak_activations
 

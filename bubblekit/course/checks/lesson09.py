@@ -234,10 +234,11 @@ def _e095() -> float:
                             "boundaries between consecutive stages that sit on different ranks.",
                             "DualPipeV 把 2p 个流水级按 V 形放在 p 个 rank 上（rank r 持有流水级 r 和 2p-1-r"
                             "）。数出相邻流水级位于不同 rank 的边界。"),
-                        msg("With p = 4 the V has 8 stages and one of its 7 boundaries stays inside a rank; every "
-                            "crossing boundary carries one activation forward and one gradient back per microbatch.",
-                            "p = 4 时 V 形有 8 个流水级，7 个边界中有一个在同一个 rank 内部；每个跨 rank 的边"
-                            "界，每个微批都要向前传一次激活、向后传一次梯度。")),
+                        msg("Write the V's stages in order with the rank that holds each, and mark which consecutive "
+                            "stages share a rank; every crossing boundary carries one activation forward and one "
+                            "gradient back per microbatch.",
+                            "按顺序写出 V 形的各个流水级和持有它的 rank，标出哪些相邻流水级在同一个 rank 上；每个跨 "
+                            "rank 的边界，每个微批都要向前传一次激活、向后传一次梯度。")),
           mistakes=(Mistake(lambda _e: planner.hops_per_step(bk.schedule("1f1b", 4, 16)),
                             msg("that is 1F1B's count on the same 4 devices (p - 1 boundaries), or one direction only: "
                                 "the V has 2p stages on p ranks",
