@@ -895,3 +895,21 @@ def test_10_14_mistake_names_both_kinds_of_gap() -> None:
     en, zh = both("10.14", (sb.p - 1) * (sb.t_f + t_i))
     assert "before its first I, and in its cool-down" in en.detail and "first backward waits" not in en.detail, en
     assert "第一个 I 之前的那段、冷却阶段的那几段" in zh.detail, zh
+
+
+# ----------------------------------------------------------------------------- ninth review of the bank
+
+
+@pytest.mark.parametrize("text", ["rank-2", "rank 2", "Rank2", "rank #2", "r_2", "第 2 个 rank"])
+def test_a_rank_written_with_a_hyphen_is_that_rank(text: str) -> None:
+    """W2: "rank-2" was read as rank -2 ("does not exist") and counted as a try."""
+    from bubblekit.course.checks._grading import as_rank
+
+    assert as_rank(text) == 2
+    assert as_rank("rank 2.5") is None and as_rank("rank two") is None
+
+
+def test_10_24_accepts_f_and_b_rounded_as_the_worked_answer_rounds_them() -> None:
+    """W1: 11 x (2.73 + 6.59) = 102.52 ms was "too low"; a slot count off by one still is not right."""
+    assert check("10.24", 11 * (2.73 + 6.59))
+    assert not check("10.24", 10 * (2.73 + 6.59)) and not check("10.24", 12 * (2.73 + 6.59))

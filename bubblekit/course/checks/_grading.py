@@ -563,7 +563,8 @@ def _is_number(x: Any) -> bool:
 
 
 #: A rank named in words around its number: ``"rank 2"``, ``"Rank2"``, ``"r 2"``, ``"第 2 个 rank"``.
-_RANK_WORDS = re.compile(r"\s*(?:rank|r)\s*(\S+?)\s*|\s*第\s*(\S+?)\s*个?\s*rank\s*", re.IGNORECASE)
+_RANK_WORDS = re.compile(r"\s*(?:rank|r)\s*[-_#:=]?\s*(\d+(?:\.\d*)?)\s*|\s*第\s*(\d+(?:\.\d*)?)\s*个?\s*rank\s*",
+                         re.IGNORECASE)  # "rank 2", "rank-2", "r2", "rank #2", "第 2 个 rank": the digits after the word
 
 
 def as_rank(answer: Any) -> int | None:

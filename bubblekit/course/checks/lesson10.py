@@ -639,7 +639,7 @@ def _q23() -> Any:
                          msg("Read F and B of the measured layer from bk.h200_costs() (in ms) and count the slots of "
                              "the step.",
                              "从 bk.h200_costs() 读出实测层的 F 和 B（单位 ms），再数这一步有几个时间槽。")),
-          rel_tol=1e-9)
+          rel_tol=2e-3)   # F and B as the worked answer rounds them (2.73, 6.59 ms) give 102.52 ms: right, not "too low"
 def _q24() -> float:
     return float(bk.simulate(bk.schedule("1f1b", 4, 8), bk.h200_costs()).makespan)
 
