@@ -445,7 +445,7 @@ def test_10_40_refuses_a_split_backward_where_it_asks_for_b() -> None:
     assert not en and en.detail == "this question uses the full backward B: write B, not I and W", en
     assert "`0B0`" in en.hint and "I then a W" not in en.hint, en
     assert "请写 B，不要拆成 I 和 W" in zh.detail, zh
-    assert check("10.40", bk.schedule("1f1b", 3, 3))
+    assert check("10.40", bk.schedule("1f1b", 3, 3).to_text())
 
 
 @pytest.mark.parametrize(("id", "p", "m"), [("10.41", 2, 4), ("10.42", 3, 5)])
@@ -519,7 +519,7 @@ def test_10_14_names_the_missing_saving_and_its_hints_name_both() -> None:
 
 def test_10_41_fused_backward_gets_the_split_hint_not_the_shape_hint() -> None:
     """Seventh review C1: a fused 1F1B in 10.41 got the right message but the "numbers of ranks" hint."""
-    en, zh = both("10.41", bk.schedule("1f1b", 2, 4))
+    en, zh = both("10.41", bk.schedule("1f1b", 2, 4).to_text())
     assert not en and "split into I" in en.detail and "`0I0 0W0`" in en.hint and "rank r:" not in en.hint, en
     assert "每个 B 写成先 I 后 W" in zh.hint, zh
 
@@ -629,7 +629,7 @@ def test_07_hints_lead_to_the_method_not_to_the_answers_expression(id: str, said
 
 def test_07_4_an_unsplit_backward_gets_the_split_hint() -> None:
     """C1: the split refusal came with the hint about the number of rank lines."""
-    en, zh = both("07.4", bk.schedule("1f1b", 2, 3))
+    en, zh = both("07.4", bk.schedule("1f1b", 2, 3).to_text())
     assert not en and "split into I" in en.detail, en
     assert "write each B as an I then a W" in en.hint and "rank r:' line" not in en.hint, en
     assert "每个 B 写成先 I 后 W" in zh.hint, zh
@@ -907,9 +907,22 @@ def test_a_rank_written_with_a_hyphen_is_that_rank(text: str) -> None:
 
     assert as_rank(text) == 2
     assert as_rank("rank 2.5") is None and as_rank("rank two") is None
+    assert as_rank("rank -1") == -1 and not check("06.3", "rank -1")   # tenth review W1: the sign is kept
+    assert as_rank("rank：2") == 2 and as_rank("rank 2。") == 2          # tenth review W2: full-width forms
 
 
 def test_10_24_accepts_f_and_b_rounded_as_the_worked_answer_rounds_them() -> None:
     """W1: 11 x (2.73 + 6.59) = 102.52 ms was "too low"; a slot count off by one still is not right."""
     assert check("10.24", 11 * (2.73 + 6.59))
     assert not check("10.24", 10 * (2.73 + 6.59)) and not check("10.24", 12 * (2.73 + 6.59))
+
+
+@pytest.mark.parametrize("id, made", [("07.4", lambda: bk.schedule("zb-h1", 2, 3)), ("05.4", lambda: bk.schedule("zb-h1", 3, 6)),
+                                      ("10.41", lambda: bk.schedule("zb-h1", 2, 4))])
+def test_a_whiteboard_refuses_the_object_a_generator_returns(id: str, made: Any) -> None:
+    """Eighth review of the solutions, M1: bk.schedule("zb-h1", ...) passed 07.4 and 05.4, whose target it is; the
+    same orders written as text are right (as 03.5 has it)."""
+    sched = made()
+    en, zh = both(id, sched)
+    assert not en and "made by a generator" in en.detail and "生成器" in zh.detail
+    assert check(id, sched.to_text())

@@ -563,8 +563,10 @@ def _is_number(x: Any) -> bool:
 
 
 #: A rank named in words around its number: ``"rank 2"``, ``"Rank2"``, ``"r 2"``, ``"第 2 个 rank"``.
-_RANK_WORDS = re.compile(r"\s*(?:rank|r)\s*[-_#:=]?\s*(\d+(?:\.\d*)?)\s*|\s*第\s*(\d+(?:\.\d*)?)\s*个?\s*rank\s*",
-                         re.IGNORECASE)  # "rank 2", "rank-2", "r2", "rank #2", "第 2 个 rank": the digits after the word
+_RANK_WORDS = re.compile(r"\s*(?:rank|r)(?:-|\s*[_#:=：＃＝]\s*|\s*)(-?\d+(?:\.\d*)?)\s*。?\s*"
+                         r"|\s*第\s*(\d+(?:\.\d*)?)\s*个?\s*rank\s*。?\s*", re.IGNORECASE)
+# "rank 2", "rank-2" (a hyphen glued to the word), "r2", "rank #2", "rank：2", "第 2 个 rank", "rank 2。"; a sign after
+# a space stays a sign ("rank -1" is rank -1, which does not exist)
 
 
 def as_rank(answer: Any) -> int | None:

@@ -17,6 +17,12 @@ from bubblekit.i18n import register, tr
 
 #: What the schedule checks say, in both languages (fetched when an answer is graded).
 register({
+    # a whiteboard or "write it yourself" exercise given the object a generator returns (03.5, 05.4, 07.4, 10.40-10.42)
+    "checks.generated": {
+        "en": "that is a bk.Schedule object, made by a generator: this exercise asks you to write the orders "
+              "yourself, as text ('rank 0: 0F0 ...'); any text you write that meets the goals is right",
+        "zh": "这是生成器做出来的 bk.Schedule 对象：这道题要你自己把顺序写出来，写成文本（'rank 0: 0F0 ...'）"
+              "；你写的文本只要满足要求就算对"},
     "checks.schedule.not_text": {"en": "give the schedule as text ('rank 0: 0F0 0F1 ...') or a bk.Schedule, got {type}",
                                  "zh": "请把调度写成文本（'rank 0: 0F0 0F1 ...'）或 bk.Schedule，收到的是 {type}"},
     "checks.schedule.unreadable": {"en": "the text cannot be read as a schedule: {error}",

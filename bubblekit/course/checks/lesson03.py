@@ -234,13 +234,6 @@ def _write_1f1b() -> Any:
     return ScheduleGoal(3, 6, costs, best, max_peak=3)
 
 
-register({
-    "checks.l03.generated": {
-        "en": "that is a bk.Schedule object, made by a generator: this exercise asks you to write the orders "
-              "yourself, as text ('rank 0: 0F0 ...'); any text you write that meets the goals is right",
-        "zh": "这是生成器做出来的 bk.Schedule 对象：这道题要你自己把顺序写出来，写成文本（'rank 0: 0F0 ...'）"
-              "；你写的文本只要满足要求就算对"},
-})
 
 
 def _written_by_hand(answer: Any, goal: ScheduleGoal) -> Graded:
@@ -251,7 +244,7 @@ def _written_by_hand(answer: Any, goal: ScheduleGoal) -> Graded:
     returns and says so; the same orders written as text are right.
     """
     if isinstance(answer, bk.Schedule):
-        return Graded(False, tr("checks.l03.generated"))
+        return Graded(False, tr("checks.generated"))
     return compare_schedule(answer, goal)
 
 

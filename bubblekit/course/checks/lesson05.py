@@ -123,6 +123,8 @@ def _compare_hidden(answer: Any, expected: Any) -> Graded:
 
     Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``) (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
     """
+    if isinstance(answer, bk.Schedule):   # "write it as text": a generator's object is refused, as in 03.5
+        return Graded(False, tr("checks.generated"), "unreadable")
     sched, why = as_schedule(answer)
     if sched is None:
         return Graded(False, why, "unreadable")
