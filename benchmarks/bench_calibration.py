@@ -18,8 +18,8 @@ profiled step of every shipped sample (``bk.traces.sample_names()``). It prints:
   run k at m = 8;
 * the machine's load average at the start and the end, and per run.
 
-    .venv/bin/python benchmarks/bench_calibration.py            # 18 lab runs, about 2-4 minutes
-    .venv/bin/python benchmarks/bench_calibration.py --quick    # 1 run per configuration, under a minute
+    .venv/bin/python benchmarks/bench_calibration.py            # 18 lab runs, 2-6 minutes (quiet: about 2)
+    .venv/bin/python benchmarks/bench_calibration.py --quick    # 1 run per configuration, a minute or less
     .venv/bin/python benchmarks/bench_calibration.py --save-data bubblekit/data/calibration_benchmark.json --force
     .venv/bin/python benchmarks/bench_calibration.py --tiny --save-data bubblekit/data/calibration_benchmark_tiny.json --force
     .venv/bin/python benchmarks/bench_calibration.py --data bubblekit/data/calibration_benchmark.json   # no torch
