@@ -909,6 +909,7 @@ def test_a_rank_written_with_a_hyphen_is_that_rank(text: str) -> None:
     assert as_rank("rank 2.5") is None and as_rank("rank two") is None
     assert as_rank("rank -1") == -1 and not check("06.3", "rank -1")   # tenth review W1: the sign is kept
     assert as_rank("rank：2") == 2 and as_rank("rank 2。") == 2          # tenth review W2: full-width forms
+    assert as_rank("2。") == 2 and as_rank("0。") == 0                  # and a bare number with a full stop
 
 
 def test_10_24_accepts_f_and_b_rounded_as_the_worked_answer_rounds_them() -> None:
@@ -926,3 +927,4 @@ def test_a_whiteboard_refuses_the_object_a_generator_returns(id: str, made: Any)
     en, zh = both(id, sched)
     assert not en and "made by a generator" in en.detail and "生成器" in zh.detail
     assert check(id, sched.to_text())
+    assert check(id, bk.Schedule.from_text(sched.to_text()))   # the learner's own text as an object is theirs

@@ -577,7 +577,7 @@ def as_rank(answer: Any) -> int | None:
         return None
     if isinstance(answer, numbers.Integral):
         return int(answer)
-    text = str(answer)
+    text = str(answer).strip().removesuffix("。")   # "2。": the Chinese full stop after a bare number
     words = _RANK_WORDS.fullmatch(text) if isinstance(answer, str) else None
     if words:
         text = words.group(1) or words.group(2)

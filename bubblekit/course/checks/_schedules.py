@@ -23,8 +23,10 @@ register({
               "yourself, as text ('rank 0: 0F0 ...'); any text you write that meets the goals is right",
         "zh": "这是生成器做出来的 bk.Schedule 对象：这道题要你自己把顺序写出来，写成文本（'rank 0: 0F0 ...'）"
               "；你写的文本只要满足要求就算对"},
-    "checks.schedule.not_text": {"en": "give the schedule as text ('rank 0: 0F0 0F1 ...') or a bk.Schedule, got {type}",
-                                 "zh": "请把调度写成文本（'rank 0: 0F0 0F1 ...'）或 bk.Schedule，收到的是 {type}"},
+    "checks.schedule.not_text": {"en": "give the schedule as text ('rank 0: 0F0 0F1 ...') or as "
+                                       "bk.Schedule.from_text(your text), got {type}",
+                                 "zh": "请把调度写成文本（'rank 0: 0F0 0F1 ...'），或者写成 bk.Schedule.from_text(你的文本)，"
+                                       "收到的是 {type}"},
     "checks.schedule.unreadable": {"en": "the text cannot be read as a schedule: {error}",
                                    "zh": "这段文本无法读成调度：{error}"},
     "checks.schedule.ranks": {"en": "your schedule has {got} rank line(s); this exercise has p = {p} ranks",
@@ -45,6 +47,15 @@ register({
 })
 
 __all__ = ["as_schedule", "ScheduleGoal", "compare_schedule"]
+
+
+def generated(answer: Any) -> bool:
+    """Whether ``answer`` is a schedule a generator made (``bk.schedule(...)``), not one a learner wrote.
+
+    ``bk.Schedule.from_text`` names its schedules ``"custom"``: a learner's own text, built into an
+    object, is theirs. Used by the "write it yourself" checks (03.5, 05.4, 07.4, 10.40-10.42).
+    """
+    return isinstance(answer, bk.Schedule) and answer.name != "custom"
 
 
 def as_schedule(answer: Any) -> tuple[bk.Schedule | None, str]:

@@ -15,7 +15,7 @@ import bubblekit as bk
 from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import megatron_overhead, overhead_min_m, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
-from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule, generated
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.i18n import register, tr
 
@@ -243,7 +243,7 @@ def _written_by_hand(answer: Any, goal: ScheduleGoal) -> Graded:
     (1F1B's order is what a learner should write), so it refuses only the object a generator
     returns and says so; the same orders written as text are right.
     """
-    if isinstance(answer, bk.Schedule):
+    if generated(answer):
         return Graded(False, tr("checks.generated"))
     return compare_schedule(answer, goal)
 

@@ -13,7 +13,7 @@ from bubblekit.analysis import balance, planner
 from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded
 from bubblekit.course.checks._mistakes import swapped_items
 from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
-from bubblekit.course.checks._schedules import as_schedule
+from bubblekit.course.checks._schedules import as_schedule, generated
 from bubblekit.course.checks._text import msg
 from bubblekit.i18n import register, tr
 
@@ -123,7 +123,7 @@ def _compare_hidden(answer: Any, expected: Any) -> Graded:
 
     Returns ``Graded(ok, message, kind)`` (unpacks as ``(ok, message)``) (kinds as in :data:`bubblekit.course.checks._registry.KIND_HINTS`).
     """
-    if isinstance(answer, bk.Schedule):   # "write it as text": a generator's object is refused, as in 03.5
+    if generated(answer):   # "write it as text": a generator's object is refused, as in 03.5
         return Graded(False, tr("checks.generated"), "unreadable")
     sched, why = as_schedule(answer)
     if sched is None:

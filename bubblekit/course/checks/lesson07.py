@@ -20,6 +20,7 @@ from bubblekit.course import published
 from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import upside_down
 from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._schedules import generated
 from bubblekit.course.checks._text import msg
 from bubblekit.i18n import register, tr
 
@@ -84,9 +85,11 @@ def whiteboard(answer: Any, expected: Any) -> Graded:
     """
     if not isinstance(expected, dict):
         raise TypeError("whiteboard expects a WhiteboardTarget as the expected value")
-    if isinstance(answer, bk.Schedule):   # a generator's object: a whiteboard answer is written by hand
+    if generated(answer):   # a generator's object: a whiteboard answer is written by hand
         return Graded(False, tr("checks.generated"), "unreadable")
-    if isinstance(answer, str):
+    if isinstance(answer, bk.Schedule):   # the learner's own text, built with bk.Schedule.from_text
+        text = answer.to_text()
+    elif isinstance(answer, str):
         text = answer
     else:
         return Graded(False, tr("checks.l07.not_text", type=type(answer).__name__), "unreadable")
