@@ -928,3 +928,12 @@ def test_a_whiteboard_refuses_the_object_a_generator_returns(id: str, made: Any)
     assert not en and "made by a generator" in en.detail and "生成器" in zh.detail
     assert check(id, sched.to_text())
     assert check(id, bk.Schedule.from_text(sched.to_text()))   # the learner's own text as an object is theirs
+
+
+@pytest.mark.parametrize("text", ["(1-b_star)*(p-1)/b_star", "(p-1)*(1-target)/target"])
+def test_03_9_reads_the_names_the_question_uses(text: str) -> None:
+    """Tenth review of the grading, W1: 03.9 refused b_star ("unknown symbol b_star: use ... b_star")."""
+    import sympy as sp
+
+    assert check("03.9", text) and check("03.9", sp.sympify(text))
+    assert not check("03.9", "(1-b_star)*(p+1)/b_star")

@@ -26,9 +26,15 @@ _GRID = {"p": range(1, 9), "m": range(1, 17), "v": (1, 2, 3), "t_f": (1, 3), "t_
 
 
 def _symbols() -> dict[str, Any]:
+    """The exercises' symbols by printed name, and by the Python names that print otherwise (``b_star``,
+    ``target``, ``comm``: :func:`~bubblekit.course.checks._grading._symbol_aliases`), so that text written
+    with the names the questions use reads as those symbols."""
     from bubblekit import symbolic as sb
+    from bubblekit.course.checks._grading import _symbol_aliases
 
-    return {s.name: s for s in (sb.p, sb.m, sb.v, sb.t_f, sb.t_b, sb.comm, sb.target)}
+    table = {s.name: s for s in (sb.p, sb.m, sb.v, sb.t_f, sb.t_b, sb.comm, sb.target)}
+    table.update({alias: table[name] for alias, name in _symbol_aliases().items() if name in table and alias not in table})
+    return table
 
 
 #: What the expression checks say, in both languages (fetched when an answer is graded).

@@ -44,8 +44,10 @@ _fmt = format_number
 
 #: What the whiteboard check says, in both languages (fetched when an answer is graded).
 register({
-    "checks.l07.not_text": {"en": "expected the schedule as text (a str like 'rank 0: 0F0 0B0'), got {type}",
-                            "zh": "这里要文本形式的调度（像 'rank 0: 0F0 0B0' 这样的 str），收到的是 {type}"},
+    "checks.l07.not_text": {"en": "expected the schedule as text (a str like 'rank 0: 0F0 0B0', or "
+                                  "bk.Schedule.from_text of it), got {type}",
+                            "zh": "这里要文本形式的调度（像 'rank 0: 0F0 0B0' 这样的 str，或者它的 bk.Schedule.from_text），"
+                                  "收到的是 {type}"},
     "checks.l07.not_legal": {"en": "the text is not a legal schedule yet: {error}", "zh": "这段文本还不是合法的调度：{error}"},
     "checks.l07.shape": {"en": "the schedule has {ranks} rank line(s) and {stages} stage(s); this question has p={p}",
                          "zh": "调度有 {ranks} 行 rank、{stages} 个流水级；这道题 p={p}"},
