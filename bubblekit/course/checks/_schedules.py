@@ -52,10 +52,13 @@ __all__ = ["as_schedule", "ScheduleGoal", "compare_schedule"]
 def generated(answer: Any) -> bool:
     """Whether ``answer`` is a schedule a generator made (``bk.schedule(...)``), not one a learner wrote.
 
-    ``bk.Schedule.from_text`` names its schedules ``"custom"``: a learner's own text, built into an
-    object, is theirs. Used by the "write it yourself" checks (03.5, 05.4, 07.4, 10.40-10.42).
+    A generator's schedule carries its registry name (``"zb-h1"``); ``bk.Schedule.from_text`` names a
+    learner's own text ``"custom"`` or whatever name they give it: that object is theirs. Used by the
+    "write it yourself" checks (03.5, 05.4, 07.4, 10.40-10.42).
     """
-    return isinstance(answer, bk.Schedule) and answer.name != "custom"
+    from bubblekit.schedules.registry import names
+
+    return isinstance(answer, bk.Schedule) and answer.name in names()
 
 
 def as_schedule(answer: Any) -> tuple[bk.Schedule | None, str]:
