@@ -929,6 +929,7 @@ def test_a_whiteboard_refuses_the_object_a_generator_returns(id: str, made: Any)
     assert check(id, sched.to_text())
     assert check(id, bk.Schedule.from_text(sched.to_text()))   # the learner's own text as an object is theirs
     assert check(id, bk.Schedule.from_text(sched.to_text(), name="mine"))   # named by the learner too
+    assert check(id, bk.Schedule.from_text(sched.to_text(), name="zb-h1"))  # even after the schedule it copies
 
 
 @pytest.mark.parametrize("text", ["(1-b_star)*(p-1)/b_star", "(p-1)*(1-target)/target"])

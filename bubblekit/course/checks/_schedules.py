@@ -52,13 +52,14 @@ __all__ = ["as_schedule", "ScheduleGoal", "compare_schedule"]
 def generated(answer: Any) -> bool:
     """Whether ``answer`` is a schedule a generator made (``bk.schedule(...)``), not one a learner wrote.
 
-    A generator's schedule carries its registry name (``"zb-h1"``); ``bk.Schedule.from_text`` names a
-    learner's own text ``"custom"`` or whatever name they give it: that object is theirs. Used by the
+    A generator's schedule carries its registry name (``"zb-h1"``) and its source; ``bk.Schedule.from_text``
+    records the source ``"hand-written"`` (and names it ``"custom"`` or whatever name the learner gives, even
+    ``"zb-h1"``): that object is theirs. Used by the
     "write it yourself" checks (03.5, 05.4, 07.4, 10.40-10.42).
     """
     from bubblekit.schedules.registry import names
 
-    return isinstance(answer, bk.Schedule) and answer.name in names()
+    return isinstance(answer, bk.Schedule) and answer.name in names() and answer.source != "hand-written"
 
 
 def as_schedule(answer: Any) -> tuple[bk.Schedule | None, str]:
