@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import io
 import json
 import pkgutil
@@ -54,6 +55,9 @@ CEILINGS_FILE = ROOT / "tests" / "data" / "zh_english_ceilings.json"
 
 #: bubblekit modules not imported to collect the catalogue (need torch, or run on import).
 _NOT_IMPORTED = ("bubblekit.lab._worker", "bubblekit.lab._launch", "bubblekit.lab._model")
+
+#: scripts/ files whose messages join the catalogue when they are imported (issue 24's classroom kit).
+_CATALOGUE_SCRIPTS = ("make_slides", "make_nbgrader")
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -144,6 +148,16 @@ def catalogue_texts() -> Iterator[Text]:
         if module.name.endswith("__main__") or module.name in _NOT_IMPORTED:
             continue
         importlib.import_module(module.name)
+    # the course's scripts that register messages of their own (the Chinese classroom kit): load them too, so
+    # that the count is the same alone and inside a test session that has imported them already
+    for script in _CATALOGUE_SCRIPTS:
+        name = f"_bubblekit_catalogue_{script}"
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{script}.py")
+            if spec is not None and spec.loader is not None:
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module
+                spec.loader.exec_module(module)
     for key, texts in sorted(i18n.all_messages().items()):
         if "zh" in texts:
             yield Text(CATALOGUE, key, "message", texts["zh"])

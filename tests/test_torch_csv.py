@@ -182,7 +182,7 @@ def test_an_existing_file_is_kept_without_force(tmp_path: Path) -> None:
     ("٣F0\r\n", "cannot read"),
     ("", "has no rows"),
     ("\r\n\r\n", "has no rows"),
-    ("0F0,0B0\r\n\r\n1F0,1B0\r\n", "every rank needs at least one stage"),  # an empty row in the middle
+    ("0F0,0B0\r\n\r\n1F0,1B0\r\n", "every rank needs the actions of at least one stage"),  # an empty row in the middle
     ('"0F0\r\n', "not a readable CSV file"),
     ("0F0,0F0,0B0,0B0\r\n", "appears 2 times"),
     ("a\x00b\r\n", "NUL"),
