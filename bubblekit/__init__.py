@@ -144,7 +144,7 @@ _register_messages({
                "pip install \"bubblekit[plots]\" (bash course.sh setup installs it). "
                "Schedules, the simulator, formulas and checks work without it."),
         "zh": ("bk.{module} 要用到 {package}（画图和交互控件都靠它），但当前环境没有安装：请运行 pip install \"bubblekit[plots]\""
-               "（bash course.sh setup 会装好）。调度、模拟器、公式和自测不依赖它。"),
+               "（课程的安装脚本会一并装好）。调度、模拟器、公式和自测不依赖它。"),
     },
 })
 
