@@ -11,7 +11,31 @@ from collections.abc import Callable
 from itertools import count
 
 from bubblekit.actions import Action
+from bubblekit.i18n import register, tr
 from bubblekit.schedules.base import Schedule, actions, looped_placement
+
+register({
+    # the m rules' refusals (a learner meets them in the planner's tables and in bk.schedule)
+    "schedules.refuse.interleaved": {
+        "en": ("m={m} is not allowed for p={p} with interleaving: PyTorch runs the microbatches in "
+               "max(1, m // p) = {rounds} rounds of equal size, so m must be below 2p = {twop} or a multiple "
+               "of m // p, and {rounds} does not divide {m} (nearest allowed: m = {below} or {above})"),
+        "zh": ("m={m} 不能用于 p={p} 的交错式 1F1B：PyTorch 把微批分成 max(1, m // p) = {rounds} 轮，每轮一样多，"
+               "所以 m 要么小于 2p = {twop}，要么是 m // p 的整数倍；而 {rounds} 除不尽 {m}（最近的可用值：m = {below} 或 {above}）"),
+    },
+    "schedules.group.range": {
+        "en": ("microbatch_group_size={group} is not allowed for p={p}, m={m}: Megatron-Core asks for "
+               "p <= microbatch_group_size <= m (here {p}..{m})"),
+        "zh": "microbatch_group_size={group} 不能用于 p={p}、m={m}：Megatron-Core 要求 p <= microbatch_group_size <= m（这里是 {p}..{m}）",
+    },
+    "schedules.group.rest": {
+        "en": ("microbatch_group_size={group} is not allowed for p={p}, m={m}: the last group would hold "
+               "m % {group} = {rest} microbatches, fewer than p = {p} (Megatron-Core refuses it: those "
+               "microbatches would wait on their own forwards); pick a size that divides m or leaves >= p"),
+        "zh": ("microbatch_group_size={group} 不能用于 p={p}、m={m}：最后一组只剩 m % {group} = {rest} 个微批，少于 p = {p}"
+               "（Megatron-Core 会拒绝：这些微批得等自己的前向）；请选一个能整除 m、或余数不小于 p 的组大小"),
+    },
+})
 
 __all__ = ["gpipe", "one_f_one_b", "interleaved_1f1b", "looped_bfs", "interleaved_m_rule", "megatron_schedule_table",
            "microbatch_group_rule"]
@@ -63,9 +87,7 @@ def interleaved_m_rule(p: int, m: int) -> str | None:
         return None
     below = next(k for k in range(m - 1, 0, -1) if rounds_divide(k))
     above = next(k for k in count(m + 1) if rounds_divide(k))  # k = p * (m // p + 1) at the latest
-    return (f"m={m} is not allowed for p={p} with interleaving: PyTorch runs the microbatches in "
-            f"max(1, m // p) = {m // p} rounds of equal size, so m must be below 2p = {2 * p} or a multiple "
-            f"of m // p, and {m // p} does not divide {m} (nearest allowed: m = {below} or {above})")
+    return tr("schedules.refuse.interleaved", m=m, p=p, rounds=m // p, twop=2 * p, below=below, above=above)
 
 
 def _rounds(p: int, m: int) -> tuple[int, int]:
@@ -107,13 +129,10 @@ def microbatch_group_rule(p: int, m: int, group: int) -> str | None:
     wait on its own forwards: Megatron raises rather than run those dependency bubbles).
     """
     if not p <= group <= m:
-        return (f"microbatch_group_size={group} is not allowed for p={p}, m={m}: Megatron-Core asks for "
-                f"p <= microbatch_group_size <= m (here {p}..{m})")
+        return tr("schedules.group.range", group=group, p=p, m=m)
     rest = m % group
     if 0 < rest < p:
-        return (f"microbatch_group_size={group} is not allowed for p={p}, m={m}: the last group would hold "
-                f"m % {group} = {rest} microbatches, fewer than p = {p} (Megatron-Core refuses it: those "
-                f"microbatches would wait on their own forwards); pick a size that divides m or leaves >= p")
+        return tr("schedules.group.rest", group=group, p=p, m=m, rest=rest)
     return None
 
 
