@@ -171,13 +171,13 @@ register({
                       "zh": "死锁：以下 rank 会永远等下去（每个都在等一个无法运行的动作）："},
     "deadlock.in_pair": {"en": "{action} (in the pair {pair})", "zh": "{action}（位于重叠对 {pair} 中）"},
     "deadlock.later": {"en": "which rank {rank} itself runs later in its own order",
-                       "zh": "而它排在 rank {rank} 自己的顺序里更靠后的位置"},
+                       "zh": "但它排在 rank {rank} 自己顺序里更靠后的位置"},
     "deadlock.stuck": {"en": "which rank {rank} has not run: it is stuck at {at}, waiting for {need}",
-                       "zh": "而 rank {rank} 还没有运行它：该 rank 卡在 {at}，正在等 {need}"},
-    "deadlock.nobody": {"en": "which no rank runs", "zh": "而没有任何 rank 运行它"},
-    "deadlock.never": {"en": "which rank {rank} never runs", "zh": "而 rank {rank} 永远不会运行它"},
+                       "zh": "但 rank {rank} 还没跑到它，自己卡在 {at}，在等 {need}"},
+    "deadlock.nobody": {"en": "which no rank runs", "zh": "但没有任何 rank 会运行它"},
+    "deadlock.never": {"en": "which rank {rank} never runs", "zh": "但 rank {rank} 永远不会运行它"},
     "deadlock.line": {"en": "  rank {rank} is blocked at {at} (action #{index} in its order): waits for {need}, {why}",
-                      "zh": "  rank {rank} 卡在 {at}（它顺序中的第 {index} 个动作，从 0 数起）：在等 {need}，{why}"},
+                      "zh": "  rank {rank} 卡在 {at}（按顺序是第 {index} 个动作，从 0 数起），要等 {need}；{why}"},
 })
 
 

@@ -50,6 +50,7 @@ def format_number(x: Number, digits: int = 4, *, fractions: bool = True) -> str:
 
 register({
     "text.slots": {"en": "slots", "zh": "时间槽"},
+    "text.minutes": {"en": "min", "zh": "分钟"},
     "text.time_axis": {"en": "time ({unit})", "zh": "时间（{unit}）"},
     "text.yes": {"en": "yes", "zh": "是"},
     "text.no": {"en": "no", "zh": "否"},
@@ -63,15 +64,16 @@ def format_bytes(n: float) -> str:
 
 
 def plural(unit: str) -> str:
-    """A time unit after a number other than one: ``"slot"`` -> ``"slots"`` (Chinese: ``"时间槽"``); ``"ms"`` stays."""
+    """A time unit after a number other than one: ``"slot"`` -> ``"slots"`` (Chinese: ``"时间槽"``); ``"min"``
+    (lesson 01's factory) is ``"分钟"`` in Chinese; ``"ms"`` stays."""
     check_str("unit", unit)
-    return tr("text.slots") if unit == "slot" else unit
+    return tr("text.slots") if unit == "slot" else tr("text.minutes") if unit == "min" else unit
 
 
 def time_label(unit: str) -> str:
     """Axis label for a time unit: ``"time (slots)"``, ``"time (ms)"``, ``"time (µs)"`` (in the current language)."""
     check_str("unit", unit)
-    shown = {"slot": tr("text.slots"), "slots": tr("text.slots"), "us": "µs"}.get(unit, unit)
+    shown = {"slot": tr("text.slots"), "slots": tr("text.slots"), "min": tr("text.minutes"), "us": "µs"}.get(unit, unit)
     return tr("text.time_axis", unit=shown)
 
 

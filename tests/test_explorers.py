@@ -82,7 +82,7 @@ def test_interface_keys_and_default_state():
     assert {"bubble_ratio", "bubble_overhead", "formula", "makespan", "peak", "message"} <= set(ex.readouts)
     assert isinstance(ex.figure, matplotlib.figure.Figure)
     assert ex.widget is not None and hasattr(ex, "_repr_mimebundle_")
-    assert list(ex.controls["schedule"].options) == bk.names()
+    assert list(ex.controls["schedule"].options) == bk.names()  # English: the names a learner types
     assert list(ex.controls["preset"].options) == list(COST_PRESETS)
     assert_matches(ex, sim("1f1b", 4, 8))
     assert ex.readouts["message"].value == ""

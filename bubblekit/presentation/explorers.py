@@ -75,7 +75,7 @@ from bubblekit._validate import Number
 from bubblekit.compare import compare as compare_table
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.costs import preset as cost_preset
-from bubblekit.i18n import register, tr
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.presentation import plotting
 from bubblekit.presentation.textcache import TextCacheCanvas
 from bubblekit.schedules import (
@@ -128,6 +128,7 @@ register({
     "ex.v.tip_frontier": {"en": "stages per rank of interleaved 1F1B and looped BFS (V shapes hold 2)",
                           "zh": "交错式 1F1B 和 looped BFS 每个 rank 上的流水级数（V 形调度固定为 2）"},
     "ex.preset": {"en": "cost preset", "zh": "耗时预设"},
+    "ex.none": {"en": "none", "zh": "无"},
     "ex.preset.tip": {"en": "uniform: F=B; b=2f: B=2F; f=i=w: split backward; h200: measured, ms",
                       "zh": "uniform：F=B；b=2f：B=2F；f=i=w：拆分反向；h200：实测，单位 ms"},
     "ex.cap": {"en": "memory cap", "zh": "显存上限"},
@@ -525,9 +526,21 @@ def _slider(kind: str, key: str, description: str, value: float, lo: float, hi: 
     return w
 
 
-def _dropdown(key: str, description: str, options: Sequence[str], value: str, tooltip: str = "") -> widgets.Dropdown:
+def _schedule_label(name: str) -> str:
+    """How a schedule menu shows ``name``: the registry name in English (what a learner types), the
+    course's Chinese name in Chinese (``交错式 1F1B``); ``"none"`` is ``无``. The value stays ``name``."""
+    if get_language() != "zh":
+        return name
+    return tr("ex.none") if name == _NONE else display_name(name)
+
+
+def _dropdown(key: str, description: str, options: Sequence[str], value: str, tooltip: str = "",
+              labels: Callable[[str], str] | None = None) -> widgets.Dropdown:
+    """A menu of ``options`` (its values); ``labels`` gives each option's shown text (default: the value)."""
+    pairs = [(labels(o), o) for o in options] if labels is not None else []
+    shown: list[Any] = pairs if any(label != o for label, o in pairs) else list(options)
     w = widgets.Dropdown(
-        description=description, options=list(options), value=value,
+        description=description, options=shown, value=value,
         style={"description_width": "145px"}, layout=widgets.Layout(width="360px"), tooltip=tooltip,
     )
     w.add_class(f"bk-control-{key}")
@@ -724,9 +737,10 @@ class PipelineExplorer:
         self._cost_controls = _cost_controls()
 
         c: dict[str, widgets.Widget] = {}
-        c["schedule"] = _dropdown("schedule", tr("ex.schedule"), all_names, schedule, tr("ex.schedule.tip"))
+        c["schedule"] = _dropdown("schedule", tr("ex.schedule"), all_names, schedule, tr("ex.schedule.tip"),
+                                  labels=_schedule_label)
         c["compare"] = _dropdown("compare", tr("ex.compare"), [_NONE, *all_names], compare or _NONE,
-                                 tr("ex.compare.tip"))
+                                 tr("ex.compare.tip"), labels=_schedule_label)
         c["p"] = _slider("int", "p", tr("ex.p"), p, 1, 16, 1, tooltip=tr("ex.p.tip"))
         c["m"] = _slider("int", "m", tr("ex.m"), m, 1, 64, 1, tooltip=tr("ex.m.tip"))
         c["v"] = _slider("int", "v", tr("ex.v"), v, 1, 8, 1, tooltip=tr("ex.v.tip"))

@@ -261,8 +261,11 @@ def costs_title(costs: Costs, *, split: bool = True) -> str:
 
 
 def _metrics_line(tl: Timeline) -> str:
+    unit = plural(tl.unit)
+    if get_language() == "zh" and tl.unit in ("slot", "slots"):
+        unit = "个" + unit  # 21 个时间槽 (a counted unit takes its measure word; ms does not)
     return tr("plot.metrics", ratio=tl.bubble_ratio, overhead=tl.bubble_overhead,
-              makespan=format_number(float(tl.makespan)), unit=plural(tl.unit))
+              makespan=format_number(float(tl.makespan)), unit=unit)
 
 
 # ------------------------------------------------------------------- span tables
