@@ -83,6 +83,7 @@ __all__ = [
 _LAZY_MODULES = {
     "symbolic": "bubblekit.symbolic",
     "memory": "bubblekit.memory",
+    "layout": "bubblekit.layout",
     "traces": "bubblekit.analysis.traces",
     "calibrate": "bubblekit.analysis.calibrate",
     "planner": "bubblekit.analysis.planner",
