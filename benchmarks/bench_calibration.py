@@ -51,6 +51,10 @@ from bubblekit.lab._config import LabConfig  # noqa: E402  (no torch needed)
 
 SCHEDULES = ("GPipe", "1F1B", "Interleaved1F1B")
 
+#: The course's own schedules the lab runs through PyTorch's ``_PipelineScheduleRuntime`` (issue 26):
+#: ``--schedules zb-h2 v-min`` benchmarks them the same way.
+COURSE_SCHEDULES = ("zb-h2", "v-min", "v-half", "zb-h1", "zbv")
+
 #: The model of lesson 06's real run (section 6): the benchmark's default.
 LESSON_MODEL: dict[str, int] = {"hidden": 256, "seq": 128, "layers": 2}
 
@@ -160,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=_positive, default=3, help="runs per configuration (default 3)")
     ap.add_argument("--ms", nargs="+", type=_positive, default=[4, 8],
                     help="microbatch counts (default 4 8; the smallest predicts the largest)")
-    ap.add_argument("--schedules", nargs="+", choices=SCHEDULES, default=list(SCHEDULES))
+    ap.add_argument("--schedules", nargs="+", choices=SCHEDULES + COURSE_SCHEDULES, default=list(SCHEDULES))
     ap.add_argument("--steps", type=_positive, default=3, help="measured steps per run (the median one is calibrated)")
     ap.add_argument("--tiny", action="store_true",
                     help=f"the lab's default model {TINY_MODEL} instead of lesson 06's {LESSON_MODEL}")
