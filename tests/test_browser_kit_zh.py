@@ -31,6 +31,7 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _scripts import load_script  # noqa: E402
 from test_browser import (  # noqa: E402 - the shared Chromium and server helpers
     ARTIFACTS,
     RENDER_S,
@@ -55,12 +56,7 @@ CURRENT = "[...document.querySelectorAll('.reveal .slides > section')].findIndex
 
 
 def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, path)
 
 
 ms = _load("make_slides", ROOT / "scripts" / "make_slides.py")

@@ -13,7 +13,6 @@ Skipped with a loud reason without Chromium, playwright or npm (``.ci/run`` has 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sys
@@ -30,6 +29,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _scripts import load_script  # noqa: E402
 from test_browser import CHROMIUM, chromium_page  # noqa: E402 - the shared Chromium helpers
 
 READY_MS = 60_000
@@ -38,12 +38,7 @@ CURRENT = "[...document.querySelectorAll('.reveal .slides > section')].findIndex
 
 
 def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, path)
 
 
 slides = _load("test_slides_helpers", ROOT / "tests" / "test_slides.py")  # the deck reader and the fixture

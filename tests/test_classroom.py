@@ -24,6 +24,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from _scripts import load_script
 
 from bubblekit.lab import free_port
 from bubblekit.presentation import classroom
@@ -281,12 +282,7 @@ def test_a_pool_kernel_that_dies_is_replaced_not_handed_out(tmp_path: Path) -> N
 
 # ------------------------------------------------------------------------ the Chinese pages
 def _sync_zh():  # scripts/sync_zh.py, the tool that keeps every Chinese twin in step
-    spec = importlib.util.spec_from_file_location("sync_zh_for_classroom", ROOT / "scripts" / "sync_zh.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("sync_zh_for_classroom", ROOT / "scripts" / "sync_zh.py")
 
 
 @pytest.mark.parametrize("name", list(classroom.PAGES))

@@ -14,26 +14,20 @@ And the stub itself: what the generator writes for a region, both editions.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import nbformat
 import pytest
+from _scripts import load_script
 from nbformat.v4 import new_code_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_exercises_run_all", ROOT / "scripts" / "make_exercises.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_exercises_run_all", ROOT / "scripts" / "make_exercises.py")
 
 
 mx = _load()

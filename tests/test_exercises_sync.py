@@ -10,7 +10,6 @@ is the stub's NotImplementedError.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -21,6 +20,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from _scripts import load_script
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,12 +28,7 @@ SCRIPT = ROOT / "scripts" / "make_exercises.py"
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_exercises", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_exercises"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_exercises", SCRIPT)
 
 
 mx = _load()

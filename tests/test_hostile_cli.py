@@ -11,7 +11,6 @@ what it allows, and the user's file byte for byte.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -22,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from _scripts import load_script
 
 from bubblekit import cli
 
@@ -45,12 +45,7 @@ def script(name: str) -> ModuleType:
     """The script ``scripts/NAME.py`` as a module (the one other tests load, when they have)."""
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the script runs
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, ROOT / "scripts" / f"{name}.py")
 
 
 def one_error_line(err: str) -> str:

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import fnmatch
-import importlib.util
 import os
 import re
 import socket
@@ -27,6 +26,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from _scripts import load_script
 
 from bubblekit.course import checks
 from bubblekit.i18n import all_messages, message_fields
@@ -38,12 +38,7 @@ _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 
 
 def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, path)
 
 
 ms = _load("make_slides", ROOT / "scripts" / "make_slides.py")

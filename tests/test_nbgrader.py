@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -22,6 +21,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from _scripts import load_script
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from bubblekit.course import checks
@@ -33,12 +33,7 @@ CONFIG = ROOT / "classroom" / "nbgrader" / "nbgrader_config.py"
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_nbgrader", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_nbgrader"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_nbgrader", SCRIPT)
 
 
 mn = _load()

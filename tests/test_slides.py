@@ -12,9 +12,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
@@ -22,6 +20,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from _scripts import load_script
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from bubblekit.course.workspace import course_notebooks
@@ -31,12 +30,7 @@ SCRIPT = ROOT / "scripts" / "make_slides.py"
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_slides", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_slides"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_slides", SCRIPT)
 
 
 ms = _load()

@@ -20,25 +20,19 @@ its SHA-256 and that every excerpt is in it at its recorded offset (skipped othe
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from _scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _load_lint() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("zh_lint_under_test", ROOT / "scripts" / "zh_lint.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("zh_lint_under_test", ROOT / "scripts" / "zh_lint.py")
 
 
 lint = _load_lint()

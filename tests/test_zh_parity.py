@@ -30,7 +30,6 @@ A pending notebook whose twin is complete fails too: remove it from ``PENDING``.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from _scripts import load_script
 
 from bubblekit.course.workspace import WORKSPACE_DIR, course_notebooks
 
@@ -49,12 +49,7 @@ ZH = "zh"
 
 
 def _load_sync() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sync_zh_under_test", ROOT / "scripts" / "sync_zh.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("sync_zh_under_test", ROOT / "scripts" / "sync_zh.py")
 
 
 sync_zh = _load_sync()
