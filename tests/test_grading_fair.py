@@ -939,3 +939,193 @@ def test_03_9_reads_the_names_the_question_uses(text: str) -> None:
 
     assert check("03.9", text) and check("03.9", sp.sympify(text))
     assert not check("03.9", "(1-b_star)*(p+1)/b_star")
+
+
+# ----------------------------------------------------------------------------- twelfth review of the grading
+
+
+def _hint_texts(id: str) -> list[tuple[str, str]]:
+    from bubblekit.course.checks._text import shown
+
+    return [(shown(h, "en"), shown(h, "zh")) for h in REGISTRY[id].hints]
+
+
+@pytest.mark.parametrize(("id", "call"), [("05.2", "min_micro_batch"), ("10.34", "bk.schedule("),
+                                          ("10.38", "largest_gaps"), ("01.2", "largest_gaps")])
+def test_the_first_hint_leads_to_the_method_and_a_revealing_call_only_confirms(id: str, call: str) -> None:
+    """M1: 05.2, 10.34 and 10.38's first hint named a call that returns or prints the answer (01.2's tier 2 too)."""
+    tiers = _hint_texts(id)
+    assert call not in tiers[0][0] and call not in tiers[0][1], tiers[0]
+    for en, zh in tiers[1:]:
+        if call in en:
+            assert "confirm" in en and "验证" in zh, en
+    if id == "05.2":
+        assert "by hand" not in tiers[0][0] and "Solve" in tiers[0][0], tiers[0]   # the exercise's own by-hand step
+    if id == "10.34":
+        assert "at least one" in tiers[0][0] and "至少分到一个" in tiers[0][1]
+    if id == "10.38":
+        assert tiers[0][0].startswith("In GPipe, which rank waits longest")
+
+
+def test_10_34s_first_hint_prints_nothing_the_error_would() -> None:
+    """M1: following 10.34's first hint used to print "needs m >= 2p = 8" on the first try (m = 1)."""
+    with pytest.raises(ValueError) as err:
+        bk.schedule("dualpipev", 4, 1)
+    assert "2p" in str(err.value) and not any("2p" in en for en, _ in _hint_texts("10.34"))
+
+
+@pytest.mark.parametrize(("id", "text"), [
+    ("10.11", "(p − 1)/(m + p − 1)"), ("03.8", "(p − 1)/(m + p − 1)"), ("10.15", "(p-1)(1-target)/target"),
+    ("10.14", "(p-1)(t_f+t_i-t_w)"), ("10.13", "(p − 1)/(m·v + p − 1)"), ("10.13", "(p - 1)/(m × v + p - 1)"),
+    ("10.12", "b/(1 − b)"), ("10.12", "b／(1－b)"), ("03.9", "(p-1)*(1-b^*)/b^*"), ("03.9", "(p-1)(1-b*)/b*"),
+    ("03.9", "(p − 1)(1 − b^{*})/b^{*}"), ("10.15", "(p − 1)(1 − b^*)/b^*"), ("10.17", "p−r"), ("10.17", "p－r"),
+    ("10.11", "（p－1）／（m＋p－1）"), ("10.16", "(m+p-1)(t_f+t_b) + 2(p-1)c"), ("10.11", "b = (p-1)/(m+p-1)"),
+    ("10.15", "m = (p − 1)(1 − b^*)/b^*"),
+])
+def test_a_derivation_pasted_as_the_course_prints_it_is_read(id: str, text: str) -> None:
+    """C1: the minus sign, the middle dot, implicit products, b^* and full-width signs were "(got str)"."""
+    en, zh = both(id, text)
+    assert en and zh, (text, en, zh)
+
+
+@pytest.mark.parametrize(("id", "text"), [("10.11", "(p-1)/(m+p-1"), ("03.8", "(p-1)/(m+p-1"),
+                                          ("10.17", "p -* r"), ("10.14", "(p-1)(t_f+t_i-t_w")])
+def test_an_expression_text_that_cannot_be_read_says_how_to_write_it_and_is_not_counted(id: str, text: str) -> None:
+    """C1: "could not read your answer as a sympy expression (got str)" read as if text were not allowed."""
+    en, zh = both(id, text)
+    assert not en and "(got str)" not in en.detail and repr(text) in en.detail and "*" in en.detail, en
+    assert "not counted as a try" in en.text and en.hint == "", en
+    assert "读成表达式" in zh.detail and "不计入作答次数" in zh.text, zh
+    assert _registry._SESSION[id].tries == 0
+
+
+def test_expression_text_is_written_in_pythons_notation() -> None:
+    """C1: one place turns the course's printed signs into Python's, and keeps names such as t_b whole."""
+    from bubblekit.course.checks._grading import expression_text
+
+    assert expression_text("(p − 1)/(m·v + p − 1)") == "(p - 1)/(m*v + p - 1)"
+    assert expression_text("（p－1）／（m＋p－1）") == "(p-1)/(m+p-1)"
+    assert expression_text("(p-1)(1-b^*)/b^*") == "(p-1)(1-b_star)/b_star"
+    assert expression_text("(1-b*)/b*") == "(1-b_star)/b_star" and expression_text("b*m") == "b*m"
+    assert expression_text("t_b*(p-1)") == "t_b*(p-1)" and expression_text("p²") == "p**2"
+    assert expression_text("b^* = x") == "x" and expression_text("p == m") == "p == m"
+
+
+def test_10_32s_second_hint_followed_literally_ends_at_the_answer() -> None:
+    """C2: tier 2 said "lower T until it needs more than 4 stages", which stops at 13 ("too low")."""
+    from bubblekit.course.checks.lesson10 import _LAYERS
+
+    en, zh = _hint_texts("10.32")[1]
+    assert "until it does" not in en and "smallest T that fits" in en and "放得下的最小 T" in zh, en
+
+    def stages(t: int) -> int:  # the hint's greedy cut
+        count, load = 1, 0
+        for w in _LAYERS:
+            if load + w > t:
+                count, load = count + 1, 0
+            load += w
+        return count
+
+    fits = [t for t in range(max(_LAYERS), sum(_LAYERS) + 1) if stages(t) <= 4]
+    assert min(fits) == REGISTRY["10.32"].expected() and check("10.32", min(fits))
+    assert not check("10.32", min(fits) - 1)
+
+
+@pytest.mark.parametrize(("id", "schedule"), [("10.3", ("gpipe", 4, 8)), ("10.6", ("interleaved", 4, 8, 2))])
+def test_every_r_attribute_a_hint_names_exists_on_a_simulation(id: str, schedule: tuple[Any, ...]) -> None:
+    """C3: the hints named hops_per_step beside result fields; a SimResult has no such field."""
+    import re
+
+    r = bk.simulate(bk.schedule(*schedule), bk.Costs(f=1, b=2))
+    for en, zh in _hint_texts(id):
+        for text in (en, zh):
+            assert not re.search(r"(?<![.\w])hops_per_step", text), text
+            for path in re.findall(r"\br\.([A-Za-z_][\w.]*)", text):
+                value: Any = r
+                for name in path.rstrip(".").split("."):
+                    value = getattr(value, name)       # AttributeError: a name the result does not have
+    assert "r.schedule.hops_per_step" in _hint_texts(id)[0][0]
+
+
+@pytest.mark.parametrize(("id", "answer"), [
+    ("10.32", "14 ms"), ("10.32", "14ms"), ("10.32", "14 毫秒"), ("10.23", "27 slots"), ("10.23", "27 个时间槽"),
+    ("09.4", "112 messages"), ("09.4", "112 条消息"), ("08.5", "7 F"), ("10.20", "135个"), ("10.20", "135 microbatches"),
+    ("01.3", "5843.48元"), ("01.3", "5,843 yuan"), ("01.3", "¥5843"), ("10.22", "$176,947"), ("10.22", "176947.2 USD"),
+    ("01.1", "12 minutes"), ("01.1", "１２ 分钟"), ("01.4", "18 cars"), ("01.4", "18辆"), ("10.37", "0.3 ms"),
+    ("10.24", "103 ms"), ("10.31", "16x"), ("10.31", "16 倍"), ("07.1", "1.5 times"), ("08.3", "85,704 GPU-hours"),
+    ("10.26", "15 microbatch activations"), ("04.1", ("12 activations", "6 activations")),
+    ("05.2", ("45 microbatches", "23个")), ("02.3", ("1.5 slots", "4 slots")), ("03.4", {"gpipe": "56 slots", "1f1b": 65}),
+    ("03.6", ("28 microbatches", "20%")), ("01.2", (0, "6 slots")),
+])
+def test_a_number_written_with_the_asked_unit_is_read(id: str, answer: Any) -> None:
+    """C4: "14 ms", "27 slots", "135个", "5843.48元" got "expected a number" and were counted."""
+    en, zh = both(id, answer)
+    assert en and zh, (answer, en, zh)
+
+
+@pytest.mark.parametrize(("id", "answer", "en_words", "zh_words"), [
+    ("10.32", "14 s", "that is in seconds; this question asks for the number in ms", "“秒”"),
+    ("10.37", "0.3 s", "asks for the number in ms", "“毫秒”"),
+    ("01.3", "5843 dollars", "that is in dollars; this question asks for the number in yuan", "“美元”"),
+    ("10.20", "135 messages", "that is in messages; this question asks for the number in microbatches", "“条消息”"),
+    ("10.18", "0.179 ms", "this number has no unit here", "没有单位"),
+    ("10.32", "14 bananas", "expected a number in ms, got the text '14 bananas'", "读不出来"),
+    ("07.9", "0.857 of it", "write the number alone, without words", "不要带文字"),
+    ("03.6", (28, "20 microbatches"), "item 2", "第 2 项"),
+])
+def test_a_number_in_another_unit_is_told_its_unit_and_not_counted(id: str, answer: Any, en_words: str,
+                                                                   zh_words: str) -> None:
+    """C4: a unit is named (the wrong one, or none asked), and such an answer uses up no try."""
+    en, zh = both(id, answer)
+    assert not en and en_words in en.detail and en.hint == "" and "not counted as a try" in en.text, en
+    assert not zh and zh_words in zh.detail and "不计入作答次数" in zh.text, zh
+    assert _registry._SESSION[id].tries == 0
+
+
+def test_a_wrong_number_with_the_asked_unit_is_graded_and_its_mistake_named() -> None:
+    """C4: the unit is read, so the value is graded as usual: a direction, or the recognised mistake."""
+    en, _ = both("10.32", "13 ms")
+    assert not en and "too low" in en.detail and en.hint, en
+    en, zh = both("09.4", "56 messages")
+    assert not en and "one direction only" in en.detail and "一个方向" in zh.detail, en
+    en, _ = both("01.4", "20 cars")
+    assert not en and "Megatron's overhead" in en.detail, en
+
+
+@pytest.mark.parametrize(("id", "percent", "bare"), [("07.7", "41.7%", "41.7"), ("07.9", "85.7%", "85.7"),
+                                                      ("07.9", "85.7％", 85.7)])
+def test_07_7_and_07_9_read_a_percentage_as_their_fraction(id: str, percent: str, bare: Any) -> None:
+    """C4: "41.7%" (07.7) and "85.7%" (07.9) were refused and counted, while 05.7 and 10.18 read a percentage."""
+    en, zh = both(id, percent)
+    assert en and "percentage was read as a fraction of 1F1B" in en.note and "1F1B" in zh.note, en
+    en, zh = both(id, bare)
+    assert not en and "looks like a percentage" in en.detail and "百分数" in zh.detail, en
+    en, _ = both("07.7", "33.3%")
+    assert not en and "headline 1/3" in en.detail, en
+
+
+def test_every_fraction_reads_a_percentage_and_every_number_in_a_unit_registers_it() -> None:
+    """C4 (consistently): an answer below 1 without a unit is a fraction (``fraction_of``); every other number the
+    policy grades names its unit, except 06.2's ranks (04.6's set of m values is compared as a set, unread)."""
+    def numbers(x: Any) -> list[Any]:
+        if isinstance(x, dict):
+            return [n for v in x.values() for n in numbers(v)]
+        if isinstance(x, (list, tuple)):
+            return [n for v in x for n in numbers(v)]
+        return [x] if isinstance(x, (int, float)) or type(x).__name__ == "Fraction" else []
+
+    fractions_without, units_without = [], []
+    for id, ex in sorted(REGISTRY.items()):
+        if ex.compare is not None:
+            continue
+        values = numbers(ex.expected())
+        if not values:
+            continue
+        units = ex.unit if isinstance(ex.unit, tuple) else (ex.unit,) * len(values)
+        for value, unit in zip(values, units if len(units) == len(values) else (ex.unit,) * len(values)):
+            if unit is None and 0 < abs(value) < 1 and ex.fraction_of is None:
+                fractions_without.append(id)
+            if unit is None and abs(value) >= 1 and ex.fraction_of is None:
+                units_without.append(id)
+    assert not fractions_without, fractions_without
+    assert sorted(set(units_without)) == ["06.2"], units_without   # its numbers are ranks: names, not amounts

@@ -47,11 +47,21 @@ Numbers
 
 Percentages
     Where the answer is a fraction of something (a bubble ratio, Megatron's overhead, a
-    utilisation; registered with ``fraction_of``), a percentage **written with its sign**
+    utilisation, one peak or message count over another; every exercise whose answer is a number
+    below 1 without a unit is registered with ``fraction_of``), a percentage **written with its sign**
     as text (``"27.3%"``) is read as the fraction 0.273 and accepted, with a note. A bare
     number that is 100 times the fraction (``27.3``) is not: the check answers "that looks
     like a percentage". Where the answer is not a fraction, ``"27.3%"`` is refused with
     "give a plain number".
+
+Units
+    Where the question asks for a number in a unit (registered with ``unit=``: slots, ms, minutes, yuan,
+    dollars, GPU-hours, microbatches, messages, microbatch activations, F, a factor), the number may be
+    written with that unit in either language (``"14 ms"``, ``"27 slots"``, ``"135个"``, ``"5843.48元"``,
+    ``"$176,947"``, ``"16x"``) and is read as the number. A number in another unit (``"0.3 s"`` where ms are
+    asked), a unit where the answer has none, and words that are no unit are each told so, and such an answer
+    is not counted as a try (no hint tier is used up). The units and how each may be written are listed in
+    :mod:`bubblekit.course.checks._units`.
 
 Exact answers
     Only where the exercise text says **exact** must the answer be exact
@@ -61,13 +71,20 @@ Exact answers
 
 Types that mean the same value
     int, float, ``Fraction``, ``Decimal``, numpy scalars and arrays, sympy numbers, and text
-    holding a number (``"0.273"``, ``"27.3%"``, ``"5,843"``, ``"1e-3"``, ``"3/11"``) are
-    numbers; a decimal comma (``"0,273"``) is read as a decimal point, with a note, and text
+    holding a number (``"0.273"``, ``"27.3%"``, ``"5,843"``, ``"1e-3"``, ``"3/11"``, and their full-width
+    forms ``"７／１１"``, ``"17.9％"``) are numbers; a decimal comma (``"0,273"``) is read as a decimal point, with a note, and text
     such as ``"5,843"`` (a thousands comma) that is right only with its comma read as a point gets
     "that looks like a decimal comma"; a tuple and a list (or an array) are the same sequence; a set may be given as a
     list; dict keys and text answers ignore case, spaces, ``-`` and ``_`` (``"ZB-H1"`` =
     ``"zb h1"``); sympy expressions are compared by simplification, with symbols matched by
     name. ``True``/``False`` are not numbers.
+
+Expressions written as text
+    A derivation may be given as a sympy expression or as text, written the way the course prints its
+    formulas: ``"(p − 1)/(m·v + p − 1)"`` (the minus sign ``−``, ``·`` and ``×`` for a product, full-width
+    ``／`` and ``－``), implicit products (``"(p-1)(1-b)"``, ``"2p"``), ``^`` for a power and ``b^*`` (or ``b*``)
+    for ``b_star``. Text that still cannot be read is told how to write it, and is not counted as a try;
+    text that is no number where a number is asked is not counted either.
 
 Several right answers
     Where a question has several right answers, each is accepted (registered as ``AnyOf``).

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
@@ -23,6 +24,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from bubblekit.course.checks._text import msg, shown
+from bubblekit.course.checks._units import Unit, unit_key, unit_named
 from bubblekit.i18n import register, tr
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "Verdict",
     "grade",
     "read_number",
+    "read_expression",
     "norm_text",
 ]
 
@@ -73,6 +76,20 @@ register({
     "checks.not_any": {"en": "not one of the right answers", "zh": "不是正确答案之一"},
     "checks.sympy_unreadable": {"en": "could not read your answer as a sympy expression (got {type})",
                                 "zh": "无法把你的答案读成 sympy 表达式（收到的是 {type}）"},
+    "checks.expression_text": {
+        "en": "could not read the text {text!r} as an expression: write it as in Python, with * (or a space) between "
+              "factors, / for a division and ** for a power",
+        "zh": "无法把文本 {text!r} 读成表达式：请按 Python 的写法书写，因子之间用 *（或空格），除法用 /，乘方用 **"},
+    "checks.unit_other": {"en": "that is in {got}; this question asks for the number in {want}",
+                          "zh": "你写的单位是“{got}”，这道题要的是以“{want}”为单位的数字"},
+    "checks.unit_none": {"en": "this number has no unit here: give it alone, without {got}",
+                         "zh": "这个数没有单位：只写数字，不要带“{got}”"},
+    "checks.unit_unknown": {"en": "expected a number in {want}, got the text {text!r}: write the number alone (or "
+                                  "followed by {want})",
+                            "zh": "这里要一个以“{want}”为单位的数字，收到的文本 {text!r} 读不出来：只写数字（或在数字"
+                                  "后面写“{want}”）"},
+    "checks.unit_words": {"en": "expected a number, got the text {text!r}: write the number alone, without words",
+                          "zh": "这里要一个数字，收到的文本 {text!r} 带了文字：只写数字，不要带文字"},
     "checks.sympy_extra_symbols": {
         "en": "not equal to the expected expression; it uses symbol(s) {names} that the answer does not need",
         "zh": "与期望的表达式不相等；它用了答案不需要的符号 {names}"},
@@ -144,6 +161,8 @@ class Verdict:
         reason: for an answer nested in sequences or dicts, what is wrong with the innermost
             item, without its place (``detail`` names the place once, 1-based, never nested).
         where: that place: the 1-based item numbers (or dict keys) from the outside in.
+        form: True when the answer is not read in the asked form (text that is no number or expression, a number
+            in another unit): the learner is told why and the answer is not counted as a try.
     """
 
     status: Grade
@@ -152,6 +171,7 @@ class Verdict:
     shape: bool = False
     reason: str = ""
     where: tuple[Any, ...] = ()
+    form: bool = False
 
     @property
     def ok(self) -> bool:
@@ -210,6 +230,7 @@ class Reading:
         exact: True for int, Fraction, sympy Integer/Rational and ``"a/b"`` text.
         percent: True when written with a % sign.
         comma: True when text like ``"0,273"`` was read with its comma as a decimal point.
+        unit: the words written after the number (or the sign before it: ``"$"``), as written; ``""`` when none.
     """
 
     value: Fraction | float
@@ -218,6 +239,7 @@ class Reading:
     exact: bool = False
     percent: bool = False
     comma: bool = False
+    unit: str = ""
 
     @property
     def finite(self) -> bool:
@@ -252,6 +274,11 @@ _THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?$")
 #: A decimal comma (``"0,273"``, ``"1,5"``): digits, one comma, digits, and not a thousands form.
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 _RATIO = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
+#: A number followed by words (``"14 ms"``, ``"135个"``) or preceded by a currency sign (``"$176,947"``).
+_NUMBER_AND_UNIT = re.compile(
+    r"^(?P<pre>us\$|[$¥])?\s*"
+    r"(?P<num>[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?(?:\s*/\s*[+-]?\d+)?\s*%?)"
+    r"\s*(?P<unit>[^\d\s].*?)?\s*$", re.IGNORECASE)
 
 
 def _is_bool(x: Any) -> bool:
@@ -326,8 +353,22 @@ def read_number(x: Any) -> Reading | str:
     return tr("checks.not_a_number", type=type(x).__name__)
 
 
+def _number_part(text: str) -> tuple[str, str]:
+    """``text`` split into the number and the unit written with it: ``"14 ms"`` -> ``("14", "ms")``, ``"$5"`` ->
+    ``("5", "$")``; full-width forms read as ASCII (``"７／１１"`` is ``"7/11"``) and a typographic minus as ``-``."""
+    t = unicodedata.normalize("NFKC", text).strip().replace("\u2212", "-")
+    split = _NUMBER_AND_UNIT.match(t)
+    if split is None:
+        return t, ""
+    unit = (split.group("unit") or "").strip() or (split.group("pre") or "")
+    return (split.group("num").strip(), unit) if unit_key(unit) else (split.group("num").strip(), "")
+
+
 def _read_text(text: str) -> Reading | str:
-    t = text.strip().replace("\u2212", "-")  # a typographic minus sign
+    t, unit = _number_part(text)
+    if unit:
+        reading = _read_text(t)
+        return replace(reading, unit=unit) if isinstance(reading, Reading) else tr("checks.text_not_number", text=text)
     percent = t.endswith(_PERCENT_SIGNS)
     if percent:
         t = t[:-1].strip()
@@ -357,7 +398,7 @@ def _decimal_comma_reading(answer: Any) -> Reading | None:
     """``"5,843"`` read with its comma as a decimal point (5.843), or None when the text has no such comma."""
     if not isinstance(answer, str):
         return None
-    t = answer.strip()
+    t, _ = _number_part(answer)
     percent = t.endswith(_PERCENT_SIGNS)
     t = t[:-1].strip() if percent else t
     if t.count(",") != 1 or "." in t or not _THOUSANDS.match(t):
@@ -479,15 +520,22 @@ def grade_number(
     exact: bool = False,
     fraction_of: str | None = None,
     close_from: int = 1,
+    unit: Unit | None = None,
 ) -> Verdict:
-    """Grade a number by the policy (significant digits, percentages, exactness, counts).
+    """Grade a number by the policy (significant digits, percentages, exactness, counts, units).
 
     ``close_from``: the fewest significant digits a "close" answer may have (2 when matching a
-    recognised mistake: one digit is too few to tell which mistake it was).
+    recognised mistake: one digit is too few to tell which mistake it was). ``unit``: the unit the
+    question asks the number in (a number written with it is read; another unit is named).
     """
     reading = read_number(answer)
     if isinstance(reading, str):
-        return Verdict("wrong", reading, shape=reading != tr("checks.divides_by_zero"))
+        return Verdict("wrong", reading, shape=reading != tr("checks.divides_by_zero"),
+                       form=isinstance(answer, str) and reading != tr("checks.divides_by_zero"))
+    if reading.unit:
+        problem = _unit_problem(answer, reading.unit, unit)
+        if problem:
+            return Verdict("wrong", problem, shape=True, form=True)
     e = _as_fraction(expected)
     if e is None:
         raise TypeError(f"expected value must be a finite real number, got {type(expected).__name__}")
@@ -526,6 +574,21 @@ def grade_number(
         return Verdict("close", CLOSE_DIGITS.say(digits=MIN_DIGITS))
     return Verdict("wrong", _comma_or(answer, e, rel_tol, abs_tol,
                                       _percent_or_direction(reading, e, rel_tol, abs_tol, fraction_of)))
+
+
+def _unit_problem(answer: Any, written: str, asked: Unit | None) -> str:
+    """What is wrong with the unit ``written`` after a number where the question asks for ``asked`` (None: no
+    unit), or ``""`` when it is the asked unit."""
+    if asked is not None and asked.accepts(written):
+        return ""
+    known = unit_named(written)
+    if known is not None and asked is not None:
+        return tr("checks.unit_other", got=shown(known.name), want=shown(asked.name))
+    if known is not None:
+        return tr("checks.unit_none", got=shown(known.name))
+    if asked is not None:
+        return tr("checks.unit_unknown", want=shown(asked.name), text=answer)
+    return tr("checks.unit_words", text=answer)
 
 
 def _comma_or(answer: Any, e: Fraction, rel_tol: float, abs_tol: float, detail: str) -> str:
@@ -610,8 +673,12 @@ def grade(
     exact: bool = False,
     fraction_of: str | None = None,
     close_from: int = 1,
+    unit: Unit | tuple[Unit | None, ...] | None = None,
 ) -> Verdict:
     """Compare ``answer`` with ``expected`` by the grading policy; return a :class:`Verdict`.
+
+    ``unit``: the unit the question asks for (:mod:`bubblekit.course.checks._units`), for every number of the
+    answer, or a tuple with one unit (or None) per item of a sequence.
 
     Numbers by :func:`grade_number`; ``AnyOf``: any option; bools exactly; text ignoring
     case, spaces, ``-`` and ``_``; sympy expressions by ``simplify(answer - expected)``
@@ -621,7 +688,7 @@ def grade(
     anything else with ``==``. ``detail`` never contains the expected value.
     """
     kw: dict[str, Any] = dict(rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of,
-                              close_from=close_from)
+                              close_from=close_from, unit=unit)
     answer, expected = _tolist(answer), _tolist(expected)
 
     if isinstance(expected, AnyOf):
@@ -635,7 +702,7 @@ def grade(
     if _is_number(expected):
         if isinstance(answer, (list, tuple, set, frozenset, dict)):
             return Verdict("wrong", tr("checks.want_one_number", type=type(answer).__name__), shape=True)
-        return grade_number(answer, expected, **kw)
+        return grade_number(answer, expected, **{**kw, "unit": unit if isinstance(unit, Unit) else None})
 
     if isinstance(expected, str):
         if not isinstance(answer, str):
@@ -694,13 +761,68 @@ def _symbol_aliases() -> dict[str, str]:
             if isinstance(value, sympy.Symbol) and name != value.name}
 
 
+#: Signs a learner copies from the course's formulas, as Python writes them (before reading an expression's text).
+_EXPRESSION_SIGNS = str.maketrans({"\u2212": "-", "\u2013": "-", "\u00b7": "*", "\u22c5": "*", "\u00d7": "*",
+                                   "\u2217": "*", "\u00f7": "/", "\u00b2": "**2", "\u00b3": "**3"})
+#: The article's b* (the target bubble fraction) as the course writes it in text: ``b^*``, ``b^{*}``, or ``b*`` where
+#: no factor follows (``(1-b*)/b*``); read as ``b_star``.
+_B_STAR = re.compile(r"(?<![A-Za-z0-9_])b\s*\^\s*\{?\s*\*\s*\}?|(?<![A-Za-z0-9_])b\*(?=\s*(?:$|[)\]/+\-,=]))")
+
+
+#: A name given to the formula before it (``"b = ..."``, ``"U_v = ..."``, ``"m = ..."``): the formula is what follows.
+_NAMED = re.compile(r"^\s*[A-Za-z_][\w^*{}]*\s*=(?!=)")
+
+
+def expression_text(text: str) -> str:
+    """A formula as a learner types or pastes it, in Python's notation: the minus sign ``−``, the products ``·`` and
+    ``×``, full-width forms (``（p－1）／…``) and superscript powers as ASCII, ``b^*`` (or ``b*``) as ``b_star``, and
+    a leading ``name =`` dropped."""
+    t = text.translate(_EXPRESSION_SIGNS)
+    t = _NAMED.sub("", unicodedata.normalize("NFKC", t))
+    return _B_STAR.sub("b_star", t).strip()
+
+
+def read_expression(answer: Any) -> tuple[Any, str]:
+    """``answer`` as a sympy expression, or ``(None, why not)`` in the learner's language.
+
+    Text is read by :func:`expression_text` and then as Python with implicit products (``(p-1)(1-b)``, ``2p``,
+    ``m v``; names are never split into letters: ``t_f``, ``target`` and ``comm`` stay names) and ``^`` as a power;
+    anything else by ``sympy.sympify``. Used by every expression check (lessons 03 and 10)."""
+    import sympy
+
+    if isinstance(answer, bool) or answer is None:
+        return None, tr("checks.sympy_unreadable", type=type(answer).__name__)
+    try:
+        if isinstance(answer, str):
+            from sympy.parsing.sympy_parser import (
+                convert_xor,
+                implicit_multiplication,
+                parse_expr,
+                standard_transformations,
+            )
+
+            expr = parse_expr(expression_text(answer),
+                              transformations=(*standard_transformations, implicit_multiplication, convert_xor))
+        else:
+            expr = sympy.sympify(answer)
+    except Exception:
+        if isinstance(answer, str):
+            return None, tr("checks.expression_text", text=answer)
+        return None, tr("checks.sympy_unreadable", type=type(answer).__name__)
+    if not isinstance(expr, sympy.Basic):
+        return None, tr("checks.sympy_unreadable", type=type(answer).__name__)
+    return expr, ""
+
+
 def _grade_sympy(answer: Any, expected: Any) -> Verdict:
+    if isinstance(answer, (list, tuple)) and len(answer) == 1:
+        answer = answer[0]  # what sp.solve returns for one root
+    expr, why = read_expression(answer)
+    if expr is None:
+        return Verdict("wrong", why, shape=True, form=isinstance(answer, str))
     try:
         import sympy
 
-        if isinstance(answer, (list, tuple)) and len(answer) == 1:
-            answer = answer[0]  # what sp.solve returns for one root
-        expr = sympy.sympify(answer)
         by_name = {s.name: s for s in expected.free_symbols}
         by_name.update({alias: by_name[name] for alias, name in _symbol_aliases().items()
                         if name in by_name and alias not in by_name})
@@ -770,8 +892,9 @@ def _grade_sequence(answer: Any, expected: Sequence[Any] | range, kw: dict[str, 
         return Verdict("wrong", tr("checks.wrong_length", want=len(expected), got=len(answer)), shape=True)
     close: Verdict | None = None
     notes = []
+    units = kw["unit"] if isinstance(kw["unit"], tuple) and len(kw["unit"]) == len(expected) else None
     for i, (a, e) in enumerate(zip(answer, expected), start=1):
-        verdict = grade(a, e, **kw)
+        verdict = grade(a, e, **{**kw, "unit": units[i - 1]} if units is not None else kw)
         if verdict.status in ("wrong", "close"):
             located = _located(verdict, i)
             if verdict.status == "wrong":
@@ -800,4 +923,4 @@ def _located(inner: Verdict, place: Any) -> Verdict:
             detail = tr(f"checks.{state}_entry", i=place, j=inner_place, detail=reason)
         else:
             detail = tr(f"checks.{state}_key_entry", key=place, j=inner_place, detail=reason)
-    return Verdict(inner.status, detail, shape=inner.shape, reason=reason, where=where)
+    return Verdict(inner.status, detail, shape=inner.shape, reason=reason, where=where, form=inner.form)

@@ -54,6 +54,7 @@ from typing import Any, Literal
 from bubblekit.course.checks import _display
 from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, grade
 from bubblekit.course.checks._text import Msg, msg, shown
+from bubblekit.course.checks._units import Unit
 from bubblekit.i18n import get_language, register, tr, translate
 
 __all__ = [
@@ -207,6 +208,8 @@ class Exercise:
             percentage written with its sign (``"27.3%"``) is accepted.
         mistakes: recognisable wrong answers, each with its message.
         kind_hints: hint tiers by kind of mistake (see :data:`KIND_HINTS`), as ``(kind, tiers)`` pairs.
+        unit: the unit the question asks the number in (:mod:`bubblekit.course.checks._units`), or one per item
+            of a tuple answer; a number written with it is read, another unit is named.
     """
 
     id: str
@@ -219,6 +222,7 @@ class Exercise:
     fraction_of: str | None = None
     mistakes: tuple[Mistake, ...] = ()
     kind_hints: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    unit: Unit | tuple[Unit | None, ...] | None = None
 
     @property
     def hint(self) -> str:
@@ -269,6 +273,7 @@ def exercise(
     fraction_of: str | None = None,
     mistakes: Sequence[Mistake] = (),
     kind_hints: Mapping[str, str | Sequence[str]] | None = None,
+    unit: Unit | tuple[Unit | None, ...] | None = None,
 ) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
     """Register the decorated zero-argument function as the expected value of exercise ``id``.
 
@@ -286,6 +291,9 @@ def exercise(
             a percentage with its sign is then accepted, with a note naming it.
         mistakes: :class:`Mistake` s to recognise, each with its message.
         kind_hints: hint tiers by kind of mistake (overrides :data:`KIND_HINTS`).
+        unit: the unit the question asks the answer in (``MS``, ``SLOTS``, ... from
+            :mod:`bubblekit.course.checks._units`), or a tuple of them (None for an item without one) for a tuple
+            answer: ``"14 ms"`` is then read as 14, and ``"14 s"`` is told its unit is not the asked one.
 
     Returns the function unchanged. Registering an id twice from a different place raises
     ``ValueError``; re-registering from the same module and line (a module reload) replaces.
@@ -303,12 +311,15 @@ def exercise(
     if not all(isinstance(m, Mistake) for m in mistakes):
         raise TypeError(f"exercise {id}: mistakes must be Mistake objects, got {list(mistakes)!r}")
     kinds = tuple((str(k), _tiers(id, f"kind_hints[{k!r}]", v)) for k, v in (kind_hints or {}).items())
+    if unit is not None and not isinstance(unit, Unit) and not (
+            isinstance(unit, tuple) and all(u is None or isinstance(u, Unit) for u in unit)):
+        raise TypeError(f"exercise {id}: unit must be a Unit or a tuple of Units (or None), got {unit!r}")
 
     def register(fn: Callable[[], Any]) -> Callable[[], Any]:
         if not callable(fn):
             raise TypeError(f"exercise {id}: @exercise must decorate a function, got {fn!r}")
         entry = Exercise(id, fn, tiers, float(rel_tol), float(abs_tol), compare, bool(exact), fraction_of,
-                         tuple(mistakes), kinds)
+                         tuple(mistakes), kinds, unit)
         old = REGISTRY.get(id)
         if old is not None and old.origin != entry.origin:
             raise ValueError(f"exercise id {id!r} registered twice: at {old.origin} and at {entry.origin}")
@@ -648,14 +659,16 @@ def _grade(ex: Exercise, answer: Any, expected: Any) -> tuple[Verdict, str]:
         ok, detail, kind = _normalise_verdict(ex.compare(answer, expected), ex.id)
         return (Verdict("right") if ok else Verdict("wrong", detail)), kind
     verdict = grade(answer, expected, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol, exact=ex.exact,
-                    fraction_of=ex.fraction_of)
+                    fraction_of=ex.fraction_of, unit=ex.unit)
     if verdict.status != "wrong":
         return verdict, ""
+    if verdict.form:  # not read in the asked form (words, another unit): said, not counted as a try
+        return verdict, FORMAT
     for mistake in ex.mistakes:
         try:
             # close_from=2: one significant digit is too few to tell which mistake was made (policy)
             seen = grade(answer, mistake.value(expected), rel_tol=ex.rel_tol, abs_tol=ex.abs_tol,
-                         fraction_of=ex.fraction_of, close_from=2)
+                         fraction_of=ex.fraction_of, close_from=2, unit=ex.unit)
         except Exception as err:
             raise RuntimeError(f"exercise {ex.id}: a mistake's value failed ({type(err).__name__}); "
                                f"this is a bug in {ex.origin}, not in your answer") from None
@@ -705,13 +718,15 @@ def _unknown_id_message(id: str) -> str:
 
 
 def compare_values(answer: Any, expected: Any, *, rel_tol: float = 1e-9, abs_tol: float = 0.0,
-                   exact: bool = False, fraction_of: str | None = None) -> tuple[bool, str]:
+                   exact: bool = False, fraction_of: str | None = None,
+                   unit: Unit | tuple[Unit | None, ...] | None = None) -> tuple[bool, str]:
     """Compare ``answer`` with ``expected`` by the grading policy; return ``(ok, message)``.
 
     ``message`` says what is wrong (type, length, which item, too high/low, close) and never
     contains the expected value. For custom ``compare`` functions that grade a part by the policy.
     """
-    verdict = grade(answer, expected, rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of)
+    verdict = grade(answer, expected, rel_tol=rel_tol, abs_tol=abs_tol, exact=exact, fraction_of=fraction_of,
+                    unit=unit)
     if verdict.status == "close":
         return False, tr("checks.close_colon", detail=verdict.detail)
     return verdict.ok, verdict.detail

@@ -17,6 +17,7 @@ from bubblekit.course.checks._mistakes import overhead_min_m, swapped_items, swa
 from bubblekit.course.checks._registry import Mistake, compare_choice, compare_values, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg, shown
+from bubblekit.course.checks._units import CARS, MINUTES, SLOTS, YUAN
 from bubblekit.course.factory import factory_line
 from bubblekit.i18n import tr
 
@@ -58,7 +59,7 @@ def _check_yourself() -> Any:
     return factory_line(3, 4).bubble_ratio
 
 
-@exercise("01.1", hint=(msg("The first car needs one minute per station; after that, one car leaves every minute.",
+@exercise("01.1", unit=MINUTES, hint=(msg("The first car needs one minute per station; after that, one car leaves every minute.",
                             "第一辆车在每个工位各花一分钟；之后每分钟开出一辆车。"),
                         msg("Add the first car's trip through all stations to one minute for each car after it.",
                             "第一辆车走完所有工位的时间，加上之后每辆车各一分钟。")),
@@ -73,10 +74,10 @@ def _factory_makespan() -> Any:
 
 @exercise("01.2", hint=(msg("Answer (rank, length in slots); look for the widest empty stretch in one row.",
                             "答案写成 (rank, 时长，以时间槽计)；在同一行里找最宽的一段空白。"),
-                        msg("Compare the middle wait of the top row with the drain of the bottom row; "
-                            "diagram.largest_gaps(1) confirms your reading.",
-                            "比较最上面一行中间的等待和最下面一行的排空；diagram.largest_gaps(1) 可以验证你的"
-                            "判断。")),
+                        msg("Compare the middle wait of the top row with the drain of the bottom row; once you "
+                            "have read your answer off the picture, diagram.largest_gaps(1) confirms it.",
+                            "比较最上面一行中间的等待和最下面一行的排空；先从图上读出你的答案，再用 "
+                            "diagram.largest_gaps(1) 验证。")),
           compare=lambda answer, expected: _compare_gap(answer, expected))
 def _longest_gap() -> Any:
     """GPipe, p = 3, m = 5, F = 1, B = 2: (rank, slots) of the longest single idle stretch."""
@@ -87,7 +88,7 @@ def _longest_gap() -> Any:
 def _compare_gap(answer: Any, expected: Any) -> Graded:
     """01.2's (rank, length): the rank is right or not, never "too high / too low" (with three ranks a
     direction gives it away); the length keeps the policy's direction; the pair swapped is named."""
-    ok, message = compare_values(answer, expected)
+    ok, message = compare_values(answer, expected, unit=(None, SLOTS))
     if ok:
         return Graded(True, "", "")
     if compare_values(answer, tuple(reversed(expected)))[0]:
@@ -110,7 +111,7 @@ def _gpipe_8_16() -> bk.SimResult:
 
 
 @exercise(
-    "01.3",
+    "01.3", unit=YUAN,
     hint=(msg("Idle GPU-hours per day = bubble_ratio x GPUs x 24; then multiply by the price.",
               "每天空闲的 GPU 小时数 = bubble_ratio x GPU 数 x 24；再乘以单价。"),
           msg("Use the simulated run's bubble_ratio (idle over all device-time), not bubble_overhead, and "
@@ -133,7 +134,7 @@ def _idle_money_expected() -> Any:
     return _idle_money(_gpipe_8_16())
 
 
-@exercise("01.4", hint=(msg("Each station idles (stations - 1) minutes in total; solve (s - 1)/(m + s - 1) <= 0.1 for m.",
+@exercise("01.4", unit=CARS, hint=(msg("Each station idles (stations - 1) minutes in total; solve (s - 1)/(m + s - 1) <= 0.1 for m.",
                             "每个工位总共空闲 (工位数 - 1) 分钟；解 (s - 1)/(m + s - 1) <= 0.1 求 m。"),
                         msg("The smallest whole number of cars that meets the target: check it and one car fewer "
                             "with factory_line(3, cars).bubble_ratio.",

@@ -14,6 +14,7 @@ from bubblekit.course.checks._mistakes import hop_off, swapped_items
 from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._units import SLOTS
 from bubblekit.course.checks.lesson01 import gap_before
 
 #: The unbalanced pipeline of exercises 02.4 and 02.5 (not the lesson's, so the lesson does not answer
@@ -33,7 +34,7 @@ def _gap_0b0(p: int, m: int) -> Any:
     return gap_before(bk.simulate(bk.schedule("gpipe", p, m), bk.preset("b=2f")), 0, "0B0")
 
 
-@exercise("02.0", hint=(msg("In GPipe the last rank runs all m forwards before its first backward: follow the last "
+@exercise("02.0", unit=SLOTS, hint=(msg("In GPipe the last rank runs all m forwards before its first backward: follow the last "
                             "microbatch down after rank 0's last forward, then microbatch 0's gradient back up, and "
                             "count the stages each crosses.",
                             "GPipe 中最后一个 rank 要先跑完全部 m 个前向，才开始第一个反向：从 rank 0 的最后一个前"
@@ -53,7 +54,7 @@ def _check_yourself() -> Any:
     return _gap_0b0(4, 8)
 
 
-@exercise("02.1", hint=(msg("Give two lists of 5 numbers: each rank's wait before its first action (fill), "
+@exercise("02.1", unit=SLOTS, hint=(msg("Give two lists of 5 numbers: each rank's wait before its first action (fill), "
                             "and its idle time after its last action (drain).",
                             "给出两个各含 5 个数的列表：每个 rank 第一个动作之前的等待（填充），以及最后一个"
                             "动作之后的空闲（排空）。"),
@@ -69,7 +70,7 @@ def _fill_and_drain() -> Any:
     return (fill, drain)
 
 
-@exercise("02.2", hint=(msg("Between its last forward and its first backward, rank 0 waits for the forward to reach "
+@exercise("02.2", unit=SLOTS, hint=(msg("Between its last forward and its first backward, rank 0 waits for the forward to reach "
                             "the last stage and the gradient to come back.",
                             "在最后一个前向和第一个反向之间，rank 0 要等前向到达最后一个流水级、梯度再传回来"
                             "。"),
@@ -80,7 +81,7 @@ def _middle_gap() -> Any:
     return _gap_0b0(6, 4)
 
 
-@exercise("02.3", hint=(msg("Answer (extra time for GPipe, extra time for 1F1B), in slots; simulate both with and "
+@exercise("02.3", unit=SLOTS, hint=(msg("Answer (extra time for GPipe, extra time for 1F1B), in slots; simulate both with and "
                             "without comm and subtract.",
                             "答案写成 (GPipe 多出的时间, 1F1B 多出的时间)，以时间槽计；分别在有 comm 和无 com"
                             "m 时模拟两者，再相减。"),
@@ -104,7 +105,7 @@ def _mean_stage_makespan() -> Any:
     return bk.simulate(bk.schedule("gpipe", 4, UNEVEN_M), bk.Costs(f=mean_f, b=2 * mean_f)).makespan
 
 
-@exercise("02.4", hint=(msg("The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
+@exercise("02.4", unit=SLOTS, hint=(msg("The forward wave takes the sum of the stage times plus (m - 1) times the slowest stage; "
                             "the backward wave the same with backward times.",
                             "前向一轮的耗时是各流水级时间之和，加上 (m - 1) 倍最慢流水级的时间；反向一轮同理，换"
                             "成反向时间。"),

@@ -12,11 +12,12 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._grading import THE_STEP, Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded, read_expression
 from bubblekit.course.checks._mistakes import megatron_overhead, overhead_min_m, swapped_items, swapped_pm, utilisation
-from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._registry import FORMAT, Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule, generated
 from bubblekit.course.checks._text import msg, shown
+from bubblekit.course.checks._units import MICROBATCHES, SLOTS
 from bubblekit.i18n import register, tr
 
 #: Values tried when two expressions do not simplify to the same one (floor or ceiling terms):
@@ -55,13 +56,17 @@ register({
 
 
 def _read_expression(answer: Any) -> tuple[Any, str]:
-    """The answer as a sympy expression in bubblekit.symbolic's symbols, or (None, why not)."""
+    """The answer as a sympy expression in bubblekit.symbolic's symbols, or (None, why not).
+
+    Text is read as the course prints its formulas (``(p − 1)/(m·v + p − 1)``, ``(p-1)(1-b^*)/b^*``):
+    :func:`~bubblekit.course.checks._grading.read_expression`."""
     import sympy as sp
 
-    if isinstance(answer, bool) or answer is None:
-        return None, tr("checks.l03.unreadable", type=type(answer).__name__)
+    expr, why = read_expression(answer)
+    if expr is None:
+        return None, why
     try:
-        expr = sp.nsimplify(sp.sympify(answer), rational=True)
+        expr = sp.nsimplify(expr, rational=True)
     except (sp.SympifyError, TypeError, ValueError):
         return None, tr("checks.l03.unreadable", type=type(answer).__name__)
     table = _symbols()
@@ -107,8 +112,8 @@ def expression_compare(*mistakes: tuple[Callable[[], Any], str]) -> Callable[[An
     """
     def compare(answer: Any, expected: Any) -> tuple[bool, str]:
         expr, why = _read_expression(answer)
-        if expr is None:
-            return False, why
+        if expr is None:  # text that is no expression: said, not counted as a try
+            return Graded(False, why, FORMAT if isinstance(answer, str) else "")
         if _same(expr, expected):
             return True, ""
         for build, message in mistakes:
@@ -142,7 +147,7 @@ def _check_yourself() -> Any:
     return bk.bubble_ratio_exact(4, 12)
 
 
-@exercise("03.1", hint=(msg("Count the hatched grey (idle) boxes of each rank in the picture, in slots, and add "
+@exercise("03.1", unit=SLOTS, hint=(msg("Count the hatched grey (idle) boxes of each rank in the picture, in slots, and add "
                             "up the ranks.",
                             "数出图中每个 rank 的灰色斜线（空闲）方块，以时间槽计，再把所有 rank 加起来。"),
                         msg("Every rank idles the same time, before, between or after its work: count one rank's "
@@ -194,7 +199,7 @@ def _factor(expr: Any) -> Any:
     return sp.factor(expr)
 
 
-@exercise("03.3", hint=(msg("Solve b(m) <= target for m (lesson 03, step 4), then round up; the article's loop "
+@exercise("03.3", unit=MICROBATCHES, hint=(msg("Solve b(m) <= target for m (lesson 03, step 4), then round up; the article's loop "
                             "stops at 128.",
                             "解 b(m) <= 目标值求 m（第 03 课第 4 步），再向上取整；原文的循环停在 128。"),
                         msg("Write b(m) for p = 16 with the p - 1 crossing slots in the numerator and in the "
@@ -209,7 +214,7 @@ def _min_m_five_percent() -> Any:
     return bk.min_micro_batch(16, 0.05)
 
 
-@exercise("03.4", hint=(msg('Answer {{"gpipe": makespan, "1f1b": makespan}} in slots; 1F1B crosses more hops than '
+@exercise("03.4", unit=SLOTS, hint=(msg('Answer {{"gpipe": makespan, "1f1b": makespan}} in slots; 1F1B crosses more hops than '
                             "GPipe when there is latency.",
                             '答案写成 {{"gpipe": makespan, "1f1b": makespan}}，以时间槽计；有延迟时，1F1B 经过的跳比 '
                             "GPipe 多。"),
@@ -260,7 +265,7 @@ def _megatron_quarter(p: int = 8, overhead: float = 0.25) -> tuple[int, float, f
     return m, bk.bubble_overhead(p, m), bk.ratio_from_overhead(bk.bubble_overhead(p, m))
 
 
-@exercise("03.6", hint=(msg("Answer (m, b): first the smallest whole m whose Megatron overhead is at most 25 %, "
+@exercise("03.6", unit=(MICROBATCHES, None), hint=(msg("Answer (m, b): first the smallest whole m whose Megatron overhead is at most 25 %, "
                             "then that configuration's bubble as a fraction of the step.",
                             "答案写成 (m, b)：先是 Megatron 口径的气泡开销不超过 25% 的最小整数 m，再是这个配"
                             "置的气泡比例（占单步耗时的比例）。"),

@@ -14,6 +14,7 @@ from bubblekit.course.checks._mistakes import megatron_overhead, swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
 from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._units import ACTIVATIONS, SLOTS
 from bubblekit.i18n import register, tr
 
 #: The cost model of every lesson-04 exercise: forward 1 slot, backward 2 slots, no latency.
@@ -26,7 +27,7 @@ rank 1: 1F0 1B1 1F1 1B0 1F2 1B2 1F3 1B3
 """
 
 
-@exercise("04.1", hint=(msg("Simulate both schedules with bk.Costs(f=1, b=2) and read r.peak_activations[0].",
+@exercise("04.1", unit=ACTIVATIONS, hint=(msg("Simulate both schedules with bk.Costs(f=1, b=2) and read r.peak_activations[0].",
                             "用 bk.Costs(f=1, b=2) 模拟两个调度，读出 r.peak_activations[0]。"),
                         msg("GPipe keeps every forward's activations until the backwards start; 1F1B's rank 0 starts "
                             "its first backward after its warm-up forwards.",
@@ -55,7 +56,7 @@ def _interleaved_bubble() -> Any:
     return bk.simulate(bk.schedule("interleaved", 4, 16, 4), COSTS).bubble_ratio_exact
 
 
-@exercise("04.3", hint=(msg("Simulate both for p=8, m=16 with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's "
+@exercise("04.3", unit=SLOTS, hint=(msg("Simulate both for p=8, m=16 with bk.Costs(f=1, b=2, comm=Fraction(1, 2)) and subtract GPipe's "
                             "makespan from 1F1B's.",
                             "用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 在 p=8, m=16 下模拟两者，用 1F1B 的单"
                             "步耗时减去 GPipe 的。"),

@@ -15,6 +15,7 @@ from bubblekit.course.checks._mistakes import swapped_items
 from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
 from bubblekit.course.checks._schedules import as_schedule, generated
 from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._units import MICROBATCHES, MS, SLOTS
 from bubblekit.i18n import register, tr
 
 #: Exercise 05.4: the latency per hop (slots) with F = 1, B = 2.
@@ -42,13 +43,15 @@ def _p8() -> tuple[float, float]:
     return (bk.bubble_ratio(8, 4), bk.bubble_ratio(8, 32))
 
 
-@exercise("05.2", hint=(msg("bk.min_micro_batch(p, target, v=...) answers both; check one by hand with (p-1)/(m*v+p-1).",
-                            "bk.min_micro_batch(p, target, v=...) 两个都能算；再用 (p-1)/(m*v+p-1) 手算验证一"
-                            "个。"),
-                        msg("Solve (p - 1)/(m v + p - 1) <= 0.1 for m with p = 6, once with v = 1 and once with v = 2, "
+@exercise("05.2", unit=MICROBATCHES, hint=(msg("Solve (p - 1)/(m v + p - 1) <= 0.1 for m with p = 6, once with v = 1 and once with v = 2, "
                             "and round each up to a whole m.",
                             "取 p = 6，分别在 v = 1 和 v = 2 时解 (p - 1)/(m v + p - 1) <= 0.1 求 m，各自向上"
-                            "取整。")),
+                            "取整。"),
+                        msg("Multiply both sides by the denominator and collect the terms in m. Then check each m by "
+                            "simulating it and m - 1: m meets 10 % and m - 1 does not; for v = 2 the m must also be one "
+                            "that interleaved 1F1B accepts (bk.legal_ms).",
+                            "两边同乘分母，合并含 m 的项。再模拟 m 和 m - 1 检验每个结果：m 达到 10%，m - 1 达不到；"
+                            "v = 2 时，m 还必须是交错式 1F1B 接受的值（bk.legal_ms）。")),
           mistakes=(swapped_items(),))
 def _min_m() -> tuple[Any, Any]:
     """Smallest m with bubble_ratio <= 10% for p=6, with v=1 and with v=2.
@@ -176,7 +179,7 @@ def head_model() -> list[balance.Layer]:
     return layers
 
 
-@exercise("05.5", hint=(msg("balance.partition(layers, 4).to_costs() gives per-stage costs; simulate bk.schedule('1f1b', 4, 8) with them.",
+@exercise("05.5", unit=MS, hint=(msg("balance.partition(layers, 4).to_costs() gives per-stage costs; simulate bk.schedule('1f1b', 4, 8) with them.",
                             "balance.partition(layers, 4).to_costs() 给出每个流水级的耗时；用它模拟 bk.schedu"
                             "le('1f1b', 4, 8)。"),
                         msg("Give the makespan in ms of the balanced split (balance.partition), not of the split by "
@@ -197,7 +200,7 @@ def _step_ms(part: balance.Partition) -> Any:
     return bk.simulate(bk.schedule("1f1b", 4, 8), part.to_costs()).makespan
 
 
-@exercise("05.6", hint=(msg("planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)).best.time_per_microbatch",
+@exercise("05.6", unit=SLOTS, hint=(msg("planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)).best.time_per_microbatch",
                             "可以用 planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)"
                             ").best.time_per_microbatch"),
                         msg("Give the time per microbatch (step time / m, in slots) of the best configuration that "

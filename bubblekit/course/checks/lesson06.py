@@ -24,6 +24,7 @@ from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule
 from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._units import MICROBATCHES
 from bubblekit.i18n import register, tr
 
 #: Ranks and microbatches of the example step.
@@ -128,7 +129,7 @@ def _waits_for() -> int | None:
 
 
 @exercise(
-    "06.4",
+    "06.4", unit=MICROBATCHES,
     hint=(msg("Calibrate costs from the step (bk.calibrate.calibrate) and simulate 1F1B with them while you double m "
               "from 2; the formula alone ignores what the calibration measured.",
               "从这一步标定出耗时（bk.calibrate.calibrate），用它模拟 1F1B，m 从 2 开始逐次翻倍；光用公式会忽"
@@ -227,7 +228,7 @@ def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
     return example_step().orders
 
 
-@exercise("06.6", hint=(msg("bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).",
+@exercise("06.6", unit=MICROBATCHES, hint=(msg("bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).",
                             "用 bk.min_micro_batch(p, target)，target 取 0.2；再用 (p-1)/(m+p-1) 验证。"),
                         msg("The smallest whole m with (p - 1)/(m + p - 1) <= 0.2 for p = 12: check m and m - 1.",
                             "p = 12 时满足 (p - 1)/(m + p - 1) <= 0.2 的最小整数 m：检查 m 和 m - 1。")),

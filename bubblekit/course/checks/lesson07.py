@@ -22,6 +22,7 @@ from bubblekit.course.checks._mistakes import upside_down
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._schedules import generated
 from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._units import ACTIVATIONS, FACTOR, SLOTS
 from bubblekit.i18n import register, tr
 
 __all__ = ["whiteboard", "WhiteboardTarget"]
@@ -177,7 +178,7 @@ def _ratio_1f1b_over_zbh1() -> float:
     return one / zb
 
 
-@exercise("07.1", hint=(msg("Compare the per-rank bubble time of 1F1B, (p-1)(F+I+W), with ZB-H1's; p cancels.",
+@exercise("07.1", unit=FACTOR, hint=(msg("Compare the per-rank bubble time of 1F1B, (p-1)(F+I+W), with ZB-H1's; p cancels.",
                             "把 1F1B 每个 rank 的气泡时间 (p-1)(F+I+W) 和 ZB-H1 的比较；p 会约掉。"),
                         msg("ZB-H1's delayed W passes fill part of each idle stretch: write its bubble per rank, divide "
                             "1F1B's by it, and check with published.max_rank_bubble_time on p = 8, m = 16.",
@@ -188,7 +189,7 @@ def _e071() -> float:
     return _ratio_1f1b_over_zbh1()
 
 
-@exercise("07.2", hint=(msg("Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.",
+@exercise("07.2", unit=ACTIVATIONS, hint=(msg("Simulate zb-h2 and read max_peak_activations; the paper writes it as (2p-1) M_B.",
                             "模拟 zb-h2，读 max_peak_activations；论文把它写成 (2p-1) M_B。"),
                         msg("Predict first: at p = 6, which rank holds the most, and how many forwards does it run "
                             "before its first W? Then simulate the question's setting with F = I = W = 1 and compare.",
@@ -248,7 +249,7 @@ def _min_cap_for_zero_span_bubble() -> int:
     raise AssertionError("no cap up to 16 reached zero")
 
 
-@exercise("07.5", hint=(msg("Loop over mem_cap = 1, 2, ... with objective='stage_span' and stop at the first zero rate.",
+@exercise("07.5", unit=ACTIVATIONS, hint=(msg("Loop over mem_cap = 1, 2, ... with objective='stage_span' and stop at the first zero rate.",
                             "让 mem_cap = 1, 2, ... 循环，objective='stage_span'，在比率第一次为零时停下。"),
                         msg("search.search_schedule(4, 12, uniform, mem_cap=cap, objective='stage_span', method='greedy') "
                             "for cap = 1, 2, ...; simulate each and test published.stage_span_bubble_rate(...) == 0.",
@@ -265,7 +266,7 @@ def _dualpipe_run(i: Any) -> bk.SimResult:
     return bk.simulate(bk.schedule("dualpipe", 8, 20), bk.Costs(f=1, i=i, w=Fraction(1, 2), fb="max"))
 
 
-@exercise("07.6", hint=(msg("Simulate bk.schedule('dualpipe', 8, 20) with bk.Costs(f=1, i=1, w=Fraction(1, 2), fb='max') and "
+@exercise("07.6", unit=SLOTS, hint=(msg("Simulate bk.schedule('dualpipe', 8, 20) with bk.Costs(f=1, i=1, w=Fraction(1, 2), fb='max') and "
                             "take the largest of result.idle: each rank's idle time over the whole step.",
                             "用 bk.Costs(f=1, i=1, w=Fraction(1, 2), fb='max') 模拟 bk.schedule('dualpipe', 8"
                             ", 20)，取 result.idle 的最大值：它是每个 rank 在整步中的空闲时间。"),
@@ -284,6 +285,7 @@ def _e076() -> Any:
                             "but never reaches it.",
                             "取两次模拟的 max_peak_activations（同样的 p、同样的耗时）相除。V-Min 的峰值是整数个微批"
                             "的激活，所以 p 越大，这个比值越接近 1/3，但永远到不了。")),
+          fraction_of=msg("1F1B's peak", "1F1B 的峰值"),
           mistakes=(Mistake(lambda e: Fraction(1, 3), msg("that is the headline 1/3, the limit for large p; at p = 12 "
                                                           "the peak is a whole number of microbatches",
                                                           "这是标题里的 1/3，是 p 很大时的极限；p = 12 时峰值"
@@ -326,6 +328,7 @@ def _e078() -> frozenset[str]:
                             "one stage per device on the same 8 stages. The V turns on its last rank without a message.",
                             "用 hops_per_step 数出两种调度各自的消息数：DualPipeV 用它的 4 张卡，1F1B 每张卡一个流水级，"
                             "同样是 8 个流水级。V 形在最后一个 rank 上折返，不需要发消息。")),
+          fraction_of=msg("1F1B's messages on the same 8 stages", "同样 8 个流水级上 1F1B 的消息数"),
           mistakes=(Mistake(lambda e: 2.0, msg("2x is DualPipeV against 1F1B on the same 4 devices; here 1F1B has the same "
                                                "8 stages, on 8 devices",
                                                "2 倍是 DualPipeV 和同样 4 张卡上的 1F1B 相比；这里的 1F1B 有"

@@ -12,6 +12,7 @@ from bubblekit.course.checks._grading import THE_STEP
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._units import FORWARDS, GPU_HOURS, MICROBATCHES
 
 
 def _bloom() -> published.CaseEstimate:
@@ -32,7 +33,7 @@ _OVERHEAD_HOURS = msg("that uses Megatron's overhead (idle over busy time); the 
                       "空闲的比例，即 bubble_ratio")
 
 
-@exercise("08.1", hint=(msg("Microbatches per pipeline = global batch / (data-parallel replicas x micro-batch size).",
+@exercise("08.1", unit=MICROBATCHES, hint=(msg("Microbatches per pipeline = global batch / (data-parallel replicas x micro-batch size).",
                             "每条流水线的微批数 = 全局 batch / (数据并行副本数 x 微批大小)。"),
                         msg("Each data-parallel replica gets an equal share of the global batch and runs it one "
                             "microbatch at a time; read the three numbers from the case's fields.",
@@ -60,7 +61,7 @@ def _e082() -> float:
     return _bloom().bubble_ratio
 
 
-@exercise("08.3", hint=(msg("Idle GPU-hours = bubble_ratio x all GPU-hours of the run (1,082,990 for BLOOM).",
+@exercise("08.3", unit=GPU_HOURS, hint=(msg("Idle GPU-hours = bubble_ratio x all GPU-hours of the run (1,082,990 for BLOOM).",
                             "空闲 GPU 小时 = bubble_ratio x 整个训练的全部 GPU 小时（BLOOM 是 1,082,990）。"),
                         msg("Multiply the fraction of 08.2 (not a percentage) by bloom.gpu_hours.",
                             "用 08.2 的比例（不是百分数）乘以 bloom.gpu_hours。")),
@@ -89,7 +90,7 @@ def _e084() -> float:
     return published.case_estimate("Llama 3 405B", v=4).bubble_ratio
 
 
-@exercise("08.5", hint=(msg("DualPipe's bubble per device is (PP/2-1)(F&B+B-3W); perfect overlap makes F&B = max(F, B).",
+@exercise("08.5", unit=FORWARDS, hint=(msg("DualPipe's bubble per device is (PP/2-1)(F&B+B-3W); perfect overlap makes F&B = max(F, B).",
                             "DualPipe 每张卡的气泡是 (PP/2-1)(F&B+B-3W)；完全重叠时 F&B = max(F, B)。"),
                         msg("With PP = 16: PP/2 - 1 chunks of idle, each F&B + B - 3W long, where F&B is the larger of "
                             "F and B.",
@@ -102,7 +103,7 @@ def _e085() -> float:
     return published.dualpipe_bubble_time(16, 1, 2, 1, fb=2)
 
 
-@exercise("08.6", hint=(msg("Halve the micro-batch: m doubles; then idle GPU-hours saved = (old ratio - new ratio) x GPU-hours.",
+@exercise("08.6", unit=GPU_HOURS, hint=(msg("Halve the micro-batch: m doubles; then idle GPU-hours saved = (old ratio - new ratio) x GPU-hours.",
                             "微批大小减半，m 就翻倍；省下的空闲 GPU 小时 = (原比例 - 新比例) x GPU 小时。"),
                         msg("With a micro-batch of 1, m = 2048 / (8 x 1); work out BLOOM's bubble_ratio at both m and "
                             "multiply the difference by the run's GPU-hours.",

@@ -15,6 +15,7 @@ from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
 from bubblekit.course.checks._registry import Mistake, exercise
 from bubblekit.course.checks._text import msg
+from bubblekit.course.checks._units import FACTOR, MESSAGES
 from bubblekit.i18n import register, tr
 
 
@@ -190,7 +191,7 @@ def _zb_h2() -> bk.SimResult:
     return bk.simulate(bk.schedule("zb-h2", 4, 8), bk.Costs(f=1, i=1, w=1))
 
 
-@exercise("09.4", hint=(msg("Every stage boundary between two ranks carries one activation and one gradient per microbatch.",
+@exercise("09.4", unit=MESSAGES, hint=(msg("Every stage boundary between two ranks carries one activation and one gradient per microbatch.",
                             "两个 rank 之间的每个流水级边界，每个微批都要传一次激活、一次梯度。"),
                         msg("With v = 2 there are p v = 8 stages: count the boundaries between consecutive stages that "
                             "sit on different ranks, then the messages over them.",
@@ -214,7 +215,7 @@ def _measured_ratio(hidden: int, seq: int) -> float:
     raise KeyError((hidden, seq))
 
 
-@exercise("09.5", hint=(msg("Read the 'layer' entry of the h=4096, seq=8192 configuration: full_backward_ms / F_ms.",
+@exercise("09.5", unit=FACTOR, hint=(msg("Read the 'layer' entry of the h=4096, seq=8192 configuration: full_backward_ms / F_ms.",
                             "读 h=4096, seq=8192 配置里的 'layer' 项：full_backward_ms / F_ms。"),
                         msg("Pick the configuration with c['hidden'] == 4096 and c['seq'] == 8192, then divide its "
                             "layer's full_backward_ms by its F_ms.",
@@ -230,7 +231,7 @@ def _e095() -> float:
     return _measured_ratio(4096, 8192)
 
 
-@exercise("09.6", hint=(msg("DualPipeV puts 2p stages on p ranks in a V (rank r holds stages r and 2p-1-r). Count the "
+@exercise("09.6", unit=MESSAGES, hint=(msg("DualPipeV puts 2p stages on p ranks in a V (rank r holds stages r and 2p-1-r). Count the "
                             "boundaries between consecutive stages that sit on different ranks.",
                             "DualPipeV 把 2p 个流水级按 V 形放在 p 个 rank 上（rank r 持有流水级 r 和 2p-1-r"
                             "）。数出相邻流水级位于不同 rank 的边界。"),

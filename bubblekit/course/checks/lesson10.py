@@ -24,7 +24,7 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, as_rank, norm_text
+from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, as_rank, norm_text, read_expression
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
@@ -34,6 +34,7 @@ from bubblekit.course.checks._mistakes import (
 )
 from bubblekit.course.checks._registry import FORMAT, WORDS_ONLY, Mistake, exercise
 from bubblekit.course.checks._text import msg, shown
+from bubblekit.course.checks._units import ACTIVATIONS, DOLLARS, FACTOR, MESSAGES, MICROBATCHES, MS, SLOTS
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
 from bubblekit.i18n import register, tr
 from bubblekit.schedules.registry import display_name
@@ -250,8 +251,10 @@ def _q1() -> str:
     return "B" if abs(r.bubble_overhead - 7 / 4) < 1e-12 else "A"
 
 
-@exercise("10.3", hint=(msg("Simulate both for p=4, m=8 and compare makespan, peak_activations and hops_per_step.",
-                            "在 p=4, m=8 下模拟两者，比较单步耗时、peak_activations 和 hops_per_step。"),
+@exercise("10.3", hint=(msg("Simulate both for p=4, m=8 and compare r.makespan, r.peak_activations and "
+                            "r.schedule.hops_per_step.",
+                            "在 p=4, m=8 下模拟两者，比较 r.makespan、r.peak_activations 和 "
+                            "r.schedule.hops_per_step。"),
                         msg("Only one of the three differs between GPipe and 1F1B with equal stages: which one, and "
                             "why does the order of F and B change it?",
                             "各流水级耗时相等时，这三个量中只有一个在 GPipe 和 1F1B 之间不同：是哪个？为什么 "
@@ -277,9 +280,10 @@ def _q5() -> str:
     return "A"  # I (dX) feeds stage s-1; W (dW) feeds only the optimizer step
 
 
-@exercise("10.6", hint=(msg("Compare interleaved v=2 with 1F1B (v=1): hops_per_step, peak_activations[0], total busy time.",
-                            "比较 v=2 的交错式调度和 1F1B（v=1）：hops_per_step、peak_activations[0]、总忙碌"
-                            "时间。"),
+@exercise("10.6", hint=(msg("Compare interleaved v=2 with 1F1B (v=1) on their simulations r: r.schedule.hops_per_step, "
+                            "r.peak_activations[0] and the total busy time sum(r.busy).",
+                            "在两者的模拟结果 r 上比较 v=2 的交错式调度和 1F1B（v=1）：r.schedule.hops_per_step、"
+                            "r.peak_activations[0] 和总忙碌时间 sum(r.busy)。"),
                         msg("Simulate both for p = 4, m = 8 with F = 1, B = 2 and look at each quantity in turn; more "
                             "than one letter may apply.",
                             "在 p = 4, m = 8、F = 1, B = 2 下模拟两者，逐个看每个量；可能不止一个选项。")),
@@ -511,10 +515,11 @@ def _peak_compare(answer: Any, expected: Any) -> Graded:
     """
     if isinstance(answer, bool) or answer is None:
         return Graded(False, tr("checks.l10.peak_unreadable", type=type(answer).__name__))
-    try:
-        expr = _sp.sympify(answer)
-    except (_sp.SympifyError, TypeError, ValueError):
-        return Graded(False, tr("checks.l10.peak_unreadable", type=type(answer).__name__))
+    expr, why = read_expression(answer)
+    if expr is None:  # text that is no expression: said, not counted as a try
+        return Graded(False, why if isinstance(answer, str) else tr("checks.l10.peak_unreadable",
+                                                                    type=type(answer).__name__),
+                      FORMAT if isinstance(answer, str) else "")
     table = _peak_symbols()
     unknown = sorted(x.name for x in getattr(expr, "free_symbols", ()) if x.name not in table)
     if unknown:
@@ -578,7 +583,7 @@ def _q19() -> float:
     return bk.bubble_overhead(8, 32)
 
 
-@exercise("10.20", hint=(msg("Write the bubble fraction for p = 16 as a function of m and find where it falls to 10 %.",
+@exercise("10.20", unit=MICROBATCHES, hint=(msg("Write the bubble fraction for p = 16 as a function of m and find where it falls to 10 %.",
                              "把 p = 16 时的气泡比例写成 m 的函数，找出它降到 10% 的位置。"),
                          msg("Solve the inequality for m, then round up: m must be whole, and one fewer must miss the "
                              "target.",
@@ -607,7 +612,7 @@ def _q21() -> float:
     return bk.simulate(bk.schedule("interleaved", 8, 16, 4), bk.Costs(f=1, b=2)).bubble_ratio
 
 
-@exercise("10.22", hint=(msg("First the cost of the whole run, then the share of it that is bubble.",
+@exercise("10.22", unit=DOLLARS, hint=(msg("First the cost of the whole run, then the share of it that is bubble.",
                              "先算整个训练的花费，再算其中属于气泡的部分。"),
                          msg("The run's cost counts every GPU for every hour of the 30 days at the price; the bubble is "
                              "a fraction of it (not a percentage).",
@@ -623,7 +628,7 @@ def _q22() -> float:
     return 1024 * 30 * 24 * 2.0 * 0.12
 
 
-@exercise("10.23", hint=(msg("The makespan is one rank's busy time plus its bubble; 10.14 asks for ZB-H1's bubble per rank.",
+@exercise("10.23", unit=SLOTS, hint=(msg("The makespan is one rank's busy time plus its bubble; 10.14 asks for ZB-H1's bubble per rank.",
                              "单步耗时是一个 rank 的忙碌时间加上它的气泡；10.14 问的就是 ZB-H1 每个 rank 的"
                              "气泡。"),
                          msg("Add the work one rank does for all m microbatches to the ZB-H1 bubble you derived, or "
@@ -634,7 +639,7 @@ def _q23() -> Any:
     return bk.simulate(bk.schedule("zb-h1", 4, 8), UNIFORM).makespan
 
 
-@exercise("10.24", hint=(msg("Equal stages and no latency: a 1F1B step lasts a whole number of (F + B) slots. How many?",
+@exercise("10.24", unit=MS, hint=(msg("Equal stages and no latency: a 1F1B step lasts a whole number of (F + B) slots. How many?",
                              "各流水级耗时相等、没有延迟：1F1B 的一步持续整数个 (F + B) 时间槽。是几个？"),
                          msg("Read F and B of the measured layer from bk.h200_costs() (in ms) and count the slots of "
                              "the step.",
@@ -644,7 +649,7 @@ def _q24() -> float:
     return float(bk.simulate(bk.schedule("1f1b", 4, 8), bk.h200_costs()).makespan)
 
 
-@exercise("10.25", hint=(msg("First: how many copies of the pipeline (data-parallel replicas) fit on the GPUs?",
+@exercise("10.25", unit=MICROBATCHES, hint=(msg("First: how many copies of the pipeline (data-parallel replicas) fit on the GPUs?",
                              "第一步：这些 GPU 能放下几份流水线（数据并行副本）？"),
                          msg("Each GPU belongs to one tensor-parallel group of one stage of one replica; the replicas "
                              "share the global batch.",
@@ -653,7 +658,7 @@ def _q25() -> int:
     return published.MEGATRON_TABLE1[-1].microbatches(1)
 
 
-@exercise("10.26", hint=(msg("ZB-H2 fills the warm-up bubble with extra forwards: how many forwards does rank 0 run before "
+@exercise("10.26", unit=ACTIVATIONS, hint=(msg("ZB-H2 fills the warm-up bubble with extra forwards: how many forwards does rank 0 run before "
                              "its first backward?",
                              "ZB-H2 用额外的前向填满预热阶段的气泡：rank 0 在第一个反向之前跑了几个前向？"),
                          msg("Simulate ZB-H2 for a small p with m ≥ 2p, as in the question (p = 3, m = 6 or p = 4, "
@@ -665,7 +670,7 @@ def _q26() -> float:
     return bk.simulate(bk.schedule("zb-h2", 8, 16), UNIFORM).max_peak_activations
 
 
-@exercise("10.27", hint=(msg("Count the links between neighbouring ranks, then how often one microbatch crosses each.",
+@exercise("10.27", unit=MESSAGES, hint=(msg("Count the links between neighbouring ranks, then how often one microbatch crosses each.",
                              "先数相邻 rank 之间有几条链路，再数一个微批经过每条链路几次。"),
                          msg("A microbatch's activation goes down every link and its gradient comes back up.",
                              "一个微批的激活沿每条链路往下传，梯度再沿原路传回来。")),
@@ -772,7 +777,7 @@ def _q30() -> str:
     return "1f1b" if one < two else "interleaved"
 
 
-@exercise("10.31", hint=(msg("planner.h200_recompute_costs() returns (plain, recomputed); compare their activation.",
+@exercise("10.31", unit=FACTOR, hint=(msg("planner.h200_recompute_costs() returns (plain, recomputed); compare their activation.",
                              "planner.h200_recompute_costs() 返回 (plain, recomputed)；比较两者的 activation"
                              "。"),
                          msg("The factor is how many times larger the plain activation is than the recomputed one.",
@@ -790,15 +795,16 @@ def _q31() -> float:
 _LAYERS = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8)
 
 
-@exercise("10.32", hint=(msg("The slowest stage can be no faster than the heaviest layer, nor than the total divided "
+@exercise("10.32", unit=MS, hint=(msg("The slowest stage can be no faster than the heaviest layer, nor than the total divided "
                              "by 4: both are lower bounds. Start from the larger one and try larger bottlenecks until "
                              "4 contiguous stages fit.",
                              "最慢的流水级不会比最重的那一层更快，也不会比总量除以 4 更快：这两个都是下界。从其中"
                              "较大的那个出发，逐步尝试更大的瓶颈值，直到 4 个连续的流水级放得下为止。"),
-                         msg("For a guess T of the slowest stage, cut greedily whenever a stage would exceed T: does it "
-                             "need more than 4 stages? Lower T until it does.",
-                             "先猜一个最慢流水级的耗时 T，只要某个流水级会超过 T 就贪心地切一刀：需要的流水级"
-                             "超过 4 个吗？不断降低 T，直到超过为止。")))
+                         msg("For a guess T of the slowest stage, cut greedily whenever a stage would exceed T and count "
+                             "the stages: T fits when 4 or fewer are needed. Lower T while it still fits; the answer is "
+                             "the smallest T that fits.",
+                             "先猜一个最慢流水级的耗时 T，只要某个流水级会超过 T 就贪心地切一刀，数一数切出几个"
+                             "流水级：不超过 4 个就算放得下。只要还放得下就继续降低 T；答案是放得下的最小 T。")))
 def _q32() -> Any:
     return balance.bottleneck(list(_LAYERS), 4)
 
@@ -826,12 +832,17 @@ def _dualpipev_min_m(p: int) -> int:
     raise AssertionError("no m accepted")
 
 
-@exercise("10.34", hint=(msg("Try bk.schedule('dualpipev', 4, m) for m = 1, 2, ...; read the error message.",
-                             "对 m = 1, 2, ... 试 bk.schedule('dualpipev', 4, m)；读报错信息。"),
+@exercise("10.34", unit=MICROBATCHES, hint=(msg("DualPipeV places its stages on the p ranks in a V: how many microbatches does a schedule "
+                             "need so that every stage has at least one?",
+                             "DualPipeV 把它的流水级按 V 形放在 p 个 rank 上：调度要有多少个微批，才能让每个流水级"
+                             "至少分到一个？"),
                          msg("The rule counts stages, not ranks: draw the V that DualPipeV places on 4 ranks and count "
                              "its stages.",
                              "这条规则数的是流水级，不是 rank：画出 DualPipeV 在 4 个 rank 上排成的 V，数一数有几个流"
-                             "水级。")))
+                             "水级。"),
+                         msg("To confirm your count: try bk.schedule('dualpipev', 4, m) with your m and with m - 1, "
+                             "and read the error message.",
+                             "验证你数的结果：用你的 m 和 m - 1 分别试 bk.schedule('dualpipev', 4, m)，读报错信息。")))
 def _q34() -> int:
     return _dualpipev_min_m(4)
 
@@ -957,7 +968,7 @@ def _q36() -> float:
     return profile(2).bubble_ratio
 
 
-@exercise("10.37", hint=(msg("Rank 1's first forward can start only when rank 0's first forward has ended plus one hop.",
+@exercise("10.37", unit=MS, hint=(msg("Rank 1's first forward can start only when rank 0's first forward has ended plus one hop.",
                              "rank 1 的第一个前向，要等 rank 0 的第一个前向结束、再过一跳才能开始。"),
                          msg("Without latency a receiver that waits for nothing else starts the moment its sender ends: "
                              "find such a pair of actions on neighbouring ranks and read how much later it starts; check "
@@ -972,10 +983,12 @@ def _q37() -> float:
     return float(first1.start - first0.end)
 
 
-@exercise("10.38", hint=(msg("largest_gaps(1) gives the longest idle interval and the rank it is on.",
-                             "largest_gaps(1) 给出最长的空闲区间以及它所在的 rank。"),
-                         msg("In GPipe, which rank waits longest between its last forward and its first backward?",
-                             "在 GPipe 中，哪个 rank 在最后一个前向和第一个反向之间等得最久？")),
+@exercise("10.38", hint=(msg("In GPipe, which rank waits longest between its last forward and its first backward?",
+                             "在 GPipe 中，哪个 rank 在最后一个前向和第一个反向之间等得最久？"),
+                         msg("To confirm your reading: list the trace's idle intervals, longest first "
+                             "(largest_gaps(1) gives the longest and the rank it is on).",
+                             "验证你的判断：把这份 trace 的空闲区间按从长到短列出来（largest_gaps(1) 给出最长的"
+                             "一段以及它所在的 rank）。")),
           compare=_rank_compare(4, "checks.l10.not_longest_gap"))
 def _q38() -> int:
     return profile(4).largest_gaps(1)[0].rank
