@@ -52,7 +52,7 @@ register({
     "checks.too_high": {"en": "too high", "zh": "偏大"},
     "checks.too_low": {"en": "too low", "zh": "偏小"},
     "checks.percent_note_of": {"en": "your percentage was read as a fraction of {of}",
-                               "zh": "你的百分数已按占{of}的比例读取"},
+                               "zh": "已把你填的百分数换算成占{of}的比例"},
     "checks.truth_value": {"en": "expected a number, got a truth value (True/False)",
                            "zh": "这里要一个数字，收到的是布尔值（True/False）"},
     "checks.not_a_number": {"en": "expected a number, got {type}", "zh": "这里要一个数字，收到的是 {type}"},
@@ -120,7 +120,7 @@ register({
     "checks.close_key_entry": {"en": "the value for key {key!r}, entry {j}: {detail}",
                                "zh": "键 {key!r} 的值的第 {j} 个数：{detail}"},
     "checks.comma_note": {"en": "your comma was read as a decimal point",
-                          "zh": "你写的逗号已按小数点读取"},
+                          "zh": "你写的逗号已当作小数点"},
     "checks.decimal_comma": {
         "en": "that looks like a decimal comma: a comma before three digits is read as a thousands separator; "
               "write the decimal point as '.'",
@@ -144,7 +144,7 @@ PERCENT_BARE = msg(
     key="checks.percent_bare")
 PERCENT_NOT_ASKED = msg("this exercise does not ask for a percentage: give a plain number (without the % sign)",
                         "这道题不要百分数：请给出普通数字（不带 % 号）", key="checks.percent_not_asked")
-PERCENT_NOTE = msg("your percentage was read as a fraction", "你的百分数已按比例读取", key="checks.percent_note")
+PERCENT_NOTE = msg("your percentage was read as a fraction", "已把你填的百分数换算成比例", key="checks.percent_note")
 
 
 @dataclass(frozen=True)
