@@ -62,6 +62,7 @@ export JUPYTER_PATH="$VENV/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+t() { if [ "${COURSE_LANG:-en}" = zh ]; then printf '%s' "$2"; else printf '%s' "$1"; fi; }  # t ENGLISH CHINESE: the learner's language (--lang)
 die() { printf 'course.sh: %s\n' "$*" >&2; exit 1; }
 
 setup_key() {  # hash of pyproject.toml, one extra ($1) and the venv's Python version
@@ -85,15 +86,15 @@ pip_install() {  # pip install ARGS..., quietly; some machines' pip configuratio
 }
 
 make_venv() {
-    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found: install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)"
+    command -v "$PYTHON" >/dev/null 2>&1 || die "$(t "$PYTHON not found: install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)" "找不到 $PYTHON：请安装 Python 3.10 或更新的版本（Debian：apt-get install python3 python3-venv）")"
     "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
         || die "Python 3.10 or newer is needed, $PYTHON is $("$PYTHON" -c 'import sys; print(sys.version.split()[0])')"
     if [ ! -x "$VENV/bin/python" ]; then
         [ -z "${BUBBLEKIT_NO_INSTALL:-}" ] || die "no environment at $VENV but BUBBLEKIT_NO_INSTALL is set"
-        say "creating $VENV"
+        say "$(t "creating $VENV" "正在创建虚拟环境 $VENV")"
         if ! "$PYTHON" -m venv "$VENV"; then
             rm -rf "$VENV"
-            die "could not create a virtual environment: install the venv module (Debian/Ubuntu: apt-get install python3-venv)"
+            die "$(t "could not create a virtual environment: install the venv module (Debian/Ubuntu: apt-get install python3-venv)" "无法创建虚拟环境：请安装 venv 模块（Debian/Ubuntu：apt-get install python3-venv）")"
         fi
     fi
 }
@@ -134,13 +135,13 @@ setup() {  # setup EXTRA,EXTRA...: install bubblekit with the extras that are no
     if [ ${#pip_extras[@]} -gt 0 ] || ! "$VENV/bin/python" -c 'import bubblekit' 2>/dev/null; then
         local list
         list=$(IFS=,; echo "${pip_extras[*]}")
-        say "installing bubblekit${list:+ with extras [$list]} into $VENV (first time: a minute or two)"
+        say "$(t "installing bubblekit${list:+ with extras [$list]} into $VENV (first time: a minute or two)" "正在把 bubblekit${list:+（附加组件 [$list]）}装进 $VENV（第一次需要一两分钟）")"
         pip_install -e ".${list:+[$list]}"
     fi
     for x in "${missing[@]}"; do [ "$x" = lab ] && install_torch; done
     mkdir -p "$STAMPS"
     for x in "${missing[@]}"; do setup_key "$x" > "$STAMPS/$x"; done
-    say "set-up done in $((SECONDS - started)) s"
+    say "$(t "set-up done in $((SECONDS - started)) s" "配置完成，用时 $((SECONDS - started)) 秒")"
 }
 
 torch_pin() {  # the torch requirement of pyproject.toml's lab extra (torch==2.13.0)
@@ -165,10 +166,10 @@ install_torch() {  # torch, pinned, for lesson 06's real run; the CPU-only build
     if [ -n "$index" ]; then
         # an extra index: pip keeps the machine's own (a mirror) for everything else, and of the two
         # builds of the pinned version it takes the CPU one (2.13.0+cpu sorts after 2.13.0)
-        say "installing $pin (CPU-only build, from $index) into $VENV"
+        say "$(t "installing $pin (CPU-only build, from $index) into $VENV" "正在把 $pin（仅 CPU 版，来自 $index）装进 $VENV")"
         pip_install "$pin" --extra-index-url "$index"
     else
-        say "installing $pin into $VENV"
+        say "$(t "installing $pin into $VENV" "正在把 $pin 装进 $VENV")"
         pip_install "$pin"
     fi
 }
@@ -211,10 +212,10 @@ language_pack() {  # --lang zh: install the [zh] extra (JupyterLab's zh-CN langu
     extra_ready zh && return 0
     if [ -n "${BUBBLEKIT_NO_INSTALL:-}" ]; then  # a shared ready environment: use it as it is
         "$VENV/bin/python" -c 'import jupyterlab_language_pack_zh_CN' 2>/dev/null \
-            || say "JupyterLab's Chinese language pack is not installed (BUBBLEKIT_NO_INSTALL): its menus stay in English"
+            || say "JupyterLab 的中文语言包没有安装（设置了 BUBBLEKIT_NO_INSTALL）：菜单仍是英文"
         return 0
     fi
-    say "installing the JupyterLab Chinese language pack (extra [zh]) into $VENV"
+    say "正在把 JupyterLab 中文语言包（附加组件 [zh]）装进 $VENV"
     pip_install -e ".[zh]"
     mkdir -p "$STAMPS"
     setup_key zh > "$STAMPS/zh"
@@ -292,7 +293,7 @@ PY
 
 setup_slides() {  # the optional "slides" extra: JupyterLab's RISE (live reveal.js slideshows of the lessons)
     "$VENV/bin/python" -c 'import jupyterlab_rise' 2>/dev/null && return 0
-    say "installing the slides extra (jupyterlab-rise) into $VENV"
+    say "$(t "installing the slides extra (jupyterlab-rise) into $VENV" "正在把幻灯片组件（jupyterlab-rise）装进 $VENV")"
     "$VENV/bin/python" -m pip install --quiet -e ".[slides]" 2>&1 \
         | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 }
@@ -498,10 +499,10 @@ case $cmd in
             start=notebooks/zh/00_start_here.ipynb workspace=workspace/zh/
             if [ ! -f "$start" ]; then  # the Chinese lesson 00 is not translated yet: open the Chinese lessons' folder
                 start=notebooks/zh
-                say "the Chinese lesson 00 is not translated yet: opening the Chinese lessons in notebooks/zh/"
+                say "中文的第 00 课还没有：改为打开 notebooks/zh/ 里的中文课程"
             fi
         fi
-        say "opening JupyterLab on this folder at $start; your exercises are in $workspace (Ctrl-C to stop)"
+        say "$(t "opening JupyterLab on this folder at $start; your exercises are in $workspace (Ctrl-C to stop)" "在这个目录打开 JupyterLab，从 $start 开始；你的练习在 $workspace（按 Ctrl-C 停止）")"
         # Serve the course folder (lessons, workspace/, exercises/, solutions/, apps/), open lesson 00
         # alone (?reset: the tabs of an earlier session are not reopened). Kernels talk over local
         # sockets (ipc), not TCP, and only warnings reach the terminal (server extensions that are
