@@ -7,7 +7,8 @@ The package has four layers; each imports only the layers above it::
                     the tuned one), timeline, formulas, symbolic, text, memory (bytes per
                     rank) (pure Python: no matplotlib, widgets or torch)
     analysis/       traces, calibrate, planner, search, balance
-    presentation/   plotting, explorers, classroom (matplotlib, ipywidgets, Voila)
+    presentation/   plotting, explorers, classroom (matplotlib, ipywidgets, Voila: the
+                    "plots" extra; the rest of bubblekit needs only sympy)
     course/         checks, published, demo, envcheck (what the lessons need)
     lab/            real pipeline runs with torch.distributed.pipelining (optional extra)
 
@@ -43,6 +44,7 @@ from bubblekit.formulas import (
     utilization,
 )
 from bubblekit.i18n import get_language, local_text, set_language
+from bubblekit.i18n import register as _register_messages
 from bubblekit.schedules import (
     MAX_ACTIONS,
     REGISTRY,
@@ -127,15 +129,45 @@ class _ShortNameLoader:
         self.target = target
 
     def create_module(self, spec: Any) -> Any:
-        import importlib
-
-        module = importlib.import_module(self.target)
+        module = _import_layer(self.target)
         self._spec = module.__spec__  # the import system would stamp the short name's spec on it
         return module
 
     def exec_module(self, module: Any) -> None:
         """Nothing to run (the long name's import ran the module): put its own spec back."""
         module.__spec__ = self._spec
+
+
+_register_messages({
+    "core.needs_plots_extra": {
+        "en": ("bk.{module} needs {package} (for pictures and widgets), which is not installed here: "
+               "pip install \"bubblekit[plots]\" (bash course.sh setup installs it). "
+               "Schedules, the simulator, formulas and checks work without it."),
+        "zh": ("bk.{module} 要用到 {package}（画图和交互控件都靠它），但当前环境没有安装：请运行 pip install \"bubblekit[plots]\""
+               "（课程的安装脚本会一并装好）。调度、模拟器、公式和自测不依赖它。"),
+    },
+})
+
+#: Packages of the "plots" extra (``pip install "bubblekit[plots]"``; the course's set-up installs it).
+#: The core, the analysis layer and the checks import none of them.
+_PLOTS_EXTRA = ("matplotlib", "numpy", "ipywidgets")
+
+
+def _import_layer(target: str) -> Any:
+    """Import ``target``; a module of the plots layer without its packages says how to get them."""
+    import importlib
+
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing not in _PLOTS_EXTRA:
+            raise
+        from bubblekit.i18n import tr
+
+        short = target.rsplit(".", 1)[-1]
+        raise ModuleNotFoundError(tr("core.needs_plots_extra", module=short, package=missing),
+                                  name=error.name) from error
 
 
 def _install_short_names() -> None:
@@ -150,10 +182,8 @@ _install_short_names()
 
 def __getattr__(name: str) -> Any:
     """Load ``bk.plotting``, ``bk.traces``, ... on first use; ``bk.check`` is the exercise check."""
-    import importlib
-
     if name in _LAZY_MODULES:
-        module = importlib.import_module(_LAZY_MODULES[name])
+        module = _import_layer(_LAZY_MODULES[name])
         globals()[name] = module
         return module
     if name == "check":

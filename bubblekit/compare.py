@@ -40,7 +40,7 @@ register({
     # the tables' headers, titles and notes (column keys stay English in both languages)
     "compare.note": {"en": COMPARE_NOTE,
                      "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)，占单步的比例；"
-                           "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m；峰值以微批的激活为单位"},
+                           "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m；峰值单位：个微批的激活"},
     "compare.schedule": {"en": "schedule", "zh": "调度"},
     "compare.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "compare.peak": {"en": "peak activations", "zh": "激活峰值"},
@@ -51,10 +51,10 @@ register({
     "compare.per_rank.utilization": {"en": "busy / makespan", "zh": "忙碌 / 单步耗时"},
     "compare.per_rank.gaps": {"en": "idle intervals", "zh": "空闲区间数"},
     "compare.per_rank.largest_gap": {"en": "longest idle interval ({unit})", "zh": "最长空闲区间（{unit}）"},
-    "compare.per_rank.title": {"en": "{what}, per rank", "zh": "{what}，按 rank"},
+    "compare.per_rank.title": {"en": "{what}, per rank", "zh": "各 rank 的{what}"},
     "compare.sweep.best": {"en": "best", "zh": "最优"},
     "compare.sweep.comm": {"en": "comm ({unit} per hop)", "zh": "每跳通信延迟（{unit}）"},
-    "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}：随{over}变化"},
+    "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}随 {over} 的变化"},
     "compare.comm.none": {"en": "no latency", "zh": "无延迟"},
     "compare.comm.overlapped": {"en": "overlapped latency", "zh": "延迟被重叠"},
     "compare.comm.blocking": {"en": "blocking sends", "zh": "阻塞发送"},

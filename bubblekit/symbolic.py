@@ -38,7 +38,7 @@ import sympy as sp
 from bubblekit._validate import check_int, exact_decimal
 from bubblekit.actions import Action
 from bubblekit.costs import Costs
-from bubblekit.i18n import register, tr
+from bubblekit.i18n import all_messages, get_language, register, tr
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules import spec
 from bubblekit.simulator import SimResult, simulate
@@ -64,6 +64,13 @@ register({
     "symbolic.refused": {"en": "; {refused} refused by the schedule's m rule",
                          "zh": "；另有 {refused} 个情形不满足该调度对 m 的要求，未比较"},
     "symbolic.a_condition": {"en": "a condition", "zh": "自定义条件"},
+    # what confirm() compared, as the report names it (the keys of QUANTITIES stay the API's)
+    "symbolic.quantity.makespan": {"en": "makespan", "zh": "单步耗时"},
+    "symbolic.quantity.bubble_ratio": {"en": "bubble_ratio", "zh": "bubble_ratio（气泡比例）"},
+    "symbolic.quantity.bubble_overhead": {"en": "bubble_overhead", "zh": "bubble_overhead（气泡开销）"},
+    "symbolic.quantity.idle_per_rank": {"en": "idle_per_rank", "zh": "每个 rank 的空闲时间"},
+    "symbolic.quantity.hops": {"en": "hops", "zh": "关键路径上的跳数"},
+    "symbolic.quantity.round_trips": {"en": "round_trips", "zh": "往返次数"},
     "symbolic.title.every": {"en": "{quantity}, every case", "zh": "{quantity}，全部情形"},
     "symbolic.title.every_same": {"en": "{quantity}, every case ({same})", "zh": "{quantity}，全部情形（{same}）"},
     "symbolic.title.differ": {"en": "{quantity}, cases that differ", "zh": "{quantity}，不一致的情形"},
@@ -553,25 +560,34 @@ class Confirmation:
         fixed = [k for k in settings if k not in ("p", "m") and rows
                  and len({getattr(r, k) for r in rows}) == 1]
         cols = [k for k in settings if k not in fixed] + ["formula", "simulated", "equal"]
-        same = ", ".join(str(getattr(rows[0], k)) if k == "schedule" else f"{k} = {getattr(rows[0], k)}"
-                         for k in fixed)
+        comma = "，" if get_language() == "zh" else ", "
+        same = comma.join(str(getattr(rows[0], k)) if k == "schedule" else f"{k} = {getattr(rows[0], k)}"
+                          for k in fixed)
         key = "symbolic.title." + ("every" if all_cases else "differ") + ("_same" if same else "")
-        title = tr(key, quantity=self.quantity, same=same)
+        title = tr(key, quantity=self._quantity_words(), same=same)
         return Table([{k: getattr(r, k) for k in cols} for r in rows], cols,
                      formats={"formula": "exact", "simulated": "exact"},
                      headers={"formula": "sympy", "simulated": tr("symbolic.simulator"), "equal": tr("symbolic.equal")},
                      title=title)
 
+    def _quantity_words(self) -> str:
+        """The compared quantity as the report names it (Chinese: ``单步耗时`` for ``makespan``)."""
+        key = f"symbolic.quantity.{self.quantity}"
+        return tr(key) if key in all_messages() else self.quantity
+
     def __repr__(self) -> str:
         n, bad = len(self.cases), len(self.mismatches)
         if not bad:
-            head = tr("symbolic.agree", quantity=self.quantity, n=n)
+            head = tr("symbolic.agree", quantity=self._quantity_words(), n=n)
         else:
             larger = sum(1 for k in self.mismatches if _larger(k.simulated, k.formula))
-            head = tr("symbolic.differ", quantity=self.quantity, bad=bad, n=n, larger=larger)
-        grid = f"{', '.join(self.schedules)}; {self.grid}"
+            head = tr("symbolic.differ", quantity=self._quantity_words(), bad=bad, n=n, larger=larger)
+        zh = get_language() == "zh"
+        grid = ("、".join(self.schedules) + "；" + self.grid.replace("; ", "；")) if zh else f"{', '.join(self.schedules)}; {self.grid}"
         if self.refused:
             grid += tr("symbolic.refused", refused=self.refused)
+        if zh:  # textwrap breaks at spaces, which Chinese text has only around numbers
+            return head + "\n  " + grid
         return head + "\n" + textwrap.fill(grid, width=88, initial_indent="  ", subsequent_indent="  ")
 
     __str__ = __repr__

@@ -1,8 +1,8 @@
-"""environment.yml (conda-forge) mirrors pyproject.toml's dependencies and "course"/"classroom"/"nbgrader"/"test" extras.
+"""environment.yml (conda-forge) mirrors pyproject.toml's dependencies and "plots"/"course"/"classroom"/"nbgrader"/"test" extras.
 
 Rules:
 
-* every package of ``[project] dependencies`` and of the ``course``, ``classroom``, ``nbgrader``
+* every package of ``[project] dependencies`` and of the ``plots``, ``course``, ``classroom``, ``nbgrader``
   and ``test`` extras is
   a conda dependency of environment.yml with the same version specifier, and vice versa;
 * the ``lab`` extra (torch) and the optional ``slides`` extra (jupyterlab-rise) are pip-only
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NAME_MAP: dict[str, str] = {}
 #: Extras mirrored in environment.yml (the "lab" extra is pip-only: torch; "slides" is optional: RISE).
 #: course.sh installs them apart (lab: course; setup --classroom, --nbgrader; test: all), conda all at once.
-MIRRORED_EXTRAS = ("course", "classroom", "nbgrader", "test")
+MIRRORED_EXTRAS = ("plots", "course", "classroom", "nbgrader", "test")
 PIP_ONLY_EXTRAS = ("lab", "slides", "zh")  # torch; RISE; JupyterLab's zh-CN language pack (course.sh lab --lang zh)
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$")

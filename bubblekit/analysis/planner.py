@@ -71,7 +71,7 @@ register({
     "planner.label.recompute": {"en": " +recompute", "zh": " +重算"},
     "planner.rc.bwd": {"en": "backward ms", "zh": "反向 ms"},
     "planner.rc.bwd_rc": {"en": "backward ms (recompute)", "zh": "反向 ms（重算）"},
-    "planner.rc.extra_F": {"en": "extra backward (plain F)", "zh": "反向增加（以不重算的 F 为单位）"},
+    "planner.rc.extra_F": {"en": "extra backward (plain F)", "zh": "反向多出的耗时（单位：不重算时的一次前向）"},
     "planner.rc.act": {"en": "activations MiB", "zh": "激活 MiB"},
     "planner.rc.act_rc": {"en": "activations MiB (recompute)", "zh": "激活 MiB（重算）"},
     "planner.rc.ratio": {"en": "activations ÷", "zh": "激活之比（不重算 ÷ 重算）"},
@@ -93,7 +93,7 @@ register({
     "planner.messages": {"en": "messages per step", "zh": "每步消息数"},
     "planner.fits": {"en": "fits", "zh": "放得下"},
     # PlanTable.to_text's fixed-width columns
-    "planner.text.step": {"en": "step {unit}", "zh": "单步 {unit}"},
+    "planner.text.step": {"en": "step {unit}", "zh": "单步耗时 {unit}"},
     "planner.text.per_mb": {"en": "per mb", "zh": "每微批"},
     "planner.text.bubble": {"en": "bubble", "zh": "气泡"},
     "planner.text.total_gb": {"en": "total GB", "zh": "合计 GB"},
@@ -508,7 +508,7 @@ class PlanTable:
         lines = [head, "-" * Table._width(head)]
         for k, c in enumerate(rows, 1):
             if c.makespan is None:
-                lines.append(f"{k:>2}  {c.label:<32} {'-':>10} {'-':>8} {'-':>7} {'-':>8} {'-':>5}  "
+                lines.append(f"{k:>2}  {_ljust(c.label, 32)} {'-':>10} {'-':>8} {'-':>7} {'-':>8} {'-':>5}  "
                              + tr("planner.text.no_reason", reason=c.reason[:40]))
                 continue
             if totals:
@@ -517,7 +517,7 @@ class PlanTable:
                 mem = c.peak_bytes / 2**30 if c.peak_bytes is not None else c.peak_activations
                 mem_text = f"{mem:>8.3g}"
             lines.append(
-                f"{k:>2}  {c.label:<32} {float(c.makespan):>10.4g} {c.time_per_microbatch:>8.4g} "
+                f"{k:>2}  {_ljust(c.label, 32)} {float(c.makespan):>10.4g} {c.time_per_microbatch:>8.4g} "
                 f"{c.bubble_ratio:>7.1%} {mem_text} {c.hops:>5}  {tr('text.yes' if c.fits else 'text.no')}"
             )
         if not rows:

@@ -106,7 +106,7 @@ register({
     "published.note.v": {"en": "peak {peak} = {value:g} of 1F1B's p = {p}: '{memory}' is the limit for large p; "
                                "the bubble is about the README's fraction of B",
                          "zh": "峰值 {peak} = {value:g}，而 1F1B 是 p = {p}：“{memory}”是 p 很大时的极限；"
-                               "气泡约为 README 给出的 B 的那个比例"},
+                               "气泡与 README 这一行给出的值（B 的几分之几）相近"},
     "published.note.dualpipe": {"en": "two directions on PP ranks, each rank holds one stage of each: 2 copies of the model; "
                                       "the formula is exact when I = F and W <= F, with each F&B pair one unit",
                                 "zh": "PP 个 rank 上跑两个方向，每个 rank 在每个方向各持有一个流水级：模型有 2 份副本；"
@@ -1199,7 +1199,12 @@ def _where_words(where: str) -> str:
     if where in _WHERE_KEYS:
         return tr(_WHERE_KEYS[where])
     table = re.fullmatch(r"Table (\d+)", where)
-    return tr("published.where.table", n=table.group(1)) if table else where
+    if table:
+        return tr("published.where.table", n=table.group(1))
+    heading = re.fullmatch(r"'([^']+)'(?: \((\w+)\))?", where)
+    if heading and get_language() == "zh":  # a README heading: “Replica setup”一节（MBS）
+        return f"“{heading.group(1)}”一节" + (f"（{heading.group(2)}）" if heading.group(2) else "")
+    return where
 
 
 def _from(key: str, where: str) -> str:
@@ -1218,6 +1223,15 @@ def _method_words(method: str) -> str:
 
     name, p, m, v = parts.groups()
     return tr("published.method.simulated", name=display_name(name), p=p, m=m, v=v).replace("模拟 交错", "模拟交错")
+
+
+def _case_title(case: Case) -> str:
+    """``"Llama 3 405B"``, or ``"Megatron-LM 1T: GPT 1008B (...)"`` where the model's words do not repeat the name."""
+    words = _model_words(case)
+    squash = lambda text: re.sub(r"[\s\-]", "", text).lower()  # noqa: E731
+    if squash(words).startswith(squash(case.name)):
+        return words
+    return case.name + ("：" if get_language() == "zh" else ": ") + words
 
 
 def _model_words(case: Case) -> str:
@@ -1372,7 +1386,7 @@ def case_worksheet(case: Case | str | CaseEstimate, **overrides: object) -> Tabl
         rows, ["quantity", "value", "from"],
         headers={"quantity": tr("published.col.quantity"), "value": tr("published.col.value"),
                  "from": tr("published.col.from")},
-        title=f"{c.name}: {_model_words(c)}",
+        title=_case_title(c),
         note=tr("published.ws.note", assumptions=("；" if get_language() == "zh" else "; ").join(shown)),
     )
 

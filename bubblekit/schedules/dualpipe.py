@@ -39,7 +39,26 @@ failing for ``I != F``.
 from __future__ import annotations
 
 from bubblekit.actions import Action, Pair
+from bubblekit.i18n import register, tr
 from bubblekit.schedules.base import Schedule, v_placement
+
+register({
+    "schedules.refuse.dualpipe_p": {
+        "en": ("m={m} cannot run on p={p} ranks with 'dualpipe': it needs an even number of ranks "
+               "(two directions meet in the middle); DualPipeV ('dualpipev') runs on any p"),
+        "zh": "p={p} 个 rank 跑不了 'dualpipe'（m={m}）：它要求 rank 数为偶数（两个方向在中间相遇）；DualPipeV（'dualpipev'）对任意 p 都能跑",
+    },
+    "schedules.refuse.dualpipe_m": {
+        "en": ("m={m} is not allowed for 'dualpipe' with p={p}: it needs m even and m >= 2p = {twop} "
+               "(half the microbatches go each way, at least p per direction; DeepSeek's rule)"),
+        "zh": "m={m} 不能用于 p={p} 的 'dualpipe'：m 必须是偶数且 m >= 2p = {twop}（一半微批走一个方向，每个方向至少 p 个；DeepSeek 的规则）",
+    },
+    "schedules.refuse.dualpipev": {
+        "en": ("m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {twop} "
+               "microbatches (at least one per stage, PyTorch's ScheduleDualPipeV rule)"),
+        "zh": "m={m} 对 p={p} 的 'dualpipev' 来说太少：至少要 m >= 2p = {twop} 个微批（每个流水级至少一个，PyTorch ScheduleDualPipeV 的规则）",
+    },
+})
 
 __all__ = ["dualpipe", "dualpipev", "dualpipe_m_rule", "dualpipev_m_rule", "dualpipe_rank_order"]
 
@@ -49,11 +68,9 @@ _REPO = "github.com/deepseek-ai/DualPipe"
 def dualpipe_m_rule(p: int, m: int) -> str | None:
     """Why DualPipe cannot run ``m`` microbatches on ``p`` ranks, or ``None`` when it can."""
     if p % 2:
-        return (f"m={m} cannot run on p={p} ranks with 'dualpipe': it needs an even number of ranks "
-                "(two directions meet in the middle); DualPipeV ('dualpipev') runs on any p")
+        return tr("schedules.refuse.dualpipe_p", m=m, p=p)
     if m % 2 or m < 2 * p:
-        return (f"m={m} is not allowed for 'dualpipe' with p={p}: it needs m even and m >= 2p = {2 * p} "
-                "(half the microbatches go each way, at least p per direction; DeepSeek's rule)")
+        return tr("schedules.refuse.dualpipe_m", m=m, p=p, twop=2 * p)
     return None
 
 
@@ -61,8 +78,7 @@ def dualpipev_m_rule(p: int, m: int) -> str | None:
     """Why DualPipeV cannot run ``m`` microbatches on ``p`` ranks, or ``None`` when it can (m >= 2p)."""
     if m >= 2 * p:
         return None
-    return (f"m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {2 * p} "
-            "microbatches (at least one per stage, PyTorch's ScheduleDualPipeV rule)")
+    return tr("schedules.refuse.dualpipev", m=m, p=p, twop=2 * p)
 
 
 def dualpipe_rank_order(ranks: int, n: int, h: int, chunk0: tuple[int, int], chunk1: tuple[int, int]) -> tuple[Action, ...]:

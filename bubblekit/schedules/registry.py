@@ -126,15 +126,17 @@ class ScheduleSpec:
             raise ValueError(f"v={vv} is not allowed for {self.name!r}: it needs v >= 2 chunks per rank (v=1 is '1f1b')")
         return vv
 
-    def check(self, p: int, m: int, v: int | None = None) -> int:
+    def check(self, p: int, m: int, v: int | None = None, *, m_rule: bool = True) -> int:
         """Check ``p``, ``m`` and ``v`` against this schedule's rules; return the resolved ``v``.
 
-        Raises ``TypeError`` / ``ValueError`` naming the parameter, its value and the rule.
+        ``m_rule=False`` checks the types and ranges only (a knob with its own rule for ``m``,
+        such as Megatron's microbatch group size, replaces the schedule's). Raises
+        ``TypeError`` / ``ValueError`` naming the parameter, its value and the rule.
         """
         p = check_int("p", p)
         m = check_int("m", m)
         vv = self.resolve_v(v)
-        problem = self.m_problem(p, m) if self.m_problem is not None else None
+        problem = self.m_problem(p, m) if self.m_problem is not None and m_rule else None
         if problem is not None:
             raise ValueError(problem)
         return vv
@@ -237,7 +239,8 @@ def legal_ms(name: str, p: int, v: int | None = None, *, up_to: int = 64) -> lis
     return [m for m in range(1, up_to + 1) if entry.m_problem is None or entry.m_problem(p, m) is None]
 
 
-def schedule(name: str, p: int, m: int, v: int | None = None, *, max_actions: int | None = MAX_ACTIONS) -> Schedule:
+def schedule(name: str, p: int, m: int, v: int | None = None, *, microbatch_group_size: int | None = None,
+             max_actions: int | None = MAX_ACTIONS) -> Schedule:
     """Build the registered schedule ``name`` for ``p`` ranks and ``m`` microbatches.
 
     Args:
@@ -248,6 +251,10 @@ def schedule(name: str, p: int, m: int, v: int | None = None, *, max_actions: in
             ``spec(name).m_rule`` and :func:`legal_ms`).
         v: chunks per rank: must be 1 (or omitted) for single-chunk schedules; >= 2 for
             ``interleaved`` and ``looped-bfs`` (default 2); 2 for V-shape schedules.
+        microbatch_group_size: ``interleaved`` only: Megatron-Core's
+            ``microbatch_group_size_per_vp_stage``, the microbatches a rank runs through one
+            chunk before the next (``p`` = depth-first, Megatron's default and today's order
+            when ``p`` divides ``m``; ``m`` = breadth-first). ``None`` (default) is PyTorch's order.
         max_actions: refuse to build more actions than this (default
             :data:`~bubblekit.schedules.base.MAX_ACTIONS`, a few seconds and a few hundred
             MB to simulate); ``None`` builds any size.
@@ -259,9 +266,14 @@ def schedule(name: str, p: int, m: int, v: int | None = None, *, max_actions: in
     Used in every lesson.
     """
     entry = spec(name)
-    vv = entry.check(p, m, v)
+    if microbatch_group_size is not None and entry.name != "interleaved":
+        raise ValueError(f"microbatch_group_size={microbatch_group_size!r} is a knob of the 'interleaved' schedule "
+                         f"(Megatron-Core's microbatch_group_size_per_vp_stage), not of {entry.name!r}: leave it out")
+    vv = entry.check(p, m, v, m_rule=microbatch_group_size is None)  # Megatron's group rule replaces PyTorch's
     check_size(f"bk.schedule({entry.name!r}, p={p}, m={m}{f', v={vv}' if vv > 1 else ''})",
                entry.n_actions(p, m, vv), max_actions, instead="bk.bubble_ratio(p, m, v) needs no simulation")
+    if microbatch_group_size is not None:
+        return entry.build(p, m, vv, microbatch_group_size=microbatch_group_size)
     return entry.build(p, m) if entry.chunks != "many" else entry.build(p, m, vv)
 
 

@@ -46,7 +46,7 @@ register({
                            "zh": "{source}：{p} 个 rank，单步耗时 {makespan:.3f} {u}"},
     "traces.report.timeline": {"en": "timeline", "zh": "时间线"},
     "traces.report.ratio": {"en": "bubble_ratio = idle / (ranks x makespan) = {idle:.3f} / ({p} x {makespan:.3f}) = {b:.4f}",
-                            "zh": "bubble_ratio（气泡比例）= 空闲 / (ranks x 单步耗时) = {idle:.3f} / ({p} x {makespan:.3f}) "
+                            "zh": "bubble_ratio（气泡比例）= 空闲 / (rank 数 × 单步耗时) = {idle:.3f} / ({p} × {makespan:.3f}) "
                                   "= {b:.4f}"},
     "traces.report.overhead": {"en": "bubble_overhead = idle / busy = {o:.4f}",
                                "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌 = {o:.4f}"},

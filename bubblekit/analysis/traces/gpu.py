@@ -71,14 +71,24 @@ register({
                          "zh": "各 rank 的 GPU 时间（HTA 的时间分解，us）"},
     "traces.gpu.note": {"en": "idle: no GPU event runs; compute: compute kernels; non-compute: communication and "
                               "memory; kernel_share: (span - idle) / span",
-                        "zh": "idle：GPU 上没有任何事件；compute：计算 kernel；non-compute：通信与内存拷贝；"
-                              "kernel_share：(span - idle) / span"},
+                        "zh": "空闲：GPU 上没有任何事件；计算：计算 kernel；非计算：通信与内存拷贝；"
+                              "kernel 占比 =（时间跨度 − 空闲）/ 时间跨度；各列即 HTA 的 span、idle、compute、non-compute"},
+    # the tables' column headers (the row keys stay HTA's names: span_us, idle_us, ...)
+    "traces.gpu.col.span_us": {"en": "span_us", "zh": "时间跨度 (us)"},
+    "traces.gpu.col.idle_us": {"en": "idle_us", "zh": "空闲 (us)"},
+    "traces.gpu.col.compute_us": {"en": "compute_us", "zh": "计算 (us)"},
+    "traces.gpu.col.non_compute_us": {"en": "non_compute_us", "zh": "非计算 (us)"},
+    "traces.gpu.col.kernel_share": {"en": "kernel_share", "zh": "kernel 占比"},
+    "traces.gpu.col.idle_ms": {"en": "idle_ms", "zh": "气泡 (ms)"},
+    "traces.gpu.col.communication_ms": {"en": "communication_ms", "zh": "通信 (ms)"},
+    "traces.gpu.col.memory_ms": {"en": "memory_ms", "zh": "内存拷贝 (ms)"},
+    "traces.gpu.col.nothing_ms": {"en": "nothing_ms", "zh": "完全空闲 (ms)"},
     "traces.gpu.idle_title": {"en": "What the GPU did in the pipeline's bubble (ms per rank)",
                               "zh": "流水线气泡里 GPU 在做什么（每个 rank，ms）"},
     "traces.gpu.idle_note": {"en": "communication: an NCCL kernel spins (waiting for the neighbour); memory: only "
                                    "copies run; nothing: the GPU is empty (the rank's drain, or the CPU launching late)",
-                             "zh": "communication：NCCL kernel 在空转（等邻居）；memory：只有内存拷贝；"
-                                   "nothing：GPU 上什么都没有（排空阶段，或 CPU 发射晚了）"},
+                             "zh": "通信：NCCL kernel 在空转（等邻居）；内存拷贝：只有拷贝在跑；"
+                                   "完全空闲：GPU 上什么都没有（排空阶段，或 CPU 发射晚了）"},
 })
 
 COMPUTE, COMMUNICATION, MEMORY = 0, 1, 2
@@ -557,7 +567,8 @@ def gpu_breakdown(source: PathLike | Sequence[PathLike], *, hta_rules: bool = Tr
         })
     columns = ["rank", "span_us", "idle_us", "compute_us", "non_compute_us", "kernel_share"]
     table = Table(rows, columns, title=tr("traces.gpu.title"), note=tr("traces.gpu.note"),
-                  formats={"kernel_share": "percent"})
+                  formats={"kernel_share": "percent"},
+                  headers={k: tr(f"traces.gpu.col.{k}") for k in columns[1:]})
     table.notes = notes  # type: ignore[attr-defined]
     return table
 
@@ -646,5 +657,6 @@ def idle_split(timeline: Any) -> Table:
         c, mm = sum(e - s for s, e in comm), sum(e - s for s, e in mem)
         rows.append({"rank": rank, "idle_ms": total / 1000.0, "communication_ms": c / 1000.0,
                      "memory_ms": mm / 1000.0, "nothing_ms": (total - c - mm) / 1000.0})
-    return Table(rows, ["rank", "idle_ms", "communication_ms", "memory_ms", "nothing_ms"],
-                 title=tr("traces.gpu.idle_title"), note=tr("traces.gpu.idle_note"))
+    columns = ["rank", "idle_ms", "communication_ms", "memory_ms", "nothing_ms"]
+    return Table(rows, columns, title=tr("traces.gpu.idle_title"), note=tr("traces.gpu.idle_note"),
+                 headers={k: tr(f"traces.gpu.col.{k}") for k in columns[1:]})

@@ -1,0 +1,166 @@
+"""bubblekit's core runs in an environment without numpy, matplotlib and ipywidgets (issue 27).
+
+The no-install (JupyterLite) edition runs on Pyodide, where only pure-Python wheels are shipped:
+everything but the pictures must import and work on sympy alone. The test builds a virtual
+environment that truly lacks the plotting stack (``python -m venv --without-pip`` and a path
+file naming only bubblekit, sympy and mpmath) and runs the core there in a fresh interpreter:
+no network, nothing installed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import venv
+from pathlib import Path
+
+import mpmath
+import pytest
+import sympy
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+PLOTS = ("matplotlib", "numpy", "ipywidgets")
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv's python that sees bubblekit, sympy and mpmath, and nothing else installed."""
+    base = tmp_path_factory.mktemp("pure")
+    env = base / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(env)
+    python = env / "bin" / "python"
+    if not python.exists():  # Windows layout
+        python = env / "Scripts" / "python.exe"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    shelf = base / "packages"
+    shelf.mkdir()
+    for name, module in (("bubblekit", None), ("sympy", sympy), ("mpmath", mpmath)):
+        source = ROOT / "bubblekit" if module is None else Path(module.__file__).parent  # type: ignore[arg-type]
+        (shelf / name).symlink_to(source, target_is_directory=True)
+    Path(site, "bubblekit_pure.pth").write_text(str(shelf) + "\n", encoding="utf-8")
+    return python
+
+
+def run_bare(python: Path, code: str) -> dict:
+    """Run ``code`` in the bare environment (isolated from the user's site and PYTHONPATH); it prints JSON."""
+    done = subprocess.run([str(python), "-I", "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=300, cwd=python.parent)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_environment_really_lacks_the_plotting_stack(bare_python: Path) -> None:
+    found = run_bare(bare_python, f"""
+        import importlib.util, json
+        print(json.dumps({{name: importlib.util.find_spec(name) is not None for name in {PLOTS!r}}}))
+    """)
+    assert found == {name: False for name in PLOTS}
+
+
+def test_the_issue_example_and_the_core_work_without_numpy_and_matplotlib(bare_python: Path) -> None:
+    out = run_bare(bare_python, """
+        import json, sys
+        import bubblekit as bk
+        r = bk.simulate(bk.schedule("zbv", 4, 8))
+        one = bk.simulate(bk.schedule("1f1b", 4, 8), bk.Costs(f=1, b=2))
+        print(json.dumps({
+            "zbv_bubble": float(r.bubble_ratio),
+            "one_makespan": float(one.makespan),
+            "closed_form": float(bk.bubble_ratio(4, 8)),
+            "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "matplotlib", "ipywidgets")),
+        }))
+    """)
+    assert out["loaded"] == []
+    here_zbv = bk_simulate_here("zbv")
+    assert out["zbv_bubble"] == pytest.approx(here_zbv)
+    assert out["one_makespan"] == pytest.approx((8 + 4 - 1) * 3)  # (m + p - 1)(f + b) for 1F1B
+    assert out["closed_form"] == pytest.approx(3 / 11)  # (p - 1) / (m + p - 1)
+
+
+def bk_simulate_here(name: str) -> float:
+    import bubblekit as bk
+
+    return float(bk.simulate(bk.schedule(name, 4, 8)).bubble_ratio)
+
+
+def test_every_layer_but_the_pictures_imports_and_the_checks_grade(bare_python: Path) -> None:
+    out = run_bare(bare_python, """
+        import json
+        import bubblekit as bk
+        ok, failed = [], {}
+        for name in ("symbolic", "memory", "traces", "calibrate", "planner", "search", "balance", "checks",
+                     "published", "demo", "factory", "paths", "workspace", "envcheck", "lab"):
+            try:
+                getattr(bk, name)
+                ok.append(name)
+            except Exception as error:  # the report names what failed
+                failed[name] = f"{type(error).__name__}: {error}"
+        verdict = bk.check("01.1", 3)
+        makespan = bk.symbolic.makespan_1f1b()
+        print(json.dumps({"ok": ok, "failed": failed, "verdict": str(verdict),
+                          "makespan": str(bk.symbolic.evaluate(makespan, p=4, m=8, t_f=1, t_b=2, c=0))}))
+    """)
+    assert out["failed"] == {}
+    assert "01.1" in out["verdict"]
+    assert out["makespan"] == "33"
+
+
+@pytest.mark.parametrize("module, package", [("plotting", "matplotlib"), ("explorers", "ipywidgets"),
+                                             ("fonts", "matplotlib")])
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_picture_module_says_how_to_get_its_packages(bare_python: Path, module: str, package: str,
+                                                       language: str) -> None:
+    out = run_bare(bare_python, f"""
+        import json
+        import bubblekit as bk
+        bk.set_language({language!r})
+        try:
+            getattr(bk, {module!r})
+            message = None
+        except ModuleNotFoundError as error:
+            message = str(error)
+        try:
+            from bubblekit import {module}
+            second = None
+        except ModuleNotFoundError as error:
+            second = str(error)
+        print(json.dumps({{"message": message, "second": second}}))
+    """)
+    for message in (out["message"], out["second"]):
+        assert message is not None
+        assert f"bk.{module}" in message and package in message and 'bubblekit[plots]' in message
+
+
+def test_pip_metadata_asks_only_for_sympy_and_the_course_gets_the_pictures() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = [req.split(">")[0].split("=")[0].split("[")[0].strip() for req in project["dependencies"]]
+    assert names == ["sympy"]
+    extras = project["optional-dependencies"]
+    for extra in ("plots", "course"):
+        got = {req.split(">")[0].strip() for req in extras[extra]}
+        assert set(PLOTS) <= got, f"extra {extra!r} lacks {set(PLOTS) - got}"
+
+
+def test_the_core_modules_never_import_the_plotting_stack() -> None:
+    """Only presentation/ may import numpy, matplotlib or ipywidgets at module level."""
+    offenders = []
+    for path in sorted((ROOT / "bubblekit").rglob("*.py")):
+        rel = path.relative_to(ROOT / "bubblekit")
+        if rel.parts[0] == "presentation":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith(("import ", "from ")) and line.split()[1].split(".")[0] in PLOTS:
+                offenders.append(f"{rel}:{number}: {line}")
+    assert offenders == []
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
