@@ -91,6 +91,18 @@ def test_the_cpu_ranges_disagree_with_the_gpu(tmp_path: Path) -> None:
     assert cpu.clock == "cpu" and cpu.bubble_ratio > gpu.bubble_ratio + 0.3
 
 
+def test_lesson_06_cpu_clock_example_breaks_a_dependency(tmp_path: Path) -> None:
+    """Twelfth review, W2 (lesson 06, gpu-05): in the lesson's trace, on the CPU's clock, rank 2's ``2F3`` starts before
+    rank 1's ``1F3`` (its input) has even begun, while rank 1's ``1F3`` starts after rank 0's ``0F3`` ends."""
+    sim = bk.simulate(bk.schedule("1f1b", p=4, m=8), bk.Costs(f=1, b=2, comm=0.25, unit="ms"))
+    bk.traces.write_kineto_gpu(sim, tmp_path, cpu_lead_us=3000, kernel_splits=4)
+    on_cpu = {str(s.action): s for s in bk.traces.read_trace(tmp_path, clock="cpu", align="none").spans()}
+    assert on_cpu["2F3"].start < on_cpu["1F3"].start
+    assert on_cpu["0F3"].end < on_cpu["1F3"].start
+    with pytest.raises(ValueError):
+        bk.traces.read_trace(tmp_path, clock="cpu", align="auto")
+
+
 def test_nccl_kernels_spinning_through_the_bubble_are_idle_for_the_pipeline(tmp_path: Path) -> None:
     sim = simulated()
     bk.traces.write_kineto_gpu(sim, tmp_path, nccl_waits=True, seed=3)

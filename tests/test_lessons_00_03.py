@@ -99,3 +99,48 @@ def test_the_chinese_demo_never_breaks_inside_a_word() -> None:
             assert not re.search(r"[\u3400-\u9fff]$", before), (before, after)
     text = "\n".join(lines)
     assert "流\n" not in text and "显\n" not in text
+
+
+# ---------------------------------------------------------------- twelfth review (2026-12-02), lessons 00–05
+
+def _lesson_cell(name: str, cell_id: str) -> str:
+    """A cell's source as the course ships it (the committed notebook; the working tree with BUBBLEKIT_CHECK_WORKTREE=1)."""
+    import json
+    from pathlib import Path
+
+    from bubblekit.course.workspace import course_notebooks
+    root = Path(__file__).resolve().parent.parent
+    shipped = {nb.path.name: nb.text for nb in course_notebooks(root, ("notebooks",)) if nb.path.parent.name == "notebooks"}
+    cell = next(c for c in json.loads(shipped[name])["cells"] if c.get("id") == cell_id)
+    return "".join(cell["source"])
+
+
+def test_03_demo_simulates_at_one_slot_each_and_the_article_times_nothing() -> None:
+    """W1: the F = B = 1 slot timing is the simulation's (bubblekit's default), not the article's demo."""
+    assert demo.check_against_simulator() == demo.check_against_simulator(costs=bk.preset("uniform"))
+    text = _lesson_cell("03_the_bubble_formula.ipynb", "l03-35")
+    assert "Like the article, it times" not in text
+    assert "The simulation behind it times a forward and a backward at 1 slot each" in text
+    assert "only\nevaluates its formulas" in text or "only evaluates its formulas" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_03_demo_memory_note_holds_for_m_below_p(lang: str) -> None:
+    """M1: 1F1B's rank 0 holds min(p, m) microbatches (GPipe's m below p), as the demo's note says."""
+    p = demo.ARTICLE_P
+    for m in demo.ARTICLE_MS:
+        one = bk.simulate(bk.schedule("1f1b", p, m)).peak_activations[0]
+        gpipe = bk.simulate(bk.schedule("gpipe", p, m)).peak_activations[0]
+        assert one == min(p, m) and gpipe == m
+    assert any(m < p for m in demo.ARTICLE_MS)         # the table has rows where p instead of m would be wrong
+    flat = " ".join(demo.demo_text(lang).split())
+    assert "min(p, m)" in flat and "p instead of m" not in flat and "只存 p 个微批" not in flat
+
+
+def test_02_0_prompt_asks_for_a_number_of_slots() -> None:
+    """C1: 02.0 refuses an answer with its unit, so the prompt says to write a number of slots."""
+    from bubblekit.course.checks import check, lesson02
+    expected = lesson02._check_yourself()     # rank 0's simulated wait, in slots
+    assert check("02.0", expected) and check("02.0", str(expected)) and not check("02.0", f"{expected} slots")
+    text = " ".join(_lesson_cell("02_why_bubbles_appear.ipynb", "l02-24").split())
+    assert "with your answer (a number of slots, such as `4`)" in text

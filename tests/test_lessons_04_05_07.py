@@ -149,12 +149,48 @@ def test_04_interleaving_pays_less_than_1f1b_only_up_to_half_a_slot() -> None:
 
 
 def test_07_v_min_idles_more_than_1f1b_on_the_measured_layer() -> None:
-    """Lesson 07 §2/§4 (M3): less idle than 1F1B only at F = I = W."""
+    """Lesson 07 §2/§4 (M3): less idle than 1F1B at F = I = W and with a mild imbalance (twelfth review, M1:
+    I = 1.1 F), more on the measured layer, whose I is about 1.4 F."""
     uniform, h200 = bk.Costs(f=1, i=1, w=1), bk.h200_costs()
     idle = {n: bk.simulate(bk.schedule(n, 8, 16), uniform).total_idle for n in ("1f1b", "v-half", "v-min")}
     assert idle["v-min"] < idle["1f1b"] and idle["v-half"] < idle["1f1b"]
     ratio = {n: bk.simulate(bk.schedule(n, p, 16), h200).bubble_ratio for n, p in (("1f1b", 4), ("v-half", 4), ("v-min", 4))}
     assert ratio["v-min"] > ratio["1f1b"] > ratio["v-half"]
+    assert round(h200.i / h200.f, 1) == 1.4
+    for costs in (bk.Costs(f=1, i=1.1, w=1), bk.Costs(f=1, i=1, w=0.9), bk.Costs(f=1, i=1.2, w=1.2)):
+        for p in (4, 8):
+            mild = {n: bk.simulate(bk.schedule(n, p, 2 * p), costs).total_idle for n in ("1f1b", "v-half", "v-min")}
+            assert mild["v-min"] < mild["1f1b"] and mild["v-half"] < mild["1f1b"], (costs, p)
+
+
+def test_04_critical_path_hops_start_the_moment_the_data_arrives() -> None:
+    """Twelfth review, C3 (lesson 04's "Where the latency sits"): each cross-rank link of the critical path is one
+    latency long, and most of the boxes at its head come right after an idle stretch (the hatched area)."""
+    comm = Fraction(1, 2)
+    slow = bk.simulate(bk.schedule("1f1b", 4, 8), bk.Costs(f=1, b=2, comm=comm))
+    where = {s.action: s for s in slow.spans()}
+    cross = [(a, b) for (ra, a), (rb, b) in zip(slow.critical_path, slow.critical_path[1:]) if ra != rb]
+    assert cross and all(where[b].start - where[a].end == comm for a, b in cross)
+    waited = [b for _, b in cross if any(g.end == where[b].start for g in slow.idle_intervals(where[b].rank))]
+    assert len(cross) / 2 < len(waited) < len(cross)
+    assert slow.makespan == bk.simulate(bk.schedule("1f1b", 4, 8), bk.Costs(f=1, b=2)).makespan + len(cross) * comm
+
+
+def test_05_plan_leaders_tie_with_free_hops() -> None:
+    """Twelfth review, C4 (lesson 05 §5): looped BFS beats interleaved 1F1B (v = 4, m = 64, recomputed) only by the hop
+    latency, by less than 1 % per microbatch; with comm_ms = 0 the two tie."""
+    gib = 2**30
+    layer = next(c for c in bk.costs.load_h200_layer_costs()["configs"] if (c["hidden"], c["seq"]) == (8192, 4096))
+    hop_ms = layer["layer"]["boundary_tensor_bytes"] / 50e9 * 1e3
+    step = {}
+    for comm in (hop_ms, 0.0):
+        plain, recomputed = bk.planner.h200_recompute_costs(8192, 4096, comm_ms=comm)
+        table = bk.planner.plan(8, costs=plain, recompute=recomputed, memory_budget_bytes=24 * gib, ms=(64,), vs=(4,))
+        step[comm] = {c.schedule: c.makespan for c in table.feasible[:2]}
+    lead, tie = step[hop_ms], step[0.0]
+    assert list(lead) == ["looped-bfs", "interleaved"] and set(tie) == set(lead)
+    assert tie["looped-bfs"] == tie["interleaved"]
+    assert 0 < lead["interleaved"] / lead["looped-bfs"] - 1 < 0.01
 
 
 def test_07_9_refuses_the_same_devices_ratio_and_accepts_the_same_stages_one() -> None:

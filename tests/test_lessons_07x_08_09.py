@@ -6,6 +6,8 @@ the audit of 2026-12 found wrong or unproved, and the helpers' answers to bad in
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import bubblekit as bk
@@ -118,3 +120,71 @@ def test_second_review_notes_state_their_conditions() -> None:
         assert "预训练 2,664K" in zh and "2,664K pre-training" not in zh
     finally:
         set_language("en")
+
+
+# ---------------------------------------------------------------- twelfth review (2026-12-02), lessons 06–09
+
+@pytest.mark.parametrize("p", [2, 4, 8])
+def test_09_zb_h2_zero_survives_a_longer_w_not_a_longer_i(p: int) -> None:
+    """W1 (lesson 09, belief 4): ZB-H2's zero stage-span rate needs m >= 2p - 1 and I <= F <= W, not F = I = W;
+    an I longer than F (the measured layer) or a W shorter than F leaves a residue; ZB-V leaves one away from equality."""
+    f = Fraction(1)
+    for m in (2 * p - 1, 2 * p, 3 * p):
+        for i in (Fraction(1, 2), Fraction(4, 5), f):
+            for w in (f, Fraction(5, 4), Fraction(2), Fraction(3)):
+                rate = bk.simulate(bk.schedule("zb-h2", p, m), bk.Costs(f=f, i=i, w=w)).stage_span_bubble_rate
+                assert abs(rate) < 1e-12, (p, m, i, w)
+        for costs in (bk.Costs(f=1, i=1.5, w=1), bk.Costs(f=1, i=1, w=0.9), bk.h200_costs()):
+            assert bk.simulate(bk.schedule("zb-h2", p, m), costs).stage_span_bubble_rate > 0.001, (p, m, costs)
+    assert bk.h200_costs().i > bk.h200_costs().f
+    assert bk.simulate(bk.schedule("zb-v", 4, 8), bk.Costs(f=1, i=1, w=2)).stage_span_bubble_rate > 0.01
+
+
+def test_07x_dualpipe_readme_rows_exact_where_the_recap_says() -> None:
+    """M2 (lesson 07x, Recap): the DualPipe rows are exact only for I = F and W <= F; the 1F1B row for any costs tried,
+    the ZB1P row for any I while W <= F."""
+    def exact(costs: bk.Costs) -> set[str]:
+        table = P.dualpipe_readme_table(8, 32, costs)
+        return {r["method"] for r in table if abs(r["bubblekit"] - r["formula"]) < 1e-9}
+
+    everything = {"1F1B", "ZB1P", "DualPipe", "DualPipeV"}
+    for w in (Fraction(1, 2), Fraction(1)):
+        assert exact(bk.Costs(f=1, i=1, w=w, fb="max")) == everything
+    for i, w in ((Fraction(4, 5), Fraction(1, 2)), (Fraction(1, 2), Fraction(1, 2)), (Fraction(6, 5), Fraction(1, 2)),
+                 (Fraction(11, 10), Fraction(1, 2)), (Fraction(4, 5), Fraction(1, 5)), (Fraction(3, 2), Fraction(1, 2))):
+        assert exact(bk.Costs(f=1, i=i, w=w)) == {"1F1B", "ZB1P"}, (i, w)
+    for i, w in ((1, Fraction(3, 2)), (1, 2), (Fraction(3, 2), Fraction(3, 2))):
+        assert exact(bk.Costs(f=1, i=i, w=w)) == {"1F1B"}, (i, w)
+
+
+def test_07x_table5_reproduces_three_columns_and_says_so() -> None:
+    """M3 (lesson 07x, Recap): only 1F1B, ZB-H1 and ZB-H2 of Table 5's six columns are simulated (ZB-1p by the search);
+    1F1B-I is not attempted and the Recap says so."""
+    assert set(P.ZB_TABLE5_COLUMNS) - {r.schedule for r in P.zb_table5_comparison()} == {"1F1B-I", "ZB-1p", "ZB-2p"}
+    with pytest.raises(ValueError, match="1F1B-I"):
+        P.zb_table5_comparison(columns=("1F1B-I",))
+    recap = " ".join(_lesson_cell("07x_published_tables.ipynb", "ad0b7c94").split())
+    assert "1F1B-I column is not attempted" in recap and "ZB-2p is not reproduced" in recap
+    assert "DualPipe and DualPipeV formulas are exact when I = F and W ≤ F, and only then" in recap
+
+
+def test_07x_readme_history_starts_with_the_first_version() -> None:
+    """C1 (lesson 07x, 41da43a8): the old Megatron-overhead wording runs from the README's first version, 2023-11-17."""
+    first, *_ = P.ZB_README_HISTORY
+    assert first[:2] == ("2023-11-17", "2023-11-20")
+    old = [h for h in P.ZB_README_HISTORY if h[3] in ("p-1/3m", "(p-1)/3m")]
+    text = " ".join(_lesson_cell("07x_published_tables.ipynb", "41da43a8").split())
+    assert f"From the README's first version ({old[0][0]}) to {old[-1][1]}" in text
+    assert f"without parentheses, until {old[0][1]}" in text
+
+
+def _lesson_cell(name: str, cell_id: str) -> str:
+    """A cell's source as the course ships it (the committed notebook; the working tree with BUBBLEKIT_CHECK_WORKTREE=1)."""
+    import json
+    from pathlib import Path
+
+    from bubblekit.course.workspace import course_notebooks
+    root = Path(__file__).resolve().parent.parent
+    shipped = {nb.path.name: nb.text for nb in course_notebooks(root, ("notebooks",)) if nb.path.parent.name == "notebooks"}
+    cell = next(c for c in json.loads(shipped[name])["cells"] if c.get("id") == cell_id)
+    return "".join(cell["source"])

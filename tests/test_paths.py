@@ -180,3 +180,28 @@ def test_each_edition_shows_its_own_language() -> None:
     assert (chinese.full_minutes, chinese.workshop_minutes, chinese.sprint_minutes) == \
         (english.full_minutes, english.workshop_minutes, english.sprint_minutes)
     assert set(re.findall(r"[A-Za-z]{3,}", text_zh)) <= {"workshop"}  # the tag's name stays English
+
+
+def _stated_dive_minutes(path: Path) -> list[tuple[str, int | None]]:
+    """Each ``## Deep dive · TITLE`` cell's title and the minutes its first line states (``about N min``), or ``None``."""
+    out: list[tuple[str, int | None]] = []
+    for cell in json.loads(SHIPPED[path])["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for found in re.finditer(r"(?m)^## Deep dive · ([^\n]*)\n+([^\n]*)", _source(cell)):
+            minutes = re.search(r"about (\d+) min", found.group(2))
+            out.append((found.group(1).strip(), int(minutes.group(1)) if minutes else None))
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(p for p in SHIPPED if p.parent.name == "notebooks"
+                                        and re.match(r"\d\d[a-z]?_", p.name)), ids=lambda p: p.name)
+def test_the_headers_deep_dive_minutes_add_up(path: Path) -> None:
+    """Twelfth review, C2 (lesson 05): where every deep dive but the untimed Explore states its minutes, the header's
+    deep-dive minutes are their sum (00: the glossary; 01–05 and 07)."""
+    dives = _stated_dive_minutes(path)
+    timed = [n for title, n in dives if title != "Explore"]
+    _, header = paths.header_time(_source(json.loads(SHIPPED[path])["cells"][0]))
+    if not timed or None in timed or header is None:
+        pytest.skip("the deep dives do not all state their minutes")
+    assert header == sum(n for n in timed if n is not None), f"the header says {header} min, the deep dives {dives}"

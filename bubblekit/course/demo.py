@@ -64,9 +64,11 @@ register({
                      "zh": "注：公式要求 m >= p（PyTorch 接受的任意 m >= p 都适用）；m < p = {p} 时，"
                            "流水线在两轮 chunk 之间会断流，实际气泡比公式算的大"},
     "demo.one_f_one_b": {"en": "the article's 1F1B column repeats the ordinary one: 1F1B has GPipe's bubble; "
-                               "it saves activation memory (p instead of m microbatches)",
+                               "it saves activation memory (rank 0 holds min(p, m) microbatches instead of m: "
+                               "p once m >= p, the same as GPipe below)",
                          "zh": "原文的 1F1B 列和普通列一样，因为 1F1B 的气泡与 GPipe 相同；"
-                               "它省的是激活显存（只存 p 个微批，而不是 m 个）"},
+                               "它省的是激活显存（rank 0 只存 min(p, m) 个微批，而不是 m 个："
+                               "m >= p 时是 p 个，m < p 时与 GPipe 相同）"},
     "demo.u.title": {"en": "m = {m} microbatches, {schedule}", "zh": "m = {m} 个微批，{schedule}"},
     "demo.u.simulated": {"en": "U simulated", "zh": "U（模拟值）"},
     "demo.mmin.at": {"en": "b at m_min", "zh": "m_min 时的 b"},
@@ -87,7 +89,7 @@ class DemoRow(NamedTuple):
     ordinary: float
     """GPipe, the article's "ordinary" (naive) schedule: ``(p-1)/(m+p-1)``."""
     one_f_one_b: float
-    """1F1B: the same formula (1F1B saves memory, not bubble)."""
+    """1F1B: the same formula (1F1B saves memory, not bubble: min(p, m) activations on rank 0, not m)."""
     interleaved: float
     """Interleaved 1F1B with ``v`` chunks per rank: ``(p-1)/(m*v+p-1)``."""
 
