@@ -132,7 +132,7 @@ register({
     "published.layouts.note": {"en": "v is assumed for Megatron-LM 1T and Llama 3 405B (not published); EP splits the experts "
                                      "over GPUs of the DP dimension, so it does not multiply the GPU count",
                                "zh": "Megatron-LM 1T 和 Llama 3 405B 的 v 是假设值（未公开）；EP 把专家分布到 DP 维度的 GPU 上，"
-                                     "所以不会让 GPU 数翻倍"},
+                                     "所以不会额外乘进 GPU 总数"},
     "published.ws.gpus": {"en": "GPUs", "zh": "GPU 数"},
     "published.ws.pp": {"en": "PP: pipeline stages p", "zh": "PP：流水级数 p"},
     "published.ws.dp": {"en": "DP: pipelines (data-parallel replicas)", "zh": "DP：流水线条数（数据并行副本数）"},
@@ -177,7 +177,7 @@ register({
     "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
                                       "idle / (p × makespan) for equal stages, B = 2F, no communication cost",
                                 "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；bubble_ratio（气泡比例）"
-                                      "= 空闲 / (p × 单步耗时)，按各流水级相同、B = 2F、不计通信开销计算"},
+                                      "= 空闲 / (p × 单步耗时)，按各流水级相同、反向 = 2 × 前向、不计通信开销计算"},
     "published.megatron.params": {"en": "params (B)", "zh": "参数量（B）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
     "published.megatron.batch": {"en": "batch", "zh": "批大小"},
@@ -1523,7 +1523,7 @@ _LEVERS: tuple[tuple[str, str, dict[str, object]], ...] = (
 )
 
 register({
-    "published.lever.as_run_v2": {"en": "as run (v = 2)", "zh": "按实际配置（v = 2）"},
+    "published.lever.as_run_v2": {"en": "as run (v = 2 assumed)", "zh": "按实际配置（假设 v = 2）"},
     "published.lever.double_batch": {"en": "twice the global batch", "zh": "全局 batch 加倍"},
     "published.lever.zb_not_interleaving": {"en": "ZB-H1 instead of interleaving", "zh": "用 ZB-H1 代替交错"},
     "published.lever.as_run": {"en": "as run", "zh": "按实际配置"},
