@@ -65,7 +65,7 @@ register({
     # the recomputation table and the plan's tables (lessons 05 and 07); column keys stay English
     "planner.rc.title": {"en": "measured on one {device}, torch {torch}, {dtype}, {layers} layers per stage, micro-batch 1",
                          "zh": "在一张 {device} 上实测，torch {torch}，{dtype}，每个流水级 {layers} 层，微批大小 1"},
-    "planner.rc.F_rc": {"en": "F ms (recompute)", "zh": "F ms（重算）"},
+    "planner.rc.F_rc": {"en": "F ms (recompute)", "zh": "前向 ms（重算）"},
     "planner.rc.hidden": {"en": "hidden", "zh": "隐藏维度"},
     "planner.rc.seq": {"en": "seq", "zh": "序列长度"},
     "planner.label.recompute": {"en": " +recompute", "zh": " +重算"},
@@ -93,8 +93,8 @@ register({
     "planner.messages": {"en": "messages per step", "zh": "每步消息数"},
     "planner.fits": {"en": "fits", "zh": "放得下"},
     # PlanTable.to_text's fixed-width columns
-    "planner.text.step": {"en": "step {unit}", "zh": "单步耗时 {unit}"},
-    "planner.text.per_mb": {"en": "per mb", "zh": "每微批"},
+    "planner.text.step": {"en": "step {unit}", "zh": "{unit}/步"},
+    "planner.text.per_mb": {"en": "per mb", "zh": "每个微批"},
     "planner.text.bubble": {"en": "bubble", "zh": "气泡"},
     "planner.text.total_gb": {"en": "total GB", "zh": "合计 GB"},
     "planner.text.peak_gib": {"en": "peak GiB", "zh": "峰值 GiB"},
