@@ -1096,8 +1096,8 @@ register({
                                         "再与它实测的 bubble_ratio（气泡比例）比较；{where}"},
     "calibrate.bench.where": {"en": "measured {when} on {machine} ({condition}), load average {load_start} at start, "
                                     "{load_end} at end; model {model}",
-                              "zh": "{when} 在 {machine}（{condition}）上测得，开始时负载均值 {load_start}，结束时 {load_end}；"
-                                    "模型 {model}"},
+                              "zh": "{when} 测于 {machine}（开始时{condition}）；负载均值（1/5/15 分钟）开始时 {load_start}，"
+                                    "结束时 {load_end}；模型 {model}"},
     "calibrate.bench.lab_defaults": {"en": "the lab's defaults", "zh": "实验室的默认模型"},
     "calibrate.overview.benchmark": {"en": "benchmark", "zh": "基准"},
     "calibrate.overview.model": {"en": "model", "zh": "模型"},
@@ -1107,13 +1107,13 @@ register({
     "calibrate.overview.explained": {"en": "default within {tol:.2f}", "zh": "默认统计量误差 ≤ {tol:.2f}"},
     "calibrate.overview.predicted": {"en": "predictions within {tol:.2f}", "zh": "预测误差 ≤ {tol:.2f}"},
     "calibrate.overview.machine": {"en": "machine at the start", "zh": "开始时的机器"},
-    "calibrate.overview.condition": {"en": "{condition}, load {load}", "zh": "{condition}，负载 {load}"},
+    "calibrate.overview.condition": {"en": "{condition}, load {load}", "zh": "{condition}，负载均值 {load}"},
     "calibrate.overview.note": {"en": "lab runs only; spread: the widest difference between two runs of one configuration; "
                                       "default statistic: {stat}",
                                 "zh": "只计真实运行；同配置各次之差：同一配置两次运行实测气泡比例的最大差；"
                                       "默认统计量：{stat}"},
-    "calibrate.bench.busy": {"en": "busy with other jobs", "zh": "同时在跑其他任务"},
-    "calibrate.bench.quiet": {"en": "quiet", "zh": "空闲"},
+    "calibrate.bench.busy": {"en": "busy with other jobs", "zh": "较忙"},
+    "calibrate.bench.quiet": {"en": "quiet", "zh": "较空闲"},
     "calibrate.bench.unknown": {"en": "load unknown", "zh": "负载未知"},
 })
 

@@ -106,7 +106,7 @@ register({
     "published.note.v": {"en": "peak {peak} = {value:g} of 1F1B's p = {p}: '{memory}' is the limit for large p; "
                                "the bubble is about the README's fraction of B",
                          "zh": "峰值 {peak} = {value:g}，而 1F1B 是 p = {p}：“{memory}”是 p 很大时的极限；"
-                               "气泡与 README 这一行给出的值（B 的几分之几）相近"},
+                               "气泡接近 README 所列的值（V-Half 为 B/2，V-Min 为 2B/3 + O(n)）"},
     "published.note.dualpipe": {"en": "two directions on PP ranks, each rank holds one stage of each: 2 copies of the model; "
                                       "the formula is exact when I = F and W <= F, with each F&B pair one unit",
                                 "zh": "PP 个 rank 上跑两个方向，每个 rank 在每个方向各持有一个流水级：模型有 2 份副本；"
@@ -655,8 +655,8 @@ register({
     "published.t.method": {"en": "method", "zh": "方法"},
     "published.t.formula": {"en": "formula", "zh": "公式"},
     "published.t.memory": {"en": "memory", "zh": "显存"},
-    "published.t.bk_memory": {"en": "bubblekit memory", "zh": "bubblekit 显存"},
-    "published.t.messages": {"en": "messages", "zh": "消息数"},
+    "published.t.bk_memory": {"en": "bubblekit memory", "zh": "bubblekit 显存（相对 1F1B）"},
+    "published.t.messages": {"en": "messages", "zh": "消息数（相对 1F1B）"},
     "published.t.note": {"en": "note", "zh": "说明"},
     "published.t.readme_bubble": {"en": "README bubble", "zh": "README 气泡"},
     "published.t.parameters": {"en": "parameters", "zh": "参数显存"},
