@@ -40,12 +40,12 @@ register({
     # the tables' headers, titles and notes (column keys stay English in both languages)
     "compare.note": {"en": COMPARE_NOTE,
                      "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)，占单步的比例；"
-                           "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p-1)/m；峰值单位：个微批的激活"},
+                           "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，即 (p − 1)/m；峰值单位：个微批的激活"},
     "compare.schedule": {"en": "schedule", "zh": "调度"},
     "compare.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "compare.peak": {"en": "peak activations", "zh": "激活峰值"},
     "compare.peak_long": {"en": "peak activations (microbatch activations)", "zh": "激活峰值（微批的激活）"},
-    "compare.formula": {"en": "closed form", "zh": "闭式解"},
+    "compare.formula": {"en": "closed form", "zh": "公式值"},
     "compare.hops": {"en": "messages per step", "zh": "每步消息数"},
     "compare.per_rank.idle": {"en": "idle time ({unit})", "zh": "空闲时间（{unit}）"},
     "compare.per_rank.utilization": {"en": "busy / makespan", "zh": "忙碌 / 单步耗时"},

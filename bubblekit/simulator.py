@@ -168,16 +168,16 @@ def run_orders(
 register({
     # the deadlock explanation: a learner reads it (lessons 01, 02, 04 and their exercises), so both languages
     "deadlock.head": {"en": "deadlock: these ranks wait forever (each waits for an action that cannot run):",
-                      "zh": "死锁：以下 rank 会永远等下去（每个都在等一个无法运行的动作）："},
+                      "zh": "死锁：以下 rank 都卡住了，谁也跑不下去："},
     "deadlock.in_pair": {"en": "{action} (in the pair {pair})", "zh": "{action}（位于重叠对 {pair} 中）"},
     "deadlock.later": {"en": "which rank {rank} itself runs later in its own order",
-                       "zh": "但它排在 rank {rank} 自己顺序里更靠后的位置"},
+                       "zh": "可它在 rank {rank} 自己的顺序里排在后面"},
     "deadlock.stuck": {"en": "which rank {rank} has not run: it is stuck at {at}, waiting for {need}",
-                       "zh": "但 rank {rank} 还没跑到它，自己卡在 {at}，在等 {need}"},
-    "deadlock.nobody": {"en": "which no rank runs", "zh": "但没有任何 rank 会运行它"},
-    "deadlock.never": {"en": "which rank {rank} never runs", "zh": "但 rank {rank} 永远不会运行它"},
+                       "zh": "可 rank {rank} 自己卡在 {at}，正在等 {need}"},
+    "deadlock.nobody": {"en": "which no rank runs", "zh": "可没有哪个 rank 会运行它"},
+    "deadlock.never": {"en": "which rank {rank} never runs", "zh": "可 rank {rank} 永远不会运行它"},
     "deadlock.line": {"en": "  rank {rank} is blocked at {at} (action #{index} in its order): waits for {need}, {why}",
-                      "zh": "  rank {rank} 卡在 {at}（按顺序是第 {index} 个动作，从 0 数起），要等 {need}；{why}"},
+                      "zh": "  rank {rank} 卡在 {at}（序号 {index}，从 0 开始数）：要等 {need}，{why}"},
 })
 
 

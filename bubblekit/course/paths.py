@@ -104,7 +104,7 @@ register({
     "paths.hours": {"en": "{minutes} min = {h} h {m:02d} min", "zh": "{minutes} 分钟 = {h} 小时 {m:02d} 分钟"},
     "paths.break": {"en": "break", "zh": "休息"},
     "paths.part.core": {"en": "core path", "zh": "核心内容"},
-    "paths.part.frontier": {"en": "core path: the memory/bubble frontier only", "zh": "核心内容：只讲显存/气泡前沿"},
+    "paths.part.frontier": {"en": "core path: the memory/bubble frontier only", "zh": "核心内容：只讲显存与气泡的权衡"},
     "paths.part.quiz": {"en": "the misconceptions quiz", "zh": "常见误区小测验"},
     "paths.part.sprint_bank": {"en": "the sprint's questions, listed in the bank's introduction",
                                "zh": "冲刺用的题目（题库开头列出）"},

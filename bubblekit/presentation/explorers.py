@@ -177,12 +177,12 @@ register({
                           "recomputation) bring the peak down.",
                     "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个持有超过 {cap} 个微批的激活（rank {rank} 峰值为 {peak}）。"
                           "减少同时驻留的微批（用 1F1B 代替 GPipe、减小 m、激活重算）可以降低峰值。"},
-    "ex.formula.name": {"en": "closed form", "zh": "闭式解"},
+    "ex.formula.name": {"en": "closed form", "zh": "公式值"},
     "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
     "ex.formula.agree": {"en": "= simulated ✓", "zh": "= 模拟结果 ✓"},
     "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
                           "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
-    "ex.formula.title": {"en": "closed form bubble_ratio {formula}", "zh": "闭式解 bubble_ratio {formula}"},
+    "ex.formula.title": {"en": "closed form bubble_ratio {formula}", "zh": "公式值 bubble_ratio {formula}"},
     "ex.card.ratio.note": {"en": "{ratio:.1%} of device-time idle (simulated)", "zh": "设备时间的 {ratio:.1%} 处于空闲（模拟）"},
     "ex.card.overhead.note": {"en": "Megatron's convention (simulated)", "zh": "Megatron 口径（模拟）"},
     "ex.card.makespan": {"en": "makespan (one step)", "zh": "单步耗时"},
@@ -233,7 +233,7 @@ register({
     "ex.kind.frontier": {"en": "memory/bubble frontier", "zh": "显存/气泡前沿"},
     "ex.frontier.on": {"en": "<b>On the frontier</b> (no other schedule needs at most as much memory and as much bubble, "
                              "and less of one), least memory first: {names}",
-                       "zh": "<b>位于前沿上的调度</b>（没有别的调度能在显存和气泡都不更多的同时，至少一项更少），"
+                       "zh": "<b>帕累托前沿上的调度</b>（没有别的调度能在显存和气泡上都不比它差、且至少一项更好），"
                              "按显存从少到多：{names}"},
     "ex.frontier.skipped": {"en": "Not shown at this m: {what}", "zh": "在这个 m 下未显示：{what}"},
     "ex.frontier.label": {"en": "frontier", "zh": "前沿"},
