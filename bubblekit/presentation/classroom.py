@@ -165,9 +165,9 @@ activations) and how much of the step is idle (y, **bubble_ratio** = idle ÷ (p 
 A schedule is **on the frontier** when no other needs at most as much memory *and* as much
 bubble, and less of one: to shrink the bubble further you have to pay memory.
 
-Try: raise **m** (every bubble shrinks, GPipe's memory grows); raise **v** (interleaving moves
-down and right); add **comm latency** (schedules with more hops pay more); switch the
-**cost preset** to the measured H200 layer."""
+Try: raise **m** (every bubble shrinks; the memory of GPipe and looped BFS grows with it); raise
+**v** (interleaved 1F1B moves down and a little left, looped BFS straight down); add **comm
+latency** (schedules with more hops pay more); switch the **cost preset** to the measured H200 layer."""
 
 _FRONTIER = """import bubblekit as bk
 
@@ -195,7 +195,7 @@ register({
 
 在相同的 rank 数（**p**）、微批数（**m**）和耗时下，把 bubblekit 内置的每个调度各跑一遍，每个调度就是图上的一个点。横轴是各 rank 激活显存峰值中的最大值，以“几个微批的激活”计；纵轴是一步里空闲时间的占比（**bubble_ratio** = 空闲 ÷ (p × 单步耗时)）。如果找不到另一个调度在显存和气泡上都不比它差、且至少有一项比它好，这个调度就在**帕累托前沿**上：想让气泡再小，就只能多花显存。
 
-试试看：调大 **m**（每个调度的气泡都变小，GPipe 的显存跟着变大）；调大 **v**（交错式调度的点往右下方移）；加上 **通信延迟**（跳数多的调度吃亏更多）；把 **耗时预设** 换成 h200（H200 上实测的单层耗时）。"""},
+试试看：调大 **m**（每个调度的气泡都变小，GPipe 和 looped BFS 的显存跟着变大）；调大 **v**（交错式 1F1B 的点往下、稍往左移，looped BFS 的点竖直往下）；加上 **通信延迟**（跳数多的调度吃亏更多）；把 **耗时预设** 换成 h200（H200 上实测的单层耗时）。"""},
 })
 
 # What the server and its command line say (``--lang zh``: in Chinese; option names stay as they are).
