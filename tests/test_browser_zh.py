@@ -135,6 +135,17 @@ def workdir_of(url: str) -> Path:
     return next(d for base, d in _WORKDIRS.items() if url.startswith(base + "/"))
 
 
+def _read_saved(path: Path, deadline: float) -> dict:
+    """The notebook JupyterLab saved; its save can be caught half-written (an empty or cut file): read it again."""
+    while True:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            if time.monotonic() > deadline + 30:
+                raise
+            time.sleep(0.3)
+
+
 def _shot(page: Any, name: str, full_page: bool = False) -> None:
     page.screenshot(path=str(ARTIFACTS / f"zh-{name}.png"), full_page=full_page)
 
@@ -260,7 +271,7 @@ def test_jupyterlab_menus_are_chinese_and_the_lesson_runs(lab: str, page: Any) -
     deadline = time.monotonic() + 30
     while saved.stat().st_mtime_ns == stamp and time.monotonic() < deadline:
         page.wait_for_timeout(300)
-    nb = json.loads(saved.read_text(encoding="utf-8"))
+    nb = _read_saved(saved, deadline)
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert all(c.get("execution_count") for c in code), "not every cell ran"
     bad = [(c.get("id"), o.get("ename") or "".join(o.get("text", ""))[:300]) for c in code for o in c.get("outputs", [])
