@@ -230,3 +230,19 @@ def test_setup_torch_takes_the_cpu_build_without_cuda(tmp_path: Path, local_cpu_
     else:
         assert "--extra-index-url https://download.pytorch.org/whl/cpu" in torch_lines[0]
         assert "CPU-only build" in run.stdout
+
+
+def test_lab_speaks_the_learners_language(tmp_path: Path) -> None:
+    """``course.sh lab --lang zh`` says where it opens and where the exercises are in Chinese; without it, in English."""
+    course, venv, _ = _mini_course(tmp_path)
+    _stamp(venv, "zh", course)
+    env = _lab_env(venv)
+    zh = subprocess.run(["bash", "course.sh", "lab", "--lang", "zh", "--no-browser"], cwd=course, env=env,
+                        capture_output=True, text=True, timeout=120)
+    assert zh.returncode == 0, zh.stdout + zh.stderr
+    assert "在这个目录打开 JupyterLab，从 notebooks/zh/00_start_here.ipynb 开始；你的练习在 workspace/zh/" in zh.stdout
+    en = subprocess.run(["bash", "course.sh", "lab", "--no-browser"], cwd=course, env=env,
+                        capture_output=True, text=True, timeout=120)
+    assert en.returncode == 0, en.stdout + en.stderr
+    assert "opening JupyterLab on this folder at notebooks/00_start_here.ipynb" in en.stdout
+    assert "在这个目录" not in en.stdout
