@@ -188,3 +188,54 @@ def _lesson_cell(name: str, cell_id: str) -> str:
     shipped = {nb.path.name: nb.text for nb in course_notebooks(root, ("notebooks",)) if nb.path.parent.name == "notebooks"}
     cell = next(c for c in json.loads(shipped[name])["cells"] if c.get("id") == cell_id)
     return "".join(cell["source"])
+
+
+def _flat(name: str, cell_id: str) -> str:
+    return " ".join(_lesson_cell(name, cell_id).split())
+
+
+def test_thirteenth_review_07x_says_which_rows_stop_matching() -> None:
+    """W1: at W = 1.5 F the ZB1P and DualPipe rows miss, the 1F1B row still holds."""
+    text = _flat("07x_published_tables.ipynb", "d3f53016")
+    assert "where the ZB1P and DualPipe rows stop matching; the 1F1B row holds for any costs" in text
+    t = P.dualpipe_readme_table(8, 32, bk.Costs(f=1, i=1, w=1.5))
+    exact = {r["method"] for r in t.rows if abs(r["bubblekit"] - r["formula"]) < 1e-9}
+    assert "1F1B" in exact and "ZB1P" not in exact and not any(n.startswith("DualPipe") for n in exact)
+
+
+def test_thirteenth_review_07_recap_states_the_condition_of_the_zero() -> None:
+    """M1: the Recap's zero holds at F = I = W, not on the measured layer (lesson 09 agrees)."""
+    text = _flat("07_beyond_1f1b.ipynb", "af5e231e")
+    assert "remove the per-rank (stage-span) bubble at F = I = W" in text
+    assert "on the measured layer, where I > F, some of it remains" in text
+    for name in ("zb-h2", "zbv"):
+        run = bk.simulate(bk.schedule(name, 4, 8), bk.h200_costs())
+        assert P.stage_span_bubble_rate(run) > 0.01
+
+
+def test_thirteenth_review_07_cites_its_sources() -> None:
+    """C3, C4: the DualPipe README's ZB1P row; the tests and the torch runtime behind the comparisons."""
+    assert "the DualPipe README's ZB1P row, (PP−1)(F+B−2W) with B = I + W" in _flat("07_beyond_1f1b.ipynb", "048bed37")
+    assert "`tests/test_vshape.py`" in _flat("07_beyond_1f1b.ipynb", "02f78134")
+    text = _flat("07_beyond_1f1b.ipynb", "b7c3b32a")
+    assert "`tests/test_torch_orders.py`" in text and "`_PipelineScheduleRuntime`" in text
+
+
+def test_thirteenth_review_08_megatron_rule_and_assumed_micro_batch() -> None:
+    """M2: m % p = 0 is Megatron-LM's default only; M3: the 1T micro-batch of 1 is an assumption."""
+    text = _flat("08_case_studies.ipynb", "98780550")
+    assert "Megatron-LM's default (N = p microbatches in a row per chunk) asks m % p = 0" in text
+    assert "--microbatch-group-size-per-virtual-pipeline-stage" in text and "schedules.py" in text
+    n, m, p = 16, 128, 12
+    assert p <= n <= m and not (0 < m % n < p) and m % p != 0
+    assert "the micro-batch is 1 (as assumed above" in text
+    assert "already 1" not in text
+
+
+def test_thirteenth_review_06_target_and_per_kind_wording() -> None:
+    """C1: the target is a ratio; C2: the per-kind model charges every action of its stage and kind; C4: cited test."""
+    text = _flat("06_profiling_practice.ipynb", "c2e8b4d6")
+    assert "at least 8 of every 9 runs" in text and "at least 2 of every 3" in text
+    text = _flat("06_profiling_practice.ipynb", "f8a1c6d2")
+    assert "once, where they happened" not in text and "the mean per stage and kind, on every such action" in text
+    assert "test_lesson_06_cpu_clock_example_breaks_a_dependency" in _flat("06_profiling_practice.ipynb", "gpu-05")
