@@ -196,3 +196,22 @@ def test_05_plan_leaders_tie_with_free_hops() -> None:
 def test_07_9_refuses_the_same_devices_ratio_and_accepts_the_same_stages_one() -> None:
     assert check("07.9", Fraction(bk.schedule("dualpipev", 4, 16).hops_per_step, bk.schedule("1f1b", 8, 16).hops_per_step))
     assert not check("07.9", 2)
+
+
+def test_05_extra_warm_up_costs_every_rank_but_the_last() -> None:
+    """13th review C4: each extra warm-up forward of 05's ``one_f_one_b_extra`` adds one microbatch of
+    activations on every rank but the last (not on rank 0 alone), as section 3's prose now says."""
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / "05_shrinking_bubbles.ipynb").read_text("utf-8"))
+    source = "".join(next(c for c in nb["cells"] if c.get("id") == "d98fc61b")["source"])
+    space: dict = {"bk": bk}
+    exec(source.split("\nextra = ")[0], space)           # the lesson's own generator, without its call
+    p, m = 4, 12
+    base = bk.simulate(space["one_f_one_b_extra"](p, m, 0)).peak_activations
+    for k in range(1, 4):
+        peaks = bk.simulate(space["one_f_one_b_extra"](p, m, k)).peak_activations
+        assert [peaks[r] - base[r] for r in range(p)] == [k] * (p - 1) + [0]
+    text = " ".join("".join(next(c for c in nb["cells"] if c.get("id") == "30bdcac8")["source"]).split())
+    assert "one more microbatch of activations on every rank but the last" in text
+    assert "one more activation on rank 0" not in text
