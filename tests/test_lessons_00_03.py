@@ -147,10 +147,14 @@ def test_02_0_prompt_asks_for_a_number_of_slots() -> None:
 
 
 def test_03_demo_memory_note_says_when_m_below_p() -> None:
-    """13th review C3: the note says "the same as GPipe when m < p", not the ambiguous "GPipe below"."""
+    """13th review C3, 14th M2: the note says "the same as GPipe when m <= p" (at m = p both hold p), not "GPipe below"."""
     flat = " ".join(demo.demo_text("en").split())
-    assert "the same as GPipe when m < p" in flat and "GPipe below" not in flat
-    assert "m < p 时与 GPipe 相同" in " ".join(demo.demo_text("zh").split())
+    assert "the same as GPipe when m <= p" in flat and "GPipe below" not in flat
+    assert "m <= p 时与 GPipe 相同" in " ".join(demo.demo_text("zh").split())
+    for m in (4, 8):  # the demo's p = 8: 1F1B saves nothing up to m = p
+        assert (bk.simulate(bk.schedule("1f1b", 8, m)).peak_activations[0]
+                == bk.simulate(bk.schedule("gpipe", 8, m)).peak_activations[0])
+    assert bk.simulate(bk.schedule("1f1b", 8, 16)).peak_activations[0] < 16
 
 
 def test_00_glossary_1f1b_memory_claim_has_its_condition() -> None:
@@ -183,3 +187,22 @@ def test_02_llama3_reasons_per_stage_and_megatron_layout_entries() -> None:
     text = " ".join(_lesson_cell("02_why_bubbles_appear.ipynb", "l02-16").split())
     assert "off the first for memory" in text and "latency bottleneck" in text
     assert "`Et*3|…`" in text and "slots of their own" not in text
+
+
+def _path_hops(name: str, p: int, m: int) -> int:
+    r = bk.simulate(bk.schedule(name, p, m), bk.Costs(f=1, b=2, comm=Fraction(1, 2)))
+    ranks = [rank for rank, _ in r.critical_path]
+    return sum(1 for a, b in zip(ranks, ranks[1:]) if a != b)
+
+
+def test_02_gpipe_pays_2_p_minus_1_hops_and_1f1b_more_once_m_is_3() -> None:
+    """14th review W1/M1: GPipe's step pays 2(p − 1) hops (no chain crosses more: every forward before every
+    backward on each rank); 1F1B pays as many for m <= 2 and more from m = 3 on."""
+    for p in (2, 3, 4, 6):
+        for m in (1, 2, 3, 4, 8):
+            assert _path_hops("gpipe", p, m) == 2 * (p - 1)
+            one = _path_hops("1f1b", p, m)
+            assert one == 2 * (p - 1) if m <= 2 or p == 1 else one > 2 * (p - 1), (p, m, one)
+    text = " ".join(_lesson_cell("02_why_bubbles_appear.ipynb", "l02-14").split())
+    assert "covered by the action its receiver runs" not in text and "once m ≥ 3" in text
+    assert "once m ≥ 3" in " ".join(_lesson_cell("02_why_bubbles_appear.ipynb", "l02-26").split())

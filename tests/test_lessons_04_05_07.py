@@ -215,3 +215,21 @@ def test_05_extra_warm_up_costs_every_rank_but_the_last() -> None:
     text = " ".join("".join(next(c for c in nb["cells"] if c.get("id") == "30bdcac8")["source"]).split())
     assert "one more microbatch of activations on every rank but the last" in text
     assert "one more activation on rank 0" not in text
+
+
+def test_07_zb_h1_idle_formula_states_its_condition() -> None:
+    """14th review M1: ZB-H1's per-rank idle (p−1)(F+I−W) holds while W <= F and W <= I, not beyond."""
+    import bubblekit as bk
+
+    def idle(costs: bk.Costs) -> float:
+        return float(bk.simulate(bk.schedule("zb-h1", 4, 8), costs).idle[0])
+
+    for f, i, w in ((1, 1, 1), (1, 1, 0.5), (1, 1.5, 0.5)):
+        assert idle(bk.Costs(f=f, i=i, w=w)) == pytest.approx(3 * (f + i - w))
+    assert idle(bk.Costs(f=1, i=0.5, w=1)) != pytest.approx(3 * (1 + 0.5 - 1))  # W > I
+    measured = bk.h200_costs()  # W slightly longer than F
+    assert idle(measured) != pytest.approx(3 * (float(measured.f) + float(measured.i) - float(measured.w)), abs=1e-6)
+    from test_lessons_00_03 import _lesson_cell
+
+    text = " ".join(_lesson_cell("07_beyond_1f1b.ipynb", "048bed37").split())
+    assert "ZB-H1 (p−1)(F+I−W) while W ≤ F and W ≤ I" in text

@@ -165,7 +165,14 @@ def test_07x_table5_reproduces_three_columns_and_says_so() -> None:
         P.zb_table5_comparison(columns=("1F1B-I",))
     recap = " ".join(_lesson_cell("07x_published_tables.ipynb", "ad0b7c94").split())
     assert "1F1B-I column is not attempted" in recap and "ZB-2p is not reproduced" in recap
-    assert "DualPipe and DualPipeV formulas are exact when I = F and W ≤ F, and only then" in recap
+    # 14th review W1/W2: no "and only then" (points off I = F can match by coincidence); ZB1P needs W <= min(F, I)
+    assert "DualPipe and DualPipeV formulas are exact when I = F and W ≤ F" in recap and "only then" not in recap
+    assert "the ZB1P row while W ≤ F and W ≤ I" in recap
+    coincidence = P.dualpipe_readme_table(8, 32, bk.Costs(f=1, i=1.25, w=1.5))
+    assert all(abs(coincidence.row(method=n)["bubblekit"] - coincidence.row(method=n)["formula"]) < 1e-9
+               for n in ("DualPipe", "DualPipeV"))
+    w_above_i = P.dualpipe_readme_table(8, 32, bk.Costs(f=1, i=0.5, w=1))
+    assert abs(w_above_i.row(method="ZB1P")["bubblekit"] - w_above_i.row(method="ZB1P")["formula"]) > 0.1
 
 
 def test_07x_readme_history_starts_with_the_first_version() -> None:
