@@ -180,7 +180,7 @@ register({
                                       "= 空闲 / (p × 单步耗时)，按各流水级相同、反向 = 2 × 前向、不计通信开销计算"},
     "published.megatron.params": {"en": "params (B)", "zh": "参数量（B）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
-    "published.megatron.batch": {"en": "batch", "zh": "批大小"},
+    "published.megatron.batch": {"en": "batch", "zh": "全局批大小"},
     "published.megatron.v_max": {"en": "v max", "zh": "v 最大值"},
     "published.megatron.inter": {"en": "interleaved, v max", "zh": "交错式，v 取最大"},
     "published.megatron.tflops": {"en": "TFLOP/s per GPU", "zh": "每 GPU 的 TFLOP/s"},
