@@ -1092,8 +1092,8 @@ register({
     "calibrate.bench.gap": {"en": "gap", "zh": "误差"},
     "calibrate.bench.pred_note": {"en": "calibrated on the first run (statistic: {stat}), simulated at the second's m, "
                                         "compared with its measured bubble_ratio; {where}",
-                                  "zh": "用第一次运行校准（统计量：{stat}），按第二次运行的 m 模拟，"
-                                        "再与它实测的 bubble_ratio（气泡比例）比较；{where}"},
+                                  "zh": "每一行用“校准所用的步”校准（统计量：{stat}），按“预测的步”的 m 模拟，"
+                                        "再与那一步实测的 bubble_ratio（气泡比例）比较；{where}"},
     "calibrate.bench.where": {"en": "measured {when} on {machine} ({condition}), load average {load_start} at start, "
                                     "{load_end} at end; model {model}",
                               "zh": "{when} 测于 {machine}（开始时{condition}）；负载均值（1/5/15 分钟）开始时 {load_start}，"

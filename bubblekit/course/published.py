@@ -99,18 +99,18 @@ register({
                                   "按它自己更短的单步耗时算则是 (p-1)/(3m+p-1)"},
     "published.note.zb2p": {"en": "peak is 2p-1 = {peak} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
                                   "and counts per-stage spans (bubble_ratio over the whole makespan is larger)",
-                            "zh": "峰值是 2p-1 = {peak} 个微批的激活，“2x”是取整后的值；气泡为 0 要求 m >= 2p-1，"
+                            "zh": "峰值是 2p − 1 = {peak} 个微批的激活，“2x”是取整后的值；气泡为 0 要求 m ≥ 2p − 1，"
                                   "并且按每个流水级各自的时间跨度计（按整个单步耗时算的 bubble_ratio 更大）"},
     "published.note.zbv": {"en": "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1",
                            "zh": "每个 rank 两个 chunk，排成 V 形：每个微批要跨 2(p-1) 个 rank 边界，而不是 p-1 个"},
     "published.note.v": {"en": "peak {peak} = {value:g} of 1F1B's p = {p}: '{memory}' is the limit for large p; "
                                "the bubble is about the README's fraction of B",
                          "zh": "峰值 {peak} = {value:g}，而 1F1B 是 p = {p}：“{memory}”是 p 很大时的极限；"
-                               "气泡接近 README 所列的值（V-Half 为 B/2，V-Min 为 2B/3 + O(n)）"},
+                               "气泡接近 README 表中这一行给出的值"},
     "published.note.dualpipe": {"en": "two directions on PP ranks, each rank holds one stage of each: 2 copies of the model; "
                                       "the formula is exact when I = F and W <= F, with each F&B pair one unit",
                                 "zh": "PP 个 rank 上跑两个方向，每个 rank 在每个方向各持有一个流水级：模型有 2 份副本；"
-                                      "当 I = F、W <= F 且每个 F&B 对作为一个整体时，公式是精确的"},
+                                      "当 I = F、W ≤ F 且每个 F&B 对作为一个整体时，公式是精确的"},
     "published.note.dualpipev": {"en": "DualPipe cut in half: PP stages in a V on PP/2 ranks, one copy of the model; "
                                        "'2x' parameters per device only because there are half as many devices",
                                  "zh": "把 DualPipe 对半切：PP 个流水级排成 V 形放在 PP/2 个 rank 上，模型只有一份；"
@@ -180,7 +180,7 @@ register({
                                       "= 空闲 / (p × 单步耗时)，按各流水级相同、反向 = 2 × 前向、不计通信开销计算"},
     "published.megatron.params": {"en": "params (B)", "zh": "参数量（B）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
-    "published.megatron.batch": {"en": "batch", "zh": "批大小"},
+    "published.megatron.batch": {"en": "batch", "zh": "全局批大小"},
     "published.megatron.v_max": {"en": "v max", "zh": "v 最大值"},
     "published.megatron.inter": {"en": "interleaved, v max", "zh": "交错式，v 取最大"},
     "published.megatron.tflops": {"en": "TFLOP/s per GPU", "zh": "每 GPU 的 TFLOP/s"},
@@ -672,9 +672,9 @@ register({
         "zh": "bubble_ratio（气泡比例）按整步计算（p × 单步耗时）：ZB-H2 首尾两角的空闲计入其中，论文的口径不计入"},
     "published.t.search_p": {"en": "search, cap p", "zh": "搜索，上限 p"},
     "published.t.search_2p": {"en": "search, cap 2p", "zh": "搜索，上限 2p"},
-    "published.t.zero_stage": {"en": "ZeRO stage", "zh": "ZeRO 阶段"},
+    "published.t.zero_stage": {"en": "ZeRO stage", "zh": "ZeRO 级别"},
     "published.t.today": {"en": "today", "zh": "至今"},
-    "published.t.gb_per_device": {"en": "GB per device", "zh": "每卡显存（GB）"},
+    "published.t.gb_per_device": {"en": "GB per device", "zh": "每个设备的显存（GB）"},
     "published.t.hidden": {"en": "hidden", "zh": "隐藏维度"},
     "published.t.seq": {"en": "seq", "zh": "序列长度"},
     "published.t.measured_mib": {"en": "measured MiB", "zh": "实测 MiB"},
