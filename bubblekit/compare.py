@@ -54,7 +54,7 @@ register({
     "compare.per_rank.title": {"en": "{what}, per rank", "zh": "各 rank 的{what}"},
     "compare.sweep.best": {"en": "best", "zh": "最优"},
     "compare.sweep.comm": {"en": "comm ({unit} per hop)", "zh": "每跳通信延迟（{unit}）"},
-    "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}随 {over} 的变化"},
+    "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}，横轴：{over}"},
     "compare.comm.none": {"en": "no latency", "zh": "无延迟"},
     "compare.comm.overlapped": {"en": "overlapped latency", "zh": "可重叠延迟"},
     "compare.comm.blocking": {"en": "blocking sends", "zh": "阻塞式发送"},

@@ -60,7 +60,7 @@ register({
     "symbolic.agree": {"en": "{quantity}: sympy = simulator in all {n} cases",
                        "zh": "{quantity}：全部 {n} 个情形中 sympy = 模拟器"},
     "symbolic.differ": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})",
-                        "zh": "{quantity}：{n} 个情形中有 {bad} 个 sympy ≠ 模拟器，其中 {larger} 个是模拟值更大"},
+                        "zh": "{quantity}：{n} 个情形里，sympy 与模拟器不一致的有 {bad} 个，其中模拟值更大的 {larger} 个"},
     "symbolic.refused": {"en": "; {refused} refused by the schedule's m rule",
                          "zh": "；另有 {refused} 个情形不满足该调度对 m 的要求，未比较"},
     "symbolic.a_condition": {"en": "a condition", "zh": "自定义条件"},

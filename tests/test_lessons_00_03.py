@@ -150,7 +150,7 @@ def test_03_demo_memory_note_says_when_m_below_p() -> None:
     """13th review C3, 14th M2: the note says "the same as GPipe when m <= p" (at m = p both hold p), not "GPipe below"."""
     flat = " ".join(demo.demo_text("en").split())
     assert "the same as GPipe when m <= p" in flat and "GPipe below" not in flat
-    assert "m <= p 时与 GPipe 相同" in " ".join(demo.demo_text("zh").split())
+    assert "m ≤ p 时与 GPipe 相同" in " ".join(demo.demo_text("zh").split())
     for m in (4, 8):  # the demo's p = 8: 1F1B saves nothing up to m = p
         assert (bk.simulate(bk.schedule("1f1b", 8, m)).peak_activations[0]
                 == bk.simulate(bk.schedule("gpipe", 8, m)).peak_activations[0])

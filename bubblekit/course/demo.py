@@ -61,14 +61,14 @@ register({
                      "zh": "    m={m}：公式 {formula:6.1%}，模拟 {simulated:6.1%}"},
     "demo.below_p": {"en": "* m < p = {p}: the formula needs m >= p (any m >= p that PyTorch accepts); "
                            "below p the pipeline runs dry between chunk rounds and the bubble is larger",
-                     "zh": "注：公式要求 m >= p（PyTorch 接受的 m >= p 都适用）；"
+                     "zh": "注：公式要求 m ≥ p（PyTorch 接受的 m 只要 ≥ p 都适用）；"
                            "m < p = {p} 时，前后两遍 chunk 之间会断流，实际气泡比公式大"},
     "demo.one_f_one_b": {"en": "the article's 1F1B column repeats the ordinary one: 1F1B has GPipe's bubble; "
                                "it saves activation memory (rank 0 holds min(p, m) microbatches instead of m: "
                                "p once m >= p, the same as GPipe when m <= p)",
                          "zh": "原文的 1F1B 列和普通列一样，因为 1F1B 的气泡与 GPipe 相同；"
                                "它省的是激活显存（rank 0 只存 min(p, m) 个微批的激活，而不是 m 个："
-                               "m >= p 时是 p 个，m <= p 时与 GPipe 相同）"},
+                               "m ≥ p 时是 p 个，m ≤ p 时与 GPipe 相同）"},
     "demo.u.title": {"en": "m = {m} microbatches, {schedule}", "zh": "m = {m} 个微批，{schedule}"},
     "demo.u.simulated": {"en": "U simulated", "zh": "U（模拟值）"},
     "demo.mmin.at": {"en": "b at m_min", "zh": "m_min 时的 b"},

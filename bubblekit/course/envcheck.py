@@ -59,7 +59,7 @@ register({
     "envcheck.problem_missing": {"en": "{name}: missing, need {needed}", "zh": "{name}：缺失，需要 {needed}"},
     "envcheck.problem_old": {"en": "{name}: {version} is too old, need {needed}",
                              "zh": "{name}：{version} 版本过旧，需要 {needed}"},
-    "envcheck.this_course": {"en": "this course", "zh": "本课程"},
+    "envcheck.this_course": {"en": "this course", "zh": "本课程自带"},
     "envcheck.optional": {"en": "optional: {why}", "zh": "可选：{why}"},
     "envcheck.why.jupyterlab": {"en": "to open the course (bash course.sh lab)",
                                 "zh": "打开课程时需要（bash course.sh lab）"},
