@@ -24,7 +24,15 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, as_rank, norm_text, read_expression
+from bubblekit.course.checks._grading import (
+    THE_STEP,
+    AnyOf,
+    Graded,
+    as_rank,
+    norm_text,
+    read_expression,
+    split_products,
+)
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
@@ -33,6 +41,7 @@ from bubblekit.course.checks._mistakes import (
     utilisation,
 )
 from bubblekit.course.checks._registry import FORMAT, WORDS_ONLY, Mistake, exercise
+from bubblekit.course.checks._schedules import schedule_text
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks._units import ACTIVATIONS, DOLLARS, FACTOR, MESSAGES, MICROBATCHES, MS, SLOTS
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
@@ -521,6 +530,7 @@ def _peak_compare(answer: Any, expected: Any) -> Graded:
                                                                     type=type(answer).__name__),
                       FORMAT if isinstance(answer, str) else "")
     table = _peak_symbols()
+    expr = split_products(expr, table)
     unknown = sorted(x.name for x in getattr(expr, "free_symbols", ()) if x.name not in table)
     if unknown:
         return Graded(False, tr("checks.l10.peak_symbols", names=unknown))
@@ -832,10 +842,9 @@ def _dualpipev_min_m(p: int) -> int:
     raise AssertionError("no m accepted")
 
 
-@exercise("10.34", unit=MICROBATCHES, hint=(msg("DualPipeV places its stages on the p ranks in a V: how many microbatches does a schedule "
-                             "need so that every stage has at least one?",
-                             "DualPipeV 把它的流水级按 V 形放在 p 个 rank 上：调度要有多少个微批，才能让每个流水级"
-                             "至少分到一个？"),
+@exercise("10.34", unit=MICROBATCHES, hint=(msg("PyTorch's DualPipeV requires at least as many microbatches as stages: how many stages does "
+                             "the V place on p = 4 ranks?",
+                             "PyTorch 的 DualPipeV 要求微批数不少于流水级数：V 形在 p = 4 个 rank 上放了几个流水级？"),
                          msg("The rule counts stages, not ranks: draw the V that DualPipeV places on 4 ranks and count "
                              "its stages.",
                              "这条规则数的是流水级，不是 rank：画出 DualPipeV 在 4 个 rank 上排成的 V，数一数有几个流"
@@ -1036,7 +1045,7 @@ def _whiteboard_per_rank(answer: Any, expected: WhiteboardTarget) -> Graded:
     if not verdict[0]:
         return verdict
     text = answer.to_text() if isinstance(answer, bk.Schedule) else str(answer)
-    res = bk.simulate(bk.Schedule.from_text(text, m=expected["m"]), expected["costs"])
+    res = bk.simulate(bk.Schedule.from_text(schedule_text(text), m=expected["m"]), expected["costs"])
     for r, (peak, cap) in enumerate(zip(res.peak_activations, expected["rank_caps"])):
         if peak > cap + 1e-9:
             return Graded(False, tr("checks.l07.memory", rank=r, peak=format_number(peak), cap=format_number(cap)),
