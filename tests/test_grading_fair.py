@@ -969,6 +969,14 @@ def test_the_first_hint_leads_to_the_method_and_a_revealing_call_only_confirms(i
         assert tiers[0][0].startswith("In GPipe, which rank waits longest")
 
 
+@pytest.mark.parametrize(("id", "attribute"), [("10.18", "bubble_ratio"), ("10.19", "bubble_overhead")])
+def test_a_hint_naming_the_attribute_that_is_the_answer_names_it_to_confirm(id: str, attribute: str) -> None:
+    """Thirteenth M1: 10.18's and 10.19's tier 2 named the attribute that is the answer as a way to get it."""
+    for en, zh in _hint_texts(id):
+        if attribute in en:
+            assert "to confirm" in en and "验证" in zh and en.index("closed form") < en.index(attribute), en
+
+
 def test_10_34s_first_hint_prints_nothing_the_error_would() -> None:
     """M1: following 10.34's first hint used to print "needs m >= 2p = 8" on the first try (m = 1)."""
     with pytest.raises(ValueError) as err:

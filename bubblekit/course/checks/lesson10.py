@@ -571,10 +571,10 @@ def _q17() -> Any:
                              "compare the fill and drain with the steady part.",
                              "这里要的是占整个单步耗时的比例（空闲时间 / (p x 单步耗时)），不是 Megatron 口径"
                              "的比值：把填充和排空与稳态部分比较。"),
-                         msg("Use the closed form you derived for GPipe and 1F1B at these p and m, or simulate 1F1B "
-                             "and read bubble_ratio.",
-                             "用你为 GPipe 和 1F1B 推出的闭式解代入这组 p 和 m，或者模拟 1F1B 读 bubble_ratio"
-                             "。")),
+                         msg("Use the closed form you derived for GPipe and 1F1B at these p and m; to confirm it, "
+                             "simulate 1F1B and read bubble_ratio.",
+                             "用你为 GPipe 和 1F1B 推出的闭式解代入这组 p 和 m；要验证，就模拟 1F1B 读 "
+                             "bubble_ratio。")),
           fraction_of=THE_STEP,
           mistakes=(megatron_overhead(8, 32), swapped_pm(bk.bubble_ratio, 8, 32), utilisation()))
 def _q18() -> float:
@@ -583,10 +583,10 @@ def _q18() -> float:
 
 @exercise("10.19", hint=(msg("Megatron divides the same bubble time by something other than the whole step: by what?",
                              "Megatron 用同样的气泡时间除以的不是整步耗时：是什么？"),
-                         msg("Bubble time over ideal (busy) time: simulate 1F1B for p = 8, m = 32 and read "
-                             "bubble_overhead, or use the paper's closed form.",
-                             "气泡时间 / 理想（忙碌）时间：模拟 p = 8, m = 32 的 1F1B，读 bubble_overhead，或"
-                             "者用论文的闭式解。")),
+                         msg("Bubble time over ideal (busy) time: use the paper's closed form at p = 8, m = 32; to "
+                             "confirm it, simulate 1F1B and read bubble_overhead.",
+                             "气泡时间 / 理想（忙碌）时间：把 p = 8, m = 32 代入论文的闭式解；要验证，就模拟"
+                             "这组参数的 1F1B，读 bubble_overhead。")),
           fraction_of=msg("the busy time", "忙碌时间"),
           mistakes=(fraction_of_step(8, 32), swapped_pm(bk.bubble_overhead, 8, 32)))
 def _q19() -> float:
