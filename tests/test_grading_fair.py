@@ -951,7 +951,8 @@ def _hint_texts(id: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(("id", "call"), [("05.2", "min_micro_batch"), ("10.34", "bk.schedule("),
-                                          ("10.38", "largest_gaps"), ("01.2", "largest_gaps")])
+                                          ("10.38", "largest_gaps"), ("01.2", "largest_gaps"),
+                                          ("06.6", "min_micro_batch"), ("05.1", "bubble_ratio")])
 def test_the_first_hint_leads_to_the_method_and_a_revealing_call_only_confirms(id: str, call: str) -> None:
     """M1: 05.2, 10.34 and 10.38's first hint named a call that returns or prints the answer (01.2's tier 2 too)."""
     tiers = _hint_texts(id)
@@ -961,10 +962,19 @@ def test_the_first_hint_leads_to_the_method_and_a_revealing_call_only_confirms(i
             assert "confirm" in en and "验证" in zh, en
     if id == "05.2":
         assert "by hand" not in tiers[0][0] and "Solve" in tiers[0][0], tiers[0]   # the exercise's own by-hand step
-    if id == "10.34":
-        assert "at least one" in tiers[0][0] and "至少分到一个" in tiers[0][1]
+    if id == "10.34":   # thirteenth C4: PyTorch's rule compares counts ("at least one" read literally gave m = 1)
+        assert "at least as many microbatches as stages" in tiers[0][0] and "不少于流水级数" in tiers[0][1]
+        assert "at least one" not in tiers[0][0] and "至少分到一个" not in tiers[0][1]
     if id == "10.38":
         assert tiers[0][0].startswith("In GPipe, which rank waits longest")
+
+
+@pytest.mark.parametrize(("id", "attribute"), [("10.18", "bubble_ratio"), ("10.19", "bubble_overhead")])
+def test_a_hint_naming_the_attribute_that_is_the_answer_names_it_to_confirm(id: str, attribute: str) -> None:
+    """Thirteenth M1: 10.18's and 10.19's tier 2 named the attribute that is the answer as a way to get it."""
+    for en, zh in _hint_texts(id):
+        if attribute in en:
+            assert "to confirm" in en and "验证" in zh and en.index("closed form") < en.index(attribute), en
 
 
 def test_10_34s_first_hint_prints_nothing_the_error_would() -> None:
@@ -1128,4 +1138,99 @@ def test_every_fraction_reads_a_percentage_and_every_number_in_a_unit_registers_
             if unit is None and abs(value) >= 1 and ex.fraction_of is None:
                 units_without.append(id)
     assert not fractions_without, fractions_without
-    assert sorted(set(units_without)) == ["06.2"], units_without   # its numbers are ranks: names, not amounts
+    assert not units_without, units_without   # 06.2's numbers are ranks, read by its own compare (thirteenth C5)
+
+
+# ----------------------------------------------------------------------------- thirteenth review of the grading
+
+
+@pytest.mark.parametrize(("id", "text"), [
+    ("10.13", "(p − 1)/(mv + p − 1)"), ("10.13", "(p-1)/(vm+p-1)"), ("03.2", "mv/(mv + p − 1)"),
+    ("10.11", "(p-1)/(m+p-1)。"), ("10.11", "(p-1)/(m+p-1)."), ("10.11", "(p-1)/(m+p-1) = b"),
+])
+def test_the_interleaved_formula_as_the_course_prints_it_is_right(id: str, text: str) -> None:
+    """W1: lesson 03 and the bank print (p − 1)/(mv + p − 1); 'mv' was one symbol, "not equal", and counted.
+    C2: a closing full stop or '= b' after a formula could not be read."""
+    en, zh = both(id, text)
+    assert en and zh, (text, en, zh)
+
+
+@pytest.mark.parametrize(("id", "text", "names"), [
+    ("10.11", "(P-1)/(M+P-1)", "['M', 'P']"), ("10.14", "(p-1)(F+I-W)", "['F', 'I', 'W']"),
+    ("10.11", "(N-1)/(m+N-1)", "['N']"), ("10.11", "(p-1)/(m+p-1)*E", "['E']"), ("10.11", "S*(p-1)/(m+p-1)", "['S']"),
+])
+def test_a_name_the_course_does_not_use_is_named_and_not_counted(id: str, text: str, names: str) -> None:
+    """W1, C1: capitals were "not equal" and counted; I and E were sympy's constants; N, S, O, Q blamed the notation."""
+    en, zh = both(id, text)
+    assert not en and f"unknown symbol(s) {names}" in en.detail and "not counted as a try" in en.text, en
+    assert f"未知符号 {names}" in zh.detail and "不计入作答次数" in zh.text, zh
+    assert _registry._SESSION[id].tries == 0
+
+
+def test_a_course_symbol_the_answer_does_not_need_is_still_a_counted_mistake() -> None:
+    """W1: splitting 'mv' must not make the interleaved formula right for plain 1F1B (10.11)."""
+    en = check("10.11", "(p-1)/(mv+p-1)")
+    assert not en and "['v']" in en.detail and _registry._SESSION["10.11"].tries == 1, en
+
+
+@pytest.mark.parametrize(("id", "text"), [("10.20", "m = 135"), ("10.20", "m=135"), ("10.32", "T = 14"),
+                                          ("10.21", "≈0.0986"), ("10.21", "~0.0986"), ("10.20", "135."),
+                                          ("01.3", "约5843元"), ("01.3", "大约5843元。")])
+def test_a_number_written_as_name_equals_or_about_is_read(id: str, text: str) -> None:
+    """C2: "m = 135", "≈0.0986" and "约5843元" were "not a number"."""
+    en, zh = both(id, text)
+    assert en and zh, (text, en, zh)
+
+
+@pytest.mark.parametrize(("id", "text"), [("07.1", "150%"), ("09.5", "227%")])
+def test_a_percentage_for_a_plain_number_is_a_form_problem_not_a_try(id: str, text: str) -> None:
+    """C5: a factor written as a percentage used up hint tiers."""
+    en, zh = both(id, text)
+    assert not en and "does not ask for a percentage" in en.detail and "not counted as a try" in en.text, en
+    assert "不要百分数" in zh.detail and _registry._SESSION[id].tries == 0
+
+
+def test_06_2_reads_its_second_item_as_a_rank() -> None:
+    """C5: 06.2 refused "rank 1" while 06.3, 10.35 and 10.38 read it."""
+    below, busiest = REGISTRY["06.2"].expected()
+    en, zh = both("06.2", (below, f"rank {busiest}"))
+    assert en and zh, (en, zh)
+    assert not check("06.2", (below, f"rank {busiest + 1}"))
+
+
+def _right_1f1b() -> str:
+    return bk.schedule("1f1b", 3, 3).to_text()
+
+
+def test_a_whiteboard_reads_lowercase_kinds() -> None:
+    """C3: '0f0' was "cannot read action" though text answers ignore case."""
+    en, zh = both("10.40", _right_1f1b().lower())
+    assert en and zh, (en, zh)
+
+
+def test_a_whiteboard_that_cannot_be_read_is_told_so_in_the_learners_language_and_not_counted() -> None:
+    """C3: the schedule reader's errors reached a Chinese learner in English, and a parse error used up a tier."""
+    text = _right_1f1b().replace("0B2", "0X2")
+    en, zh = both("10.40", text)
+    assert not en and "cannot read action '0X2'" in en.detail and "not counted as a try" in en.text, en
+    assert "读不懂动作 '0X2'" in zh.detail and "cannot read" not in zh.detail and "不计入作答次数" in zh.text, zh
+    assert _registry._SESSION["10.40"].tries == 0
+
+
+def test_a_whiteboard_missing_an_action_is_named_in_chinese() -> None:
+    """C3: "illegal schedule: 0B2 (or 0I2 and 0W2) is missing (rank 0)" reached a Chinese learner in English."""
+    text = _right_1f1b().replace(" 0B2", "")
+    en, zh = both("10.40", text)
+    assert not en and "0B2 (or 0I2 and 0W2) is missing (rank 0)" in en.detail, en
+    assert "缺少 0B2（或 0I2 加 0W2）（rank 0）" in zh.detail and "illegal" not in zh.detail, zh
+
+
+def test_the_schedule_readers_english_messages_are_unchanged() -> None:
+    """C3: the zh entries leave the reader's English text exactly as it was."""
+    with pytest.raises(bk.ScheduleError) as err:
+        bk.Schedule.from_text("rank 0: 0F0 0X0")
+    assert str(err.value) == ("line 1: cannot read action '0X0': expected <stage><kind><microbatch> with kind one of "
+                              "F, B, I, W, e.g. '0F3' (stage 0, forward, microbatch 3), or an overlapped pair '0F7&7B3'")
+    with pytest.raises(bk.ScheduleError) as err:
+        bk.Schedule.from_text("rank 0: 0F0 0F1 0B1")
+    assert str(err.value) == "illegal schedule:\n  0B0 (or 0I0 and 0W0) is missing (rank 0)"

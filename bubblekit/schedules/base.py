@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
+from bubblekit.i18n import register, tr
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
 
@@ -25,6 +26,22 @@ __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_
 #: Building, simulating and measuring costs about 2 µs and 250 bytes per action
 #: (``benchmarks/bench_core.py``), so this many take a few seconds and about half a gigabyte.
 MAX_ACTIONS = 2_000_000
+
+#: The schedule reader's messages a learner meets most (a whiteboard answer that cannot be read, an action missing),
+#: in both languages; the English text is the reader's own.
+register({
+    "schedules.read.line": {"en": "line {lineno}: {error}", "zh": "第 {lineno} 行：{error}"},
+    "schedules.read.action": {
+        "en": "cannot read action {text!r}: expected <stage><kind><microbatch> with kind one of F, B, I, W, e.g. "
+              "'0F3' (stage 0, forward, microbatch 3), or an overlapped pair '0F7&7B3'",
+        "zh": "读不懂动作 {text!r}：每个动作要写成 <流水级><类型><微批>，类型是 F、B、I、W 之一，例如 '0F3'"
+              "（流水级 0、前向、微批 3），或者写成重叠的一对 '0F7&7B3'"},
+    "schedules.illegal": {"en": "illegal schedule:\n  {problems}", "zh": "调度不合法：\n  {problems}"},
+    "schedules.illegal_more": {"en": "\n  ... and {n} more", "zh": "\n  ……还有 {n} 处"},
+    "schedules.missing": {"en": "{action} is missing (rank {rank})", "zh": "缺少 {action}（rank {rank}）"},
+    "schedules.missing_b": {"en": "{b} (or {i} and {w}) is missing (rank {rank})",
+                            "zh": "缺少 {b}（或 {i} 加 {w}）（rank {rank}）"},
+})
 
 #: The message for an action of kind ``F&B`` that is not a :class:`~bubblekit.actions.Pair`.
 _NOT_A_PAIR = ("rank {rank} has {a}, an action of kind F&B without its two parts: build an overlapped pair as "
@@ -414,7 +431,7 @@ class Schedule:
         for s in range(self.n_stages):
             for mb in self.microbatches_of(s):
                 if counts[Action(s, "F", mb)] == 0:
-                    problems.append(f"{Action(s, 'F', mb)} is missing (rank {self.placement[s]})")
+                    problems.append(tr("schedules.missing", action=Action(s, "F", mb), rank=self.placement[s]))
                 has_b = counts[Action(s, "B", mb)] > 0
                 has_i = counts[Action(s, "I", mb)] > 0
                 has_w = counts[Action(s, "W", mb)] > 0
@@ -423,14 +440,15 @@ class Schedule:
                 elif not has_b and not (has_i and has_w):
                     missing = "B (or I and W)" if not (has_i or has_w) else ("W" if has_i else "I")
                     problems.append(
-                        f"{s}{missing.split()[0]}{mb} is missing (rank {self.placement[s]})"
+                        tr("schedules.missing", action=f"{s}{missing.split()[0]}{mb}", rank=self.placement[s])
                         if missing in ("I", "W")
-                        else f"{Action(s, 'B', mb)} (or {s}I{mb} and {s}W{mb}) is missing (rank {self.placement[s]})"
+                        else tr("schedules.missing_b", b=Action(s, "B", mb), i=f"{s}I{mb}", w=f"{s}W{mb}",
+                                rank=self.placement[s])
                     )
         if problems:
             shown = problems[:12]
-            more = f"\n  ... and {len(problems) - 12} more" if len(problems) > 12 else ""
-            raise ScheduleError("illegal schedule:\n  " + "\n  ".join(shown) + more)
+            more = tr("schedules.illegal_more", n=len(problems) - 12) if len(problems) > 12 else ""
+            raise ScheduleError(tr("schedules.illegal", problems="\n  ".join(shown)) + more)
 
     # ------------------------------------------------------------------ text
     def to_text(self) -> str:
@@ -701,6 +719,14 @@ def _read_text_file(path: object, limit: int | None) -> tuple[str, str]:
         raise ValueError(f"{where} is not UTF-8 text: a PyTorch schedule file is CSV text (0F0,0F1,...)") from None
 
 
+def _fails(token: str) -> bool:
+    try:
+        parse_action(token)
+    except ValueError:
+        return True
+    return False
+
+
 def _read_rows(text: str) -> dict[int, list[Action]]:
     """``rank -> actions`` from schedule text (see :meth:`Schedule.from_text`)."""
     rows: dict[int, list[Action]] = {}
@@ -718,10 +744,15 @@ def _read_rows(text: str) -> dict[int, list[Action]]:
             raise ScheduleError(f"line {lineno}: rank {rank} is given twice")
         body = re.sub(r"\s*([&;])\s*", r"\1", body)  # '0F7 & 7B3' and '(0F7; 7B3)' are one token each
         body = re.sub(r"\(\s+|\s+\)", lambda mt: mt.group(0).strip(), body)
+        tokens = [tok for tok in re.split(r"[\s,]+", body) if tok]
         try:
-            rows[rank] = [parse_action(tok) for tok in re.split(r"[\s,]+", body) if tok]
+            rows[rank] = [parse_action(tok) for tok in tokens]
         except ValueError as exc:
-            raise ScheduleError(f"line {lineno}: {exc}") from None
+            error = str(exc)
+            bad = next((tok for tok in tokens if _fails(tok)), None)
+            if bad is not None and "&" not in bad and ";" not in bad:  # the reader's usual message, in both languages
+                error = tr("schedules.read.action", text=bad)
+            raise ScheduleError(tr("schedules.read.line", lineno=lineno, error=error)) from None
         next_rank = rank + 1
     if not rows:
         raise ScheduleError("the schedule text has no ranks")

@@ -52,7 +52,7 @@ Percentages
     as text (``"27.3%"``) is read as the fraction 0.273 and accepted, with a note. A bare
     number that is 100 times the fraction (``27.3``) is not: the check answers "that looks
     like a percentage". Where the answer is not a fraction, ``"27.3%"`` is refused with
-    "give a plain number".
+    "give a plain number", and is not counted as a try (a form problem, like a unit that is another one).
 
 Units
     Where the question asks for a number in a unit (registered with ``unit=``: slots, ms, minutes, yuan,
@@ -83,8 +83,16 @@ Expressions written as text
     A derivation may be given as a sympy expression or as text, written the way the course prints its
     formulas: ``"(p − 1)/(m·v + p − 1)"`` (the minus sign ``−``, ``·`` and ``×`` for a product, full-width
     ``／`` and ``－``), implicit products (``"(p-1)(1-b)"``, ``"2p"``), ``^`` for a power and ``b^*`` (or ``b*``)
-    for ``b_star``. Text that still cannot be read is told how to write it, and is not counted as a try;
-    text that is no number where a number is asked is not counted either.
+    for ``b_star``, a leading ``name =`` and a closing ``.``/``。`` or ``= name``; a name that is a run of
+    one-letter symbols is their product (``"mv"`` is ``m*v``, as lesson 03 prints it). Every other name is a symbol
+    (``I`` and ``E`` are not sympy's constants); one the course does not use (``P``, ``F``) is named and the
+    answer is not counted as a try. Text that still cannot be read is told how to write it, and is not counted as a
+    try; text that is no number where a number is asked is not counted either. A number may be written after
+    ``name =``, ``≈``, ``~`` or ``约`` (``"m = 135"``, ``"约5843元"``) and before a closing full stop.
+
+Schedules written as text
+    Kind letters ignore case (``"0f0"`` is ``0F0``). Text the schedule reader cannot read is told the reader's
+    words, in the learner's language, and is not counted as a try; a missing action or a deadlock is a mistake.
 
 Several right answers
     Where a question has several right answers, each is accepted (registered as ``AnyOf``).

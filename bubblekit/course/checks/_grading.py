@@ -93,6 +93,10 @@ register({
     "checks.sympy_extra_symbols": {
         "en": "not equal to the expected expression; it uses symbol(s) {names} that the answer does not need",
         "zh": "与期望的表达式不相等；它用了答案不需要的符号 {names}"},
+    "checks.sympy_unknown_symbols": {
+        "en": "unknown symbol(s) {names}: write the answer with the question's symbols ({symbols}), and a product "
+              "with * or a space (m*v or m v)",
+        "zh": "未知符号 {names}：请用题目里的符号（{symbols}）写答案，相乘的两个符号之间用 * 或空格（m*v 或 m v）"},
     "checks.sympy_differs": {
         "en": "not equal to the expected expression (try a few numbers against the simulator)",
         "zh": "与期望的表达式不相等（代入几组数字，和模拟器的结果对一对）"},
@@ -281,6 +285,11 @@ _NUMBER_AND_UNIT = re.compile(
     r"\s*(?P<unit>[^\d\s].*?)?\s*$", re.IGNORECASE)
 
 
+#: What a learner writes around a number and is no part of it: a leading ``name =`` (``"m = 135"``, ``"T=14"``),
+#: ``≈``, ``~``, ``约`` or ``大约`` (``"≈0.0986"``, ``"约5843元"``), and a closing full stop (``.``, ``。``).
+_NUMBER_FRAME = re.compile(r"^(?:[A-Za-z_][\w^*{}]*\s*=(?!=)\s*)?(?:≈|~|大约|约)?\s*|\s*[.。]\s*$")
+
+
 def _is_bool(x: Any) -> bool:
     return isinstance(x, bool) or type(x).__name__ in ("bool_", "bool")
 
@@ -357,6 +366,7 @@ def _number_part(text: str) -> tuple[str, str]:
     """``text`` split into the number and the unit written with it: ``"14 ms"`` -> ``("14", "ms")``, ``"$5"`` ->
     ``("5", "$")``; full-width forms read as ASCII (``"７／１１"`` is ``"7/11"``) and a typographic minus as ``-``."""
     t = unicodedata.normalize("NFKC", text).strip().replace("\u2212", "-")
+    t = _NUMBER_FRAME.sub("", t).strip()
     split = _NUMBER_AND_UNIT.match(t)
     if split is None:
         return t, ""
@@ -546,7 +556,7 @@ def grade_number(
     assert isinstance(reading.value, Fraction)
     a = reading.value
     if reading.percent and fraction_of is None:
-        return Verdict("wrong", shown(PERCENT_NOT_ASKED))
+        return Verdict("wrong", shown(PERCENT_NOT_ASKED), form=True)  # a form problem: said, not counted
     note = ""
     if reading.percent:
         note = tr("checks.percent_note_of", of=shown(fraction_of)) if fraction_of else shown(PERCENT_NOTE)
@@ -749,6 +759,20 @@ def _grade_any(answer: Any, options: AnyOf, kw: dict[str, Any]) -> Verdict:
     return Verdict("wrong", tr("checks.not_any"))
 
 
+def _course_symbol_names() -> set[str]:
+    """Every name a course symbol is printed or written with: ``bubblekit.symbolic``'s symbols (``p``, ``m``, ``v``,
+    ``t_f``, ``c``, ``b^*``, ...) and their Python names (``comm``, ``target``, ``b_star``)."""
+    import sympy
+
+    from bubblekit import symbolic
+
+    names = set()
+    for name, value in vars(symbolic).items():
+        if isinstance(value, sympy.Symbol):
+            names.update((name, value.name))
+    return names
+
+
 def _symbol_aliases() -> dict[str, str]:
     """``bubblekit.symbolic``'s Python names whose symbols print otherwise, to the printed name: ``{"comm": "c",
     "target": "b^*", "b_star": "b^*"}``. A question that says "use ``comm``" gets answers written with ``comm``
@@ -771,6 +795,13 @@ _B_STAR = re.compile(r"(?<![A-Za-z0-9_])b\s*\^\s*\{?\s*\*\s*\}?|(?<![A-Za-z0-9_]
 
 #: A name given to the formula before it (``"b = ..."``, ``"U_v = ..."``, ``"m = ..."``): the formula is what follows.
 _NAMED = re.compile(r"^\s*[A-Za-z_][\w^*{}]*\s*=(?!=)")
+#: What a learner writes after a formula and is no part of it: a closing full stop (``.``, ``。``) or the name it
+#: stands for (``"(p-1)/(m+p-1) = b"``).
+_TRAILING = re.compile(r"(?:\s*(?<![=<>!])=(?!=)\s*[A-Za-z_][\w^*{}]*)?\s*[.。]?\s*$")
+#: The only names the expression reader does not read as symbols: the functions the course's formulas use. Every
+#: other name (``I``, ``E``, ``S``, ``N``, ``O``, ``Q`` included) is a symbol, so that a learner's letters are named
+#: back to them rather than read as sympy's constants.
+_FUNCTIONS = ("ceiling", "floor", "Min", "Max", "sqrt", "Abs", "Rational")
 
 
 def expression_text(text: str) -> str:
@@ -779,7 +810,22 @@ def expression_text(text: str) -> str:
     a leading ``name =`` dropped."""
     t = text.translate(_EXPRESSION_SIGNS)
     t = _NAMED.sub("", unicodedata.normalize("NFKC", t))
+    t = _TRAILING.sub("", t.replace("\u3002", "."))
     return _B_STAR.sub("b_star", t).strip()
+
+
+def split_products(expr: Any, letters: Any) -> Any:
+    """``expr`` with each symbol whose name is exactly a run of the one-letter names ``letters`` (and is not one
+    of them) read as their product: ``mv`` -> ``m*v`` where ``m`` and ``v`` are the question's symbols. The course
+    prints ``(p − 1)/(mv + p − 1)``; names are otherwise never split (``t_f``, ``comm`` stay names)."""
+    import sympy
+
+    one = {str(x) for x in letters if len(str(x)) == 1}
+    subs = {}
+    for s in getattr(expr, "free_symbols", ()):
+        if s.name not in one and len(s.name) > 1 and all(ch in one for ch in s.name):
+            subs[s] = sympy.Mul(*(sympy.Symbol(ch) for ch in s.name))
+    return expr.xreplace(subs) if subs else expr
 
 
 def read_expression(answer: Any) -> tuple[Any, str]:
@@ -801,7 +847,8 @@ def read_expression(answer: Any) -> tuple[Any, str]:
                 standard_transformations,
             )
 
-            expr = parse_expr(expression_text(answer),
+            names = {name: getattr(sympy, name) for name in (*_FUNCTIONS, "Symbol", "Integer", "Float")}
+            expr = parse_expr(expression_text(answer), global_dict=names,
                               transformations=(*standard_transformations, implicit_multiplication, convert_xor))
         else:
             expr = sympy.sympify(answer)
@@ -826,6 +873,7 @@ def _grade_sympy(answer: Any, expected: Any) -> Verdict:
         by_name = {s.name: s for s in expected.free_symbols}
         by_name.update({alias: by_name[name] for alias, name in _symbol_aliases().items()
                         if name in by_name and alias not in by_name})
+        expr = split_products(expr, set(by_name) | _course_symbol_names())
         expr = expr.subs({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name and s != by_name[s.name]})
         diff = sympy.simplify(expr - expected)
     except Exception:
@@ -833,6 +881,12 @@ def _grade_sympy(answer: Any, expected: Any) -> Verdict:
     if diff == 0:
         return RIGHT
     unknown = sorted(s.name for s in getattr(expr, "free_symbols", ()) if s.name not in by_name)
+    course = _course_symbol_names()
+    foreign = [name for name in unknown if name not in course]
+    if foreign:  # a name the course does not use (``P``, ``F``, ``I``): said, not counted as a try
+        wanted = sorted({s.name for s in expected.free_symbols})
+        return Verdict("wrong", tr("checks.sympy_unknown_symbols", names=foreign, symbols=", ".join(wanted)),
+                       shape=True, form=True)
     if unknown:
         return Verdict("wrong", tr("checks.sympy_extra_symbols", names=unknown))
     return Verdict("wrong", tr("checks.sympy_differs"))

@@ -8,11 +8,13 @@ cap), with a hint that names the blocked rank or the makespan gap, never the ans
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import bubblekit as bk
 from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._registry import FORMAT
 from bubblekit.i18n import register, tr
 
 #: What the schedule checks say, in both languages (fetched when an answer is graded).
@@ -46,7 +48,22 @@ register({
     "checks.schedule.slot": {"en": "{n} slot", "zh": "{n} 个时间槽"},
 })
 
-__all__ = ["as_schedule", "ScheduleGoal", "compare_schedule"]
+__all__ = ["as_schedule", "ScheduleGoal", "compare_schedule", "schedule_text", "unreadable"]
+
+#: An action whose kind letter is written in lower case (``0f0``, ``2b13``): text answers ignore case.
+_LOWER_KIND = re.compile(r"(?<![A-Za-z0-9])([0-9]+)([fbiw])([0-9]+)(?![A-Za-z0-9])")
+
+
+def schedule_text(text: str) -> str:
+    """A learner's schedule text with each action's kind letter in upper case (``0f0`` -> ``0F0``)."""
+    return _LOWER_KIND.sub(lambda mt: mt.group(1) + mt.group(2).upper() + mt.group(3), text)
+
+
+def unreadable(answer: Any, why: str) -> Graded:
+    """The verdict on an answer :func:`as_schedule` could not read: text that is no schedule is a form problem
+    (said, with the reader's words on how to write an action, and not counted as a try); another object is a
+    mistake of kind ``"unreadable"``."""
+    return Graded(False, why, FORMAT if isinstance(answer, str) else "unreadable")
 
 
 def generated(answer: Any) -> bool:
@@ -73,7 +90,7 @@ def as_schedule(answer: Any) -> tuple[bk.Schedule | None, str]:
     if not isinstance(answer, str):
         return None, tr("checks.schedule.not_text", type=type(answer).__name__)
     try:
-        return bk.Schedule.from_text(answer, validate=False), ""
+        return bk.Schedule.from_text(schedule_text(answer), validate=False), ""
     except bk.ScheduleError as exc:
         return None, tr("checks.schedule.unreadable", error=exc)
 
@@ -119,7 +136,7 @@ def compare_schedule(answer: Any, goal: ScheduleGoal) -> Graded:
     """
     sched, why = as_schedule(answer)
     if sched is None:
-        return Graded(False, why, "unreadable")
+        return unreadable(answer, why)
     if sched.p != goal.p:
         return Graded(False, tr("checks.schedule.ranks", got=sched.p, p=goal.p), "shape")
     if sched.m != goal.m:

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._grading import THE_STEP, Graded, read_expression
+from bubblekit.course.checks._grading import THE_STEP, Graded, read_expression, split_products
 from bubblekit.course.checks._mistakes import megatron_overhead, overhead_min_m, swapped_items, swapped_pm, utilisation
 from bubblekit.course.checks._registry import FORMAT, Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule, generated
@@ -70,6 +70,7 @@ def _read_expression(answer: Any) -> tuple[Any, str]:
     except (sp.SympifyError, TypeError, ValueError):
         return None, tr("checks.l03.unreadable", type=type(answer).__name__)
     table = _symbols()
+    expr = split_products(expr, table)  # the course prints (p − 1)/(mv + p − 1)
     unknown = sorted(s.name for s in expr.free_symbols if s.name not in table)
     if unknown:
         return None, tr("checks.l03.unknown_symbols", unknown=unknown)

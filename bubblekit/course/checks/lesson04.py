@@ -12,7 +12,7 @@ import bubblekit as bk
 from bubblekit.course.checks._grading import THE_STEP, Graded
 from bubblekit.course.checks._mistakes import megatron_overhead, swapped_items
 from bubblekit.course.checks._registry import Mistake, exercise
-from bubblekit.course.checks._schedules import as_schedule
+from bubblekit.course.checks._schedules import as_schedule, unreadable
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks._units import ACTIVATIONS, SLOTS
 from bubblekit.i18n import register, tr
@@ -128,7 +128,7 @@ def _compare_repair(answer: Any, expected: Any) -> Graded:
     """
     sched, why = as_schedule(answer)
     if sched is None:
-        return Graded(False, why, "unreadable")
+        return unreadable(answer, why)
     if sched.p != 2 or sched.m != 4 or sched.v != 1:
         return Graded(False, tr("checks.l04.shape", p=sched.p, m=sched.m, v=sched.v), "shape")
     try:

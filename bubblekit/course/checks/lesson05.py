@@ -13,7 +13,7 @@ from bubblekit.analysis import balance, planner
 from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded
 from bubblekit.course.checks._mistakes import swapped_items
 from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
-from bubblekit.course.checks._schedules import as_schedule, generated
+from bubblekit.course.checks._schedules import as_schedule, generated, unreadable
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks._units import MICROBATCHES, MS, SLOTS
 from bubblekit.i18n import register, tr
@@ -24,11 +24,12 @@ HIDE_COMM = Fraction(1, 4)
 HIDE_CAP = 4
 
 
-@exercise("05.1", hint=(msg("bk.bubble_ratio(p, m) for p = 8: the article's demo uses p = 8, its prose example does not.",
-                            "用 bk.bubble_ratio(p, m)，p = 8：原文的演示用的是 p = 8，正文里的例子不是。"),
-                        msg("Two fractions of 1, p = 8 in both: (p - 1)/(m + p - 1) at m = 4 and at m = 32.",
-                            "两个 0 到 1 之间的比例，都取 p = 8：分别是 m = 4 和 m = 32 时的 (p - 1)/(m + p -"
-                            " 1)。")),
+@exercise("05.1", hint=(msg("Two fractions of 1, p = 8 in both: (p - 1)/(m + p - 1) at m = 4 and at m = 32. The article's "
+                            "demo uses p = 8, its prose example does not.",
+                            "两个 0 到 1 之间的比例，都取 p = 8：分别是 m = 4 和 m = 32 时的 (p - 1)/(m + p - 1)。"
+                            "原文的演示用的是 p = 8，正文里的例子不是。"),
+                        msg("To confirm your two fractions: bk.bubble_ratio(p, m) with p = 8.",
+                            "验证你算出的两个比例：用 bk.bubble_ratio(p, m)，p = 8。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: (bk.bubble_ratio(4, 4), bk.bubble_ratio(4, 32)),
                             msg("those are the article's prose numbers, for p = 4; the question asks for p = 8",
@@ -130,7 +131,7 @@ def _compare_hidden(answer: Any, expected: Any) -> Graded:
         return Graded(False, tr("checks.generated"), "unreadable")
     sched, why = as_schedule(answer)
     if sched is None:
-        return Graded(False, why, "unreadable")
+        return unreadable(answer, why)
     if sched.p != 3 or sched.m != 6 or sched.v != 1:
         return Graded(False, tr("checks.l05.shape", p=sched.p, m=sched.m, v=sched.v), "shape")
     try:

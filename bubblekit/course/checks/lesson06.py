@@ -19,10 +19,10 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
-from bubblekit.course.checks._grading import THE_STEP, Graded, as_rank
+from bubblekit.course.checks._grading import THE_STEP, Graded, as_rank, grade
 from bubblekit.course.checks._mistakes import utilisation
-from bubblekit.course.checks._registry import Mistake, exercise
-from bubblekit.course.checks._schedules import as_schedule
+from bubblekit.course.checks._registry import FORMAT, Mistake, exercise
+from bubblekit.course.checks._schedules import as_schedule, unreadable
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks._units import MICROBATCHES
 from bubblekit.i18n import register, tr
@@ -83,6 +83,15 @@ def _bubble() -> float:
     return example_step().bubble_ratio
 
 
+def _compare_below_80(answer: Any, expected: Any) -> Graded:
+    """06.2 by the policy, with its second item read as a rank as 06.3 and 10.35 read one (``"rank 1"``)."""
+    if isinstance(answer, (tuple, list)) and len(answer) == 2 and isinstance(answer[1], str) \
+            and as_rank(answer[1]) is not None:
+        answer = (answer[0], as_rank(answer[1]))
+    verdict = grade(answer, expected)
+    return Graded(verdict.status == "right", verdict.detail, FORMAT if verdict.form else "")
+
+
 @exercise(
     "06.2",
     hint=(msg("step.utilization_per_rank lists each rank's busy share: collect the ranks below 0.8 in a set, and take "
@@ -92,6 +101,7 @@ def _bubble() -> float:
           msg("Answer (set_of_ranks, rank): a set of ints, then one int, the rank with the largest busy share.",
               "答案写成 (set_of_ranks, rank)：先是一个由 int 组成的集合，再是一个 int，即忙碌占比最大的 rank"
               "。")),
+    compare=lambda answer, expected: _compare_below_80(answer, expected),
 )
 def _below_80() -> tuple[set[int], int]:
     """(ranks of the example step busy less than 80% of the step, the busiest rank)."""
@@ -193,7 +203,7 @@ def _compare_orders(answer: Any, expected: Any) -> Graded:
     """
     sched, why = as_schedule(answer)
     if sched is None:
-        return Graded(False, why, "unreadable")
+        return unreadable(answer, why)
     try:
         bk.simulate(sched, bk.Costs(f=1, b=2))
     except bk.DeadlockError as err:
@@ -228,10 +238,10 @@ def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
     return example_step().orders
 
 
-@exercise("06.6", unit=MICROBATCHES, hint=(msg("bk.min_micro_batch(p, target) with target 0.2; check it with (p-1)/(m+p-1).",
-                            "用 bk.min_micro_batch(p, target)，target 取 0.2；再用 (p-1)/(m+p-1) 验证。"),
-                        msg("The smallest whole m with (p - 1)/(m + p - 1) <= 0.2 for p = 12: check m and m - 1.",
-                            "p = 12 时满足 (p - 1)/(m + p - 1) <= 0.2 的最小整数 m：检查 m 和 m - 1。")),
+@exercise("06.6", unit=MICROBATCHES, hint=(msg("The smallest whole m with (p - 1)/(m + p - 1) <= 0.2 for p = 12: check m and m - 1.",
+                            "p = 12 时满足 (p - 1)/(m + p - 1) <= 0.2 的最小整数 m：检查 m 和 m - 1。"),
+                        msg("To confirm your m: bk.min_micro_batch(p, target) with target 0.2.",
+                            "验证你的 m：用 bk.min_micro_batch(p, target)，target 取 0.2。")),
           mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
                                                  "这个 m 差一点点达不到目标：解要向上取整，不是向下")),))
 def _min_m_p12() -> int | None:

@@ -20,7 +20,7 @@ from bubblekit.course import published
 from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import upside_down
 from bubblekit.course.checks._registry import Mistake, exercise
-from bubblekit.course.checks._schedules import generated
+from bubblekit.course.checks._schedules import generated, schedule_text, unreadable
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks._units import ACTIVATIONS, FACTOR, SLOTS
 from bubblekit.i18n import register, tr
@@ -97,6 +97,11 @@ def whiteboard(answer: Any, expected: Any) -> Graded:
     else:
         return Graded(False, tr("checks.l07.not_text", type=type(answer).__name__), "unreadable")
     p, m = expected["p"], expected["m"]
+    text = schedule_text(text)   # '0f0' is '0F0': text answers ignore case
+    try:
+        bk.Schedule.from_text(text, m=m, validate=False)
+    except bk.ScheduleError as err:   # text that is no schedule: said with the reader's words, not counted
+        return unreadable(text, tr("checks.l07.not_legal", error=err))
     try:
         sched = bk.Schedule.from_text(text, m=m)
     except bk.ScheduleError as err:

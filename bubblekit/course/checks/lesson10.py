@@ -24,7 +24,15 @@ import bubblekit as bk
 from bubblekit import memory
 from bubblekit.analysis import balance, planner
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, as_rank, norm_text, read_expression
+from bubblekit.course.checks._grading import (
+    THE_STEP,
+    AnyOf,
+    Graded,
+    as_rank,
+    norm_text,
+    read_expression,
+    split_products,
+)
 from bubblekit.course.checks._mistakes import (
     fraction_of_step,
     megatron_overhead,
@@ -33,6 +41,7 @@ from bubblekit.course.checks._mistakes import (
     utilisation,
 )
 from bubblekit.course.checks._registry import FORMAT, WORDS_ONLY, Mistake, exercise
+from bubblekit.course.checks._schedules import schedule_text
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks._units import ACTIVATIONS, DOLLARS, FACTOR, MESSAGES, MICROBATCHES, MS, SLOTS
 from bubblekit.course.checks.lesson07 import UNIFORM, WhiteboardTarget, target, whiteboard
@@ -521,6 +530,7 @@ def _peak_compare(answer: Any, expected: Any) -> Graded:
                                                                     type=type(answer).__name__),
                       FORMAT if isinstance(answer, str) else "")
     table = _peak_symbols()
+    expr = split_products(expr, table)
     unknown = sorted(x.name for x in getattr(expr, "free_symbols", ()) if x.name not in table)
     if unknown:
         return Graded(False, tr("checks.l10.peak_symbols", names=unknown))
@@ -561,10 +571,10 @@ def _q17() -> Any:
                              "compare the fill and drain with the steady part.",
                              "这里要的是占整个单步耗时的比例（空闲时间 / (p x 单步耗时)），不是 Megatron 口径"
                              "的比值：把填充和排空与稳态部分比较。"),
-                         msg("Use the closed form you derived for GPipe and 1F1B at these p and m, or simulate 1F1B "
-                             "and read bubble_ratio.",
-                             "用你为 GPipe 和 1F1B 推出的闭式解代入这组 p 和 m，或者模拟 1F1B 读 bubble_ratio"
-                             "。")),
+                         msg("Use the closed form you derived for GPipe and 1F1B at these p and m; to confirm it, "
+                             "simulate 1F1B and read bubble_ratio.",
+                             "用你为 GPipe 和 1F1B 推出的闭式解代入这组 p 和 m；要验证，就模拟 1F1B 读 "
+                             "bubble_ratio。")),
           fraction_of=THE_STEP,
           mistakes=(megatron_overhead(8, 32), swapped_pm(bk.bubble_ratio, 8, 32), utilisation()))
 def _q18() -> float:
@@ -573,10 +583,10 @@ def _q18() -> float:
 
 @exercise("10.19", hint=(msg("Megatron divides the same bubble time by something other than the whole step: by what?",
                              "Megatron 用同样的气泡时间除以的不是整步耗时：是什么？"),
-                         msg("Bubble time over ideal (busy) time: simulate 1F1B for p = 8, m = 32 and read "
-                             "bubble_overhead, or use the paper's closed form.",
-                             "气泡时间 / 理想（忙碌）时间：模拟 p = 8, m = 32 的 1F1B，读 bubble_overhead，或"
-                             "者用论文的闭式解。")),
+                         msg("Bubble time over ideal (busy) time: use the paper's closed form at p = 8, m = 32; to "
+                             "confirm it, simulate 1F1B and read bubble_overhead.",
+                             "气泡时间 / 理想（忙碌）时间：把 p = 8, m = 32 代入论文的闭式解；要验证，就模拟"
+                             "这组参数的 1F1B，读 bubble_overhead。")),
           fraction_of=msg("the busy time", "忙碌时间"),
           mistakes=(fraction_of_step(8, 32), swapped_pm(bk.bubble_overhead, 8, 32)))
 def _q19() -> float:
@@ -832,10 +842,9 @@ def _dualpipev_min_m(p: int) -> int:
     raise AssertionError("no m accepted")
 
 
-@exercise("10.34", unit=MICROBATCHES, hint=(msg("DualPipeV places its stages on the p ranks in a V: how many microbatches does a schedule "
-                             "need so that every stage has at least one?",
-                             "DualPipeV 把它的流水级按 V 形放在 p 个 rank 上：调度要有多少个微批，才能让每个流水级"
-                             "至少分到一个？"),
+@exercise("10.34", unit=MICROBATCHES, hint=(msg("PyTorch's DualPipeV requires at least as many microbatches as stages: how many stages does "
+                             "the V place on p = 4 ranks?",
+                             "PyTorch 的 DualPipeV 要求微批数不少于流水级数：V 形在 p = 4 个 rank 上放了几个流水级？"),
                          msg("The rule counts stages, not ranks: draw the V that DualPipeV places on 4 ranks and count "
                              "its stages.",
                              "这条规则数的是流水级，不是 rank：画出 DualPipeV 在 4 个 rank 上排成的 V，数一数有几个流"
@@ -1036,7 +1045,7 @@ def _whiteboard_per_rank(answer: Any, expected: WhiteboardTarget) -> Graded:
     if not verdict[0]:
         return verdict
     text = answer.to_text() if isinstance(answer, bk.Schedule) else str(answer)
-    res = bk.simulate(bk.Schedule.from_text(text, m=expected["m"]), expected["costs"])
+    res = bk.simulate(bk.Schedule.from_text(schedule_text(text), m=expected["m"]), expected["costs"])
     for r, (peak, cap) in enumerate(zip(res.peak_activations, expected["rank_caps"])):
         if peak > cap + 1e-9:
             return Graded(False, tr("checks.l07.memory", rank=r, peak=format_number(peak), cap=format_number(cap)),
