@@ -55,8 +55,8 @@ register({
     },
     "schedules.refuse.dualpipev": {
         "en": ("m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {twop} "
-               "microbatches (at least one per stage, PyTorch's ScheduleDualPipeV rule)"),
-        "zh": "m={m} 对 p={p} 的 'dualpipev' 来说太少：至少要 m >= 2p = {twop} 个微批（每个流水级至少一个，PyTorch ScheduleDualPipeV 的规则）",
+               "microbatches (at least as many microbatches as the V has stages, PyTorch's ScheduleDualPipeV rule)"),
+        "zh": "m={m} 对 p={p} 的 'dualpipev' 来说太少：至少要 m >= 2p = {twop} 个微批（微批数至少要等于 V 形的流水级数，PyTorch ScheduleDualPipeV 的规则）",
     },
 })
 
