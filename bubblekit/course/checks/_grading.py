@@ -766,7 +766,7 @@ def _course_symbol_names() -> set[str]:
 
     from bubblekit import symbolic
 
-    names = set()
+    names: set[str] = set()
     for name, value in vars(symbolic).items():
         if isinstance(value, sympy.Symbol):
             names.update((name, value.name))
