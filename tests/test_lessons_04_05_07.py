@@ -233,3 +233,21 @@ def test_07_zb_h1_idle_formula_states_its_condition() -> None:
 
     text = " ".join(_lesson_cell("07_beyond_1f1b.ipynb", "048bed37").split())
     assert "ZB-H1 (p−1)(F+I−W) while W ≤ F and W ≤ I" in text
+
+
+def test_05_zb_latency_shares_are_those_of_section_3s_table() -> None:
+    """15th review M1 (00–05): ZB-H1 pays ¾ to ⅞ of 1F1B's latency and ZB-H2 less than GPipe in section 3's setting
+    (p = 4, m = 8, F = I = W, 1/10 .. 1 slot per hop), which the Recap now names; at 2 slots ZB-H2 pays more."""
+    from test_lessons_00_03 import _lesson_cell
+
+    def paid(name: str, comm: Fraction) -> Fraction:
+        def span(c: Fraction) -> Fraction:
+            return Fraction(bk.simulate(bk.schedule(name, 4, 8), bk.Costs(f=1, i=1, w=1, comm=c)).makespan)
+        return span(comm) - span(Fraction(0))
+
+    shares = [paid("zb-h1", c) / paid("1f1b", c) for c in (Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(1))]
+    assert min(shares) == Fraction(3, 4) and max(shares) == Fraction(7, 8)
+    assert all(paid("zb-h2", c) < paid("gpipe", c) for c in (Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(1)))
+    assert paid("zb-h2", Fraction(2)) > paid("gpipe", Fraction(2))
+    recap = " ".join(_lesson_cell("05_shrinking_bubbles.ipynb", "f498ac7a").split())
+    assert "¾ to ⅞ in section 3's table" in recap and "which does not hold for every setting" in recap

@@ -246,3 +246,17 @@ def test_thirteenth_review_06_target_and_per_kind_wording() -> None:
     text = _flat("06_profiling_practice.ipynb", "f8a1c6d2")
     assert "once, where they happened" not in text and "the mean per stage and kind, on every such action" in text
     assert "test_lesson_06_cpu_clock_example_breaks_a_dependency" in _flat("06_profiling_practice.ipynb", "gpu-05")
+
+
+def test_zero_bubble_needs_m_at_least_2p_minus_1_and_the_lessons_say_so() -> None:
+    """15th review M1 (06–09): ZB-H2's and ZB-V's zero stage-span bubble at F = I = W needs m >= 2p − 1."""
+    from test_lessons_00_03 import _lesson_cell
+
+    costs = bk.Costs(f=1, i=1, w=1)
+    for name in ("zb-h2", "zbv"):
+        for p in (3, 4, 6):
+            rates = {m: bk.simulate(bk.schedule(name, p, m), costs).stage_span_bubble_rate for m in range(p, 3 * p)}
+            assert all((rate == 0) == (m >= 2 * p - 1) for m, rate in rates.items()), (name, p, rates)
+    assert "F = I = W and m ≥ 2p − 1" in " ".join(_lesson_cell("07_beyond_1f1b.ipynb", "af5e231e").split())
+    assert "needs m ≥ 2p − 1 microbatches" in " ".join(_lesson_cell("09_misconceptions_and_interviews.ipynb", "5626043e").split())
+    assert "F = I = W and m ≥ 2p − 1" in " ".join(_lesson_cell("09_misconceptions_and_interviews.ipynb", "fc9eb01e").split())
