@@ -51,9 +51,9 @@ ARTICLE_TARGET = 0.2
 
 register({
     "demo.checked": {"en": "checked against the simulator (F = B = 1 slot, no communication):",
-                     "zh": "用模拟器逐格核对（F = B = 1 个时间槽，不计通信）："},
+                     "zh": "用模拟器逐格核对（t_f = t_b = 1 个时间槽，不计通信）："},
     "demo.all_equal": {"en": "  {label}: simulated bubble_ratio equals the formula for every m",
-                       "zh": "  {label}：每个 m 的模拟 bubble_ratio 都等于公式值"},
+                       "zh": "  {label}：每个 m 的模拟气泡比例都等于公式值"},
     "demo.equal_for": {"en": "  {label}: equal for m = {ms}", "zh": "  {label}：m = {ms} 时与公式相等"},
     "demo.none": {"en": "none", "zh": "无"},
     "demo.refused": {"en": "m={m}: the schedule refuses it: {note}", "zh": "m={m}：该调度不接受这个 m：{note}"},
@@ -74,11 +74,11 @@ register({
     "demo.mmin.at": {"en": "b at m_min", "zh": "m_min 时的 b"},
     "demo.mmin.below": {"en": "b at m_min − 1", "zh": "m_min − 1 时的 b"},
     "demo.mmin.note": {"en": "b simulated (1F1B, F = 1, B = 2 slots): m_min meets b*, m_min − 1 does not",
-                       "zh": "b 为模拟值（1F1B，F = 1、B = 2 个时间槽）：m_min 达到 b*，m_min − 1 达不到"},
+                       "zh": "b 为模拟值（1F1B，t_f = 1、t_b = 2 个时间槽）：m_min 达到 b*，m_min − 1 达不到"},
     "demo.claim.at": {"en": "b at m = {m}", "zh": "m = {m} 时的 b"},
     "demo.search": {"en": "the article's search stopped at m = 128; bubblekit.min_micro_batch solves "
                           "(p-1)/(m+p-1) <= {target:g} exactly",
-                    "zh": "原文只搜到 m = 128；min_micro_batch 直接解 (p-1)/(m+p-1) <= {target:g}"},
+                    "zh": "原文只搜到 m = 128；bubblekit 的 min_micro_batch 直接解 b ≤ {target:g}，不设上限"},
 })
 
 
