@@ -1316,3 +1316,19 @@ def test_one_over_the_rounded_key_is_named_upside_down() -> None:
     assert not en and "upside down" in en.detail, en
     assert "颠倒" in zh.detail, zh
     assert "too low" in check("10.31", "1/15").detail
+
+
+@pytest.mark.parametrize("path", ["solutions/10_interview_bank.ipynb", "solutions/zh/10_interview_bank.ipynb"])
+def test_the_peaks_worked_answer_is_accepted_as_written(path: str) -> None:
+    """W1: c051 says check accepts min(p − r, m); every min(…) form that cell prints is ✓ for 10.17."""
+    import json
+    import re
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8"))["cells"]
+    text = "".join(next(c for c in cells if c.get("id") == "c051")["source"])
+    forms = re.findall(r"min\(p − r, m\)", text)
+    assert forms, text
+    for form in forms:
+        reset_progress()
+        assert check("10.17", form), form

@@ -117,7 +117,7 @@ def _compare_rank(answer: Any, expected: Any) -> Graded:
         fractional = (isinstance(answer, numbers.Real) and not isinstance(answer, bool)
                       and math.isfinite(float(answer)) and not float(answer).is_integer())
         reading = read_number(answer) if isinstance(answer, str) else None
-        words = isinstance(reading, str) or bool(getattr(reading, "unit", ""))  # "1 apples": said, not counted
+        words = isinstance(reading, str) or (reading is not None and bool(reading.unit))  # "1 apples": not counted
         return Graded(False, tr("checks.l06.rank_not_whole" if fractional else "checks.l06.rank_not_int",
                                 answer=answer), FORMAT if words else "")
     answer = rank

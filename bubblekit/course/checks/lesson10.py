@@ -941,7 +941,7 @@ def _rank_compare(ranks: int, other: str) -> Any:
         if rank is None and isinstance(answer, str) and not any(ch.isdigit() for ch in answer):
             return Graded(False, tr("checks.l10.rank_format", answer=answer), FORMAT)  # words: asked again, not counted
         reading = read_number(answer) if rank is None and isinstance(answer, str) else None
-        if isinstance(reading, str) or getattr(reading, "unit", ""):
+        if isinstance(reading, str) or (reading is not None and reading.unit):
             return Graded(False, tr("checks.l10.rank_not_int", answer=answer), FORMAT)  # "1 apples": not counted
         if rank is None:
             return Graded(False, tr("checks.l10.rank_not_int", answer=answer))
