@@ -1234,3 +1234,101 @@ def test_the_schedule_readers_english_messages_are_unchanged() -> None:
     with pytest.raises(bk.ScheduleError) as err:
         bk.Schedule.from_text("rank 0: 0F0 0F1 0B1")
     assert str(err.value) == "illegal schedule:\n  0B0 (or 0I0 and 0W0) is missing (rank 0)"
+
+
+# ----------------------------------------------------------------------------- fourteenth review of the grading
+
+
+@pytest.mark.parametrize("text", ["min(p − r, m)", "min(p-r,m)", "Min(p-r,m)", "p - r"])
+def test_the_peak_accepts_min_as_the_course_prints_it(text: str) -> None:
+    """W1: c051 says check accepts min(p − r, m); Python's min was 'write it as in Python'."""
+    en, zh = both("10.17", text)
+    assert en and zh, (text, en, zh)
+
+
+@pytest.mark.parametrize("id, text", [
+    ("10.16", "(m + p − 1)(t_f + t_b) + 2c(p − 1)"),
+    ("10.16", "(m+p-1)(t_f+t_b) + 2 c (p-1)"),
+    ("03.7", "t_f (m+p-1) + t_b (m+p-1)"),
+    ("03.7", "(t_f+t_b)(m+p-1)"),
+    ("03.11", "(m+p-1)(t_f+t_b)+c(2m+2p-4-2ceiling((m-1)/p))"),
+])
+def test_a_symbol_before_a_parenthesis_is_a_product(id: str, text: str) -> None:
+    """W2: 2c(p − 1), as lesson 03 prints it, was read as a call of c."""
+    en, zh = both(id, text)
+    assert en and zh, (id, text, en, zh)
+
+
+@pytest.mark.parametrize("text", ["p = 1", "1", "1。", "p=1"])
+def test_the_depth_reads_text_as_the_numeric_checks_do(text: str) -> None:
+    """W3: 'p = 1' was "not a pipeline depth", and counted."""
+    en, zh = both("09.2", text)
+    assert en and zh, (text, en, zh)
+
+
+@pytest.mark.parametrize("text", ["1 GPU", "two"])
+def test_a_depth_in_words_is_said_and_not_counted(text: str) -> None:
+    en, zh = both("09.2", text)
+    assert not en and "not counted as a try" in en.text and "不计入作答次数" in zh.text, (en, zh)
+    assert _registry._SESSION["09.2"].tries == 0
+    assert "is not a pipeline depth" in check("09.2", "1.5").detail
+
+
+@pytest.mark.parametrize("id, answer", [
+    ("05.3", "4 chunks"), ("05.3", "4个"), ("02.5", "1 apples"),
+    ("06.3", "1 apples"), ("10.35", "1 apples"), ("10.38", "1 apples"),
+    ("01.2", (0, "6 minutes")), ("01.2", (0, "6 apples")),
+])
+def test_a_form_problem_in_a_pick_is_not_counted(id: str, answer: Any) -> None:
+    """M1: compare_choice, the rank readers and 01.2's items charged a tier for words that are no unit."""
+    en, zh = both(id, answer)
+    assert not en and "not counted as a try" in en.text and "不计入作答次数" in zh.text, (id, answer, en, zh)
+    assert _registry._SESSION[id].tries == 0
+
+
+def test_a_fractional_rank_is_still_counted() -> None:
+    assert not check("06.3", "2.5") and _registry._SESSION["06.3"].tries == 1
+
+
+def test_an_unknown_name_in_the_peak_is_not_counted() -> None:
+    """M2: 'P-R' for 10.17 was counted, unlike every other expression check."""
+    en, zh = both("10.17", "P-R")
+    assert not en and "unknown symbol(s) ['P', 'R']" in en.detail and "not counted as a try" in en.text, en
+    assert "未知符号" in zh.detail and "不计入作答次数" in zh.text, zh
+    assert _registry._SESSION["10.17"].tries == 0
+
+
+@pytest.mark.parametrize("id, answer", [("02.5", "rank 1"), ("02.5", "r1"), ("01.2", ("rank 0", 6))])
+def test_rank_words_are_read_in_every_rank_question(id: str, answer: Any) -> None:
+    """C1: 02.5 and 01.2 refused 'rank 1', which 06.x and 10.x accept."""
+    expected = REGISTRY[id].expected()
+    if id == "02.5":
+        answer = f"rank {expected}" if answer == "rank 1" else f"r{expected}"
+    else:
+        answer = (f"rank {expected[0]}", expected[1])
+    en, zh = both(id, answer)
+    assert en and zh, (id, answer, en, zh)
+
+
+def test_one_over_the_rounded_key_is_named_upside_down() -> None:
+    """C2: '1/16' for 10.31 (key 16.018) was "too low", while '0.0624' was named upside down."""
+    en, zh = both("10.31", "1/16")
+    assert not en and "upside down" in en.detail, en
+    assert "颠倒" in zh.detail, zh
+    assert "too low" in check("10.31", "1/15").detail
+
+
+@pytest.mark.parametrize("path", ["solutions/10_interview_bank.ipynb", "solutions/zh/10_interview_bank.ipynb"])
+def test_the_peaks_worked_answer_is_accepted_as_written(path: str) -> None:
+    """W1: c051 says check accepts min(p − r, m); every min(…) form that cell prints is ✓ for 10.17."""
+    import json
+    import re
+    from pathlib import Path
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8"))["cells"]
+    text = "".join(next(c for c in cells if c.get("id") == "c051")["source"])
+    forms = re.findall(r"min\(p − r, m\)", text)
+    assert forms, text
+    for form in forms:
+        reset_progress()
+        assert check("10.17", form), form

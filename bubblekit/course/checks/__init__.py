@@ -82,13 +82,19 @@ Types that mean the same value
 Expressions written as text
     A derivation may be given as a sympy expression or as text, written the way the course prints its
     formulas: ``"(p − 1)/(m·v + p − 1)"`` (the minus sign ``−``, ``·`` and ``×`` for a product, full-width
-    ``／`` and ``－``), implicit products (``"(p-1)(1-b)"``, ``"2p"``), ``^`` for a power and ``b^*`` (or ``b*``)
-    for ``b_star``, a leading ``name =`` and a closing ``.``/``。`` or ``= name``; a name that is a run of
+    ``／`` and ``－``), implicit products (``"(p-1)(1-b)"``, ``"2p"``, and a name before a parenthesis:
+    ``"2c(p − 1)"``, ``"t_f (m+p-1)"``), ``min``/``max`` (or ``Min``/``Max``) and ``ceiling``, ``^`` for a power and
+    ``b^*`` (or ``b*``) for ``b_star``, a leading ``name =`` and a closing ``.``/``。`` or ``= name``; a name that is a run of
     one-letter symbols is their product (``"mv"`` is ``m*v``, as lesson 03 prints it). Every other name is a symbol
     (``I`` and ``E`` are not sympy's constants); one the course does not use (``P``, ``F``) is named and the
     answer is not counted as a try. Text that still cannot be read is told how to write it, and is not counted as a
     try; text that is no number where a number is asked is not counted either. A number may be written after
-    ``name =``, ``≈``, ``~`` or ``约`` (``"m = 135"``, ``"约5843元"``) and before a closing full stop.
+    ``name =``, ``≈``, ``~`` or ``约`` (``"m = 135"``, ``"约5843元"``, ``"p = 1"``) and before a closing full stop.
+
+Picks among a few choices
+    A rank, a depth or a v is right or not, never "too high / too low". A rank may be written ``"rank 1"`` or
+    ``"r1"`` in every rank question (01.2, 02.5, 06.x, 10.x); text that is no number, or a number with words
+    (``"4 chunks"``, ``"1 apples"``), is told so and not counted as a try, as for any other number.
 
 Schedules written as text
     Kind letters ignore case (``"0f0"`` is ``0F0``). Text the schedule reader cannot read is told the reader's

@@ -828,11 +828,27 @@ def split_products(expr: Any, letters: Any) -> Any:
     return expr.xreplace(subs) if subs else expr
 
 
+def _symbol_call_as_product(tokens: list, local_dict: dict, global_dict: dict) -> list:
+    """A name before a parenthesis that is no function of the reader (``2c(p − 1)``, ``t_f (m+p-1)``, as the
+    course prints them) read as a product: ``c*(p-1)``. ``min``, ``ceiling``, ``Min``, ... stay calls."""
+    from tokenize import NAME, OP
+
+    out: list = []
+    for tok in tokens:
+        if (tok[0] == OP and tok[1] == "(" and out and out[-1][0] == NAME
+                and out[-1][1] not in global_dict and out[-1][1] not in local_dict):
+            out.append((OP, "*"))
+        out.append(tok)
+    return out
+
+
 def read_expression(answer: Any) -> tuple[Any, str]:
     """``answer`` as a sympy expression, or ``(None, why not)`` in the learner's language.
 
     Text is read by :func:`expression_text` and then as Python with implicit products (``(p-1)(1-b)``, ``2p``,
-    ``m v``; names are never split into letters: ``t_f``, ``target`` and ``comm`` stay names) and ``^`` as a power;
+    ``m v``, ``2c(p − 1)``: a name before a parenthesis is a factor unless it is a function such as ``min``,
+    ``max``, ``ceiling``; names are never split into letters: ``t_f``, ``target`` and ``comm`` stay names) and
+    ``^`` as a power;
     anything else by ``sympy.sympify``. Used by every expression check (lessons 03 and 10)."""
     import sympy
 
@@ -848,8 +864,10 @@ def read_expression(answer: Any) -> tuple[Any, str]:
             )
 
             names = {name: getattr(sympy, name) for name in (*_FUNCTIONS, "Symbol", "Integer", "Float")}
+            names.update(min=sympy.Min, max=sympy.Max)  # Python's spelling, as the course prints min(p − r, m)
             expr = parse_expr(expression_text(answer), global_dict=names,
-                              transformations=(*standard_transformations, implicit_multiplication, convert_xor))
+                              transformations=(_symbol_call_as_product, *standard_transformations,
+                                               implicit_multiplication, convert_xor))
         else:
             expr = sympy.sympify(answer)
     except Exception:

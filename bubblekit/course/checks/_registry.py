@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bubblekit.course.checks import _display
-from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, grade
+from bubblekit.course.checks._grading import AnyOf, Graded, Verdict, as_rank, grade
 from bubblekit.course.checks._text import Msg, msg, shown
 from bubblekit.course.checks._units import Unit
 from bubblekit.i18n import get_language, register, tr, translate
@@ -672,9 +672,25 @@ def _grade(ex: Exercise, answer: Any, expected: Any) -> tuple[Verdict, str]:
         except Exception as err:
             raise RuntimeError(f"exercise {ex.id}: a mistake's value failed ({type(err).__name__}); "
                                f"this is a bug in {ex.origin}, not in your answer") from None
-        if seen.status != "wrong":
+        if seen.status != "wrong" or _reciprocal_matches(answer, mistake.value(expected), ex):
             return Verdict("wrong", shown(mistake.message)), mistake.kind
     return verdict, ""
+
+
+_ONE_OVER = re.compile(r"^\s*1\s*/\s*(\S.*?)\s*$")
+
+
+def _reciprocal_matches(answer: Any, value: Any, ex: Exercise) -> bool:
+    """Text ``"1/X"`` matches a mistake whose value is ``1/x`` when ``X`` matches ``x`` by the rounding rule: the
+    learner wrote ``X``'s digits (``"1/16"`` for a key of 16.018 is the upside-down ratio, as ``"0.0624"`` is)."""
+    found = _ONE_OVER.match(answer) if isinstance(answer, str) else None
+    if found is None or value == 0:
+        return False
+    try:
+        seen = grade(found.group(1), 1 / value, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol, close_from=2)
+    except (ArithmeticError, TypeError, ValueError):
+        return False
+    return seen.status != "wrong"
 
 
 def _is_answer_function(answer: Any) -> bool:
@@ -738,20 +754,23 @@ register({
 })
 
 
-def compare_choice(answer: Any, expected: Any, choices: Sequence[Any], other: Msg) -> Graded:
+def compare_choice(answer: Any, expected: Any, choices: Sequence[Any], other: Msg, *, rank: bool = False) -> Graded:
     """Grade a pick among a few ``choices`` (a rank, a v): right or not, never "too high / too low".
 
     With a handful of options a direction gives the answer away in two guesses (lesson 06's
     06.3 grades its rank the same way). An answer that is another of the ``choices`` gets
     ``other`` (shown in the current language), one outside them is told the choices, one
-    that is not a number gets the policy's message. Returns ``Graded(ok, message, kind)``.
-    Used by 01.2 (its rank item), 02.5 and 05.3.
+    that is not a number gets the policy's message and, when it is text, kind ``FORMAT`` (not counted as a try).
+    ``rank=True``: the choices are ranks, read by :func:`as_rank` (``"rank 1"``, ``"r1"``), as lessons 06 and 10 read
+    theirs. Returns ``Graded(ok, message, kind)``. Used by 01.2 (its rank item), 02.5 and 05.3.
     """
+    if rank and as_rank(answer) is not None:
+        answer = as_rank(answer)
     verdict = grade(answer, expected)
     if verdict.ok:
         return Graded(True, "", "")
     if verdict.shape:
-        return Graded(False, verdict.detail, "")
+        return Graded(False, verdict.detail, FORMAT if verdict.form else "")
     if any(grade(answer, c).ok for c in choices):
         return Graded(False, shown(other), "")
     return Graded(False, tr("checks.choice_outside", choices=", ".join(map(str, choices))), "")

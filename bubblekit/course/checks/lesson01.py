@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import bubblekit as bk
-from bubblekit.course.checks._grading import Graded
+from bubblekit.course.checks._grading import Graded, as_rank, grade
 from bubblekit.course.checks._mistakes import overhead_min_m, swapped_items, swapped_pm, utilisation
-from bubblekit.course.checks._registry import Mistake, compare_choice, compare_values, exercise
+from bubblekit.course.checks._registry import FORMAT, Mistake, compare_choice, compare_values, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks._units import CARS, MINUTES, SLOTS, YUAN
@@ -87,19 +87,25 @@ def _longest_gap() -> Any:
 
 def _compare_gap(answer: Any, expected: Any) -> Graded:
     """01.2's (rank, length): the rank is right or not, never "too high / too low" (with three ranks a
-    direction gives it away); the length keeps the policy's direction; the pair swapped is named."""
+    direction gives it away); the length keeps the policy's direction; the pair swapped is named. The rank may be
+    written ``"rank 0"`` (read by ``as_rank``, as 06.2 reads it); an item not read in the asked form (``"6 minutes"``,
+    ``"6 apples"``) is said and not counted as a try (kind ``FORMAT``)."""
+    if isinstance(answer, (list, tuple)) and len(answer) == 2 and as_rank(answer[0]) is not None:
+        answer = (as_rank(answer[0]), answer[1])
     ok, message = compare_values(answer, expected, unit=(None, SLOTS))
     if ok:
         return Graded(True, "", "")
     if compare_values(answer, tuple(reversed(expected)))[0]:
         return Graded(False, shown(swapped_items().message), "")
+    form = FORMAT if grade(answer, expected, unit=(None, SLOTS)).form else ""
     if isinstance(answer, (list, tuple)) and len(answer) == 2:
         other = msg("item 1 is not the rank with the longest single idle stretch",
                     "第 1 项不是单段空闲最长的那个 rank")
-        ok, why, _ = (*compare_choice(answer[0], expected[0], range(3), other), "")
+        item = compare_choice(answer[0], expected[0], range(3), other, rank=True)
+        ok, why = item
         if not ok:
-            return Graded(False, why if why == shown(other) else tr("checks.wrong_item", i=1, detail=why), "")
-    return Graded(False, message, "")
+            return Graded(False, why if why == shown(other) else tr("checks.wrong_item", i=1, detail=why), item.kind)
+    return Graded(False, message, form)
 
 
 def _idle_money(result: bk.SimResult, measure: str = "bubble_ratio") -> Any:

@@ -131,7 +131,7 @@ def _uneven_makespan() -> Any:
                             "用 int 给出这个 rank。")),
           compare=lambda answer, expected: compare_choice(answer, expected, range(4), msg(
               "that rank is not the one holding most of the critical path: draw it (critical_path=True)",
-              "关键路径的大部分不在这个 rank 上：把路径画出来看看（critical_path=True）")))
+              "关键路径的大部分不在这个 rank 上：把路径画出来看看（critical_path=True）"), rank=True))
 def _critical_rank() -> Any:
     counts = Counter(rank for rank, _ in uneven_result().critical_path)
     return counts.most_common(1)[0][0]

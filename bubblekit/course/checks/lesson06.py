@@ -19,7 +19,7 @@ from typing import Any
 
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
-from bubblekit.course.checks._grading import THE_STEP, Graded, as_rank, grade
+from bubblekit.course.checks._grading import THE_STEP, Graded, as_rank, grade, read_number
 from bubblekit.course.checks._mistakes import utilisation
 from bubblekit.course.checks._registry import FORMAT, Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule, unreadable
@@ -116,8 +116,10 @@ def _compare_rank(answer: Any, expected: Any) -> Graded:
     if rank is None:
         fractional = (isinstance(answer, numbers.Real) and not isinstance(answer, bool)
                       and math.isfinite(float(answer)) and not float(answer).is_integer())
+        reading = read_number(answer) if isinstance(answer, str) else None
+        words = isinstance(reading, str) or (reading is not None and bool(reading.unit))  # "1 apples": not counted
         return Graded(False, tr("checks.l06.rank_not_whole" if fractional else "checks.l06.rank_not_int",
-                                answer=answer), "")
+                                answer=answer), FORMAT if words else "")
     answer = rank
     if answer == expected:
         return Graded(True, "", "")

@@ -11,9 +11,9 @@ import bubblekit as bk
 from bubblekit.analysis import planner
 from bubblekit.costs import load_h200_layer_costs
 from bubblekit.course import published
-from bubblekit.course.checks._grading import THE_STEP, Graded
+from bubblekit.course.checks._grading import THE_STEP, Graded, grade, read_number
 from bubblekit.course.checks._mistakes import swapped_pm, upside_down, utilisation
-from bubblekit.course.checks._registry import Mistake, exercise
+from bubblekit.course.checks._registry import FORMAT, Mistake, exercise
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks._units import FACTOR, MESSAGES
 from bubblekit.i18n import register, tr
@@ -137,18 +137,29 @@ register({
 
 def _compare_depth(answer: Any, expected: Any) -> Graded:
     """09.2's answer is one of five depths: right or not, never "too high / too low" (with five choices a
-    direction would give the answer away, as for 06.3's rank). Returns ``Graded(ok, message, kind)``."""
+    direction would give the answer away, as for 06.3's rank). Text is read as every numeric check reads it
+    (``"p = 1"``, ``"1。"``); text that is no number, or a number with words (``"1 GPU"``), is said and not
+    counted as a try (kind ``FORMAT``). Returns ``Graded(ok, message, kind)``."""
+    written = answer
+    if isinstance(answer, str):
+        reading = read_number(answer)
+        if isinstance(reading, str):  # "two": no number at all
+            return Graded(False, tr("checks.l09.depth_not_int", answer=written), FORMAT)
+        verdict = grade(answer, expected)
+        if verdict.form:  # "1 GPU": a number with words
+            return Graded(False, verdict.detail, FORMAT)
+        answer = reading.value
     if isinstance(answer, bool):
-        return Graded(False, tr("checks.l09.depth_not_int", answer=answer), "")
+        return Graded(False, tr("checks.l09.depth_not_int", answer=written), "")
     if isinstance(answer, numbers.Real) and not isinstance(answer, numbers.Integral):
         if not math.isfinite(float(answer)) or not float(answer).is_integer():
-            return Graded(False, tr("checks.l09.depth_not_int", answer=answer), "")
+            return Graded(False, tr("checks.l09.depth_not_int", answer=written), "")
         answer = int(float(answer))
     elif not isinstance(answer, numbers.Integral):
         try:
             answer = int(str(answer).strip())
         except ValueError:
-            return Graded(False, tr("checks.l09.depth_not_int", answer=answer), "")
+            return Graded(False, tr("checks.l09.depth_not_int", answer=written), "")
     answer = int(answer)
     if answer == expected:
         return Graded(True, "", "")

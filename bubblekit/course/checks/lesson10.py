@@ -31,6 +31,7 @@ from bubblekit.course.checks._grading import (
     as_rank,
     norm_text,
     read_expression,
+    read_number,
     split_products,
 )
 from bubblekit.course.checks._mistakes import (
@@ -532,8 +533,8 @@ def _peak_compare(answer: Any, expected: Any) -> Graded:
     table = _peak_symbols()
     expr = split_products(expr, table)
     unknown = sorted(x.name for x in getattr(expr, "free_symbols", ()) if x.name not in table)
-    if unknown:
-        return Graded(False, tr("checks.l10.peak_symbols", names=unknown))
+    if unknown:  # a name the course does not use (``P``, ``R``): said, not counted as a try
+        return Graded(False, tr("checks.l10.peak_symbols", names=unknown), FORMAT)
     expr = expr.subs({x: table[x.name] for x in expr.free_symbols})
     if _on_grid(expr, expected):
         return Graded(True)
@@ -939,6 +940,9 @@ def _rank_compare(ranks: int, other: str) -> Any:
         rank = as_rank(answer)
         if rank is None and isinstance(answer, str) and not any(ch.isdigit() for ch in answer):
             return Graded(False, tr("checks.l10.rank_format", answer=answer), FORMAT)  # words: asked again, not counted
+        reading = read_number(answer) if rank is None and isinstance(answer, str) else None
+        if isinstance(reading, str) or (reading is not None and reading.unit):
+            return Graded(False, tr("checks.l10.rank_not_int", answer=answer), FORMAT)  # "1 apples": not counted
         if rank is None:
             return Graded(False, tr("checks.l10.rank_not_int", answer=answer))
         answer = rank
