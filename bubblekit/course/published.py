@@ -650,11 +650,11 @@ def dualpipe_readme_comparison(pp: int = 4, m: int = 16, costs: Costs | None = N
 # column keys stay English for the lesson's checks).
 
 register({
-    "published.t.from": {"en": "from", "zh": "起"},
-    "published.t.until": {"en": "until", "zh": "止"},
+    "published.t.from": {"en": "from", "zh": "起始日期"},
+    "published.t.until": {"en": "until", "zh": "截止日期"},
     "published.t.method": {"en": "method", "zh": "方法"},
-    "published.t.formula": {"en": "formula", "zh": "公式"},
-    "published.t.memory": {"en": "memory", "zh": "显存"},
+    "published.t.formula": {"en": "formula", "zh": "README 代入值"},
+    "published.t.memory": {"en": "memory", "zh": "README 显存"},
     "published.t.bk_memory": {"en": "bubblekit memory", "zh": "bubblekit 显存（相对 1F1B）"},
     "published.t.messages": {"en": "messages", "zh": "消息数（相对 1F1B）"},
     "published.t.note": {"en": "note", "zh": "说明"},
