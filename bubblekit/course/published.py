@@ -157,7 +157,7 @@ register({
                                 "it), no communication cost; assumed: {assumptions}",
                           "zh": "模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），不计通信开销；假设：{assumptions}"},
     "published.studies.title": {"en": "Four published runs: the bubble their schedules imply (${usd:g} per GPU-hour)",
-                                "zh": "四个已发表的训练任务：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
+                                "zh": "四个案例：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
     "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
                                      "case's stated assumptions, not measurements",
                                "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)；bubble_overhead（气泡开销，Megatron 口径）"
@@ -650,11 +650,11 @@ def dualpipe_readme_comparison(pp: int = 4, m: int = 16, costs: Costs | None = N
 # column keys stay English for the lesson's checks).
 
 register({
-    "published.t.from": {"en": "from", "zh": "起"},
-    "published.t.until": {"en": "until", "zh": "止"},
+    "published.t.from": {"en": "from", "zh": "起始日期"},
+    "published.t.until": {"en": "until", "zh": "截止日期"},
     "published.t.method": {"en": "method", "zh": "方法"},
-    "published.t.formula": {"en": "formula", "zh": "公式"},
-    "published.t.memory": {"en": "memory", "zh": "显存"},
+    "published.t.formula": {"en": "formula", "zh": "README 代入值"},
+    "published.t.memory": {"en": "memory", "zh": "README 显存"},
     "published.t.bk_memory": {"en": "bubblekit memory", "zh": "bubblekit 显存（相对 1F1B）"},
     "published.t.messages": {"en": "messages", "zh": "消息数（相对 1F1B）"},
     "published.t.note": {"en": "note", "zh": "说明"},
@@ -1524,7 +1524,7 @@ _LEVERS: tuple[tuple[str, str, dict[str, object]], ...] = (
 
 register({
     "published.lever.as_run_v2": {"en": "as run (v = 2 assumed)", "zh": "按实际配置（假设 v = 2）"},
-    "published.lever.double_batch": {"en": "twice the global batch", "zh": "全局 batch 加倍"},
+    "published.lever.double_batch": {"en": "twice the global batch", "zh": "全局批大小加倍"},
     "published.lever.zb_not_interleaving": {"en": "ZB-H1 instead of interleaving", "zh": "用 ZB-H1 代替交错"},
     "published.lever.as_run": {"en": "as run", "zh": "按实际配置"},
     "published.lever.mb1": {"en": "micro-batch 1", "zh": "微批大小 1"},
