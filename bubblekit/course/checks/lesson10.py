@@ -115,7 +115,7 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.36", "profiles", "Measured bubble of a trace", "从 trace 量出气泡比例", True),
     BankItem("10.37", "profiles", "Read the hop latency off a trace", "从 trace 读出一跳的延迟", True),
     BankItem("10.38", "profiles", "Where is the largest gap?", "最长的一段空闲在哪里？", True),
-    BankItem("10.39", "profiles", "Which lever for this profile?", "这个 profile 该先用哪一招？", True),
+    BankItem("10.39", "profiles", "Which lever for this profile?", "这份性能画像该先用哪一招？", True),
     BankItem("10.40", "whiteboard", "Write 1F1B for p = 3, m = 3", "写出 p = 3、m = 3 的 1F1B", True),
     BankItem("10.41", "whiteboard", "Beat 1F1B with a split backward", "拆开反向，跑赢 1F1B", True),
     BankItem("10.42", "whiteboard", "A schedule with no idle inside any rank", "每个 rank 内部都不空闲的调度", True),
