@@ -77,7 +77,7 @@ class BankItem:
 
 
 BANK: tuple[BankItem, ...] = (
-    BankItem("10.1", "concepts", "What (p-1)/m measures", "(p-1)/m 衡量的是什么", True),
+    BankItem("10.1", "concepts", "What (p-1)/m measures", "(p − 1)/m 衡量的是什么", True),
     BankItem("10.2", "concepts", "Why GPipe and 1F1B have the same bubble", "为什么 GPipe 和 1F1B 的气泡一样大", False),
     BankItem("10.3", "concepts", "What 1F1B buys over GPipe", "1F1B 比 GPipe 好在哪", True),
     BankItem("10.4", "concepts", "Why splitting the backward helps", "为什么拆开反向能减少气泡", False),
