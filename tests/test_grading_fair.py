@@ -912,6 +912,18 @@ def test_a_rank_written_with_a_hyphen_is_that_rank(text: str) -> None:
     assert as_rank("2。") == 2 and as_rank("0。") == 0                  # and a bare number with a full stop
 
 
+@pytest.mark.parametrize("text", ["第1号rank", "第 1 号 rank", "1号rank", "第 1 号", "第1个rank"])
+def test_a_rank_numbered_with_hao_is_that_rank(text: str) -> None:
+    """Sixteenth grading review, C1: "第1号rank" (the usual way to number a rank in Chinese) was refused for 02.5
+    as "not a rank"; "1 号" alone and "第 1" stay unread (a number of what?)."""
+    from bubblekit.course.checks._grading import as_rank
+
+    assert as_rank(text) == 1
+    assert as_rank("1 号") is None and as_rank("第 1") is None and as_rank("2.5号rank") is None
+    expected = bk.course.checks.lesson02._critical_rank()
+    assert check("02.5", f"第{expected}号rank")
+
+
 def test_10_24_accepts_f_and_b_rounded_as_the_worked_answer_rounds_them() -> None:
     """W1: 11 x (2.73 + 6.59) = 102.52 ms was "too low"; a slot count off by one still is not right."""
     assert check("10.24", 11 * (2.73 + 6.59))

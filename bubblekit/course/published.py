@@ -137,9 +137,9 @@ register({
     "published.ws.pp": {"en": "PP: pipeline stages p", "zh": "PP：流水级数 p"},
     "published.ws.dp": {"en": "DP: pipelines (data-parallel replicas)", "zh": "DP：流水线条数（数据并行副本数）"},
     "published.ws.dp_from": {"en": "computed: GPUs / (TP × CP × PP)", "zh": "计算：GPU 数 / (TP × CP × PP)"},
-    "published.ws.batch": {"en": "global batch B (sequences per step)", "zh": "全局批大小 B（每步的序列数）"},
+    "published.ws.batch": {"en": "global batch GBS (sequences per step)", "zh": "全局批大小 GBS（每步的序列数）"},
     "published.ws.micro": {"en": "micro-batch b (sequences)", "zh": "微批大小 b（序列数）"},
-    "published.ws.m": {"en": "m = B / (DP × b): microbatches per pipeline", "zh": "m = B / (DP × b)：每条流水线的微批数"},
+    "published.ws.m": {"en": "m = GBS / (DP × b): microbatches per pipeline", "zh": "m = GBS / (DP × b)：每条流水线的微批数"},
     "published.ws.computed": {"en": "computed", "zh": "计算得出"},
     "published.ws.schedule": {"en": "schedule", "zh": "调度"},
     "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)"},
@@ -1346,8 +1346,8 @@ def case_worksheet(case: Case | str | CaseEstimate, **overrides: object) -> Tabl
         overrides: passed to :func:`case_estimate` (``schedule_name``, ``v``, ``micro_batch``,
             ``costs``, ``usd_per_gpu_hour``) when ``case`` is not already an estimate.
 
-    Rows: GPUs, PP (= p, the ranks of one pipeline), DP, global batch B, micro-batch b,
-    m = B / (DP b), the schedule, ``bubble_ratio`` (idle / (p x makespan), the fraction of
+    Rows: GPUs, PP (= p, the ranks of one pipeline), DP, global batch GBS, micro-batch b,
+    m = GBS / (DP b), the schedule, ``bubble_ratio`` (idle / (p x makespan), the fraction of
     the step), ``bubble_overhead`` (idle / busy, Megatron's (p-1)/m), the run's GPU-hours,
     the idle GPU-hours (``bubble_ratio`` x GPU-hours), the price and the idle cost in USD.
     Columns: ``quantity``, ``value`` (as text), ``from`` (a source and its place, ``assumed``

@@ -637,8 +637,10 @@ def _is_number(x: Any) -> bool:
 
 #: A rank named in words around its number: ``"rank 2"``, ``"Rank2"``, ``"r 2"``, ``"第 2 个 rank"``.
 _RANK_WORDS = re.compile(r"\s*(?:rank|r)(?:-|\s*[_#:=：＃＝]\s*|\s*)(-?\d+(?:\.\d*)?)\s*。?\s*"
-                         r"|\s*第\s*(\d+(?:\.\d*)?)\s*个?\s*rank\s*。?\s*", re.IGNORECASE)
-# "rank 2", "rank-2" (a hyphen glued to the word), "r2", "rank #2", "rank：2", "第 2 个 rank", "rank 2。"; a sign after
+                         r"|\s*第?\s*(\d+(?:\.\d*)?)\s*[个号]?\s*rank\s*。?\s*"
+                         r"|\s*第\s*(\d+(?:\.\d*)?)\s*[个号]\s*。?\s*", re.IGNORECASE)
+# "rank 2", "rank-2" (a hyphen glued to the word), "r2", "rank #2", "rank：2", "第 2 个 rank", "第 2 号 rank", "2 号 rank",
+# "第 2 号", "rank 2。"; a sign after
 # a space stays a sign ("rank -1" is rank -1, which does not exist)
 
 
@@ -653,7 +655,7 @@ def as_rank(answer: Any) -> int | None:
     text = str(answer).strip().removesuffix("。")   # "2。": the Chinese full stop after a bare number
     words = _RANK_WORDS.fullmatch(text) if isinstance(answer, str) else None
     if words:
-        text = words.group(1) or words.group(2)
+        text = words.group(1) or words.group(2) or words.group(3)
     try:
         x = float(text.strip())
     except ValueError:

@@ -129,9 +129,9 @@ def _own_configuration(count_tp: bool = True, v: int = 4) -> float:
     return bk.simulate(bk.schedule(name, pp, m, v if v > 1 else None), bk.Costs(f=1, b=2)).bubble_ratio
 
 
-@exercise("08.7", hint=(msg("Three steps, as in the lesson's worksheets: DP = GPUs / (TP x PP), then m = B / (DP x b), "
+@exercise("08.7", hint=(msg("Three steps, as in the lesson's worksheets: DP = GPUs / (TP x PP), then m = GBS / (DP x b), "
                             "then the bubble of interleaved 1F1B with p = PP ranks and v = 4.",
-                            "和课文的演算表一样分三步：DP = GPU 数 / (TP x PP)，然后 m = B / (DP x b)，最后算"
+                            "和课文的演算表一样分三步：DP = GPU 数 / (TP x PP)，然后 m = GBS / (DP x b)，最后算"
                             " p = PP 个 rank、v = 4 的交错式 1F1B 的气泡。"),
                         msg("TP takes GPUs too: each pipeline stage uses TP GPUs. With DP and m, the interleaved bubble "
                             "of lesson 04 (or a simulation of interleaved 1F1B, backward = 2 x forward) finishes it.",
