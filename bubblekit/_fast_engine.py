@@ -16,8 +16,13 @@ timelines, critical paths and deadlock messages. What makes it fast:
   key, kept in two integer lists), so no rank is ever polled and nothing is allocated
   per action.
 
+* **messages over links** (only when they take time on the wire: ``Costs(bandwidth=...)``):
+  each event another rank needs gets a second key, ``key + size``, made when its message has
+  crossed the link (:class:`~bubblekit.simulator.Links`' rule: each direction one message at a
+  time, in the order sent); the receiving rank waits for that key instead.
+
 Each action costs about 1 µs; the memory is a few lists of ``len(EVENTS) * n_stages * m``
-entries plus the start and end lists.
+entries (twice that with links) plus the start and end lists.
 """
 
 from __future__ import annotations
@@ -30,14 +35,17 @@ from bubblekit._validate import Number
 from bubblekit.actions import EVENTS, SINGLE_KINDS, Action, Event, Pair, needs, produces
 from bubblekit.costs import ResolvedCosts
 from bubblekit.schedules.base import Schedule
+from bubblekit.simulator import message_receivers
 
 __all__ = ["run", "FastRun", "compile_rules", "compile_pairs"]
 
 #: ``plan[stage][kind]``: (duration, first needed key, its latency, second needed key, its
-#: latency, further (key, latency) needs, first made key, further made keys); keys at
-#: microbatch 0, -1 where there is none (see :func:`compile_rules`). The pair kind ``F&B`` has
-#: no row there: a pair's entry is in the pair table (:func:`compile_pairs`).
-Entry = tuple[Number, int, Number, int, Number, tuple[tuple[int, Number], ...], int, tuple[int, ...]]
+#: latency, further (key, latency) needs, first made key, further made keys, messages sent as
+#: (arrival key, link, time on the wire)); keys at microbatch 0, -1 where there is none (see
+#: :func:`compile_rules`). The pair kind ``F&B`` has no row there: a pair's entry is in the
+#: pair table (:func:`compile_pairs`).
+Entry = tuple[Number, int, Number, int, Number, tuple[tuple[int, Number], ...], int, tuple[int, ...],
+              tuple[tuple[int, int, Number], ...]]
 Plan = list[dict[str, Entry]]
 
 
@@ -50,21 +58,25 @@ class FastRun(NamedTuple):
     ends: list[list[Number]]
     made_by: _MadeBy
     stuck: dict[int, tuple[int, Event]]
+    #: ``crossed(event, rank)``: when its message to ``rank`` came off the wire (None: no links)
+    crossed: _Crossed | None = None
 
 
 class _Keys:
     """Flat integer keys of events: ``(event index * n_stages + stage) * m + microbatch``."""
 
-    def __init__(self, n_stages: int, m: int) -> None:
+    def __init__(self, n_stages: int, m: int, links: bool = False) -> None:
         self.n_stages, self.m = n_stages, m
         self.index = {what: k for k, what in enumerate(EVENTS)}
         self.size = len(EVENTS) * n_stages * m
+        #: keys in use: ``size`` made events, then (with links) ``size`` arrivals of their messages
+        self.slots = 2 * self.size if links else self.size
 
     def key(self, event: Event) -> int:
         return (self.index[event.what] * self.n_stages + event.stage) * self.m + event.microbatch
 
     def event(self, key: int) -> Event:
-        rest, mb = divmod(key, self.m)
+        rest, mb = divmod(key % self.size, self.m)  # an arrival key names its event
         what, stage = divmod(rest, self.n_stages)
         return Event(EVENTS[what], stage, mb)
 
@@ -85,7 +97,28 @@ class _MadeBy:
         return rank, g - self._offsets[rank]
 
 
-def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> Plan:
+class _LinkPlan(NamedTuple):
+    """The links that carry messages: ``index[(src, dst)]`` numbers each direction, ``receivers``
+    is :func:`~bubblekit.simulator.message_receivers`."""
+
+    index: dict[tuple[int, int], int]
+    receivers: dict[tuple[str, int], tuple[int, ...]]
+
+
+class _Crossed:
+    """``crossed(event, rank)``: when ``event``'s message to ``rank`` came off the wire (ticks), or None."""
+
+    def __init__(self, keys: _Keys, done: list[Number | None], remote: dict[tuple[str, int], tuple[int, ...]]) -> None:
+        self._keys, self._done, self._remote = keys, done, remote
+
+    def __call__(self, event: Event, rank: int) -> Number | None:
+        if rank not in self._remote.get((event.what, event.stage), ()):
+            return None
+        return self._done[self._keys.key(event) + self._keys.size]
+
+
+def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys,
+                  links: _LinkPlan | None = None) -> Plan:
     """The rules as a table: ``plan[stage][kind]`` is an :data:`Entry`.
 
     The needed events keep the order of :func:`~bubblekit.actions.needs`, each with the
@@ -93,7 +126,8 @@ def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> Plan
     made event are unrolled for speed (every kind today has at most two needs; any further
     needs and made events go through the tuples). Every event of an action has the
     action's own microbatch (checked), so ``key + microbatch`` is the event of any
-    microbatch.
+    microbatch. With ``links`` (:class:`_LinkPlan`) a need from another rank waits
+    for the arrival key of its message, and each made event another rank needs is sent.
     """
     plan: Plan = []
     for s in range(schedule.n_stages):
@@ -106,22 +140,31 @@ def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> Plan
                     f"the fast engine needs every event of {k} to have the action's own microbatch; "
                     "use simulate(..., engine='readable')"
                 )
-            row[k] = _entry(schedule, keys, s, ticks.duration(s, k), wanted, made, ticks.comm)
+            row[k] = _entry(schedule, keys, s, ticks.duration(s, k), wanted, made, ticks, links)
         plan.append(row)
     return plan
 
 
 def _entry(schedule: Schedule, keys: _Keys, stage: int, duration: Number, wanted: tuple[Event, ...],
-           made: tuple[Event, ...], comm: Number) -> Entry:
-    """One :data:`Entry`: the needed events with their hop latency, and the made events."""
-    place = schedule.placement
-    need = [(keys.key(e), comm if place[e.stage] != place[stage] else 0) for e in wanted]
+           made: tuple[Event, ...], ticks: ResolvedCosts, links: _LinkPlan | None) -> Entry:
+    """One :data:`Entry`: the needed events with their hop latency, the made events, the messages sent."""
+    place, comm = schedule.placement, ticks.comm
+    here = place[stage]
+    arrival = keys.size if links is not None else 0  # a remote need waits for its message's arrival key
+    need = [(keys.key(e) + arrival, comm) if place[e.stage] != here else (keys.key(e), 0) for e in wanted]
     make = [keys.key(e) for e in made]
+    sends: list[tuple[int, int, Number]] = []
+    if links is not None:
+        for e in made:
+            for dst in links.receivers.get((e.what, e.stage), ()):
+                if dst != here:
+                    sends.append((keys.key(e) + keys.size, links.index[here, dst], ticks.wire_time(e.what)))
     (k1, l1), (k2, l2) = (need + [(-1, 0), (-1, 0)])[:2]
-    return (duration, k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]))
+    return (duration, k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]), tuple(sends))
 
 
-def compile_pairs(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> dict[Action, Entry]:
+def compile_pairs(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys,
+                  links: _LinkPlan | None = None) -> dict[Action, Entry]:
     """An :data:`Entry` for each overlapped pair of the schedule, keys at the parts' own
     microbatches (the engine adds 0): its needs are its forward's then its backward's, its
     made events both parts', its duration :meth:`~bubblekit.costs.ResolvedCosts.pair_duration`."""
@@ -131,22 +174,31 @@ def compile_pairs(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys) -> dict
             if type(a) is Pair and a not in table:
                 wanted, made = needs(a, schedule.n_stages, schedule.pipes), produces(a)
                 table[a] = _entry(schedule, keys, a.stage, ticks.pair_duration(a.forward.stage, a.backward.stage),
-                                  wanted, made, ticks.comm)
+                                  wanted, made, ticks, links)
     return table
 
 
 def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
     """Simulate ``schedule`` with integer-scaled costs ``ticks`` (see :func:`bubblekit.simulate`)."""
-    keys = _Keys(schedule.n_stages, schedule.m)
-    plan = compile_rules(schedule, ticks, keys)
-    pairs = compile_pairs(schedule, ticks, keys) if schedule.has_pairs else {}
+    keys = _Keys(schedule.n_stages, schedule.m, ticks.has_links)
+    remote = message_receivers(schedule) if ticks.has_links else {}
+    if any(len(dsts) > 1 for dsts in remote.values()):  # pragma: no cover - the rules send each event to one rank
+        raise NotImplementedError("the fast engine keeps one arrival per event; use simulate(..., engine='readable')")
+    links = None
+    if ticks.has_links:  # one index per direction of each link that carries messages
+        place = schedule.placement
+        directions = sorted({(place[stage], dst) for (_, stage), dsts in remote.items() for dst in dsts})
+        links = _LinkPlan({pair: k for k, pair in enumerate(directions)}, remote)
+    link_free: list[Number] = [0] * (len(links.index) if links else 0)
+    plan = compile_rules(schedule, ticks, keys, links)
+    pairs = compile_pairs(schedule, ticks, keys, links) if schedule.has_pairs else {}
     orders = schedule.orders
     p = len(orders)
-    done: list[Number | None] = [None] * keys.size  # when each event was made
+    done: list[Number | None] = [None] * keys.slots  # when each event was made (then when each message arrived)
     made = [-1] * keys.size  # which action made it: offsets[rank] + index
     # ranks blocked on an event, as a chain without allocation: the first rank waiting for
     # event `key`, then for each rank the next one waiting for the same event (-1: none)
-    first_waiting = [-1] * keys.size
+    first_waiting = [-1] * keys.slots
     next_waiting = [-1] * p
     starts: list[list[Number]] = [[0] * len(o) for o in orders]  # filled in place
     ends: list[list[Number]] = [[0] * len(o) for o in orders]
@@ -164,9 +216,9 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
         t: Number = 0
         for i, (s, k, mb) in enumerate(order):
             try:  # (free when nothing is raised)
-                duration, k1, l1, k2, l2, more_needs, m1, more_makes = plan_[s][k]
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes, sends = plan_[s][k]
             except KeyError:  # an overlapped pair: its own entry, microbatches built in
-                duration, k1, l1, k2, l2, more_needs, m1, more_makes = pairs[order[i]]
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes, sends = pairs[order[i]]
                 mb = 0
             if k1 >= 0:  # wait for each needed event, then start after the latest (+ latency)
                 k1 += mb
@@ -220,6 +272,18 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
                         while woken >= 0:
                             push_(woken)
                             woken = chain[woken]
+            for key, link, wire in sends:  # each message waits for its link, then crosses it
+                key += mb
+                free = link_free[link]
+                arrived = (free if free > t else t) + wire
+                link_free[link] = arrived
+                done_[key] = arrived
+                woken = first[key]
+                if woken >= 0:
+                    first[key] = -1
+                    while woken >= 0:
+                        push_(woken)
+                        woken = chain[woken]
             en[i] = t
         ptr[r] = len(order)
 
@@ -233,4 +297,5 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
             next_waiting[r] = first_waiting[key]
             first_waiting[key] = r
     stuck = {r: (ptr[r], keys.event(blocked_on[r])) for r in range(p) if ptr[r] < len(orders[r])}
-    return FastRun(starts, ends, _MadeBy(keys, made, offsets), stuck)
+    return FastRun(starts, ends, _MadeBy(keys, made, offsets), stuck,
+                   _Crossed(keys, done, remote) if links is not None else None)

@@ -121,6 +121,21 @@ class Costs:
         overlap: instead of ``fb``, the fraction of the shorter part hidden under the longer
             one, 0..1: the pair takes ``F + B - overlap * min(F, B)`` (0 = ``"sum"``,
             1 = ``"max"``).
+        activation_bytes: bytes of the activation one microbatch sends from a stage to the
+            next on another rank (the hidden states at a stage boundary: micro-batch x
+            sequence x hidden x bytes per element). Not divided by ``v``: a chunk boundary
+            sends the same tensor. 0 by default (messages cost only ``comm``).
+        gradient_bytes: bytes of the gradient sent back to the previous stage; defaults to
+            ``activation_bytes`` (the gradient of a tensor has its shape).
+        bandwidth: bytes per time unit one direction of a link carries, or ``None``
+            (default): unlimited. With a bandwidth a hop takes ``comm + bytes / bandwidth``,
+            and each direction of a link carries one message at a time, in the order they
+            were sent (a message waits while an earlier one is on the wire).
+        dp_reduce: time of the data-parallel gradient reduction of a rank's share of the
+            model (divided by ``v`` per chunk, like ``f``; or one value per stage). Each
+            stage's reduction starts when its last backward or weight-gradient action ends and
+            runs beside the compute (its own stream: one reduction at a time per rank); the
+            step ends when the last reduction does. 0 by default (no data parallelism).
 
     ``Costs(f=1, b=2)`` is the textbook model; ``Costs(f=1, i=1, w=1, comm=0.1)`` splits the
     backward and adds a latency per hop; ``Costs(f=1, i=1, w=1, fb="max")`` lets overlapped
@@ -141,6 +156,10 @@ class Costs:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     fb: Number | str | None = None
     overlap: Number | None = None
+    activation_bytes: Number = 0
+    gradient_bytes: Number | None = None
+    bandwidth: Number | None = None
+    dp_reduce: CostValue = 0
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -188,7 +207,14 @@ class Costs:
         set_(self, "name", check_str("name", self.name, empty=True))
         if not isinstance(self.extra, Mapping):
             raise TypeError(f"extra must be a dict of notes, got {self.extra!r} of type {type(self.extra).__name__}")
-        lengths = {k: len(getattr(self, k)) for k in ("f", "b", "i", "w", "activation") if isinstance(getattr(self, k), tuple)}
+        set_(self, "activation_bytes", _check_one("activation_bytes", self.activation_bytes, positive=False))
+        if self.gradient_bytes is not None:
+            set_(self, "gradient_bytes", _check_one("gradient_bytes", self.gradient_bytes, positive=False))
+        if self.bandwidth is not None:
+            set_(self, "bandwidth", _check_one("bandwidth", self.bandwidth, positive=True))
+        set_(self, "dp_reduce", _check_cost("dp_reduce", self.dp_reduce, positive=False))
+        lengths = {k: len(getattr(self, k)) for k in ("f", "b", "i", "w", "activation", "dp_reduce")
+                   if isinstance(getattr(self, k), tuple)}
         if len(set(lengths.values())) > 1:
             raise ValueError(
                 f"per-stage costs must all have one value per stage (the same length), got lengths "
@@ -258,10 +284,25 @@ class Costs:
             pair = " F&B=max(F,B)"
         elif self.fb is not None:
             pair = f" F&B={fmt(self.fb)}"  # type: ignore[arg-type]
+        unit = tr('costs.describe.slot') if self.unit == 'slot' else self.unit
+        wire = ""
+        if self.bandwidth is not None and (self.activation_bytes or self.gradient_bytes):
+            act, grad = self.transfer_times
+            wire = f" +{fmt(act)}" if act == grad else f" +{fmt(act)}/{fmt(grad)}"
+        dp = f" dp_reduce={fmt(self.dp_reduce)}" if self.dp_reduce else ""
         return (
             f"F={fmt(self.f)} B={fmt(self.b)}{f' (I={fmt(self.i)} W={fmt(self.w)})' if split else ''}{pair} "
-            f"comm={fmt(self.comm)} {tr('costs.describe.slot') if self.unit == 'slot' else self.unit}"
+            f"comm={fmt(self.comm)}{wire}{dp} {unit}"
         )
+
+    @property
+    def transfer_times(self) -> tuple[Number, Number]:
+        """Time on the wire of one activation and one gradient message, ``bytes / bandwidth``
+        (in the time unit; 0 without a bandwidth). A hop takes ``comm`` more."""
+        if self.bandwidth is None:
+            return 0, 0
+        grad = self.activation_bytes if self.gradient_bytes is None else self.gradient_bytes
+        return _ratio(self.activation_bytes, self.bandwidth), _ratio(grad, self.bandwidth)
 
     def resolve(self, n_stages: int, v: int) -> ResolvedCosts:
         """Per-stage durations for a schedule of ``n_stages`` stages with ``v`` chunks per rank (ints >= 1)."""
@@ -295,7 +336,16 @@ class Costs:
             comm=self.comm,
             w_held=self.w_held,
             pair=pair,
+            transfer=self.transfer_times,
+            dp_reduce=per_stage("dp_reduce", self.dp_reduce),
         )
+
+
+def _ratio(x: Number, y: Number) -> Number:
+    """``x / y``, exact (an int or a Fraction) when both are ints or Fractions."""
+    if isinstance(x, (int, Fraction)) and isinstance(y, (int, Fraction)):
+        return _exact(Fraction(x) / y)
+    return x / y
 
 
 def _div(x: Number, v: int) -> Number:
@@ -321,6 +371,19 @@ class ResolvedCosts:
     #: how an overlapped pair's time follows from its parts: ``("sum", 0)``, ``("max", 0)``,
     #: ``("overlap", fraction)`` or ``("time", per-chunk time)`` (see :attr:`Costs.fb`).
     pair: tuple[str, Number] = ("sum", 0)
+    #: time on the wire of one activation and one gradient message (``bytes / bandwidth``; 0, 0: unlimited)
+    transfer: tuple[Number, Number] = (0, 0)
+    #: per stage, the time of its data-parallel gradient reduction (empty: none)
+    dp_reduce: tuple[Number, ...] = ()
+
+    @property
+    def has_links(self) -> bool:
+        """True when messages take time on the wire, so links must be modelled one message at a time."""
+        return any(self.transfer)
+
+    def wire_time(self, what: str) -> Number:
+        """Time on the wire of a message carrying event kind ``what`` (``"activation"`` or ``"gradient"``)."""
+        return self.transfer[0] if what == "activation" else self.transfer[1]
 
     def duration(self, stage: int, kind: str) -> Number:
         """How long ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) takes on ``stage``."""
@@ -352,7 +415,7 @@ class ResolvedCosts:
         and are left alone.
         """
         rule, x = self.pair
-        times = (*self.f, *self.b, *self.i, *self.w, self.comm, x)
+        times = (*self.f, *self.b, *self.i, *self.w, self.comm, *self.transfer, *self.dp_reduce, x)
         if not all(isinstance(t, (int, Fraction)) for t in times):
             return self, 1
         scale = 1
@@ -372,6 +435,7 @@ class ResolvedCosts:
             ResolvedCosts(
                 sc(self.f), sc(self.b), sc(self.i), sc(self.w), self.activation,
                 int(Fraction(self.comm) * scale), self.w_held, pair,
+                sc(self.transfer), sc(self.dp_reduce),  # type: ignore[arg-type]
             ),
             scale,
         )

@@ -12,6 +12,14 @@ The whole semantics (lessons 02 and 04 explain it):
    (:func:`bubblekit.actions.produces`; a pair makes both parts' events at its end), which
    may let other ranks go on.
 
+With a link bandwidth (``Costs(bandwidth=..., activation_bytes=...)``) an event another rank
+needs travels as a message: it goes on the link from its rank to that rank when the link is
+free (each direction carries one message at a time, in the order they were sent), stays
+``bytes / bandwidth`` on the wire, and arrives the latency later (:class:`Links`). With
+``Costs(dp_reduce=...)`` each stage's data-parallel gradient reduction runs after the stage's
+last backward or weight-gradient action, beside the compute, and the step ends when the last
+one does (:func:`dp_reductions`).
+
 Times are exact: when every cost is an int or a Fraction, :func:`simulate` scales them to
 integer *ticks* (``ticks_per_unit`` of them per time unit), so no rounding ever decides a
 start. A schedule whose ranks wait for each other forever raises :class:`DeadlockError`,
@@ -44,7 +52,7 @@ from bubblekit.timeline import Timeline
 __all__ = [
     "simulate", "simulate_readable", "SimResult", "DeadlockError",
     "run_orders", "cost_timing", "Arrival", "Run", "Timing", "explain_deadlock", "critical_path",
-    "ENGINES",
+    "ENGINES", "Links", "message_receivers", "dp_reductions", "Reduction",
 ]
 
 #: The engines :func:`simulate` can use.
@@ -61,12 +69,15 @@ class DeadlockError(ScheduleError):
 # ============================================================== the readable engine
 class Arrival(NamedTuple):
     """An input of an action: the ``event``, where it was made (``rank``, ``position`` in
-    that rank's order) and when (``end``, in ticks)."""
+    that rank's order), when (``end``, in ticks) and, for a message over a link with a
+    bandwidth, when it came off the wire (``crossed``, ticks; ``None`` without a bandwidth
+    and on the same rank). The hop's latency comes on top of ``crossed``."""
 
     event: Event
     rank: int
     position: int
     end: Number
+    crossed: Number | None = None
 
 
 #: ``timing(rank, action, free, arrivals) -> (start, end)``: when an action runs, given
@@ -81,6 +92,50 @@ class Run(NamedTuple):
     starts: list[list[Number]]
     ends: list[list[Number]]
     made_by: dict[Event, tuple[int, int]]
+    #: ``(event, receiving rank) -> when its message came off the wire`` (ticks), with links
+    crossed: dict[tuple[Event, int], Number] | None = None
+
+
+def message_receivers(schedule: Schedule) -> dict[tuple[str, int], tuple[int, ...]]:
+    """``(event kind, stage) -> the other ranks that need that stage's event``: where its messages go.
+
+    By the dependency rule (:func:`bubblekit.actions.needs`) and the placement: an activation
+    goes to the rank of the next stage, a gradient to the rank of the previous one, when that
+    rank is not the event's own. The same for every microbatch.
+    """
+    place = schedule.placement
+    out: dict[tuple[str, int], list[int]] = {}
+    for s in range(schedule.n_stages):
+        for k in SINGLE_KINDS:
+            for e in needs(Action(s, k, 0), schedule.n_stages, schedule.pipes):
+                to = out.setdefault((e.what, e.stage), [])
+                if place[s] != place[e.stage] and place[s] not in to:
+                    to.append(place[s])
+    return {key: tuple(sorted(ranks)) for key, ranks in out.items() if ranks}
+
+
+class Links:
+    """The point-to-point links between ranks, for messages that take time on the wire.
+
+    Each direction of a link carries one message at a time, in the order they were sent:
+    :meth:`send` puts a message on the link ``src -> dst`` at the moment its event is made,
+    and it goes on the wire when the messages sent before it have left. ``wire(kind)`` is
+    the time on the wire of a message carrying an event of that kind (ticks).
+
+    ``Links(lambda kind: 3).send(e, 0, 1, 1)`` is 4 (made at 1, 3 on the wire); a second message
+    made at 2 on the same link waits until 4 and comes off at 7.
+    """
+
+    def __init__(self, wire: Callable[[str], Number]) -> None:
+        self.wire = wire
+        self.free: dict[tuple[int, int], Number] = {}  # (src, dst) -> when that direction is next free
+
+    def send(self, event: Event, src: int, dst: int, at: Number) -> Number:
+        """Send ``event``'s message made at ``at``; return when it comes off the wire at ``dst``."""
+        free = self.free.get((src, dst), at)
+        end = (free if free > at else at) + self.wire(event.what)
+        self.free[src, dst] = end
+        return end
 
 
 def cost_timing(duration: Callable[[Action], Number], latency: Number) -> Timing:
@@ -90,7 +145,7 @@ def cost_timing(duration: Callable[[Action], Number], latency: Number) -> Timing
     def timing(rank: int, action: Action, free: Number | None, arrivals: list[Arrival]) -> tuple[Number, Number]:
         start: Number = 0 if free is None else free
         for a in arrivals:
-            ready = a.end + (latency if a.rank != rank else 0)
+            ready = (a.end if a.crossed is None else a.crossed) + latency if a.rank != rank else a.end
             if ready >= start:  # a tie keeps the input's time (same value)
                 start = ready
         return start, start + duration(action)
@@ -106,6 +161,8 @@ def run_orders(
     placement: Sequence[int] | None = None,
     missing_inputs: str = "wait",
     pipes: int = 1,
+    links: Links | None = None,
+    receivers: dict[tuple[str, int], tuple[int, ...]] | None = None,
 ) -> Run:
     """Run each rank's order under the dependency rule; ``timing`` says when each action runs.
 
@@ -123,6 +180,9 @@ def run_orders(
             actions missing).
         pipes: independent pipelines over the stages (2 for DualPipe; see
             :class:`~bubblekit.Schedule`).
+        links: messages that take time on the wire (:class:`Links`), sent when their event is
+            made to each rank ``receivers`` names (:func:`message_receivers`); ``None``: a
+            message costs only the latency the timing rule adds.
 
     Raises :class:`DeadlockError` when some ranks can never go on.
     """
@@ -134,6 +194,7 @@ def run_orders(
         return [e for e in needs(action, n_stages, pipes) if missing_inputs == "wait" or e in made_somewhere]
 
     done: dict[Event, tuple[int, int]] = {}  # event -> (rank, index) of the action that made it
+    crossed: dict[tuple[Event, int], Number] = {}  # (event, receiving rank) -> when its message came off the wire
     nxt = [0] * len(orders)  # next action of each rank
     starts: list[list[Number]] = [[] for _ in orders]
     ends: list[list[Number]] = [[] for _ in orders]
@@ -146,13 +207,17 @@ def run_orders(
                 wanted = waits_for(action)
                 if any(e not in done for e in wanted):
                     break  # rank r waits until another rank makes what it needs
-                arrivals = [Arrival(e, *done[e], ends[done[e][0]][done[e][1]]) for e in wanted]
+                arrivals = [Arrival(e, *done[e], ends[done[e][0]][done[e][1]], crossed.get((e, r))) for e in wanted]
                 free = ends[r][-1] if ends[r] else None
                 start, end = timing(r, action, free, arrivals)
                 starts[r].append(start)
                 ends[r].append(end)
                 for e in produces(action):
                     done[e] = (r, nxt[r])
+                    if links is not None and receivers:  # its messages go on their links now
+                        for dst in receivers.get((e.what, e.stage), ()):
+                            if dst != r:
+                                crossed[e, dst] = links.send(e, r, dst, end)
                 nxt[r] += 1
                 progress = True
     stuck = {}
@@ -162,7 +227,7 @@ def run_orders(
             stuck[r] = (nxt[r], waited)
     if stuck:
         raise DeadlockError(explain_deadlock(orders, stuck, placement))
-    return Run(starts, ends, done)
+    return Run(starts, ends, done, crossed)
 
 
 register({
@@ -225,6 +290,7 @@ def critical_path(
     made_by: Callable[[Event], tuple[int, int] | None],
     latency: Number,
     pipes: int = 1,
+    crossed: Callable[[Event, int], Number | None] | None = None,
 ) -> list[tuple[int, int]]:
     """The chain of actions that sets the makespan, first to last, as ``(rank, index)``.
 
@@ -232,7 +298,8 @@ def critical_path(
     start when it did (the latest input, with its latency; it wins a tie with the rank's
     own previous end, and a later input in :func:`~bubblekit.actions.needs` wins a tie with
     an earlier one), else to the rank's previous action when the action started right at
-    its end, else stop.
+    its end, else stop. ``crossed(event, rank)``: when a message came off its link's wire
+    (:class:`Links`; ``None``: when it was made), the latency comes on top.
     """
     r = max(range(len(ends)), key=lambda q: ends[q][-1] if ends[q] else -1)
     i = len(ends[r]) - 1
@@ -244,7 +311,10 @@ def critical_path(
             src = made_by(event)
             if src is None:
                 continue
-            ready = ends[src[0]][src[1]] + (latency if src[0] != r else 0)
+            ready = ends[src[0]][src[1]]
+            if src[0] != r:
+                off = crossed(event, r) if crossed else None
+                ready = (ready if off is None else off) + latency
             if cause_ready is None or ready >= cause_ready:
                 cause, cause_ready = src, ready
         if cause is not None and cause_ready >= free:  # type: ignore[operator]
@@ -256,6 +326,51 @@ def critical_path(
         path.append((r, i))
     path.reverse()
     return path
+
+
+# ============================================================ the step's end: dp reductions
+class Reduction(NamedTuple):
+    """A stage's data-parallel gradient reduction: on ``rank``, from ``start`` to ``end``."""
+
+    rank: int
+    stage: int
+    start: Number
+    end: Number
+
+
+def dp_reductions(orders: Sequence[Sequence[Action]], ends: Sequence[Sequence[Number]],
+                  times: Sequence[Number], placement: Sequence[int] | None = None) -> list[Reduction]:
+    """When each stage's gradient reduction runs, given the step's timeline (any time unit).
+
+    A stage's reduction (``times[stage]`` long; 0: none) becomes ready when the stage's last
+    action that computes weight gradients ends (``B``, ``W``, or the backward of an ``F&B``
+    pair). Each rank runs its reductions beside its compute, one at a time, in the order
+    they become ready (a tie: the lower stage first). The compute never waits for them;
+    the step ends when the last one ends. With ``placement`` (the rank of each stage) each
+    rank's order is read from its end until each of its stages has been seen.
+    """
+    out: list[Reduction] = []
+    if not any(times):
+        return out
+    for r, order in enumerate(orders):
+        ready: dict[int, Number] = {}
+        left = None if placement is None else sum(1 for x in placement if x == r)
+        for k in range(len(order) - 1, -1, -1):  # from the end: each stage's last B or W
+            for x in parts(order[k]):
+                if x.kind in ("B", "W") and x.stage not in ready:
+                    ready[x.stage] = ends[r][k]
+                    if left is not None:
+                        left -= 1
+            if left == 0:
+                break
+        free: Number | None = None
+        for stage, at in sorted(ready.items(), key=lambda kv: (kv[1], kv[0])):
+            if stage >= len(times) or not times[stage]:
+                continue
+            start = at if free is None or free < at else free
+            free = start + times[stage]
+            out.append(Reduction(r, stage, start, free))
+    return out
 
 
 # ===================================================================== the result
@@ -278,17 +393,39 @@ class SimResult(Timeline):
         made_by: Callable[[Event], tuple[int, int] | None],
         latency_ticks: Number,
         engine: str = "fast",
+        crossed: Callable[[Event, int], Number | None] | None = None,
+        reductions: Sequence[Reduction] = (),
     ) -> None:
         # the engines hand over fresh lists, and each rank's ends grow along its order
         last = max(e[-1] for e in ends if e) if any(ends) else None
+        self._compute_end = last
+        if reductions and last is not None:
+            last = max(last, max(x.end for x in reductions))
         self._own(starts, ends, schedule.orders, costs.unit, ticks_per_unit, 0, last, False,
                   f"simulated {schedule.name}")
+        self._reductions = tuple(reductions)
+        self._crossed = crossed
         self.schedule = schedule
         self.costs = costs
         self.resolved = resolved
         self.engine = engine
         self._made_by = made_by
         self._latency_ticks = latency_ticks
+
+    # ------------------------------------------------------ the step's end
+    @property
+    def reductions(self) -> list[Reduction]:
+        """Each stage's data-parallel gradient reduction (``Costs(dp_reduce=...)``), in the
+        timeline's unit, by start; empty without ``dp_reduce``. See :func:`dp_reductions`."""
+        real = self._real
+        return [Reduction(x.rank, x.stage, real(x.start), real(x.end))
+                for x in sorted(self._reductions, key=lambda x: (x.start, x.rank, x.stage))]
+
+    @property
+    def exposed_reduction(self) -> Number:
+        """How long the step runs past its last compute action, waiting for reductions (unit)."""
+        end = self._compute_end if self._compute_end is not None else self._t1
+        return self._real(self._t1 - end)
 
     # --------------------------------------------------------------- memory
     def _memory_table(self) -> dict[tuple[int, str], tuple[float, float]]:
@@ -381,7 +518,7 @@ class SimResult(Timeline):
         """
         orders = self.schedule.orders
         chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
-                              self._latency_ticks, self.schedule.pipes)
+                              self._latency_ticks, self.schedule.pipes, self._crossed)
         return [(r, orders[r][i]) for r, i in chain]
 
     def __repr__(self) -> str:
@@ -436,16 +573,20 @@ def simulate(
     ticks, scale = resolved.scaled_to_integers()
     if engine == "readable":
         timing = cost_timing(ticks.time, ticks.comm)
+        links = Links(ticks.wire_time) if ticks.has_links else None
         run = run_orders(schedule.orders, schedule.n_stages, timing, placement=schedule.placement,
-                         pipes=schedule.pipes)
+                         pipes=schedule.pipes, links=links, receivers=message_receivers(schedule) if links else None)
+        crossed = run.crossed or {}
         return SimResult(schedule, costs, resolved, run.starts, run.ends, scale, run.made_by.get, ticks.comm,
-                         engine="readable")
+                         engine="readable", crossed=(lambda e, r: crossed.get((e, r))) if links else None,
+                         reductions=dp_reductions(schedule.orders, run.ends, ticks.dp_reduce, schedule.placement))
     from bubblekit import _fast_engine
 
     out = _fast_engine.run(schedule, ticks)
     if out.stuck:
         raise DeadlockError(explain_deadlock(schedule.orders, out.stuck, schedule.placement))
-    return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm)
+    return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm,
+                     crossed=out.crossed, reductions=dp_reductions(schedule.orders, out.ends, ticks.dp_reduce, schedule.placement))
 
 
 def simulate_readable(schedule: Schedule, costs: Costs | None = None, *, validate: bool = True) -> SimResult:

@@ -25,6 +25,15 @@ times = st.one_of(
 )
 float_times = st.floats(min_value=0.25, max_value=4.0, allow_nan=False, allow_infinity=False)
 pair_costs = st.sampled_from([{}, {"fb": "max"}, {"overlap": Fraction(1, 3)}, {"overlap": 1}, {"fb": "sum"}])
+#: messages with a size on links with a bandwidth (one message at a time per direction), and a
+#: data-parallel reduction at the step's end; {} (none) half of the time
+wire_costs = st.one_of(
+    st.just({}), st.just({}),
+    st.fixed_dictionaries({"activation_bytes": st.sampled_from([1, 3, 8]), "bandwidth": st.sampled_from([1, 2, 4])}),
+    st.fixed_dictionaries({"activation_bytes": st.sampled_from([0, 2]), "gradient_bytes": st.sampled_from([1, 5]),
+                           "bandwidth": st.sampled_from([1, 3]), "dp_reduce": st.sampled_from([1, 3])}),
+    st.fixed_dictionaries({"dp_reduce": st.sampled_from([1, Fraction(5, 2), 6])}),
+)
 
 
 def fuse_pairs(order: list[Action], picks: list[bool]) -> list[Action]:
@@ -59,7 +68,7 @@ def cases(draw: st.DrawFn) -> tuple[bk.Schedule, bk.Costs]:
     n = sched.n_stages
     kind = draw(st.sampled_from(["scalar", "per-stage", "float"]))
     latency = draw(st.sampled_from([0, Fraction(1, 3), 1, 2]))
-    pair = draw(pair_costs)
+    pair = {**draw(pair_costs), **draw(wire_costs)}
     if kind == "per-stage":
         costs = bk.Costs(f=draw(st.lists(times, min_size=n, max_size=n)),
                          i=draw(st.lists(times, min_size=n, max_size=n)),
@@ -98,7 +107,8 @@ def outcome(sched: bk.Schedule, costs: bk.Costs, engine: str) -> tuple[object, .
     except bk.DeadlockError as exc:
         return ("deadlock", str(exc))
     return (r._starts, r._ends, r.ticks_per_unit, r.critical_path, r.peak_activations, r.memory_curves,
-            r.makespan, r.bubble_ratio_exact if not isinstance(r.makespan, float) else r.bubble_ratio)
+            r.makespan, r.bubble_ratio_exact if not isinstance(r.makespan, float) else r.bubble_ratio,
+            r.reductions, r.exposed_reduction)
 
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
