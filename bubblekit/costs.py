@@ -288,7 +288,7 @@ class Costs:
         wire = ""
         if self.bandwidth is not None and (self.activation_bytes or self.gradient_bytes):
             act, grad = self.transfer_times
-            wire = f" +{fmt(act)}" if act == grad else f" +{fmt(act)}/{fmt(grad)}"
+            wire = f" wire={fmt(act)}" if act == grad else f" wire={fmt(act)}/{fmt(grad)}"
         dp = f" dp_reduce={fmt(self.dp_reduce)}" if self.dp_reduce else ""
         return (
             f"F={fmt(self.f)} B={fmt(self.b)}{f' (I={fmt(self.i)} W={fmt(self.w)})' if split else ''}{pair} "
@@ -461,7 +461,8 @@ def load_h200_layer_costs() -> dict[str, Any]:
     raise FileNotFoundError("bubblekit/data/h200_layer_costs.json is missing from the installation")
 
 
-def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, comm_ms: float = 0.0) -> Costs:
+def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, comm_ms: float = 0.0,
+               link_gb_per_s: float | None = None, dp_reduce_ms: float = 0.0) -> Costs:
     """Costs in ms from the measured H200 layer table (F, I = input-grad B, W = weight-grad).
 
     Args:
@@ -469,6 +470,13 @@ def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, 
         seq: sequence length; one of the measured configurations.
         layers_per_rank: transformer layers each rank holds (costs scale linearly).
         comm_ms: latency of one hop in ms (not measured here; 0 by default).
+        link_gb_per_s: bandwidth of one direction of a link between ranks, in GB/s (1e9 bytes per
+            second; e.g. about 450 for NVLink 4 per direction, 50 for a 400 Gb/s InfiniBand port);
+            ``None`` (default): unlimited. The messages are the measured boundary tensor
+            (``boundary_tensor_bytes``: micro-batch x sequence x hidden in bf16).
+        dp_reduce_ms: time of the data-parallel gradient reduction of a rank's layers, in ms
+            (not measured here; 0 by default: no data parallelism). ``extra["params"]`` holds
+            the rank's parameter count, from which a reduction time can be estimated.
 
     Used in lessons 05, 07, 09 and 10.
     """
@@ -486,15 +494,20 @@ def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, 
     layer = match["layer"]
     n = check_number("layers_per_rank", layers_per_rank, minimum=1)
     act_bytes = layer["activation_bytes_per_microbatch"] * n
+    link = None if link_gb_per_s is None else check_number("link_gb_per_s", link_gb_per_s, minimum=0,
+                                                           allow_equal=False) * 1e6  # bytes per ms
     return Costs(
         f=layer["F_ms"] * n,
         i=layer["B_input_grad_ms"] * n,
         w=layer["W_est_ms"] * n,
         b=layer["full_backward_ms"] * n,
         comm=comm_ms,
+        activation_bytes=layer["boundary_tensor_bytes"],
+        bandwidth=link,
+        dp_reduce=check_number("dp_reduce_ms", dp_reduce_ms, minimum=0),
         unit="ms",
         name=f"measured H200 (h={hidden}, seq={seq}, {n} layer(s)/rank)",
-        extra={"activation_bytes_per_microbatch": act_bytes},
+        extra={"activation_bytes_per_microbatch": act_bytes, "params": layer["params"] * n},
     )
 
 
@@ -517,7 +530,8 @@ def preset(name: str, **overrides: Any) -> Costs:
         raise TypeError(f"name must be a preset name (str), one of {[*PRESETS, 'h200']}, got {name!r} of type "
                         f"{type(name).__name__}")
     if name == "h200":
-        check_keywords("preset('h200')", overrides, ["hidden", "seq", "layers_per_rank", "comm_ms"])
+        check_keywords("preset('h200')", overrides, ["hidden", "seq", "layers_per_rank", "comm_ms", "link_gb_per_s",
+                                                      "dp_reduce_ms"])
         return h200_costs(**overrides)
     if overrides and name in PRESETS:
         check_keywords(f"preset({name!r})", overrides, [f.name for f in fields(Costs)])

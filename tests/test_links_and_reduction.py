@@ -61,7 +61,7 @@ def test_gradient_bytes_default_to_activation_bytes() -> None:
     assert c.transfer_times == (2, 2)
     assert bk.Costs(activation_bytes=8, gradient_bytes=2, bandwidth=4).transfer_times == (2, Fraction(1, 2))
     assert bk.Costs(activation_bytes=8).transfer_times == (0, 0)      # no bandwidth: unlimited
-    assert "+2" in c.describe() and "dp_reduce" not in c.describe()
+    assert "wire=2" in c.describe() and "dp_reduce" not in c.describe()
 
 
 def test_messages_go_where_the_rule_sends_them() -> None:
@@ -124,3 +124,22 @@ def test_hostile_link_and_reduction_costs(kw: dict, match: str) -> None:
 def test_per_stage_reduction_must_match_the_stages() -> None:
     with pytest.raises(ValueError, match="dp_reduce has 3 per-stage values but the schedule has 4"):
         bk.simulate(bk.schedule("1f1b", 4, 4), bk.Costs(dp_reduce=[1, 1, 1]))
+
+
+def test_h200_messages_are_the_measured_boundary_tensor() -> None:
+    """h200_costs sends the measured boundary tensor (8 MiB at h = 2048, seq = 2048; 32 MiB at 4096, 4096) and
+    a link of 50 GB/s puts it 0.67 ms on the wire; without a link nothing changes."""
+    import json
+
+    data = json.loads((__import__("pathlib").Path(bk.__file__).parent / "data" / "h200_layer_costs.json").read_text())
+    size = next(c for c in data["configs"] if c["hidden"] == 4096 and c["seq"] == 4096)["layer"]["boundary_tensor_bytes"]
+    assert size == 4096 * 4096 * 2
+    c = bk.h200_costs(link_gb_per_s=50)
+    assert c.activation_bytes == size and c.transfer_times[0] == pytest.approx(size / 50e6)
+    s = bk.schedule("zbv", 4, 8)
+    assert bk.simulate(s, bk.h200_costs()).makespan < bk.simulate(s, c).makespan
+    assert bk.h200_costs().transfer_times == (0, 0) and bk.h200_costs().extra["params"] > 0
+    for bad, name in [({"link_gb_per_s": 0}, "link_gb_per_s"), ({"link_gb_per_s": "fast"}, "link_gb_per_s"),
+                      ({"dp_reduce_ms": -1}, "dp_reduce_ms")]:
+        with pytest.raises((TypeError, ValueError), match=name):
+            bk.h200_costs(**bad)
