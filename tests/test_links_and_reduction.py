@@ -143,3 +143,17 @@ def test_h200_messages_are_the_measured_boundary_tensor() -> None:
                       ({"dp_reduce_ms": -1}, "dp_reduce_ms")]:
         with pytest.raises((TypeError, ValueError), match=name):
             bk.h200_costs(**bad)
+
+
+def test_search_refuses_what_it_does_not_model_and_recompute_keeps_the_links() -> None:
+    """The schedule search models a latency per hop only: links or a reduction are refused, naming them;
+    recomputation's costs keep the links, the reduction and the pair rule."""
+    with pytest.raises(ValueError, match="bandwidth=2.*dp_reduce=0"):
+        bk.search.greedy_schedule(2, 4, bk.Costs(f=1, i=1, w=1, activation_bytes=1, bandwidth=2))
+    with pytest.raises(ValueError, match="dp_reduce=3"):
+        bk.search.greedy_schedule(2, 4, bk.Costs(f=1, i=1, w=1, dp_reduce=3))
+    assert bk.search.greedy_schedule(2, 4, bk.Costs(f=1, i=1, w=1, dp_reduce=[0, 0])) is not None
+    from bubblekit.analysis.planner import with_recompute
+
+    c = with_recompute(bk.Costs(f=1, b=2, activation_bytes=4, bandwidth=2, dp_reduce=1, fb="max"), activation=0.5)
+    assert (c.bandwidth, c.activation_bytes, c.dp_reduce, c.fb) == (2, 4, 1, "max")

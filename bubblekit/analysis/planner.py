@@ -185,9 +185,8 @@ def with_recompute(costs: Costs, *, activation: Number, extra_backward: Number |
     extra_info = dict(costs.extra)
     if "activation_bytes_per_microbatch" in extra_info:
         extra_info["activation_bytes_per_microbatch_recomputed"] = extra_info["activation_bytes_per_microbatch"] * float(act)
-    return Costs(
-        f=costs.f, b=grow(costs.b, costs.f), i=grow(costs.i, costs.f), w=costs.w,
-        comm=costs.comm, activation=scale(costs.activation), w_held=costs.w_held, unit=costs.unit,
+    return costs.with_(  # the links, the reduction and the pair rule stay as they were
+        b=grow(costs.b, costs.f), i=grow(costs.i, costs.f), activation=scale(costs.activation),
         name=f"{costs.name} + recomputation", extra=extra_info,
     )
 

@@ -121,6 +121,12 @@ def _problem(
         costs = Costs(f=1, i=1, w=1)
     elif not isinstance(costs, Costs):
         raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    if any(costs.transfer_times) or any(costs.dp_reduce if isinstance(costs.dp_reduce, tuple) else (costs.dp_reduce,)):
+        raise ValueError(
+            f"{what}() models a latency per hop only, not links with a bandwidth or a dp_reduce (got "
+            f"bandwidth={costs.bandwidth!r}, dp_reduce={costs.dp_reduce!r}): {what} with "
+            f"costs.with_(bandwidth=None, dp_reduce=0), then bk.simulate its schedule with your costs"
+        )
     resolved: ResolvedCosts = costs.resolve(p, 1)
     rc, scale = resolved.scaled_to_integers()
     cap: tuple[float, ...]
