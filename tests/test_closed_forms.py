@@ -171,14 +171,16 @@ def test_schedule_spec_positional_fields_still_work() -> None:
     assert entry.check(2, 3) == 1 and entry.n_actions(2, 3) == 12
 
 
-def test_interleaved_formula_holds_for_every_accepted_m_at_least_p() -> None:
+@pytest.mark.parametrize("name", ["interleaved", "looped-bfs"])
+def test_interleaved_formula_holds_for_every_accepted_m_at_least_p(name: str) -> None:
     """(p-1)/(m v+p-1) for every m >= p the schedule accepts (multiples of p or not), equal stages;
-    the registry's closed form says so, and gives none below p, where the bubble is larger."""
+    the registry's closed form says so, and gives none below p, where the bubble is larger. Looped BFS
+    has the same fill and drain (seventeenth review, C1: its closed form was blank)."""
     for p in range(2, 6):
         for v in (2, 3):
-            for m in bk.legal_ms("interleaved", p, v=v, up_to=4 * p):
-                r = bk.simulate(bk.schedule("interleaved", p, m, v), bk.Costs(f=1, b=2))
-                form = bk.spec("interleaved").closed_form(p, m, v)
+            for m in bk.legal_ms(name, p, v=v, up_to=4 * p):
+                r = bk.simulate(bk.schedule(name, p, m, v), bk.Costs(f=1, b=2))
+                form = bk.spec(name).closed_form(p, m, v)
                 if m >= p:
                     assert form is not None and r.bubble_ratio_exact == form[0] == Fraction(p - 1, m * v + p - 1)
                 else:

@@ -81,6 +81,7 @@ register(ScheduleSpec(
     "breadth-first over v chunks per rank: all microbatches through a chunk, then the next",
     "Lamy-Poirier, Breadth-First Pipeline Parallelism (MLSys 2023)", "ScheduleLoopedBFS",
     display="looped BFS", aliases=("bfs", "loopedbfs"),
+    bubble=_interleaved_bubble, bubble_text="(p−1)/(m·v+p−1)",   # the same fill and drain as interleaved 1F1B (m >= p)
     peak=lambda p, m, v: m, peak_text="m",
 ))
 register(ScheduleSpec(
