@@ -241,8 +241,9 @@ register({
                        "zh": "可 rank {rank} 自己卡在 {at}，正在等 {need}"},
     "deadlock.nobody": {"en": "which no rank runs", "zh": "可没有哪个 rank 会运行它"},
     "deadlock.never": {"en": "which rank {rank} never runs", "zh": "可 rank {rank} 永远不会运行它"},
-    "deadlock.line": {"en": "  rank {rank} is blocked at {at} (action #{index} in its order): waits for {need}, {why}",
-                      "zh": "  rank {rank} 卡在 {at}（序号 {index}，从 0 开始数）：要等 {need}，{why}"},
+    # positions count from 1, as all feedback does (seventeenth review, W1)
+    "deadlock.line": {"en": "  rank {rank} is blocked at {at} (action {index} of {total} in its order): waits for {need}, {why}",
+                      "zh": "  rank {rank} 卡在 {at}（它的顺序里第 {index} 个动作，共 {total} 个）：要等 {need}，{why}"},
 })
 
 
@@ -278,7 +279,8 @@ def explain_deadlock(
             why = tr("deadlock.nobody")
         else:
             why = tr("deadlock.never", rank=owner)
-        lines.append(tr("deadlock.line", rank=r, at=orders[r][index], index=index, need=need, why=why))
+        lines.append(tr("deadlock.line", rank=r, at=orders[r][index], index=index + 1, total=len(orders[r]), need=need,
+                        why=why))
     return "\n".join(lines)
 
 

@@ -153,9 +153,9 @@ def test_deadlock_inside_a_pair_names_the_pair() -> None:
             bk.simulate(s, engine=engine)
         messages.add(str(info.value))
     (text,) = messages
-    assert "rank 0 is blocked at 0B1 (action #2 in its order): waits for 1B1 (in the pair 1F0&1B1)" in text
+    assert "rank 0 is blocked at 0B1 (action 3 of 4 in its order): waits for 1B1 (in the pair 1F0&1B1)" in text
     assert "stuck at 1F0&1B1, waiting for 1F1" in text
-    assert "rank 1 is blocked at 1F0&1B1 (action #0 in its order): waits for 1F1, which rank 1 itself runs later" in text
+    assert "rank 1 is blocked at 1F0&1B1 (action 1 of 3 in its order): waits for 1F1, which rank 1 itself runs later" in text
 
 
 def test_the_rules_read_as_the_lessons_say() -> None:

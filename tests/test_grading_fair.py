@@ -349,7 +349,8 @@ def test_a_profile_rank_is_right_or_not_never_a_direction(id: str, right: int, w
 
 @pytest.mark.parametrize(("id", "name"), [("10.30", "interleaved 1F1B v=2"), ("10.30", "interleaved v=2"),
                                           ("10.30", "interleaved 1F1B (v = 2)"), ("10.44", "dualpipev v=2"),
-                                          ("10.44", "dualpipev v=2 m=32"), ("10.28", "ZB-V m=16")])
+                                          ("10.44", "dualpipev v=2 m=32"), ("10.44", "dualpipev m=32"),
+                                          ("10.28", "ZB-V m=16")])
 def test_a_schedule_name_copied_from_a_table_is_read(id: str, name: str) -> None:
     """Sixth review C3: a table's row name ("interleaved 1F1B v=2") was "not a schedule name bubblekit knows"."""
     assert check(id, name), check(id, name)
@@ -1344,3 +1345,30 @@ def test_the_peaks_worked_answer_is_accepted_as_written(path: str) -> None:
     for form in forms:
         reset_progress()
         assert check("10.17", form), form
+
+
+# ----------------------------------------------------------------------------- seventeenth review of the grading
+
+
+@pytest.mark.parametrize(("id", "calls"), [("10.38", ("largest_gaps",)), ("06.6", ("min_micro_batch",)),
+                                           ("05.1", ("bk.bubble_ratio(",)), ("01.2", ("largest_gaps",))])
+def test_no_hint_tier_names_a_call_that_returns_the_answer(id: str, calls: tuple[str, ...]) -> None:
+    """W2: a second hint "to confirm" named the one call that returns the answer; each tier now gives a method."""
+    for en, zh in _hint_texts(id):
+        assert not any(c in en or c in zh for c in calls), (en, zh)
+
+
+def test_deadlock_feedback_counts_actions_from_one_in_both_languages() -> None:
+    """W1: "action #0 in its order" named the first action with a 0 and no word that the count starts at 0."""
+    text = "rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1F1 1F0 1B0 1B1"
+    en, zh = both("01.5", text)
+    assert not en and "rank 1 is blocked at 1F1 (action 1 of 4 in its order)" in en.detail and "#" not in en.detail
+    assert "第 1 个动作，共 4 个" in zh.detail and "从 0 开始" not in zh.detail
+
+
+def test_a_fused_whiteboard_over_its_cap_is_told_to_run_a_b() -> None:
+    """C1: 10.40 uses the full backward and refuses W, yet its over-cap feedback said "run a W (or B)"."""
+    gpipe = bk.schedule("gpipe", 3, 3).to_text()     # legal, but rank 1 holds 3 where 1F1B holds 2
+    en, zh = both("10.40", gpipe)
+    assert not en and "run a B before the next F" in en.detail and "W" not in en.detail.split(":")[-1]
+    assert "先跑一个 B" in zh.detail and "W" not in zh.detail.split("：")[-1]

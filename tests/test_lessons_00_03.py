@@ -206,3 +206,24 @@ def test_02_gpipe_pays_2_p_minus_1_hops_and_1f1b_more_once_m_is_3() -> None:
     text = " ".join(_lesson_cell("02_why_bubbles_appear.ipynb", "l02-14").split())
     assert "covered by the action its receiver runs" not in text and "once m ≥ 3" in text
     assert "once m ≥ 3" in " ".join(_lesson_cell("02_why_bubbles_appear.ipynb", "l02-26").split())
+
+
+def test_02_the_1f1b_pays_more_ranking_is_the_overlapped_models() -> None:
+    """17th review M1: "a slow link hurts 1F1B more than GPipe" holds in bubblekit's overlapped model; with blocking
+    sends, on lesson 02's own setup (p = 4, m = 6, comm = 1/2), 1F1B is slightly ahead, as lesson 04 finds at m = 8."""
+    for m, comm in ((6, Fraction(1, 2)), (8, Fraction(1, 4))):
+        table = bk.compare.comm_models(["gpipe", "1f1b"], 4, m, comm=comm, costs=bk.Costs(f=1, b=2))
+        gpipe, one = table.rows
+        assert one["overlapped"] > gpipe["overlapped"] and one["blocking"] < gpipe["blocking"]
+    for cell in ("l02-11", "l02-14", "l02-26"):
+        text = " ".join(_lesson_cell("02_why_bubbles_appear.ipynb", cell).split())
+        assert "blocking sends" in text and "lesson 04" in text, cell
+
+
+def test_01_the_readout_climbs_falls_and_climbs_where_the_text_says() -> None:
+    """17th review C1: GPipe p = 4, m = 4, b = 2f: the readout climbs from t = 5 to 10, falls to t = 17 (while rank 0
+    still waits until t = 13, the others run backwards), and climbs again in the drain."""
+    first = bk.simulate(bk.schedule("gpipe", 4, 4), bk.preset("b=2f"))
+    at = {t: first.bubble_so_far(t) for t in (5, 9, 10, 11, 13, 17, 21)}
+    assert at[5] < at[9] == at[10] == at[11] and at[11] > at[13] > at[17] < at[21]
+    assert [(g.start, g.end) for g in first.idle_intervals(0) if g.start > 0][0] == (4, 13)

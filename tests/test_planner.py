@@ -161,3 +161,11 @@ def test_aliases_and_text() -> None:
     text = table.to_text()
     assert "1f1b m=2" in text and "gpipe m=2" in text
     assert str(table) == text
+
+
+def test_a_plan_names_v_only_where_it_is_a_choice() -> None:
+    """Seventeenth review, C1: "dualpipe v=2" beside "interleaved v=2" read as an interleaved DualPipe; the V
+    schedules and DualPipe always hold two stages per rank, so their labels carry no v."""
+    table = planner.plan(4, ms=(8,), vs=(2,), schedules=("interleaved", "dualpipe", "zbv"))
+    labels = {c.schedule: c.label for c in table}
+    assert "v=2" in labels["interleaved"] and "v=" not in labels["dualpipe"] and "v=" not in labels["zbv"]

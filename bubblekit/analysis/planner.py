@@ -338,8 +338,9 @@ class Candidate:
     @property
     def label(self) -> str:
         """``"1f1b m=16"``, ``"interleaved v=2 m=16 +recompute"`` (Chinese, with the display name:
-        ``"交错式 1F1B v=2 m=16 +重算"``). Used in lesson 05's tables."""
-        v = f" v={self.v}" if self.v > 1 else ""
+        ``"交错式 1F1B v=2 m=16 +重算"``). Used in lesson 05's tables. ``v`` only where it is a choice
+        (interleaving): the V schedules and DualPipe always hold two stages per rank, so ``"dualpipe m=32"``."""
+        v = f" v={self.v}" if self.v > 1 and spec(self.schedule).chunks == "many" else ""
         rc = tr("planner.label.recompute") if self.recompute else ""
         name = spec(self.schedule).display_name if get_language() == "zh" else self.schedule
         return f"{name}{v} m={self.m}{rc}"

@@ -74,10 +74,10 @@ def _factory_makespan() -> Any:
 
 @exercise("01.2", hint=(msg("Answer (rank, length in slots); look for the widest empty stretch in one row.",
                             "答案写成 (rank, 时长，以时间槽计)；在同一行里找最宽的一段空白。"),
-                        msg("Compare the middle wait of the top row with the drain of the bottom row; once you "
-                            "have read your answer off the picture, diagram.largest_gaps(1) confirms it.",
-                            "比较最上面一行中间的等待和最下面一行的排空；先从图上读出你的答案，再用 "
-                            "diagram.largest_gaps(1) 验证。")),
+                        msg("Compare the middle wait of the top row with the drain of the bottom row; to confirm, "
+                            "list one rank's idle stretches with diagram.idle_intervals(r) and compare their lengths.",
+                            "比较最上面一行中间的等待和最下面一行的排空；要验证，可以用 diagram.idle_intervals(r) "
+                            "列出某个 rank 的各段空闲，比一比长短。")),
           compare=lambda answer, expected: _compare_gap(answer, expected))
 def _longest_gap() -> Any:
     """GPipe, p = 3, m = 5, F = 1, B = 2: (rank, slots) of the longest single idle stretch."""

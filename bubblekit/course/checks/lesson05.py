@@ -28,8 +28,10 @@ HIDE_CAP = 4
                             "demo uses p = 8, its prose example does not.",
                             "两个 0 到 1 之间的比例，都取 p = 8：分别是 m = 4 和 m = 32 时的 (p - 1)/(m + p - 1)。"
                             "原文的演示用的是 p = 8，正文里的例子不是。"),
-                        msg("To confirm your two fractions: bk.bubble_ratio(p, m) with p = 8.",
-                            "验证你算出的两个比例：用 bk.bubble_ratio(p, m)，p = 8。")),
+                        msg("To confirm each fraction: simulate bk.schedule('1f1b', 8, m) with bk.Costs(f=1, b=2) at "
+                            "m = 4 and at m = 32, and divide the sum of result.idle by p x result.makespan.",
+                            "要验证每个比例：用 bk.Costs(f=1, b=2) 分别模拟 m = 4 和 m = 32 的 "
+                            "bk.schedule('1f1b', 8, m)，把 result.idle 的总和除以 p x result.makespan。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: (bk.bubble_ratio(4, 4), bk.bubble_ratio(4, 32)),
                             msg("those are the article's prose numbers, for p = 4; the question asks for p = 8",
@@ -48,11 +50,13 @@ def _p8() -> tuple[float, float]:
                             "and round each up to a whole m.",
                             "取 p = 6，分别在 v = 1 和 v = 2 时解 (p - 1)/(m v + p - 1) <= 0.1 求 m，各自向上"
                             "取整。"),
-                        msg("Multiply both sides by the denominator and collect the terms in m. Then check each m by "
-                            "simulating it and m - 1: m meets 10 % and m - 1 does not; for v = 2 the m must also be one "
-                            "that interleaved 1F1B accepts (bk.legal_ms).",
-                            "两边同乘分母，合并含 m 的项。再模拟 m 和 m - 1 检验每个结果：m 达到 10%，m - 1 达不到；"
-                            "v = 2 时，m 还必须是交错式 1F1B 接受的值（bk.legal_ms）。")),
+                        msg("Multiply both sides by the denominator, collect the terms in m and round up. To check an "
+                            "m, evaluate (p - 1)/(m v + p - 1) at m and at m - 1: m meets 10 % and m - 1 does not. "
+                            "Interleaved 1F1B refuses some m (bk.legal_ms); the smallest m at or above yours that it "
+                            "runs is accepted too.",
+                            "两边同乘分母，合并含 m 的项，再向上取整。检验一个 m：把 m 和 m - 1 分别代入 "
+                            "(p - 1)/(m v + p - 1)，m 达到 10%，m - 1 达不到。交错式 1F1B 不接受某些 m"
+                            "（bk.legal_ms）；不小于你算出的 m、它又能跑的最小 m 也算对。")),
           mistakes=(swapped_items(),))
 def _min_m() -> tuple[Any, Any]:
     """Smallest m with bubble_ratio <= 10% for p=6, with v=1 and with v=2.

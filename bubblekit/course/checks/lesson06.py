@@ -242,8 +242,10 @@ def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
 
 @exercise("06.6", unit=MICROBATCHES, hint=(msg("The smallest whole m with (p - 1)/(m + p - 1) <= 0.2 for p = 12: check m and m - 1.",
                             "p = 12 时满足 (p - 1)/(m + p - 1) <= 0.2 的最小整数 m：检查 m 和 m - 1。"),
-                        msg("To confirm your m: bk.min_micro_batch(p, target) with target 0.2.",
-                            "验证你的 m：用 bk.min_micro_batch(p, target)，target 取 0.2。")),
+                        msg("Rearrange (p - 1)/(m + p - 1) <= 0.2 for m (multiply both sides by the denominator) and "
+                            "take the smallest whole m; to confirm, evaluate the fraction at that m and at m - 1.",
+                            "把 (p - 1)/(m + p - 1) <= 0.2 整理成关于 m 的不等式（两边同乘分母），取满足它的最小整数 m；"
+                            "要验证，就把这个 m 和 m - 1 分别代回分式。")),
           mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
                                                  "这个 m 差一点点达不到目标：解要向上取整，不是向下")),))
 def _min_m_p12() -> int | None:

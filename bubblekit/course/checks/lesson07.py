@@ -65,6 +65,12 @@ register({
               "peak, over the cap of {cap}: run a W (or B) before the next F there",
         "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak} 个微批的激活，超过了上限 {cap}："
               "在那里的下一个 F 之前先跑一个 W（或 B）"},
+    # a fused-backward question refuses W: name only B there (seventeenth review, C1)
+    "checks.l07.memory_fused": {
+        "en": "legal (no deadlock), but rank {rank} holds {peak} microbatch activations at its "
+              "peak, over the cap of {cap}: run a B before the next F there",
+        "zh": "调度合法（没有死锁），但 rank {rank} 峰值时保留了 {peak} 个微批的激活，超过了上限 {cap}："
+              "在那里的下一个 F 之前先跑一个 B"},
     "checks.l07.slow": {
         "en": "legal and within memory, but its {measure} is {gap} {unit}(s) longer than the target: "
               "look at the largest idle gap, {where}",
@@ -123,7 +129,8 @@ def whiteboard(answer: Any, expected: Any) -> Graded:
     if cap is not None:
         for r, peak in enumerate(res.peak_activations):
             if peak > cap + 1e-9:
-                return Graded(False, tr("checks.l07.memory", rank=r, peak=_fmt(peak), cap=_fmt(cap)), "memory")
+                key = "checks.l07.memory_fused" if expected.get("split") is False else "checks.l07.memory"
+                return Graded(False, tr(key, rank=r, peak=_fmt(peak), cap=_fmt(cap)), "memory")
     measure = expected.get("measure", "makespan")
     got = res.makespan if measure == "makespan" else _span(res)
     bound = expected["makespan"]

@@ -998,10 +998,10 @@ def _q37() -> float:
 
 @exercise("10.38", hint=(msg("In GPipe, which rank waits longest between its last forward and its first backward?",
                              "在 GPipe 中，哪个 rank 在最后一个前向和第一个反向之间等得最久？"),
-                         msg("To confirm your reading: list the trace's idle intervals, longest first "
-                             "(largest_gaps(1) gives the longest and the rank it is on).",
-                             "验证你的判断：把这份 trace 的空闲区间按从长到短列出来（largest_gaps(1) 给出最长的"
-                             "一段以及它所在的 rank）。")),
+                         msg("To confirm your reading: list each rank's idle intervals (idle_intervals(r) for "
+                             "r = 0 ... 3) and compare their lengths.",
+                             "验证你的判断：把每个 rank 的空闲区间列出来（r = 0 … 3 时的 idle_intervals(r)），"
+                             "比一比长短。")),
           compare=_rank_compare(4, "checks.l10.not_longest_gap"))
 def _q38() -> int:
     return profile(4).largest_gaps(1)[0].rank
@@ -1052,8 +1052,8 @@ def _whiteboard_per_rank(answer: Any, expected: WhiteboardTarget) -> Graded:
     res = bk.simulate(bk.Schedule.from_text(schedule_text(text), m=expected["m"]), expected["costs"])
     for r, (peak, cap) in enumerate(zip(res.peak_activations, expected["rank_caps"])):
         if peak > cap + 1e-9:
-            return Graded(False, tr("checks.l07.memory", rank=r, peak=format_number(peak), cap=format_number(cap)),
-                          "memory")
+            key = "checks.l07.memory_fused" if expected.get("split") is False else "checks.l07.memory"
+            return Graded(False, tr(key, rank=r, peak=format_number(peak), cap=format_number(cap)), "memory")
     return verdict
 
 
