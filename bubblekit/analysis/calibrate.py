@@ -63,6 +63,7 @@ Used in lesson 06.
 from __future__ import annotations
 
 import random
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -123,9 +124,9 @@ register({
     "calibrate.gaps.samples": {"en": "samples", "zh": "样本数"},
     "calibrate.gaps.median": {"en": "median ({u})", "zh": "中位数（{u}）"},
     "calibrate.gaps.mean": {"en": "mean ({u})", "zh": "均值（{u}）"},
-    "calibrate.gaps.used": {"en": "{stat} used ({u})", "zh": "采用的{stat}（{u}）"},
+    "calibrate.gaps.used": {"en": "{stat} used ({u})", "zh": "{stat}的取值（{u}）"},
     "calibrate.gaps.note": {"en": "raw gaps; 'used': the overhead per action, the latency and pickup net of the overhead",
-                            "zh": "原始间隙；“采用”一列：每个动作的开销，以及扣除开销后的延迟和接收滞后"},
+                            "zh": "原始间隙；“取值”一列：每个动作的开销，以及扣除开销后的延迟和接收滞后"},
     "calibrate.describe.head": {"en": "calibration ({u}):", "zh": "校准结果（{u}）："},
     "calibrate.describe.stage": {"en": "  stage {s} {k}: mean {mean:.3f} {u} (median {median:.3f}, sd {sd:.3f}, n={n})",
                                  "zh": "  流水级 {s} {k}：均值 {mean:.3f} {u}（中位数 {median:.3f}，标准差 {sd:.3f}，n={n}）"},
@@ -184,7 +185,7 @@ register({
     "calibrate.why.replay": {"en": "this step's stragglers, with the typical gaps", "zh": "这一步里每个动作自己的实测耗时（拖后腿的动作也照实计入），间隙取典型值"},
     "calibrate.row.measured": {"en": "measured", "zh": "实测"},
     "calibrate.why.measured": {"en": "everything, stalls included", "zh": "全部因素，包括停顿"},
-    "calibrate.table.model": {"en": "model", "zh": "模型"},
+    "calibrate.table.model": {"en": "model", "zh": "计算方式"},
     "calibrate.table.vs": {"en": "vs measured", "zh": "与实测之差"},
     "calibrate.table.makespan": {"en": "makespan ({u})", "zh": "单步耗时（{u}）"},
     "calibrate.table.adds": {"en": "what it adds", "zh": "新加入的因素"},
@@ -1098,6 +1099,7 @@ register({
                                     "{load_end} at end; model {model}",
                               "zh": "{when} 测于 {machine}（开始时{condition}）；负载均值（1/5/15 分钟）开始时 {load_start}，"
                                     "结束时 {load_end}；模型 {model}"},
+    "calibrate.bench.machine": {"en": "{arch}, {cores} CPU cores, {system}", "zh": "{arch}、{cores} 核 CPU、{system}"},
     "calibrate.bench.lab_defaults": {"en": "the lab's defaults", "zh": "实验室的默认模型"},
     "calibrate.overview.benchmark": {"en": "benchmark", "zh": "基准"},
     "calibrate.overview.model": {"en": "model", "zh": "模型"},
@@ -1108,9 +1110,9 @@ register({
     "calibrate.overview.predicted": {"en": "predictions within {tol:.2f}", "zh": "预测误差 ≤ {tol:.2f}"},
     "calibrate.overview.machine": {"en": "machine at the start", "zh": "开始时的机器"},
     "calibrate.overview.condition": {"en": "{condition}, load {load}", "zh": "{condition}，负载均值 {load}"},
-    "calibrate.overview.note": {"en": "lab runs only; spread: the widest difference between two runs of one configuration; "
+    "calibrate.overview.note": {"en": "lab runs only; spread: the widest difference between runs of one configuration; "
                                       "default statistic: {stat}",
-                                "zh": "只计真实运行；同配置各次之差：同一配置两次运行实测气泡比例的最大差；"
+                                "zh": "只计真实运行；同配置各次之差：同一配置各次运行实测气泡比例的最大差；"
                                       "默认统计量：{stat}"},
     "calibrate.bench.busy": {"en": "busy with other jobs", "zh": "较忙"},
     "calibrate.bench.quiet": {"en": "quiet", "zh": "较空闲"},
@@ -1183,6 +1185,15 @@ def _signed3(x: float) -> str:
     return f"{x:+.3f}"
 
 
+def _machine_text(machine: Any) -> str:
+    """The benchmark's machine (``"x86_64, 2 CPU cores, Linux"``, as bench_calibration.py writes it) in the
+    course's language; any other text as it is."""
+    found = re.fullmatch(r"(.+), (\d+) CPU cores, (.+)", str(machine))
+    if not found:
+        return str(machine)
+    return tr("calibrate.bench.machine", arch=found[1], cores=found[2], system=found[3])
+
+
 def _load_text(load: Any) -> str:
     if isinstance(load, (list, tuple)) and load:
         return "/".join(f"{float(x):.2f}" for x in load)
@@ -1235,7 +1246,7 @@ class CalibrationBenchmark:
     def _where(self) -> str:
         m = self.meta
         condition = {True: "busy", False: "quiet", None: "unknown"}[self.busy]
-        return tr("calibrate.bench.where", when=m.get("when", "?"), machine=m.get("machine", "?"),
+        return tr("calibrate.bench.where", when=m.get("when", "?"), machine=_machine_text(m.get("machine", "?")),
                   condition=tr(f"calibrate.bench.{condition}"),
                   load_start=_load_text(m.get("load_start")), load_end=_load_text(m.get("load_end")),
                   model=_model_text(m.get("model")))

@@ -532,7 +532,7 @@ def zb_readme_comparison(p: int = 8, m: int = 32) -> list[ReadmeRow]:
         elif method == "ZBV":
             note = tr("published.note.zbv")
         elif method in ("V-Half", "V-Min"):
-            peak = "(p+2)//2" if method == "V-Half" else "(p+4)//3"
+            peak = "⌊(p+2)/2⌋" if method == "V-Half" else "⌊(p+4)/3⌋"
             note = tr("published.note.v", peak=peak, value=res.max_peak_activations, p=p, memory=pub["activation memory"])
         rows.append(ReadmeRow(method, name, pub, computed, note))
     return rows
@@ -660,7 +660,7 @@ register({
     "published.t.note": {"en": "note", "zh": "说明"},
     "published.t.readme_bubble": {"en": "README bubble", "zh": "README 气泡"},
     "published.t.parameters": {"en": "parameters", "zh": "参数显存"},
-    "published.t.activation_chunks": {"en": "activation (chunks)", "zh": "激活（chunk 数）"},
+    "published.t.activation_chunks": {"en": "activation (chunks)", "zh": "激活峰值（单位：一个 chunk 的激活）"},
     "published.t.devices": {"en": "devices", "zh": "设备数"},
     "published.t.dualpipe_note": {"en": "{costs}; PP = {pp}, m = {m}, chunk times",
                                   "zh": "{costs}；PP = {pp}，m = {m}，均为单个 chunk 的耗时"},

@@ -28,20 +28,20 @@ register({
     "traces.gap.drain": {"en": "{head}: drain, its last action is done and it waits for the step to end",
                          "zh": "{head}：排空，最后一个动作已完成，等待这一步结束"},
     "traces.gap.before": {"en": "{head}: before {action} ({reason})", "zh": "{head}：在 {action} 之前（{reason}）"},
-    "traces.gap.overhead_rank": {"en": "{head}: before {action}; its input {dep} (rank {src}) was ready at {ready:.3f}, "
+    "traces.gap.overhead_rank": {"en": "{head}: before {action}; its input {dep} (rank {src}) was ready at {ready:.3f}{u}, "
                                        "so the gap is overhead",
-                                 "zh": "{head}：在 {action} 之前；它的输入 {dep}（来自 rank {src}）在 {ready:.3f} 已就绪，"
+                                 "zh": "{head}：在 {action} 之前；它的输入 {dep}（来自 rank {src}）在 {ready:.3f}{u} 已就绪，"
                                        "所以这段间隙是开销"},
-    "traces.gap.overhead_self": {"en": "{head}: before {action}; its input {dep} (itself) was ready at {ready:.3f}, "
+    "traces.gap.overhead_self": {"en": "{head}: before {action}; its input {dep} (itself) was ready at {ready:.3f}{u}, "
                                        "so the gap is overhead",
-                                 "zh": "{head}：在 {action} 之前；它的输入 {dep}（来自本 rank）在 {ready:.3f} 已就绪，"
+                                 "zh": "{head}：在 {action} 之前；它的输入 {dep}（来自本 rank）在 {ready:.3f}{u} 已就绪，"
                                        "所以这段间隙是开销"},
-    "traces.gap.lag": {"en": ", then {lag:.3f}{u} more until it started (latency and overhead)",
-                       "zh": "，之后又过了 {lag:.3f}{u} 才开始（延迟和开销）"},
-    "traces.gap.waits_rank": {"en": "{head}: {reason}, {action} waits for {dep} from rank {src}, done at {ready:.3f}{tail}",
-                              "zh": "{head}：{reason}，{action} 在等 rank {src} 的 {dep}，后者在 {ready:.3f} 完成{tail}"},
-    "traces.gap.waits_self": {"en": "{head}: {reason}, {action} waits for {dep} from itself, done at {ready:.3f}{tail}",
-                              "zh": "{head}：{reason}，{action} 在等本 rank 的 {dep}，后者在 {ready:.3f} 完成{tail}"},
+    "traces.gap.lag": {"en": ", then {lag:.3f}{u} more until {action} started (latency and overhead)",
+                       "zh": "，{action} 又过了 {lag:.3f}{u} 才开始（延迟和开销）"},
+    "traces.gap.waits_rank": {"en": "{head}: {reason}, {action} waits for {dep} from rank {src}; {dep} was done at {ready:.3f}{u}{tail}",
+                              "zh": "{head}：{reason}，{action} 在等 rank {src} 的 {dep}；{dep} 在 {ready:.3f}{u} 完成{tail}"},
+    "traces.gap.waits_self": {"en": "{head}: {reason}, {action} waits for {dep} from itself; {dep} was done at {ready:.3f}{u}{tail}",
+                              "zh": "{head}：{reason}，{action} 在等本 rank 的 {dep}；{dep} 在 {ready:.3f}{u} 完成{tail}"},
     "traces.report.head": {"en": "{source}: {p} ranks, makespan {makespan:.3f} {u}",
                            "zh": "{source}：{p} 个 rank，单步耗时 {makespan:.3f} {u}"},
     "traces.report.timeline": {"en": "timeline", "zh": "时间线"},
@@ -93,11 +93,11 @@ class GapReport(NamedTuple):
         where = "rank" if self.from_rank is not None and self.from_rank != self.rank else "self"
         if self.reason == "overhead":
             return tr(f"traces.gap.overhead_{where}", head=head, action=self.next_action, dep=self.waiting_for,
-                      src=self.from_rank, ready=self.ready)
+                      src=self.from_rank, ready=self.ready, u=u)
         lag = self.end - (self.ready if self.ready is not None else self.end)
-        tail = tr("traces.gap.lag", lag=lag, u=u) if lag > 0 else ""
+        tail = tr("traces.gap.lag", lag=lag, u=u, action=self.next_action) if lag > 0 else ""
         return tr(f"traces.gap.waits_{where}", head=head, reason=reason, action=self.next_action, dep=self.waiting_for,
-                  src=self.from_rank, ready=self.ready, tail=tail)
+                  src=self.from_rank, ready=self.ready, u=u, tail=tail)
 
 
 def _explain(g: Gap, where: dict[Action, tuple[int, float, float]], first_start: dict[int, float],

@@ -88,7 +88,7 @@ register({
     "traces.gpu.idle_note": {"en": "communication: an NCCL kernel spins (waiting for the neighbour); memory: only "
                                    "copies run; nothing: the GPU is empty (the rank's drain, or the CPU launching late)",
                              "zh": "通信：NCCL kernel 在空转（等邻居）；内存拷贝：只有拷贝在跑；"
-                                   "完全空闲：GPU 上什么都没有（排空阶段，或 CPU 发射晚了）"},
+                                   "完全空闲：GPU 上什么都没有（排空阶段，或 CPU 启动 kernel 晚了）"},
 })
 
 COMPUTE, COMMUNICATION, MEMORY = 0, 1, 2

@@ -375,7 +375,7 @@ def _real_compute_share() -> float:
           mistakes=(Mistake(lambda _e: _gpipe_on_cpu_clock(),
                             msg("that is what the CPU ranges say (clock='cpu'): they end when the kernels are launched; "
                                 "read the trace on the GPU's clock (the default)",
-                                "这是按 CPU 区间量出的（clock='cpu'）：CPU 区间在 kernel 发射完就结束了；按 GPU 时钟读（默认）")),))
+                                "这是按 CPU 区间量出的（clock='cpu'）：CPU 区间在 kernel 启动完就结束了；按 GPU 时钟读（默认）")),))
 def _gpu_bubble_gpipe() -> float:
     """GPipe's bubble ratio measured from its own exported GPU trace: the simulation's (lesson 06)."""
     return bk.simulate(bk.schedule("gpipe", 4, 8), bk.Costs(f=1, b=2, comm=0.25)).bubble_ratio
