@@ -117,7 +117,7 @@ def test_second_review_notes_state_their_conditions() -> None:
     try:
         set_language("zh")
         zh = P.case_worksheet(P.case_estimate("DeepSeek-V3")).note
-        assert "预训练 2,664K" in zh and "2,664K pre-training" not in zh
+        assert "预训练 266.4 万" in zh and "2,664K" not in zh
     finally:
         set_language("en")
 

@@ -155,7 +155,7 @@ register({
     "published.ws.assumed": {"en": "assumed (see the note)", "zh": "假设（见表下说明）"},
     "published.ws.note": {"en": "model: equal stages, backward = 2 × forward (split into I = W = F where the schedule splits "
                                 "it), no communication cost; assumed: {assumptions}",
-                          "zh": "模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），不计通信开销；假设：{assumptions}"},
+                          "zh": "耗时模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），不计通信开销；假设：{assumptions}"},
     "published.studies.title": {"en": "Four published runs: the bubble their schedules imply (${usd:g} per GPU-hour)",
                                 "zh": "四个案例：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
     "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
@@ -170,15 +170,18 @@ register({
               "m = {below} 或 {above} 可以运行）"},
     "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward (split into I = W = F "
                                      "for ZB-H1 and DualPipe), no communication cost",
-                               "zh": "所有方案用同一个模型：各流水级相同，反向 = 2 × 前向（ZB-H1 和 DualPipe 拆成 I = W = F），"
+                               "zh": "所有方案用同一套耗时模型：各流水级相同，反向 = 2 × 前向（ZB-H1 和 DualPipe 拆成 I = W = F），"
                                      "不计通信开销"},
-    "published.megatron.where": {"en": "Table 1, with the bubble_ratio each row implies",
-                                 "zh": "表 1，附每一行对应的 bubble_ratio"},
+    "published.megatron.where": {"en": "{source}, Table 1, with the bubble_ratio each row implies",
+                                 "zh": "{source}表 1，附各行对应的 bubble_ratio"},
+    # the Chinese title names the paper the way lesson 08 does; the English one keeps the full citation
+    "published.megatron.source": {"en": "the Megatron-LM paper (Narayanan et al., SC21, arXiv 2104.04473)",
+                                  "zh": "Megatron-LM 论文（Narayanan 等，SC21，arXiv 2104.04473）"},
     "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
                                       "idle / (p × makespan) for equal stages, B = 2F, no communication cost",
                                 "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；bubble_ratio（气泡比例）"
                                       "= 空闲 / (p × 单步耗时)，按各流水级相同、反向 = 2 × 前向、不计通信开销计算"},
-    "published.megatron.params": {"en": "params (B)", "zh": "参数量（B）"},
+    "published.megatron.params": {"en": "params (B)", "zh": "参数量（十亿）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
     "published.megatron.batch": {"en": "batch", "zh": "全局批大小"},
     "published.megatron.v_max": {"en": "v max", "zh": "v 最大值"},
@@ -208,7 +211,7 @@ register({
     "published.assume.llama_hours": {
         "en": "the 16K-GPU, 8K-sequence configuration for all 30.84M GPU-hours (Table 4 also lists 8K GPUs "
               "and a long-context stage)",
-        "zh": "全部 30.84M GPU 小时都按 16K GPU、8K 序列长度的配置计（表 4 还列出了 8K GPU 的配置和一个长上下文阶段）"},
+        "zh": "全部 3084 万 GPU 小时都按 16384 张 GPU、序列长度 8192 的配置计（表 4 还列出了 8192 张 GPU 的配置和一个长上下文阶段）"},
     "published.assume.ds_dp": {
         "en": "non-expert data parallelism 2048 / 16 = 128 pipelines, so 120 sequences per pipeline per step",
         "zh": "非专家部分的数据并行为 2048 / 16 = 128 条流水线，所以每条流水线每步 120 条序列"},
@@ -221,7 +224,7 @@ register({
     "published.assume.ds_hours": {
         "en": "the pre-training configuration for all 2.788M GPU-hours (Table 1: 2,664K pre-training, 119K context "
               "extension, 5K post-training)",
-        "zh": "全部 2.788M GPU 小时都按预训练的配置计（表 1：预训练 2,664K，上下文扩展 119K，后训练 5K）"},
+        "zh": "全部 278.8 万 GPU 小时都按预训练的配置计（表 1：预训练 266.4 万，上下文扩展 11.9 万，后训练 0.5 万）"},
 })
 
 
@@ -962,7 +965,7 @@ CASES: dict[str, Case] = {
     for c in (
         _megatron_1t(),
         Case(
-            name="BLOOM-176B", model="BLOOM 176B", gpus=384, pp=12, dp=8, global_batch=2048, seq_len=2048,
+            name="BLOOM-176B", model="BLOOM-176B", gpus=384, pp=12, dp=8, global_batch=2048, seq_len=2048,
             micro_batch=2, schedule="1f1b", v=1, gpu_hours=1_082_990,
             facts=(
                 SOURCES["bloom-train"].cite("README 'Replica setup': TP=4 PP=12 DP=8 MBS=2, 384 GPUs (48 nodes)"),
@@ -1576,6 +1579,7 @@ def megatron_table(micro_batch: int = 1) -> Table:
                  "GPUs": tr("published.col.gpus"), "batch": tr("published.megatron.batch"),
                  "v max": tr("published.megatron.v_max"), "interleaved, v max": tr("published.megatron.inter"),
                  "TFLOP/s per GPU": tr("published.megatron.tflops")},
-        title=SOURCES["megatron-sc21"].cite(tr("published.megatron.where")),
+        title=tr("published.megatron.where", source=SOURCES["megatron-sc21"].cite() if get_language() == "en"
+                 else tr("published.megatron.source")),
         note=tr("published.megatron.note", mb=mb),
     )
