@@ -33,7 +33,7 @@ __all__ = ["compare", "per_rank", "sweep", "comm_models", "facts", "COMPARE_NOTE
 #: The conventions line under every comparison table (English; the table shows ``tr("compare.note")``).
 COMPARE_NOTE = (
     "bubble_ratio = idle / (p × makespan), the fraction of the step; "
-    "bubble_overhead = idle / busy (Megatron's (p-1)/m); peak in microbatch activations"
+    "bubble_overhead = idle / busy (Megatron's measure, (p − 1)/m for ideal 1F1B); peak in microbatch activations"
 )
 
 register({

@@ -1372,3 +1372,16 @@ def test_a_fused_whiteboard_over_its_cap_is_told_to_run_a_b() -> None:
     en, zh = both("10.40", gpipe)
     assert not en and "run a B before the next F" in en.detail and "W" not in en.detail.split(":")[-1]
     assert "先跑一个 B" in zh.detail and "W" not in zh.detail.split("：")[-1]
+
+
+@pytest.mark.parametrize(("id", "worked", "cell"), [("10.21", 0.0986, "c064"), ("10.36", 0.379, "c111")])
+def test_a_number_a_worked_answer_quotes_is_accepted(id: str, worked: float, cell: str) -> None:
+    """C2: 10.21's "≈ 0.099" and 10.36's "about 0.38" were only "close"; the worked answers now quote three digits."""
+    import json
+    from pathlib import Path
+
+    for notebook in ("solutions/10_interview_bank.ipynb", "solutions/zh/10_interview_bank.ipynb"):
+        cells = json.loads((Path(__file__).resolve().parents[1] / notebook).read_text(encoding="utf-8"))["cells"]
+        assert str(worked) in next("".join(c["source"]) for c in cells if c["id"] == cell), notebook
+    reset_progress()
+    assert check(id, worked)
