@@ -213,6 +213,12 @@ class Costs:
         if self.bandwidth is not None:
             set_(self, "bandwidth", _check_one("bandwidth", self.bandwidth, positive=True))
         set_(self, "dp_reduce", _check_cost("dp_reduce", self.dp_reduce, positive=False))
+        if self.bandwidth is not None and max(self.transfer_times) > MAX_COST:
+            raise ValueError(
+                f"bytes / bandwidth must be at most {MAX_COST:g} (in its unit), got activation_bytes="
+                f"{self.activation_bytes!r}, gradient_bytes={self.gradient_bytes!r}, bandwidth={self.bandwidth!r}: "
+                f"give the bandwidth in bytes per time unit (a message of 32 MiB over 50 GB/s is 0.67 ms)"
+            )
         lengths = {k: len(getattr(self, k)) for k in ("f", "b", "i", "w", "activation", "dp_reduce")
                    if isinstance(getattr(self, k), tuple)}
         if len(set(lengths.values())) > 1:

@@ -103,6 +103,8 @@ def message_receivers(schedule: Schedule) -> dict[tuple[str, int], tuple[int, ..
     goes to the rank of the next stage, a gradient to the rank of the previous one, when that
     rank is not the event's own. The same for every microbatch.
     """
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a bubblekit Schedule, got {type(schedule).__name__}")
     place = schedule.placement
     out: dict[tuple[str, int], list[int]] = {}
     for s in range(schedule.n_stages):
@@ -127,6 +129,8 @@ class Links:
     """
 
     def __init__(self, wire: Callable[[str], Number]) -> None:
+        if not callable(wire):
+            raise TypeError(f"wire must be a function of an event kind returning a time, got {type(wire).__name__}")
         self.wire = wire
         self.free: dict[tuple[int, int], Number] = {}  # (src, dst) -> when that direction is next free
 
@@ -352,6 +356,11 @@ def dp_reductions(orders: Sequence[Sequence[Action]], ends: Sequence[Sequence[Nu
     rank's order is read from its end until each of its stages has been seen.
     """
     out: list[Reduction] = []
+    for name, value in (("orders", orders), ("ends", ends), ("times", times)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise TypeError(f"{name} must be a sequence (per rank, or per stage for times), got {type(value).__name__}")
+    if len(ends) != len(orders) or any(len(e) != len(o) for e, o in zip(ends, orders)):
+        raise ValueError("ends must give one end time per action of orders, rank by rank")
     if not any(times):
         return out
     for r, order in enumerate(orders):

@@ -114,7 +114,7 @@ def test_reductions_per_stage_and_one_at_a_time() -> None:
     ({"activation_bytes": -1}, "activation_bytes"), ({"gradient_bytes": float("nan")}, "gradient_bytes"),
     ({"activation_bytes": 1e300}, "activation_bytes"), ({"dp_reduce": -2}, "dp_reduce"),
     ({"dp_reduce": "1"}, "dp_reduce"), ({"dp_reduce": [1, 2], "f": [1, 1, 1]}, "same length"),
-    ({"bandwidth": True}, "bandwidth"),
+    ({"bandwidth": True}, "bandwidth"), ({"activation_bytes": 1, "bandwidth": 1e-300}, "bytes / bandwidth"),
 ])
 def test_hostile_link_and_reduction_costs(kw: dict, match: str) -> None:
     with pytest.raises((TypeError, ValueError), match=match):
@@ -157,3 +157,14 @@ def test_search_refuses_what_it_does_not_model_and_recompute_keeps_the_links() -
 
     c = with_recompute(bk.Costs(f=1, b=2, activation_bytes=4, bandwidth=2, dp_reduce=1, fb="max"), activation=0.5)
     assert (c.bandwidth, c.activation_bytes, c.dp_reduce, c.fb) == (2, 4, 1, "max")
+
+
+def test_the_helpers_refuse_what_they_cannot_read() -> None:
+    with pytest.raises(TypeError, match="schedule must be a bubblekit Schedule"):
+        message_receivers("1f1b")
+    with pytest.raises(TypeError, match="orders must be a sequence"):
+        dp_reductions("x", [[1]], [1])
+    with pytest.raises(ValueError, match="one end time per action"):
+        dp_reductions([[bk.actions.parse_action("0F0")]], [[1, 2]], [1])
+    with pytest.raises(TypeError, match="wire must be a function"):
+        Links(3)  # type: ignore[arg-type]
