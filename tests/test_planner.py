@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import bubblekit as bk
@@ -169,3 +171,32 @@ def test_a_plan_names_v_only_where_it_is_a_choice() -> None:
     table = planner.plan(4, ms=(8,), vs=(2,), schedules=("interleaved", "dualpipe", "zbv"))
     labels = {c.schedule: c.label for c in table}
     assert "v=2" in labels["interleaved"] and "v=" not in labels["dualpipe"] and "v=" not in labels["zbv"]
+
+
+def test_the_planner_searches_megatrons_microbatch_group_size() -> None:
+    """Issue 26: plan(groups=...) tries interleaved 1F1B with each microbatch_group_size (None: PyTorch's order);
+    each candidate equals the schedule built directly, and a group Megatron's rule refuses does not fit, with the reason."""
+    costs = bk.Costs(f=1, b=2, comm=Fraction(1, 4))
+    table = planner.plan(4, costs=costs, ms=(12,), vs=(2,), schedules=("interleaved", "1f1b"), groups=(None, 4, 6, 12, 5))
+    by = {(c.schedule, c.group): c for c in table}
+    assert set(by) == {("interleaved", g) for g in (None, 4, 6, 12, 5)} | {("1f1b", None)}
+    for g in (4, 6, 12):
+        direct = bk.simulate(bk.schedule("interleaved", 4, 12, 2, microbatch_group_size=g), costs)
+        assert by["interleaved", g].fits and by["interleaved", g].makespan == direct.makespan
+        assert f"g={g}" in by["interleaved", g].label
+    assert not by["interleaved", 5].fits and by["interleaved", 5].reason   # 12 % 5 = 2 < p: Megatron refuses it
+    assert "g=" not in by["interleaved", None].label and "g=" not in by["1f1b", None].label
+
+
+@pytest.mark.parametrize(("groups", "error", "match"), [
+    ("4", TypeError, "groups must be"), ([], TypeError, "groups must be"), ([0], ValueError, r"groups\[0\]"),
+    ([2.5], TypeError, r"groups\[0\]"), ([True], TypeError, r"groups\[0\]"),
+])
+def test_hostile_groups(groups: object, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        planner.plan(4, ms=(8,), schedules=("interleaved",), groups=groups)  # type: ignore[arg-type]
+
+
+def test_evaluate_refuses_a_group_for_another_schedule() -> None:
+    with pytest.raises(ValueError, match="group=4 is interleaved 1F1B's microbatch_group_size"):
+        planner.evaluate("1f1b", 4, 8, costs=bk.Costs(), group=4)

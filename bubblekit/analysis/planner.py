@@ -314,6 +314,8 @@ class Candidate:
         total_bytes: the largest rank's weights + gradients + optimizer state + activations, in
             bytes, when a :class:`~bubblekit.memory.Model` was given (else ``None``).
         memory: the per-rank :class:`~bubblekit.memory.MemoryReport` (not shown in reprs).
+        group: interleaved 1F1B's ``microbatch_group_size`` (Megatron-Core's
+            ``microbatch_group_size_per_vp_stage``), ``None`` for PyTorch's order.
     """
 
     schedule: str
@@ -334,6 +336,7 @@ class Candidate:
     result: SimResult | None = field(default=None, repr=False, compare=False)
     total_bytes: float | None = None
     memory: MemoryReport | None = field(default=None, repr=False, compare=False)
+    group: int | None = None
 
     @property
     def label(self) -> str:
@@ -341,9 +344,10 @@ class Candidate:
         ``"交错式 1F1B v=2 m=16 +重算"``). Used in lesson 05's tables. ``v`` only where it is a choice
         (interleaving): the V schedules and DualPipe always hold two stages per rank, so ``"dualpipe m=32"``."""
         v = f" v={self.v}" if self.v > 1 and spec(self.schedule).chunks == "many" else ""
+        g = f" g={self.group}" if self.group is not None else ""
         rc = tr("planner.label.recompute") if self.recompute else ""
         name = spec(self.schedule).display_name if get_language() == "zh" else self.schedule
-        return f"{name}{v} m={self.m}{rc}"
+        return f"{name}{v}{g} m={self.m}{rc}"
 
 
 def _per_stage_length(costs: Costs) -> int | None:
@@ -387,6 +391,7 @@ def evaluate(
     model: Model | None = None,
     gpu_memory: float | None = None,
     memory_options: dict[str, Any] | None = None,
+    group: int | None = None,
 ) -> Candidate:
     """Build, simulate and measure one configuration (see :func:`plan` for the conventions).
 
@@ -396,7 +401,8 @@ def evaluate(
     memory option, ``memory_options`` or ``gpu_memory`` without a ``model``. A configuration that
     is valid but cannot run (an ``m`` PyTorch's interleaved schedule refuses, a schedule larger
     than ``max_actions``, layers that do not split into its stages) comes back with ``fits=False``
-    and the reason in ``reason``. With a ``model``, the bytes of every rank are computed
+    and the reason in ``reason``. ``group``: interleaved 1F1B's ``microbatch_group_size`` (an int
+    >= 1; a group Megatron's rule refuses for this m comes back with ``fits=False``). With a ``model``, the bytes of every rank are computed
     (:func:`bubblekit.memory.memory_per_rank`, ``recompute="full"`` for a recomputed candidate)
     and, with ``gpu_memory`` (bytes), checked against it.
     """
@@ -421,13 +427,18 @@ def evaluate(
             f"costs give {length} per-stage values but {entry.display_name} with p={p}, v={v} has {p * v} stages "
             f"(p * v): give one value per stage or single numbers"
         )
+    if group is not None:
+        group = check_int("group", group, minimum=1)
+        if name != "interleaved":
+            raise ValueError(f"group={group!r} is interleaved 1F1B's microbatch_group_size, not a knob of {name!r}: "
+                             f"leave it out (None)")
     spec_v = None if entry.chunks == "one" else v
     try:
-        sched = schedule(name, p, m, spec_v, max_actions=max_actions)
+        sched = schedule(name, p, m, spec_v, max_actions=max_actions, microbatch_group_size=group)
         res = simulate(sched, costs)
     except ValueError as err:
         return Candidate(name, p, m, v, recompute, None, costs.unit, None, None, None, None, None, None, False,
-                         tr("planner.reason.cannot_run", error=err))
+                         tr("planner.reason.cannot_run", error=err), group=group)
     peak = float(res.max_peak_activations)
     pbytes = peak * activation_bytes if activation_bytes is not None else None
     fits, reason = True, ""
@@ -442,7 +453,7 @@ def evaluate(
         except ValueError as err:  # e.g. layers that do not split into this many stages
             return Candidate(name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
                              res.bubble_ratio, res.bubble_overhead, peak, pbytes, sched.hops_per_step, False,
-                             tr("planner.reason.memory", error=err), res)
+                             tr("planner.reason.memory", error=err), res, group=group)
         if report.fits is False and fits:
             fits = False
             reason = tr("planner.reason.gpu", rank=report.worst_rank, need=report.max_total / GB,
@@ -450,7 +461,7 @@ def evaluate(
     return Candidate(
         name, p, m, sched.v, recompute, res.makespan, res.unit, float(res.makespan) / m,
         res.bubble_ratio, res.bubble_overhead, peak, pbytes, sched.hops_per_step, fits, reason, res,
-        None if report is None else report.max_total, report,
+        None if report is None else report.max_total, report, group,
     )
 
 
@@ -641,6 +652,7 @@ def plan(
     model: Model | None = None,
     gpu_memory: Number | None = None,
     memory_options: dict[str, Any] | None = None,
+    groups: Sequence[int | None] = (None,),
 ) -> PlanTable:
     """Enumerate schedule x m x v (x recomputation), simulate each, rank by speed under a memory budget.
 
@@ -669,6 +681,10 @@ def plan(
             candidate whose largest rank exceeds it does not fit.
         memory_options: further options of :func:`bubblekit.memory.memory_per_rank`
             (``precision``, ``tp``, ``dp``, ``zero``, ``activations``, ...).
+        groups: interleaved 1F1B's ``microbatch_group_size`` values to try (Megatron-Core's
+            ``microbatch_group_size_per_vp_stage``: ``p`` depth-first, ``m`` breadth-first);
+            ``None`` in the list is PyTorch's order (the default, ``(None,)``). Other schedules
+            ignore it. A group Megatron's rule refuses for an m comes back with ``fits=False``.
 
     Returns:
         A :class:`PlanTable`: feasible candidates first, best first; ``.best``, ``.to_text()``.
@@ -712,11 +728,15 @@ def plan(
     if isinstance(schedules, str) or not isinstance(schedules, Sequence) or not schedules:
         raise TypeError(f"schedules must be a non-empty sequence of schedule names, got {schedules!r}")
     names = [spec(name).name for name in schedules]
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, Sequence) or not groups:
+        raise TypeError(f"groups must be a non-empty sequence of microbatch group sizes (ints >= 1) or None, got {groups!r}")
+    groups_t = tuple(None if g is None else check_int(f"groups[{k}]", g, minimum=1) for k, g in enumerate(groups))
     variants: list[tuple[bool, Costs]] = [(False, costs)]
     if recompute is not None:
         variants.append((True, recompute))
-    configs = [(name, v, m, rc, c) for name in dict.fromkeys(names)
-               for v in _v_options(REGISTRY[name].chunks, vs_t) for m in ms_t for rc, c in variants]
+    configs = [(name, v, m, rc, c, g) for name in dict.fromkeys(names)
+               for v in _v_options(REGISTRY[name].chunks, vs_t) for m in ms_t for rc, c in variants
+               for g in (dict.fromkeys(groups_t) if name == "interleaved" else (None,))]
     lengths = {n for n in (_per_stage_length(c) for _, c in variants) if n is not None}
     if lengths:  # per-stage costs describe one stage count: try the configurations that have it
         configs = [cf for cf in configs if _per_stage_length(cf[4]) in (None, p * cf[1])]
@@ -726,15 +746,16 @@ def plan(
                 f"that many stages (p * v with p={p}, v in {sorted({1, 2, *vs_t})}): give one value per stage of "
                 f"a schedule you try, or single numbers"
             )
-    total = sum(_actions_of(name, p, m, v) for name, v, m, _, _ in configs)
+    total = sum(_actions_of(name, p, m, v) if g is None else REGISTRY[name].n_actions(p, m, v)
+                for name, v, m, _, _, g in configs)
     check_size(f"plan(p={p}, ms={list(ms_t)}) over {len(configs)} configurations", total, max_actions,
                instead="give fewer ms, schedules or vs", at_once=False)
     step = reporter(progress, "plan", len(configs), total * 2e-6)
     out: list[Candidate] = []
-    for k, (name, v, m, rc, c) in enumerate(configs, 1):
+    for k, (name, v, m, rc, c, g) in enumerate(configs, 1):
         out.append(evaluate(name, p, m, v, costs=c, recompute=rc, memory_budget=budget,
                             activation_bytes=activation_bytes, max_actions=MAX_ACTIONS if max_actions else None,
-                            model=model, gpu_memory=gpu, memory_options=memory_options))
+                            model=model, gpu_memory=gpu, memory_options=memory_options, group=g))
         step(k)
     out.sort(key=_sort_key(rank_by))
     return PlanTable(tuple(out), rank_by, budget, activation_bytes)
