@@ -98,10 +98,10 @@ class _MadeBy:
 
 
 class _LinkPlan(NamedTuple):
-    """The links that carry messages: ``index[(src, dst)]`` numbers each direction, ``receivers``
+    """The links that carry messages: ``numbers[(src, dst)]`` numbers each direction, ``receivers``
     is :func:`~bubblekit.simulator.message_receivers`."""
 
-    index: dict[tuple[int, int], int]
+    numbers: dict[tuple[int, int], int]
     receivers: dict[tuple[str, int], tuple[int, ...]]
 
 
@@ -158,7 +158,7 @@ def _entry(schedule: Schedule, keys: _Keys, stage: int, duration: Number, wanted
         for e in made:
             for dst in links.receivers.get((e.what, e.stage), ()):
                 if dst != here:
-                    sends.append((keys.key(e) + keys.size, links.index[here, dst], ticks.wire_time(e.what)))
+                    sends.append((keys.key(e) + keys.size, links.numbers[here, dst], ticks.wire_time(e.what)))
     (k1, l1), (k2, l2) = (need + [(-1, 0), (-1, 0)])[:2]
     return (duration, k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]), tuple(sends))
 
@@ -189,7 +189,7 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
         place = schedule.placement
         directions = sorted({(place[stage], dst) for (_, stage), dsts in remote.items() for dst in dsts})
         links = _LinkPlan({pair: k for k, pair in enumerate(directions)}, remote)
-    link_free: list[Number] = [0] * (len(links.index) if links else 0)
+    link_free: list[Number] = [0] * (len(links.numbers) if links else 0)
     plan = compile_rules(schedule, ticks, keys, links)
     pairs = compile_pairs(schedule, ticks, keys, links) if schedule.has_pairs else {}
     orders = schedule.orders
