@@ -300,9 +300,12 @@ def test_closed_form_readout(name, p, m, v):
 
 
 def test_no_closed_form_for_other_schedules():
-    assert bk.schedules.spec("looped-bfs").closed_form(4, 8, 2) is None
+    # looped BFS shares interleaved 1F1B's fill and drain (seventeenth review): a closed form for m >= p, none below
+    assert bk.schedules.spec("looped-bfs").closed_form(4, 8, 2) is not None
+    assert bk.schedules.spec("looped-bfs").closed_form(4, 2, 2) is None
     assert bk.schedules.spec("interleaved").closed_form(4, 2, 2) is None  # m < p: the pipe never fills
-    ex = pipeline_explorer("looped-bfs", p=4, m=8, v=2)
+    assert bk.schedules.spec("v-min").closed_form(4, 8) is None
+    ex = pipeline_explorer("v-min", p=4, m=8)
     assert "none for" in ex.readouts["formula"].value
 
 

@@ -251,3 +251,18 @@ def test_05_zb_latency_shares_are_those_of_section_3s_table() -> None:
     assert paid("zb-h2", Fraction(2)) > paid("gpipe", Fraction(2))
     recap = " ".join(_lesson_cell("05_shrinking_bubbles.ipynb", "f498ac7a").split())
     assert "¾ to ⅞ in section 3's table" in recap and "which does not hold for every setting" in recap
+
+
+def test_04_with_blocking_sends_1f1b_is_faster_from_m_2_on() -> None:
+    """18th review C1: lesson 04's answer says 1F1B is faster with blocking sends from m = 2 on (equal at m = 1),
+    only slightly at the lesson's p = 4, m = 8, comm = 1/4 (37.75 against 38)."""
+    from fractions import Fraction
+
+    for p in (2, 3, 4, 8):
+        for m in (1, 2, 3, 8):
+            for comm in (Fraction(1, 4), 1):
+                gpipe, one = bk.compare.comm_models(["gpipe", "1f1b"], p, m, comm=comm, costs=bk.Costs(f=1, b=2)).rows
+                assert (one["blocking"] == gpipe["blocking"]) if m == 1 else one["blocking"] < gpipe["blocking"], (p, m, comm)
+    gpipe, one = bk.compare.comm_models(["gpipe", "1f1b"], 4, 8, comm=Fraction(1, 4), costs=bk.Costs(f=1, b=2)).rows
+    assert (gpipe["blocking"], one["blocking"]) == (38, Fraction(151, 4))
+    assert bk.legal_ms("looped-bfs", 4, 2, up_to=16) == list(range(1, 17))
