@@ -44,7 +44,7 @@ register({
     "compare.schedule": {"en": "schedule", "zh": "调度"},
     "compare.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "compare.peak": {"en": "peak activations", "zh": "激活峰值"},
-    "compare.peak_long": {"en": "peak activations (microbatch activations)", "zh": "激活峰值（微批的激活）"},
+    "compare.peak_long": {"en": "peak activations (microbatch activations)", "zh": "激活峰值（单位：个微批的激活）"},
     "compare.formula": {"en": "closed form", "zh": "公式值"},
     "compare.hops": {"en": "messages per step", "zh": "每步消息数"},
     "compare.per_rank.idle": {"en": "idle time ({unit})", "zh": "空闲时间（{unit}）"},
@@ -54,7 +54,10 @@ register({
     "compare.per_rank.title": {"en": "{what}, per rank", "zh": "各 rank 的{what}"},
     "compare.sweep.best": {"en": "best", "zh": "最优"},
     "compare.sweep.comm": {"en": "comm ({unit} per hop)", "zh": "每跳通信延迟（{unit}）"},
-    "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}，横轴：{over}"},
+    "compare.sweep.title": {"en": "{what}, by {over}", "zh": "{what}，按{over}列出"},
+    "compare.sweep.title_m": {"en": "{what}, by m", "zh": "{what}，按 m 列出"},
+    "compare.sweep.bubble_ratio": {"en": "bubble_ratio", "zh": "气泡比例（bubble_ratio）"},
+    "compare.sweep.bubble_overhead": {"en": "bubble_overhead", "zh": "气泡开销（bubble_overhead）"},
     "compare.comm.none": {"en": "no latency", "zh": "无延迟"},
     "compare.comm.overlapped": {"en": "overlapped latency", "zh": "可重叠延迟"},
     "compare.comm.blocking": {"en": "blocking sends", "zh": "阻塞式发送"},
@@ -309,10 +312,11 @@ def sweep(
     columns = (["case"] if labelled else []) + [over, *names] + (["best"] if best else [])
     unit = plural(base.unit)
     head = {"case": case, "comm": tr("compare.sweep.comm", unit=unit), "m": "m", "best": tr("compare.sweep.best")}
-    what = {"makespan": tr("compare.makespan", unit=unit), "bubble_ratio": "bubble_ratio",
-            "bubble_overhead": "bubble_overhead", "peak": tr("compare.peak_long")}[metric]
+    what = {"makespan": tr("compare.makespan", unit=unit), "bubble_ratio": tr("compare.sweep.bubble_ratio"),
+            "bubble_overhead": tr("compare.sweep.bubble_overhead"), "peak": tr("compare.peak_long")}[metric]
     return Table(rows, columns, formats={over: "exact", **dict.fromkeys(names, fmt)},
-                 headers={k: h for k, h in head.items() if k in columns}, title=tr("compare.sweep.title", what=what, over=head[over]))
+                 headers={k: h for k, h in head.items() if k in columns}, title=tr("compare.sweep.title_m", what=what) if over == "m"
+                 else tr("compare.sweep.title", what=what, over=head[over]))
 
 
 def blocking_costs(sched: Schedule, costs: Costs, comm: Number) -> Costs:

@@ -58,11 +58,11 @@ __all__ = [
 register({
     # confirm()'s report and table (lesson 03); quantity names and the grid stay as code writes them
     "symbolic.agree": {"en": "{quantity}: sympy = simulator in all {n} cases",
-                       "zh": "{quantity}：全部 {n} 个情形中 sympy = 模拟器"},
+                       "zh": "{quantity}：全部 {n} 组取值下 sympy 与模拟器一致"},
     "symbolic.differ": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})",
-                        "zh": "{quantity}：{n} 个情形里，sympy 与模拟器不一致的有 {bad} 个，其中模拟值更大的 {larger} 个"},
+                        "zh": "{quantity}：{n} 组取值里，sympy 与模拟器不一致的有 {bad} 组，其中模拟值更大的 {larger} 组"},
     "symbolic.refused": {"en": "; {refused} refused by the schedule's m rule",
-                         "zh": "；另有 {refused} 个情形不满足该调度对 m 的要求，未比较"},
+                         "zh": "；另有 {refused} 组取值不满足该调度对 m 的要求，未比较"},
     "symbolic.a_condition": {"en": "a condition", "zh": "自定义条件"},
     # what confirm() compared, as the report names it (the keys of QUANTITIES stay the API's)
     "symbolic.quantity.makespan": {"en": "makespan", "zh": "单步耗时"},

@@ -65,6 +65,7 @@ register({
     # the recomputation table and the plan's tables (lessons 05 and 07); column keys stay English
     "planner.rc.title": {"en": "measured on one {device}, torch {torch}, {dtype}, {layers} layers per stage, micro-batch 1",
                          "zh": "在一张 {device} 上实测，torch {torch}，{dtype}，每个流水级 {layers} 层，微批大小 1"},
+    "planner.rc.F": {"en": "F ms", "zh": "前向 ms"},
     "planner.rc.F_rc": {"en": "F ms (recompute)", "zh": "前向 ms（重算）"},
     "planner.rc.hidden": {"en": "hidden", "zh": "隐藏维度"},
     "planner.rc.seq": {"en": "seq", "zh": "序列长度"},
@@ -89,7 +90,7 @@ register({
     "planner.step": {"en": "step ({unit})", "zh": "单步耗时（{unit}）"},
     "planner.per_mb": {"en": "per microbatch ({unit})", "zh": "每个微批（{unit}）"},
     "planner.peak_gib": {"en": "peak GiB", "zh": "峰值 GiB"},
-    "planner.peak_act": {"en": "peak (microbatch activations)", "zh": "峰值（微批的激活）"},
+    "planner.peak_act": {"en": "peak (microbatch activations)", "zh": "激活峰值（个微批的激活）"},
     "planner.messages": {"en": "messages per step", "zh": "每步消息数"},
     "planner.fits": {"en": "fits", "zh": "放得下"},
     # PlanTable.to_text's fixed-width columns
@@ -240,11 +241,12 @@ def recompute_table() -> Table:
     return Table(
         rows, formats={**two, "act_MiB": _whole, "act_rc_MiB": _whole, "ratio": "float1"},
         headers={"hidden": tr("planner.rc.hidden"), "seq": tr("planner.rc.seq"),
-                 "F_ms": "F ms", "F_rc_ms": tr("planner.rc.F_rc"), "bwd_ms": tr("planner.rc.bwd"),
+                 "F_ms": tr("planner.rc.F"), "F_rc_ms": tr("planner.rc.F_rc"), "bwd_ms": tr("planner.rc.bwd"),
                  "bwd_rc_ms": tr("planner.rc.bwd_rc"), "extra_F": tr("planner.rc.extra_F"),
                  "act_MiB": tr("planner.rc.act"), "act_rc_MiB": tr("planner.rc.act_rc"),
                  "ratio": tr("planner.rc.ratio")},
-        title=tr("planner.rc.title", device=data["device"], torch=data["torch"], dtype=data["dtype"],
+        title=tr("planner.rc.title", device=data["device"], torch=data["torch"],
+                 dtype="bf16" if get_language() == "zh" and data["dtype"] == "bfloat16" else data["dtype"],
                  layers=data["layers_per_stage"]),
     )
 

@@ -30,7 +30,7 @@ from typing import NamedTuple
 from bubblekit._validate import check_fraction_open, check_int
 from bubblekit.costs import Costs, preset
 from bubblekit.formulas import bubble_ratio, bubble_ratio_exact, min_micro_batch, utilization
-from bubblekit.i18n import get_language, register, tr, translate
+from bubblekit.i18n import get_language, register, tr, translate, using_language
 from bubblekit.schedules import display_name, schedule
 from bubblekit.simulator import simulate
 from bubblekit.text import Table
@@ -268,11 +268,13 @@ def _check_lines(checks: list[SimCheck], p: int, v: int, target: float, lang: st
     for name, vv in (("gpipe", 1), ("1f1b", 1), ("interleaved", v)):
         mine = [c for c in checks if c.schedule == name]
         ok = [c.m for c in mine if c.equal]
-        label = name if vv == 1 else f"{name} v={vv}"
+        with using_language(lang):
+            shown = display_name(name)  # "GPipe", "1F1B", "interleaved 1F1B" (Chinese: "交错式 1F1B")
+        label = shown if vv == 1 else f"{shown}（v = {vv}）" if lang == "zh" else f"{shown} v={vv}"
         if len(ok) == len(mine):
             lines.append(t("demo.all_equal", label=label))
             continue
-        lines.append(t("demo.equal_for", label=label, ms=", ".join(map(str, ok)) or t("demo.none")))
+        lines.append(t("demo.equal_for", label=label, ms=("、" if lang == "zh" else ", ").join(map(str, ok)) or t("demo.none")))
         for c in mine:
             if c.equal:
                 continue
