@@ -9,6 +9,7 @@ be one, and an unanswered exercise is "no answer yet".
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -975,11 +976,11 @@ def test_the_first_hint_leads_to_the_method_and_a_revealing_call_only_confirms(i
             assert "confirm" in en and "验证" in zh, en
     if id == "05.2":
         assert "by hand" not in tiers[0][0] and "Solve" in tiers[0][0], tiers[0]   # the exercise's own by-hand step
-    if id == "10.34":   # thirteenth C4: PyTorch's rule compares counts ("at least one" read literally gave m = 1)
-        assert "at least as many microbatches as stages" in tiers[0][0] and "不少于流水级数" in tiers[0][1]
+    if id == "10.34":   # thirteenth C4: no "at least one" read literally (m = 1); eighteenth C1: the rule is not stated
         assert "at least one" not in tiers[0][0] and "至少分到一个" not in tiers[0][1]
-    if id == "10.38":
-        assert tiers[0][0].startswith("In GPipe, which rank waits longest")
+        assert "as many microbatches as stages" not in tiers[0][0] and "不少于流水级数" not in tiers[0][1]
+    if id == "10.38":   # eighteenth C1: the first hint does not say which schedule the trace ran
+        assert "which rank waits longest" in tiers[0][0] and "GPipe" not in tiers[0][0] and "GPipe" not in tiers[0][1]
 
 
 @pytest.mark.parametrize(("id", "attribute"), [("10.18", "bubble_ratio"), ("10.19", "bubble_overhead")])
@@ -1351,7 +1352,14 @@ def test_the_peaks_worked_answer_is_accepted_as_written(path: str) -> None:
 
 
 @pytest.mark.parametrize(("id", "calls"), [("10.38", ("largest_gaps",)), ("06.6", ("min_micro_batch",)),
-                                           ("05.1", ("bk.bubble_ratio(",)), ("01.2", ("largest_gaps",))])
+                                           ("05.1", ("bk.bubble_ratio(",)), ("01.2", ("largest_gaps",)),
+                                           # eighteenth review, W1: the same pattern in seven more hints
+                                           ("09.3", ("read bubble_ratio", "读 bubble_ratio")),
+                                           ("03.6", ("bk.bubble_overhead(",)), ("04.6", ("legal_ms",)),
+                                           ("05.6", (".best.time_per_microbatch",)),
+                                           ("10.18", ("read bubble_ratio", "读 bubble_ratio")),
+                                           ("10.19", ("read bubble_overhead", "读 bubble_overhead")),
+                                           ("10.23", ("simulate it",))])
 def test_no_hint_tier_names_a_call_that_returns_the_answer(id: str, calls: tuple[str, ...]) -> None:
     """W2: a second hint "to confirm" named the one call that returns the answer; each tier now gives a method."""
     for en, zh in _hint_texts(id):
@@ -1385,3 +1393,42 @@ def test_a_number_a_worked_answer_quotes_is_accepted(id: str, worked: float, cel
         assert str(worked) in next("".join(c["source"]) for c in cells if c["id"] == cell), notebook
     reset_progress()
     assert check(id, worked)
+
+
+@pytest.mark.parametrize("answer", ["(p - 1)*(t_f + t_b - 2*t_w)", "(p-1)(t_f + t_b - 2 t_w)"])
+def test_10_14_reads_the_fused_backward_as_i_plus_w(answer: str) -> None:
+    """Eighteenth review, M1: lessons 07 and 08 teach ZB-H1's bubble as (p − 1)(F + B − 2W) with B = I + W; 10.14
+    called it "not equal" and counted the try. t_b is read as t_i + t_w, and the verdict says so."""
+    en, zh = both("10.14", answer)
+    assert en and "t_b read as t_i + t_w" in str(en) and "t_b 按 t_i + t_w 理解" in str(zh)
+    assert not both("10.14", "(p - 1)*(t_f + t_b - t_w)")[0]   # one W too few saved: still wrong
+
+
+@pytest.mark.parametrize(("id", "text"), [("10.22", "17.7万美元"), ("08.3", "8.57万GPU小时"), ("10.22", "约 17.69 万美元")])
+def test_a_chinese_magnitude_is_read(id: str, text: str) -> None:
+    """Eighteenth review, C2: "17.7万美元" was "write the number alone"; 万 and 亿 scale the number, digits kept."""
+    from bubblekit.course.checks._grading import read_number
+
+    assert both(id, text)[1]
+    assert read_number("1.2亿").value == 120_000_000 and read_number("3万").value == 30_000
+    assert not isinstance(read_number("万"), type(read_number("3万")))
+
+
+def test_02_6_names_gpipes_order_when_it_passes() -> None:
+    """Eighteenth review, C5: with m = p GPipe's order is as fast as 1F1B and passes 02.6; the verdict says whose order
+    it is, and 1F1B's own order gets no such note."""
+    en, zh = both("02.6", bk.schedule("gpipe", 3, 3).to_text())
+    assert en and "GPipe's order" in str(en) and "GPipe 的顺序" in str(zh)
+    assert "GPipe" not in str(both("02.6", bk.schedule("1f1b", 3, 3).to_text())[0])
+
+
+@pytest.mark.parametrize(("id", "answer", "said"), [
+    ("10.31", "1/16", "upside down"), ("10.31", Fraction(1, 16), "upside down"), ("10.31", 0.0625, "upside down"),
+    ("10.36", 3 / 11, "for equal stages"), ("10.23", 33, "1F1B's makespan"), ("10.26", 8, "1F1B's and ZB-H1's peak"),
+    ("10.34", 4, "counts ranks"),
+])
+def test_the_banks_classic_mistakes_are_named_whatever_the_type(id: str, answer: Any, said: str) -> None:
+    """Eighteenth review, C6: the mistake each question is built around got a bare "too high / too low", and 10.31's
+    1/16 was named as text but not as a Fraction or a float."""
+    en, zh = both(id, answer)
+    assert not en and said in en.detail and zh.detail != en.detail, en

@@ -97,6 +97,8 @@ register({
         "en": "unknown symbol(s) {names}: write the answer with the question's symbols ({symbols}), and a product "
               "with * or a space (m*v or m v)",
         "zh": "未知符号 {names}：请用题目里的符号（{symbols}）写答案，相乘的两个符号之间用 * 或空格（m*v 或 m v）"},
+    "checks.fused_backward_read": {"en": "t_b read as t_i + t_w, the fused backward",
+                                   "zh": "t_b 按 t_i + t_w 理解，即不拆分的整个反向"},
     "checks.sympy_differs": {
         "en": "not equal to the expected expression (try a few numbers against the simulator)",
         "zh": "与期望的表达式不相等（代入几组数字，和模拟器的结果对一对）"},
@@ -374,7 +376,15 @@ def _number_part(text: str) -> tuple[str, str]:
     return (split.group("num").strip(), unit) if unit_key(unit) else (split.group("num").strip(), "")
 
 
+#: A Chinese magnitude after a number: ``"17.7万"`` is 177 000 and ``"1.2亿"`` 120 000 000 (digits kept).
+_CJK_MAGNITUDE = re.compile(r"^(?P<pre>(?:≈|~|大约|约)?\s*)(?P<num>[+-]?\d+(?:\.\d+)?)\s*(?P<mag>万|亿)(?P<rest>.*)$")
+
+
 def _read_text(text: str) -> Reading | str:
+    magnitude = _CJK_MAGNITUDE.match(unicodedata.normalize("NFKC", text).strip())
+    if magnitude:
+        scaled = Decimal(magnitude.group("num")).scaleb(4 if magnitude.group("mag") == "万" else 8)
+        text = f"{magnitude.group('pre')}{scaled}{magnitude.group('rest')}"
     t, unit = _number_part(text)
     if unit:
         reading = _read_text(t)
@@ -895,11 +905,16 @@ def _grade_sympy(answer: Any, expected: Any) -> Verdict:
                         if name in by_name and alias not in by_name})
         expr = split_products(expr, set(by_name) | _course_symbol_names())
         expr = expr.subs({s: by_name[s.name] for s in expr.free_symbols if s.name in by_name and s != by_name[s.name]})
+        fused = None
+        if "t_b" not in by_name and {"t_i", "t_w"} <= set(by_name):  # the course's t_b is t_i + t_w (the fused backward)
+            fused = next((s for s in expr.free_symbols if s.name == "t_b"), None)
+            if fused is not None:
+                expr = expr.subs(fused, by_name["t_i"] + by_name["t_w"])
         diff = sympy.simplify(expr - expected)
     except Exception:
         return Verdict("wrong", tr("checks.sympy_unreadable", type=type(answer).__name__))
     if diff == 0:
-        return RIGHT
+        return Verdict("right", note=tr("checks.fused_backward_read")) if fused is not None else RIGHT
     unknown = sorted(s.name for s in getattr(expr, "free_symbols", ()) if s.name not in by_name)
     course = _course_symbol_names()
     foreign = [name for name in unknown if name not in course]

@@ -49,6 +49,7 @@ import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 from bubblekit.course.checks import _display
@@ -657,7 +658,9 @@ def _grade(ex: Exercise, answer: Any, expected: Any) -> tuple[Verdict, str]:
     """The verdict and the kind of mistake (``""`` when not recognised)."""
     if ex.compare is not None:
         ok, detail, kind = _normalise_verdict(ex.compare(answer, expected), ex.id)
-        return (Verdict("right") if ok else Verdict("wrong", detail)), kind
+        if ok:  # a right answer may carry a note (02.6: "that is GPipe's order")
+            return (Verdict("right", note=detail) if detail else Verdict("right")), kind
+        return Verdict("wrong", detail), kind
     verdict = grade(answer, expected, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol, exact=ex.exact,
                     fraction_of=ex.fraction_of, unit=ex.unit)
     if verdict.status != "wrong":
@@ -684,10 +687,15 @@ def _reciprocal_matches(answer: Any, value: Any, ex: Exercise) -> bool:
     """Text ``"1/X"`` matches a mistake whose value is ``1/x`` when ``X`` matches ``x`` by the rounding rule: the
     learner wrote ``X``'s digits (``"1/16"`` for a key of 16.018 is the upside-down ratio, as ``"0.0624"`` is)."""
     found = _ONE_OVER.match(answer) if isinstance(answer, str) else None
-    if found is None or value == 0:
+    denominator = found.group(1) if found else None
+    if isinstance(answer, Fraction) and answer.numerator == 1 and answer.denominator > 1:  # Fraction(1, 16): the same
+        denominator = str(answer.denominator)
+    elif isinstance(answer, float) and 0 < answer < 1 and (1 / answer).is_integer():      # 0.0625 = 1/16 too
+        denominator = str(int(1 / answer))
+    if denominator is None or value == 0:
         return False
     try:
-        seen = grade(found.group(1), 1 / value, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol, close_from=2)
+        seen = grade(denominator, 1 / value, rel_tol=ex.rel_tol, abs_tol=ex.abs_tol, close_from=2)
     except (ArithmeticError, TypeError, ValueError):
         return False
     return seen.status != "wrong"

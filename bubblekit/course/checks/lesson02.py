@@ -10,12 +10,14 @@ from collections import Counter
 from typing import Any
 
 import bubblekit as bk
+from bubblekit.course.checks._grading import Graded
 from bubblekit.course.checks._mistakes import hop_off, swapped_items
 from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
-from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule
+from bubblekit.course.checks._schedules import ScheduleGoal, as_schedule, compare_schedule
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks._units import SLOTS
 from bubblekit.course.checks.lesson01 import gap_before
+from bubblekit.i18n import register, tr
 
 #: The unbalanced pipeline of exercises 02.4 and 02.5 (not the lesson's, so the lesson does not answer
 #: them): stage 1 holds three times the work of stage 0, stage 3 twice; GPipe with ``UNEVEN_M`` microbatches.
@@ -137,6 +139,25 @@ def _critical_rank() -> Any:
     return counts.most_common(1)[0][0]
 
 
+def _repair_compare(answer: Any, goal: ScheduleGoal) -> Graded:
+    """:func:`compare_schedule`, with a note when a right answer is GPipe's order: with m = p it is as fast as
+    1F1B, so it passes, but it is not the 1F1B the exercise repairs (eighteenth review, C5)."""
+    verdict = compare_schedule(answer, goal)
+    if verdict[0]:
+        sched, _ = as_schedule(answer)
+        if sched is not None and all(
+                [a.kind for a in order] == sorted((a.kind for a in order), key=lambda k: k != "F") for order in sched.orders):
+            return Graded(True, tr("checks.l02.gpipe_order"))
+    return verdict
+
+
+register({"checks.l02.gpipe_order": {
+    "en": "legal and as fast as 1F1B, but that is GPipe's order, every forward first; 1F1B's last rank runs each "
+          "backward right after its forward, and its ranks hold fewer activations",
+    "zh": "合法，也和 1F1B 一样快，但这是 GPipe 的顺序：先跑完所有前向；1F1B 的最后一个 rank 每跑完一个前向就紧接着跑它的"
+          "反向，各 rank 存的激活也更少"}})
+
+
 @exercise(
     "02.6",
     hint=(msg("A rank cannot run the backward of a microbatch before its own forward of it, and the last rank "
@@ -147,7 +168,7 @@ def _critical_rank() -> Any:
               "one forward, then runs its remaining backwards (the cool-down).",
               "1F1B 中 rank r 在第一个反向之前跑 p - r 个前向，然后一个反向、一个前向交替，最后跑完剩下的反向"
               "（冷却）。")),
-    compare=compare_schedule,
+    compare=lambda answer, goal: _repair_compare(answer, goal),
 )
 def _repair_1f1b() -> Any:
     costs = bk.preset("b=2f")

@@ -177,11 +177,9 @@ def _repair() -> Any:
 @exercise("04.6", hint=(msg("Try bk.schedule('interleaved', 6, m, 2) for every m from 1 to 24 and collect the m that raise ValueError.",
                             "对 1 到 24 的每个 m 试 bk.schedule('interleaved', 6, m, 2)，收集抛出 ValueError "
                             "的 m。"),
-                        msg("Wrap each call in try/except ValueError and add m to a set when it raises (or keep the m "
-                            "that bk.legal_ms('interleaved', 6, 2, up_to=24) leaves out); read one error message to see "
-                            "the rule.",
-                            "把每次调用包在 try/except ValueError 里，抛错时把 m 加进集合（或者取 bk.legal_ms"
-                            "('interleaved', 6, 2, up_to=24) 没有列出的 m）；读一条报错信息就能看出规则。")),
+                        msg("Wrap each call in try/except ValueError and add m to a set when it raises; read one error "
+                            "message to see the rule.",
+                            "把每次调用包在 try/except ValueError 里，抛错时把 m 加进集合；读一条报错信息就能看出规则。")),
           mistakes=(Mistake(lambda _e: _refused_for(4, 16), msg("those are the m refused for the lesson's p = 4; this exercise has p = 6",
                                                                 "这些是课文中 p = 4 时被拒绝的 m；这道题是 p "
                                                                 "= 6")),))

@@ -205,9 +205,10 @@ def _step_ms(part: balance.Partition) -> Any:
     return bk.simulate(bk.schedule("1f1b", 4, 8), part.to_costs()).makespan
 
 
-@exercise("05.6", unit=SLOTS, hint=(msg("planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)).best.time_per_microbatch",
-                            "可以用 planner.plan(8, costs=..., recompute=..., memory_budget=4, ms=(8, 16, 32)"
-                            ").best.time_per_microbatch"),
+@exercise("05.6", unit=SLOTS, hint=(msg("Give planner.plan the recomputed costs as recompute=... and the budget of 4; then read "
+                            "the time per microbatch (step time / m) of the fastest configuration that fits.",
+                            "把重算后的耗时作为 recompute=... 传给 planner.plan，预算设为 4；再读出放得下的配置里"
+                            "最快那个的每微批耗时（单步耗时 / m）。"),
                         msg("Give the time per microbatch (step time / m, in slots) of the best configuration that "
                             "fits the budget of 4, not its step time.",
                             "给出预算 4 以内最优配置的每微批耗时（单步耗时 / m，以时间槽计），不是它的单步耗"

@@ -181,13 +181,14 @@ def _e092() -> int:
     return min(times, key=lambda p: (times[p], p))
 
 
-@exercise("09.3", hint=(msg("Simulate zb-h2 and read bubble_ratio: idle over ranks x makespan, corners included.",
-                            "模拟 zb-h2，读 bubble_ratio：空闲时间 / (rank 数 x 单步耗时)，两端的空闲也算在内"
-                            "。"),
-                        msg("Count every rank's idle time from the start to the end of the whole step, the corners "
-                            "before its first and after its last action included, over p x makespan.",
+@exercise("09.3", hint=(msg("Count every rank's idle time from the start to the end of the whole step, the corners "
+                            "before its first and after its last action included, and divide by p x makespan.",
                             "把每个 rank 从单步开始到结束的空闲时间都算上，包括它第一个动作之前和最后一个动作之后"
-                            "的两角，再除以 p x 单步耗时。")),
+                            "的两角，再除以 p x 单步耗时。"),
+                        msg("Simulate zb-h2 with F = I = W = 1 and add result.idle over the ranks; divide by "
+                            "p x result.makespan.",
+                            "用 F = I = W = 1 模拟 zb-h2，把 result.idle 各 rank 的值加起来，再除以 "
+                            "p x result.makespan。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: published.stage_span_bubble_rate(_zb_h2()),
                             msg("that is the per-rank-span rate (zero inside each rank's span); this asks for idle over "

@@ -573,9 +573,9 @@ def _q17() -> Any:
                              "这里要的是占整个单步耗时的比例（空闲时间 / (p x 单步耗时)），不是 Megatron 口径"
                              "的比值：把填充和排空与稳态部分比较。"),
                          msg("Use the closed form you derived for GPipe and 1F1B at these p and m; to confirm it, "
-                             "simulate 1F1B and read bubble_ratio.",
-                             "用你为 GPipe 和 1F1B 推出的闭式解代入这组 p 和 m；要验证，就模拟 1F1B 读 "
-                             "bubble_ratio。")),
+                             "count one rank's idle slots in a small picture (p = 2, m = 2) with the same formula.",
+                             "用你为 GPipe 和 1F1B 推出的闭式解代入这组 p 和 m；要验证，就在一张小图（p = 2、m = 2）"
+                             "上数一个 rank 的空闲时间槽，和同一个公式对一对。")),
           fraction_of=THE_STEP,
           mistakes=(megatron_overhead(8, 32), swapped_pm(bk.bubble_ratio, 8, 32), utilisation()))
 def _q18() -> float:
@@ -584,10 +584,8 @@ def _q18() -> float:
 
 @exercise("10.19", hint=(msg("Megatron divides the same bubble time by something other than the whole step: by what?",
                              "Megatron 用同样的气泡时间除以的不是整步耗时：是什么？"),
-                         msg("Bubble time over ideal (busy) time: use the paper's closed form at p = 8, m = 32; to "
-                             "confirm it, simulate 1F1B and read bubble_overhead.",
-                             "气泡时间 / 理想（忙碌）时间：把 p = 8, m = 32 代入论文的闭式解；要验证，就模拟"
-                             "这组参数的 1F1B，读 bubble_overhead。")),
+                         msg("Bubble time over ideal (busy) time: use the paper's closed form at p = 8, m = 32.",
+                             "气泡时间 / 理想（忙碌）时间：把 p = 8, m = 32 代入论文的闭式解。")),
           fraction_of=msg("the busy time", "忙碌时间"),
           mistakes=(fraction_of_step(8, 32), swapped_pm(bk.bubble_overhead, 8, 32)))
 def _q19() -> float:
@@ -642,10 +640,12 @@ def _q22() -> float:
 @exercise("10.23", unit=SLOTS, hint=(msg("The makespan is one rank's busy time plus its bubble; 10.14 asks for ZB-H1's bubble per rank.",
                              "单步耗时是一个 rank 的忙碌时间加上它的气泡；10.14 问的就是 ZB-H1 每个 rank 的"
                              "气泡。"),
-                         msg("Add the work one rank does for all m microbatches to the ZB-H1 bubble you derived, or "
-                             "simulate it with F = I = W = 1.",
-                             "把一个 rank 处理全部 m 个微批的工作量加上你推出的 ZB-H1 气泡，或者用 F = I = W "
-                             "= 1 模拟。")))
+                         msg("Add the work one rank does for all m microbatches to the ZB-H1 bubble you derived.",
+                             "把一个 rank 处理全部 m 个微批的工作量加上你推出的 ZB-H1 气泡。")),
+          mistakes=(Mistake(lambda _e: bk.simulate(bk.schedule("1f1b", 4, 8), UNIFORM).makespan,
+                            msg("that is 1F1B's makespan with the backward fused; ZB-H1 moves the W passes into the "
+                                "drain's gaps",
+                                "这是反向不拆分时 1F1B 的单步耗时；ZB-H1 会把 W 挪进排空阶段的空隙")),))
 def _q23() -> Any:
     return bk.simulate(bk.schedule("zb-h1", 4, 8), UNIFORM).makespan
 
@@ -675,7 +675,9 @@ def _q25() -> int:
                          msg("Simulate ZB-H2 for a small p with m ≥ 2p, as in the question (p = 3, m = 6 or p = 4, "
                              "m = 8), read max_peak_activations, and find the pattern in p.",
                              "像题目一样取 m ≥ 2p，用较小的 p 模拟 ZB-H2（p = 3, m = 6 或 p = 4, m = 8），读 "
-                             "max_peak_activations，找出它随 p 变化的规律。")))
+                             "max_peak_activations，找出它随 p 变化的规律。")),
+          mistakes=(Mistake(lambda _e: 8, msg("that is p, 1F1B's and ZB-H1's peak; ZB-H2 runs extra forwards in its "
+                                              "warm-up", "这是 p，即 1F1B 和 ZB-H1 的峰值；ZB-H2 在预热阶段多跑了几个前向")),))
 def _q26() -> float:
     """The question's setting, p = 8, m = 16 (m ≥ 2p − 1, so the peak is not capped by m)."""
     return bk.simulate(bk.schedule("zb-h2", 8, 16), UNIFORM).max_peak_activations
@@ -843,16 +845,18 @@ def _dualpipev_min_m(p: int) -> int:
     raise AssertionError("no m accepted")
 
 
-@exercise("10.34", unit=MICROBATCHES, hint=(msg("PyTorch's DualPipeV requires at least as many microbatches as stages: how many stages does "
-                             "the V place on p = 4 ranks?",
-                             "PyTorch 的 DualPipeV 要求微批数不少于流水级数：V 形在 p = 4 个 rank 上放了几个流水级？"),
+@exercise("10.34", unit=MICROBATCHES, hint=(msg("PyTorch's DualPipeV checks m against something it counts when the schedule is built: "
+                             "what must the V on p = 4 ranks be given before its steady phase can start?",
+                             "PyTorch 的 DualPipeV 在构造调度时会拿 m 和它数出来的某个量比较：p = 4 个 rank 上的 V "
+                             "在进入稳态之前，得先有多少个微批？"),
                          msg("The rule counts stages, not ranks: draw the V that DualPipeV places on 4 ranks and count "
                              "its stages.",
                              "这条规则数的是流水级，不是 rank：画出 DualPipeV 在 4 个 rank 上排成的 V，数一数有几个流"
                              "水级。"),
                          msg("To confirm your count: try bk.schedule('dualpipev', 4, m) with your m and with m - 1, "
                              "and read the error message.",
-                             "验证你数的结果：用你的 m 和 m - 1 分别试 bk.schedule('dualpipev', 4, m)，读报错信息。")))
+                             "验证你数的结果：用你的 m 和 m - 1 分别试 bk.schedule('dualpipev', 4, m)，读报错信息。")),
+          mistakes=(Mistake(lambda _e: 4, msg("that counts ranks; the rule counts stages", "这数的是 rank；这条规则数的是流水级")),))
 def _q34() -> int:
     return _dualpipev_min_m(4)
 
@@ -976,7 +980,11 @@ def _q35() -> int:
                                 "divides by all device-time",
                                 "这是用空闲时间除以忙碌时间（Megatron 口径的气泡开销）；bubble_ratio 除的是全"
                                 "部设备时间")),
-                    utilisation()))
+                    utilisation(),
+                    Mistake(lambda _e: bk.bubble_ratio(4, 8),
+                            msg("that is (p - 1)/(m + p - 1) for equal stages; this trace's stages are not equal, so "
+                                "measure it", "这是各流水级耗时相同时的 (p - 1)/(m + p - 1)；这份 trace 的流水级耗时"
+                                "不同，要实际量一量"))))
 def _q36() -> float:
     return profile(2).bubble_ratio
 
@@ -996,8 +1004,9 @@ def _q37() -> float:
     return float(first1.start - first0.end)
 
 
-@exercise("10.38", hint=(msg("In GPipe, which rank waits longest between its last forward and its first backward?",
-                             "在 GPipe 中，哪个 rank 在最后一个前向和第一个反向之间等得最久？"),
+@exercise("10.38", hint=(msg("Read the trace row by row: which rank waits longest between its last forward and its first "
+                             "backward?",
+                             "一行一行地读这份 trace：哪个 rank 在最后一个前向和第一个反向之间等得最久？"),
                          msg("To confirm your reading: list each rank's idle intervals (idle_intervals(r) for "
                              "r = 0 ... 3) and compare their lengths.",
                              "验证你的判断：把每个 rank 的空闲区间列出来（r = 0 … 3 时的 idle_intervals(r)），"
