@@ -182,8 +182,6 @@ register({
     "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
     "ex.formula.none_small_m": {"en": "none for {name} when m < p; simulated only",
                                 "zh": "m < p 时，{name} 没有闭式解，只有模拟结果"},
-    "ex.formula.detail": {"en": "{why} (p = {p}, m = {m}, v = {v}){overhead}", "zh": "{why}（p = {p}，m = {m}，v = {v}）{overhead}"},
-    "ex.formula.overhead": {"en": "; bubble_overhead {formula} = {value:.4f}", "zh": "；bubble_overhead {formula} = {value:.4f}"},
     "ex.formula.agree": {"en": "= simulated ✓", "zh": "= 模拟结果 ✓"},
     "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
                           "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
@@ -194,16 +192,12 @@ register({
     "ex.card.makespan.short": {"en": "makespan", "zh": "单步耗时"},
     "ex.card.utilization": {"en": "utilization {u:.1%}", "zh": "利用率 {u:.1%}"},
     "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（按实测字节数，峰值最高的 rank 约 {gib:.2f} GiB）"},
-    "ex.peak.rank": {"en": "{chip} rank {rank}: <b>{value}</b>", "zh": "{chip} rank {rank}：<b>{value}</b>"},
     "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
                       "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活为单位，曲线见下图）：{ranks}{extra}"},
     "ex.costs": {"en": "costs: {costs}", "zh": "耗时：{costs}"},
     # the costs in Chinese words (costs.describe() in English): "F = 1，B = 2，通信延迟 = 0（单位：时间槽）"
     "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
-    "ex.costs.sep": {"en": ", ", "zh": "，"},
-    "ex.costs.split": {"en": " (I = {i}, W = {w})", "zh": "（I = {i}，W = {w}）"},
-    "ex.panel.title": {"en": "{name}  (p={p}, m={m}{v}; {costs})", "zh": "{name}：p = {p}，m = {m}{v}；{costs}"},
-    "ex.panel.v": {"en": ", v={v}", "zh": "，v = {v}"},
+    "ex.panel.title": {"en": "{name}  (p={p}, m={m}{v}; {costs})", "zh": "{name}：p = {p}，m = {m}{v}；耗时 {costs}"},
     "ex.costs.changed": {"en": "{base}, changed: {fields}", "zh": "{base}，已改：{fields}"},
     "ex.rel.same": {"en": "the same time as", "zh": "耗时相同"},
     "ex.rel.longer": {"en": "{d:.1%} longer than", "zh": "慢 {d:.1%}"},
@@ -224,8 +218,7 @@ register({
     "ex.kind.builder": {"en": "schedule builder", "zh": "调度构建器"},
     "ex.builder.deadlock": {"en": "deadlock", "zh": "死锁"},
     "ex.builder.illegal": {"en": "illegal schedule", "zh": "调度不合法"},
-    "ex.builder.title": {"en": "your schedule (p={p}, m={m}; {costs})", "zh": "你的调度：p = {p}，m = {m}；{costs}"},
-    "ex.builder.rank_peak": {"en": "r{rank} {value}", "zh": "rank {rank}：{value}"},
+    "ex.builder.title": {"en": "your schedule (p={p}, m={m}; {costs})", "zh": "你的调度：p = {p}，m = {m}；耗时 {costs}"},
     "ex.builder.legal": {"en": "✓ legal schedule: p={p}, m={m}, v={v}, {n} actions", "zh": "✓ 合法调度：p = {p}，m = {m}，v = {v}，共 {n} 个动作"},
     "ex.builder.yours": {"en": "yours", "zh": "你的调度"},
     "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "bubble_overhead（空闲 / 忙碌）：{overhead:.4f}"},
@@ -250,10 +243,6 @@ register({
                        "zh": "<b>帕累托前沿上的调度</b>（没有别的调度能在显存和气泡上都不比它差、且至少一项更好），"
                              "按显存从少到多：{names}"},
     "ex.frontier.skipped": {"en": "Not shown at this m: {what}", "zh": "在这个 m 下未显示：{what}"},
-    "ex.frontier.skipped.item": {"en": "{name}: {why}", "zh": "{name}：{why}"},
-    "ex.frontier.skipped.sep": {"en": "; ", "zh": "；"},
-    "ex.frontier.names.sep": {"en": ", ", "zh": "、"},
-    "ex.frontier.point.v": {"en": "{name}, v={v}", "zh": "{name}，v={v}"},
     "ex.frontier.point.on": {"en": "{name}  (on the frontier)", "zh": "{name}（在帕累托前沿上）"},
     "ex.frontier.label": {"en": "frontier", "zh": "帕累托前沿"},
     "ex.frontier.xlabel": {"en": "peak activations per rank (microbatch activations)", "zh": "每个 rank 的激活峰值（以微批的激活为单位）"},
@@ -517,6 +506,11 @@ def _rank_chip(rank: int, style: tuple[str, str] | None) -> str:
             f'stroke="{color}" stroke-width="3"{dash_attr}/></svg>')
 
 
+def _zh() -> bool:
+    """True when the explorers write Chinese: the punctuation between their numbers follows it."""
+    return get_language() == "zh"
+
+
 def _costs_text(costs: Costs, split: bool = True) -> str:
     """The costs as the explorers show them: :meth:`Costs.describe` in English (``F=1 B=2 comm=0 slot``);
     in Chinese the same fields in Chinese punctuation, the latency named as its slider is
@@ -529,8 +523,7 @@ def _costs_text(costs: Costs, split: bool = True) -> str:
             return "[" + ", ".join(format_number(e) for e in x) + "]"
         return format_number(x)
 
-    parts = [f"F = {fmt(costs.f)}",
-             f"B = {fmt(costs.b)}" + (tr("ex.costs.split", i=fmt(costs.i), w=fmt(costs.w)) if split else "")]
+    parts = [f"F = {fmt(costs.f)}", f"B = {fmt(costs.b)}" + (f"（I = {fmt(costs.i)}，W = {fmt(costs.w)}）" if split else "")]
     if costs.overlap is not None:
         parts.append(f"F&B = F + B − {fmt(costs.overlap)}·min(F, B)")
     elif costs.fb == "max":
@@ -544,12 +537,12 @@ def _costs_text(costs: Costs, split: bool = True) -> str:
     if costs.dp_reduce:
         parts.append(f"dp_reduce = {fmt(costs.dp_reduce)}")
     unit = tr("costs.describe.slot") if costs.unit == "slot" else costs.unit
-    return tr("ex.costs.sep").join(parts) + tr("ex.costs.unit", unit=unit)
+    return "，".join(parts) + tr("ex.costs.unit", unit=unit)
 
 
 def _panel_title(x: SimResult) -> str:
     s = x.schedule
-    v = tr("ex.panel.v", v=s.v) if s.v > 1 else ""
+    v = ("，v = " if _zh() else ", v=") + str(s.v) if s.v > 1 else ""
     return tr("ex.panel.title", name=display_name(s.name), p=s.p, m=s.m, v=v,
               costs=_costs_text(x.costs, split=s.split_backward))
 
@@ -1086,10 +1079,10 @@ class PipelineExplorer:
         agree = math.isclose(float(val), res.bubble_ratio, rel_tol=1e-9, abs_tol=1e-12)
         why = tr("ex.formula.agree") if agree else tr("ex.formula.differ")
         overhead = Fraction(val) / (1 - Fraction(val)) if val < 1 else None
-        over = (tr("ex.formula.overhead", formula=_overhead_formula(text), value=float(overhead))
-                if overhead is not None else "")
+        semi, lp, comma, rp = ("；", "（", "，", "）") if _zh() else ("; ", " (", ", ", ")")
+        over = (f"{semi}bubble_overhead {_overhead_formula(text)} = {float(overhead):.4f}" if overhead is not None else "")
         return _card(tr("ex.formula.title", formula=text), f"{float(val):.4f}",
-                     tr("ex.formula.detail", why=why, p=s.p, m=s.m, v=s.v, overhead=over))
+                     f"{why}{lp}p = {s.p}{comma}m = {s.m}{comma}v = {s.v}{rp}{over}")
 
     def _readouts(self, res: SimResult, other: SimResult | None) -> None:
         r, s = self.readouts, res.schedule
@@ -1104,10 +1097,10 @@ class PipelineExplorer:
                                     tr("ex.card.utilization", u=res.utilization))
         r["formula"].value = self._formula_card(res)
         peaks = res.peak_activations
+        colon = "：" if _zh() else ": "
         per_rank = " &nbsp; ".join(
-            "<span style='white-space:nowrap'>"
-            + tr("ex.peak.rank", chip=_rank_chip(k, self._rank_styles.get(k)), rank=k,
-                 value=format_number(pk, 3, fractions=False)) + "</span>" for k, pk in enumerate(peaks))
+            f"<span style='white-space:nowrap'>{_rank_chip(k, self._rank_styles.get(k))} rank {k}{colon}"
+            f"<b>{format_number(pk, 3, fractions=False)}</b></span>" for k, pk in enumerate(peaks))
         extra = ""
         nbytes = res.costs.extra.get("activation_bytes_per_microbatch")
         if nbytes:
@@ -1379,7 +1372,7 @@ class ScheduleBuilder:
                                         tr("ex.builder.overhead", overhead=res.bubble_overhead))
         r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {unit}")
         r["peak"].value = ("<div style='font-size:15px'>" + tr("ex.builder.peak")
-                           + " · ".join(tr("ex.builder.rank_peak", rank=k, value=format_number(x, 3, fractions=False))
+                           + " · ".join((f"rank {k}：" if _zh() else f"r{k} ") + format_number(x, 3, fractions=False)
                                         for k, x in enumerate(res.peak_activations)) + "</div>")
         r["score"].value = self._score_html(self.score)
         if self.error:
@@ -1597,12 +1590,12 @@ class FrontierExplorer:
         self.frontier = list(dict.fromkeys(name for _, _, name in order))
         self._draw(rows, points, on, costs)
         self.image.layout.visibility = "visible"
-        names = tr("ex.frontier.names.sep").join(html.escape(n) for n in self.frontier)
+        names = ("、" if _zh() else ", ").join(html.escape(n) for n in self.frontier)
         r["frontier"].value = f"<div>{tr('ex.frontier.on', names=names)}</div>"
         r["table"].value = f"<div class='bk-table'>{self.table._repr_html_()}</div>"
         r["message"].value = "" if not self.skipped else "<div class='bk-msg-note'>" + html.escape(
-            tr("ex.frontier.skipped", what=tr("ex.frontier.skipped.sep").join(
-                tr("ex.frontier.skipped.item", name=n, why=why) for n, why in self.skipped.items()))) + "</div>"
+            tr("ex.frontier.skipped", what=("；" if _zh() else "; ").join(
+                f"{n}{'：' if _zh() else ': '}{why}" for n, why in self.skipped.items()))) + "</div>"
 
     def _draw(self, rows: list[dict[str, Any]], points: list[tuple[float, float]], on: list[bool],
               costs: Costs) -> None:
@@ -1621,7 +1614,7 @@ class FrontierExplorer:
                         linewidth=1.4, zorder=1, label=tr("ex.frontier.label"), gid="frontier")
             for k, (row, (x, y), ok) in enumerate(zip(rows, points, on)):
                 color = plotting.SERIES_COLORS[k % len(plotting.SERIES_COLORS)]
-                name = tr("ex.frontier.point.v", name=row["schedule"], v=row["v"]) if row["v"] > 1 else row["schedule"]
+                name = row["schedule"] + ((f"，v={row['v']}" if _zh() else f", v={row['v']}") if row["v"] > 1 else "")
                 ax.plot([x], [100 * y], linestyle="none", marker=_FRONTIER_MARKERS[k % len(_FRONTIER_MARKERS)],
                         markersize=11, color=color, markeredgecolor="black" if ok else color,
                         markeredgewidth=1.6 if ok else 1.0, zorder=3,
