@@ -144,13 +144,13 @@ def test_a_chinese_check_prints_chinese_for_right_close_and_wrong() -> None:
             assert _CJK.search(line), line
             assert not _ENGLISH_WORDS.search(line), line
     assert repr(ok).endswith("00.1 正确")
-    assert "00.1 接近 \u2014 请至少给出 3 位有效数字" in repr(near)  # the number as in English
+    assert "00.1 接近：请至少给出 3 位有效数字" in repr(near)  # the number as in English
     assert "偏大" in bad.detail and bad.hint.startswith("用 bk.simulate") and "提示：" in repr(bad)
     assert "和上次的答案一样" in again.detail and "提示 2：" in repr(again)
     assert "还没有作答" in repr(missing)
     percent = check("00.1", f"{right:.2%}")
     assert percent and "已把你填的百分数换算成占单步耗时的比例" in repr(percent)
-    with pytest.raises(AssertionError, match=r"^00\.1 还不对 — 偏大；提示：用 bk\.simulate"):
+    with pytest.raises(AssertionError, match=r"^00\.1 还不对：偏大。提示：用 bk\.simulate"):
         require("00.1", wrong)
 
 

@@ -442,13 +442,21 @@ def test_builder_slower_schedule_is_scored_in_percent():
     assert b.score.matches is None
 
 
+def assert_shows_once(shown: str, expected: str, kind: str) -> None:
+    """The builder's message: the heading names the kind (deadlock, illegal schedule) once, the
+    library's message follows without saying it again, every line of it shown."""
+    assert f"✗ {kind}</b>" in shown and shown.lower().count(kind) == 1, shown
+    body = expected[len(kind) + 1:].lstrip("\n ") if expected.lower().startswith(kind + ":") else expected
+    assert html.escape(body[1:]) in shown and body[:1].lower() in shown.lower(), (body, shown)
+
+
 def test_builder_deadlock_shows_which_rank_waits_on_what():
     text = "rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1B0 1F0 1F1 1B1"
     b = schedule_builder(p=2, m=2, text=text)
     expected = library_error(lambda: bk.simulate(bk.Schedule.from_text(text, m=2)))
     assert b.error == expected
     assert "rank 1 is blocked at 1B0" in b.error
-    assert html.escape(expected) in b.readouts["message"].value
+    assert_shows_once(b.readouts["message"].value, expected, "deadlock")
     assert b.score is None and b.result is None and b.readouts["score"].value == ""
     b.controls["load_1f1b"].click()
     assert b.error is None and b.score is not None
@@ -464,7 +472,7 @@ def test_builder_illegal_text_shows_the_library_message(text):
     b = schedule_builder(p=2, m=2, text=text)
     expected = library_error(lambda: bk.simulate(bk.Schedule.from_text(text, m=2)))
     assert b.error == expected
-    assert html.escape(expected) in b.readouts["message"].value
+    assert_shows_once(b.readouts["message"].value, expected, "illegal schedule")
     assert b.image.layout.visibility == "hidden"
 
 
@@ -746,3 +754,35 @@ def test_an_m_refused_at_construction_is_moved_and_explained():
     assert ex.controls["m"].value == 10 and "m = 9 is not allowed" in ex.m_note
     assert_matches(ex, sim("interleaved", 4, 10, 2))
     assert "bk-msg-note" in ex.readouts["message"].value
+
+
+def test_chinese_explorers_write_chinese_punctuation_and_words():
+    """Fifth Chinese blind reading (apps): the costs line names the latency as its slider does, the
+    formula card, the per-rank peaks and the frontier's lists use Chinese punctuation, the legend
+    marks the frontier in Chinese, the builder says "死锁" once, and interleaving has a closed
+    form for m >= p (the card says when it has none)."""
+    from bubblekit.i18n import using_language
+
+    def text(value: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", value))
+
+    with using_language("zh"):
+        ex = pipeline_explorer("1f1b", p=4, m=8)
+        assert text(ex.readouts["costs"].value) == "耗时：F = 1，B = 2，通信延迟 = 0（单位：时间槽）"
+        assert "= 模拟结果 ✓（p = 4，m = 8，v = 1）；bubble_overhead (p−1)/m = 0.3750" in text(ex.readouts["formula"].value)
+        assert "rank 0：4" in text(ex.readouts["peak"].value)
+        ex.controls["schedule"].value = "interleaved"
+        ex.controls["m"].value = 2
+        assert "m < p 时，交错式 1F1B 没有闭式解" in text(ex.readouts["formula"].value)
+        assert "comm" not in ex.figure.axes[0].get_title(loc="left")
+        b = schedule_builder(p=2, m=2, text="rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1B0 1F0 1F1 1B1")
+        assert text(b.readouts["message"].value).count("死锁") == 1
+        b.controls["load_1f1b"].click()
+        assert "rank 0：2 · rank 1：1" in text(b.readouts["peak"].value)
+        fx = frontier_explorer(p=4, m=3)
+        labels = [t.get_text() for t in fx.figure.axes[0].get_legend().get_texts()]
+        assert any(label.endswith("（在帕累托前沿上）") for label in labels)
+        assert not any("frontier" in label or ", v=" in label for label in labels)
+        assert "V-Min、" in text(fx.readouts["frontier"].value)
+        skipped = text(fx.readouts["message"].value)
+        assert "DualPipeV：p = 4 时 m = 3 太少" in skipped and "；DualPipe：" in skipped and "'dualpipev'" not in skipped

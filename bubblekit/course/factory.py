@@ -26,7 +26,8 @@ __all__ = ["factory_line", "forward_only", "dilution_table"]
 register({
     "factory.minutes": {"en": "min", "zh": "分钟"},
     "factory.cars": {"en": "cars", "zh": "汽车数"},
-    "factory.makespan": {"en": "makespan ({unit})", "zh": "总耗时（{unit}）"},
+    "factory.makespan.factory": {"en": "makespan ({unit})", "zh": "总耗时（{unit}）"},
+    "factory.makespan.pipeline": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "factory.idle.factory": {"en": "idle per station ({unit})", "zh": "每个工位的空闲（{unit}）"},
     "factory.idle.pipeline": {"en": "idle per rank ({unit})", "zh": "每个 rank 的空闲（{unit}）"},
     "factory.idle_share": {"en": "idle share", "zh": "空闲占比"},
@@ -85,7 +86,7 @@ def dilution_table(p: int, ms: Sequence[int], *, factory: bool = False) -> Table
         rows.append({"m": m, "makespan": r.makespan, "idle": r.idle, "bubble_ratio": r.bubble_ratio})
     unit = tr("factory.minutes") if factory else plural("slot")
     kind = "factory" if factory else "pipeline"
-    headers = {"m": tr("factory.cars") if factory else "m", "makespan": tr("factory.makespan", unit=unit),
+    headers = {"m": tr("factory.cars") if factory else "m", "makespan": tr(f"factory.makespan.{kind}", unit=unit),
                "idle": tr(f"factory.idle.{kind}", unit=unit),
                "bubble_ratio": tr("factory.idle_share") if factory else "bubble_ratio"}
     note = tr(f"factory.note.{kind}", p=p)

@@ -176,9 +176,12 @@ register({
                           "(rank {rank} peaks at {peak}). Fewer microbatches in flight (1F1B instead of GPipe, smaller m, "
                           "recomputation) bring the peak down.",
                     "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个持有超过 {cap} 个微批的激活（rank {rank} 峰值为 {peak}）。"
-                          "减少同时驻留的微批（用 1F1B 代替 GPipe、减小 m、激活重算）可以降低峰值。"},
+                          "想降低峰值，就得减少同时驻留的微批：换用驻留更少的调度（例如用 1F1B 代替 GPipe）、减小 m，"
+                          "或者开激活重算。"},
     "ex.formula.name": {"en": "closed form", "zh": "公式值"},
     "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
+    "ex.formula.none_small_m": {"en": "none for {name} when m < p; simulated only",
+                                "zh": "m < p 时，{name} 没有闭式解，只有模拟结果"},
     "ex.formula.agree": {"en": "= simulated ✓", "zh": "= 模拟结果 ✓"},
     "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
                           "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
@@ -188,10 +191,13 @@ register({
     "ex.card.makespan": {"en": "makespan (one step)", "zh": "单步耗时"},
     "ex.card.makespan.short": {"en": "makespan", "zh": "单步耗时"},
     "ex.card.utilization": {"en": "utilization {u:.1%}", "zh": "利用率 {u:.1%}"},
-    "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（每个 rank 最多 {gib:.2f} GiB，按实测字节数）"},
+    "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（按实测字节数，峰值最高的 rank 约 {gib:.2f} GiB）"},
     "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
                       "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活为单位，曲线见下图）：{ranks}{extra}"},
     "ex.costs": {"en": "costs: {costs}", "zh": "耗时：{costs}"},
+    # the costs in Chinese words (costs.describe() in English): "F = 1，B = 2，通信延迟 = 0（单位：时间槽）"
+    "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
+    "ex.panel.title": {"en": "{name}  (p={p}, m={m}{v}; {costs})", "zh": "{name}：p = {p}，m = {m}{v}；耗时 {costs}"},
     "ex.costs.changed": {"en": "{base}, changed: {fields}", "zh": "{base}，已改：{fields}"},
     "ex.rel.same": {"en": "the same time as", "zh": "耗时相同"},
     "ex.rel.longer": {"en": "{d:.1%} longer than", "zh": "慢 {d:.1%}"},
@@ -211,7 +217,8 @@ register({
                          "zh": "调度构建器（{settings}）：运行这个单元格，即可编写并检查调度。"},
     "ex.kind.builder": {"en": "schedule builder", "zh": "调度构建器"},
     "ex.builder.deadlock": {"en": "deadlock", "zh": "死锁"},
-    "ex.builder.illegal": {"en": "illegal schedule", "zh": "非法调度"},
+    "ex.builder.illegal": {"en": "illegal schedule", "zh": "调度不合法"},
+    "ex.builder.title": {"en": "your schedule (p={p}, m={m}; {costs})", "zh": "你的调度：p = {p}，m = {m}；耗时 {costs}"},
     "ex.builder.legal": {"en": "✓ legal schedule: p={p}, m={m}, v={v}, {n} actions", "zh": "✓ 合法调度：p = {p}，m = {m}，v = {v}，共 {n} 个动作"},
     "ex.builder.yours": {"en": "yours", "zh": "你的调度"},
     "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "bubble_overhead（空闲 / 忙碌）：{overhead:.4f}"},
@@ -225,7 +232,7 @@ register({
                           "zh": "比所有参与对比的内置调度都快 {pct:.1f}%（其中最好的是 {best}）"},
     "ex.builder.score": {"en": "Score:", "zh": "评分："},
     "ex.builder.table.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
-    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "显存峰值（微批的激活）"},
+    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（微批的激活）"},
     "ex.title.frontier": {"en": "Memory / bubble frontier", "zh": "显存–气泡前沿"},
     "ex.frontier.settings": {"en": "p = {p}, m = {m}, v = {v}, costs {preset}", "zh": "p = {p}，m = {m}，v = {v}，耗时预设 {preset}"},
     "ex.plain.frontier": {"en": "Memory/bubble frontier ({settings}): run the cell to move its sliders.",
@@ -236,11 +243,13 @@ register({
                        "zh": "<b>帕累托前沿上的调度</b>（没有别的调度能在显存和气泡上都不比它差、且至少一项更好），"
                              "按显存从少到多：{names}"},
     "ex.frontier.skipped": {"en": "Not shown at this m: {what}", "zh": "在这个 m 下未显示：{what}"},
+    "ex.frontier.point.on": {"en": "{name}  (on the frontier)", "zh": "{name}（在帕累托前沿上）"},
     "ex.frontier.label": {"en": "frontier", "zh": "帕累托前沿"},
     "ex.frontier.xlabel": {"en": "peak activations per rank (microbatch activations)", "zh": "每个 rank 的激活峰值（以微批的激活为单位）"},
     "ex.frontier.ylabel": {"en": "bubble_ratio (%)\n= idle ÷ (p × makespan)", "zh": "气泡比例（%）\n= 空闲 / (p × 单步耗时)"},
     "ex.frontier.title": {"en": "Bubble against memory: p={p}, m={m}, v={v} (interleaved, looped BFS)\n{costs}",
-                          "zh": "气泡与显存：p = {p}，m = {m}，v = {v}（v 只用于交错式 1F1B 和 looped BFS）\n{costs}"},
+                          "zh": "气泡与显存：p = {p}，m = {m}，v = {v}（滑块的 v 只作用于交错式 1F1B 和 looped BFS；"
+                                "V 形调度和 DualPipe 固定为 2）\n{costs}"},
 })
 
 
@@ -497,10 +506,45 @@ def _rank_chip(rank: int, style: tuple[str, str] | None) -> str:
             f'stroke="{color}" stroke-width="3"{dash_attr}/></svg>')
 
 
+def _zh() -> bool:
+    """True when the explorers write Chinese: the punctuation between their numbers follows it."""
+    return get_language() == "zh"
+
+
+def _costs_text(costs: Costs, split: bool = True) -> str:
+    """The costs as the explorers show them: :meth:`Costs.describe` in English (``F=1 B=2 comm=0 slot``);
+    in Chinese the same fields in Chinese punctuation, the latency named as its slider is
+    (``F = 1，B = 2，通信延迟 = 0（单位：时间槽）``)."""
+    if get_language() == "en":
+        return costs.describe(split=split)
+
+    def fmt(x: Any) -> str:
+        if isinstance(x, tuple):
+            return "[" + ", ".join(format_number(e) for e in x) + "]"
+        return format_number(x)
+
+    parts = [f"F = {fmt(costs.f)}", f"B = {fmt(costs.b)}" + (f"（I = {fmt(costs.i)}，W = {fmt(costs.w)}）" if split else "")]
+    if costs.overlap is not None:
+        parts.append(f"F&B = F + B − {fmt(costs.overlap)}·min(F, B)")
+    elif costs.fb == "max":
+        parts.append("F&B = max(F, B)")
+    elif costs.fb is not None:
+        parts.append(f"F&B = {fmt(costs.fb)}")
+    parts.append(f"{tr('ex.cost.comm')} = {fmt(costs.comm)}")
+    if costs.bandwidth is not None and (costs.activation_bytes or costs.gradient_bytes):
+        act, grad = costs.transfer_times
+        parts.append(f"wire = {fmt(act)}" if act == grad else f"wire = {fmt(act)}/{fmt(grad)}")
+    if costs.dp_reduce:
+        parts.append(f"dp_reduce = {fmt(costs.dp_reduce)}")
+    unit = tr("costs.describe.slot") if costs.unit == "slot" else costs.unit
+    return "，".join(parts) + tr("ex.costs.unit", unit=unit)
+
+
 def _panel_title(x: SimResult) -> str:
     s = x.schedule
-    v = f", v={s.v}" if s.v > 1 else ""
-    return f"{display_name(s.name)}  (p={s.p}, m={s.m}{v}; {x.costs.describe(split=s.split_backward)})"
+    v = ("，v = " if _zh() else ", v=") + str(s.v) if s.v > 1 else ""
+    return tr("ex.panel.title", name=display_name(s.name), p=s.p, m=s.m, v=v,
+              costs=_costs_text(x.costs, split=s.split_backward))
 
 
 @contextmanager
@@ -1026,16 +1070,19 @@ class PipelineExplorer:
         """The registry's closed form for the schedule shown, with the bubble_overhead that goes with it."""
         s = res.schedule
         cf = REGISTRY[s.name].closed_form(s.p, s.m, s.v) if s.name in REGISTRY else None
-        if cf is None:
-            return _card(tr("ex.formula.name"), "—", tr("ex.formula.none", name=display_name(s.name)))
+        if cf is None:  # a schedule with a closed form for m >= p only (interleaving) says so
+            small_m = s.name in REGISTRY and REGISTRY[s.name].bubble is not None and s.m < s.p
+            return _card(tr("ex.formula.name"), "—",
+                         html.escape(tr("ex.formula.none_small_m" if small_m else "ex.formula.none",
+                                        name=display_name(s.name))))
         val, text = cf
         agree = math.isclose(float(val), res.bubble_ratio, rel_tol=1e-9, abs_tol=1e-12)
         why = tr("ex.formula.agree") if agree else tr("ex.formula.differ")
         overhead = Fraction(val) / (1 - Fraction(val)) if val < 1 else None
-        over = (f"; bubble_overhead {_overhead_formula(text)} = {float(overhead):.4f}" if overhead is not None else "")
-        vv = f", v = {s.v}" if s.v > 1 else ", v = 1"
+        semi, lp, comma, rp = ("；", "（", "，", "）") if _zh() else ("; ", " (", ", ", ")")
+        over = (f"{semi}bubble_overhead {_overhead_formula(text)} = {float(overhead):.4f}" if overhead is not None else "")
         return _card(tr("ex.formula.title", formula=text), f"{float(val):.4f}",
-                     f"{why} (p = {s.p}, m = {s.m}{vv}){over}")
+                     f"{why}{lp}p = {s.p}{comma}m = {s.m}{comma}v = {s.v}{rp}{over}")
 
     def _readouts(self, res: SimResult, other: SimResult | None) -> None:
         r, s = self.readouts, res.schedule
@@ -1050,8 +1097,9 @@ class PipelineExplorer:
                                     tr("ex.card.utilization", u=res.utilization))
         r["formula"].value = self._formula_card(res)
         peaks = res.peak_activations
+        colon = "：" if _zh() else ": "
         per_rank = " &nbsp; ".join(
-            f"<span style='white-space:nowrap'>{_rank_chip(k, self._rank_styles.get(k))} rank {k}: "
+            f"<span style='white-space:nowrap'>{_rank_chip(k, self._rank_styles.get(k))} rank {k}{colon}"
             f"<b>{format_number(pk, 3, fractions=False)}</b></span>" for k, pk in enumerate(peaks))
         extra = ""
         nbytes = res.costs.extra.get("activation_bytes_per_microbatch")
@@ -1059,7 +1107,7 @@ class PipelineExplorer:
             extra = tr("ex.peak.bytes", gib=max(peaks) * nbytes / 2**30)
         r["peak"].value = f"<div style='line-height:1.7'>{tr('ex.peak.title', ranks=per_rank, extra=extra)}</div>"
         r["costs"].value = (f"<div class='bk-hint' style='margin:0'>"
-                            f"{html.escape(tr('ex.costs', costs=res.costs.describe(split=res.schedule.split_backward)))}</div>")
+                            f"{html.escape(tr('ex.costs', costs=_costs_text(res.costs, split=res.schedule.split_backward)))}</div>")
         if other is None:
             r["compare"].value = ""
         else:
@@ -1298,7 +1346,13 @@ class ScheduleBuilder:
             self.schedule = self.result = self.score = None
             self.error = str(exc)
             kind = tr("ex.builder.deadlock") if isinstance(exc, DeadlockError) else tr("ex.builder.illegal")
-            r["message"].value = f"<b style='color:#a00000'>✗ {kind}</b>" + _error_html(self.error)
+            body = self.error  # the heading says deadlock / illegal: the message does not say it again
+            for sep in ("：", ": ", ":"):
+                if body.lower().startswith(kind.lower() + sep):
+                    body = body[len(kind) + len(sep):].lstrip("\n ")
+                    body = body[:1].upper() + body[1:]
+                    break
+            r["message"].value = f"<b style='color:#a00000'>✗ {kind}</b>" + _error_html(body)
             for key in ("score", "bubble_ratio", "makespan", "peak"):
                 r[key].value = ""
             self.image.layout.visibility = "hidden"
@@ -1318,7 +1372,8 @@ class ScheduleBuilder:
                                         tr("ex.builder.overhead", overhead=res.bubble_overhead))
         r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {unit}")
         r["peak"].value = ("<div style='font-size:15px'>" + tr("ex.builder.peak")
-                           + " · ".join(f"r{k} {format_number(x, 3, fractions=False)}" for k, x in enumerate(res.peak_activations)) + "</div>")
+                           + " · ".join((f"rank {k}：" if _zh() else f"r{k} ") + format_number(x, 3, fractions=False)
+                                        for k, x in enumerate(res.peak_activations)) + "</div>")
         r["score"].value = self._score_html(self.score)
         if self.error:
             r["message"].value += _error_html(self.error)
@@ -1331,8 +1386,8 @@ class ScheduleBuilder:
         with _style(look):
             (ax,) = _stack_axes(fig, [_pipeline_height(sched.p, look.scale) + 0.3], look.scale,
                                 plotting.placement_strip_width(res) / 72.0)
-            plotting.plot_pipeline(res, ax=ax, title=f"your schedule (p={sched.p}, m={sched.m}; "
-                                                     f"{res.costs.describe(split=sched.split_backward)})")
+            plotting.plot_pipeline(res, ax=ax, title=tr("ex.builder.title", p=sched.p, m=sched.m,
+                                                        costs=_costs_text(res.costs, split=sched.split_backward)))
             self.image.value = render_png(fig, look.dpi)
 
     def _references(self, sched: Schedule) -> dict[str, SimResult]:
@@ -1535,11 +1590,12 @@ class FrontierExplorer:
         self.frontier = list(dict.fromkeys(name for _, _, name in order))
         self._draw(rows, points, on, costs)
         self.image.layout.visibility = "visible"
-        names = ", ".join(html.escape(n) for n in self.frontier)
+        names = ("、" if _zh() else ", ").join(html.escape(n) for n in self.frontier)
         r["frontier"].value = f"<div>{tr('ex.frontier.on', names=names)}</div>"
         r["table"].value = f"<div class='bk-table'>{self.table._repr_html_()}</div>"
         r["message"].value = "" if not self.skipped else "<div class='bk-msg-note'>" + html.escape(
-            tr("ex.frontier.skipped", what="; ".join(f"{n}: {why}" for n, why in self.skipped.items()))) + "</div>"
+            tr("ex.frontier.skipped", what=("；" if _zh() else "; ").join(
+                f"{n}{'：' if _zh() else ': '}{why}" for n, why in self.skipped.items()))) + "</div>"
 
     def _draw(self, rows: list[dict[str, Any]], points: list[tuple[float, float]], on: list[bool],
               costs: Costs) -> None:
@@ -1558,17 +1614,17 @@ class FrontierExplorer:
                         linewidth=1.4, zorder=1, label=tr("ex.frontier.label"), gid="frontier")
             for k, (row, (x, y), ok) in enumerate(zip(rows, points, on)):
                 color = plotting.SERIES_COLORS[k % len(plotting.SERIES_COLORS)]
-                name = row["schedule"] + (f", v={row['v']}" if row["v"] > 1 else "")
+                name = row["schedule"] + ((f"，v={row['v']}" if _zh() else f", v={row['v']}") if row["v"] > 1 else "")
                 ax.plot([x], [100 * y], linestyle="none", marker=_FRONTIER_MARKERS[k % len(_FRONTIER_MARKERS)],
                         markersize=11, color=color, markeredgecolor="black" if ok else color,
                         markeredgewidth=1.6 if ok else 1.0, zorder=3,
-                        label=name + ("  (on the frontier)" if ok else ""), gid=f"point:{row['schedule']}")
+                        label=tr("ex.frontier.point.on", name=name) if ok else name, gid=f"point:{row['schedule']}")
             ax.set_xlim(left=0)
             ax.set_ylim(bottom=0)
             ax.set_xlabel(tr("ex.frontier.xlabel"))
             ax.set_ylabel(tr("ex.frontier.ylabel"))
             ax.grid(color="#E5E5E5", linewidth=0.6)
-            ax.set_title(tr("ex.frontier.title", p=c["p"].value, m=c["m"].value, v=c["v"].value, costs=costs.describe()),
+            ax.set_title(tr("ex.frontier.title", p=c["p"].value, m=c["m"].value, v=c["v"].value, costs=_costs_text(costs)),
                          loc="left",
                          fontsize=plotting.rcParams["axes.titlesize"])
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False,

@@ -46,17 +46,17 @@ register({
     "schedules.refuse.dualpipe_p": {
         "en": ("m={m} cannot run on p={p} ranks with 'dualpipe': it needs an even number of ranks "
                "(two directions meet in the middle); DualPipeV ('dualpipev') runs on any p"),
-        "zh": "p={p} 个 rank 跑不了 'dualpipe'（m={m}）：它要求 rank 数为偶数（两个方向在中间相遇）；DualPipeV（'dualpipev'）对任意 p 都能跑",
+        "zh": "p = {p} 是奇数（m = {m}）：DualPipe 要求 rank 数为偶数（两个方向在中间相遇）；DualPipeV 对任意 p 都能跑",
     },
     "schedules.refuse.dualpipe_m": {
         "en": ("m={m} is not allowed for 'dualpipe' with p={p}: it needs m even and m >= 2p = {twop} "
                "(half the microbatches go each way, at least p per direction; DeepSeek's rule)"),
-        "zh": "m={m} 不能用于 p={p} 的 'dualpipe'：m 必须是偶数且 m >= 2p = {twop}（一半微批走一个方向，每个方向至少 p 个；DeepSeek 的规则）",
+        "zh": "p = {p} 时 m = {m} 不行，m 必须是偶数，而且 m ≥ 2p = {twop}（一半微批走一个方向，每个方向至少 p 个；这是 DeepSeek 的规则）",
     },
     "schedules.refuse.dualpipev": {
         "en": ("m={m} is too small for 'dualpipev' with p={p}: it needs m >= 2p = {twop} "
                "microbatches (at least as many microbatches as the V has stages, PyTorch's ScheduleDualPipeV rule)"),
-        "zh": "m={m} 对 p={p} 的 'dualpipev' 来说太少：至少要 m >= 2p = {twop} 个微批（微批数至少要等于 V 形的流水级数，PyTorch ScheduleDualPipeV 的规则）",
+        "zh": "p = {p} 时 m = {m} 太少，至少要 m ≥ 2p = {twop} 个微批（微批数不能少于 V 形的流水级数，这是 PyTorch ScheduleDualPipeV 的规则）",
     },
 })
 

@@ -39,8 +39,8 @@ def _gap_0b0(p: int, m: int) -> Any:
 @exercise("02.0", unit=SLOTS, hint=(msg("In GPipe the last rank runs all m forwards before its first backward: follow the last "
                             "microbatch down after rank 0's last forward, then microbatch 0's gradient back up, and "
                             "count the stages each crosses.",
-                            "GPipe 中最后一个 rank 要先跑完全部 m 个前向，才开始第一个反向：从 rank 0 的最后一个前"
-                            "向开始，跟着最后一个微批往下走，再跟着微批 0 的梯度往回走，数一数各自经过的流水级。"),
+                            "GPipe 中最后一个 rank 要先跑完全部 m 个前向，才开始第一个反向。从 rank 0 的最后一个前向"
+                            "结束时算起，先跟着最后一个微批往下走，再跟着微批 0 的梯度往回走，数一数各自经过几个流水级。"),
                         msg("Each stage the last microbatch still has to cross costs one forward (1 slot), each stage "
                             "the gradient crosses on its way back one backward (2 slots); draw p = 2 and check your "
                             "count against the picture.",
