@@ -1432,3 +1432,14 @@ def test_the_banks_classic_mistakes_are_named_whatever_the_type(id: str, answer:
     1/16 was named as text but not as a Fraction or a float."""
     en, zh = both(id, answer)
     assert not en and said in en.detail and zh.detail != en.detail, en
+
+
+def test_nineteenth_review_schedule_text_full_width_06_6_and_10_8() -> None:
+    """C4: a schedule typed with a Chinese input method (full-width colon, commas between actions) is read; C3: 06.6's
+    m from Megatron's (p − 1)/m is named; C1: 10.8's second hint no longer prints the stages that answer it."""
+    text = bk.schedule("1f1b", 3, 3).to_text().replace(":", "：")
+    text = "\n".join(line.split("：")[0] + "：" + "，".join(line.split("：")[1].split()) for line in text.splitlines())
+    assert both("10.40", text)[0]
+    en, zh = both("06.6", 55)
+    assert not en and "Megatron's overhead" in en.detail and "Megatron 口径" in zh.detail
+    assert not any("stages_of" in en or "stages_of" in zh for en, zh in _hint_texts("10.8"))

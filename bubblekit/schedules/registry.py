@@ -123,7 +123,9 @@ class ScheduleSpec:
             return 2
         vv = 2 if v is None else check_int("v", v)
         if vv < 2:
-            raise ValueError(f"v={vv} is not allowed for {self.name!r}: it needs v >= 2 chunks per rank (v=1 is '1f1b')")
+            one = ("with v=1 it runs every forward first, like 'gpipe'" if self.name == "looped-bfs"
+                   else "v=1 is '1f1b'")
+            raise ValueError(f"v={vv} is not allowed for {self.name!r}: it needs v >= 2 chunks per rank ({one})")
         return vv
 
     def check(self, p: int, m: int, v: int | None = None, *, m_rule: bool = True) -> int:

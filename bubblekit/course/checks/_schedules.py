@@ -9,6 +9,7 @@ cap), with a hint that names the blocked rank or the makespan gap, never the ans
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +56,10 @@ _LOWER_KIND = re.compile(r"(?<![A-Za-z0-9])([0-9]+)([fbiw])([0-9]+)(?![A-Za-z0-9
 
 
 def schedule_text(text: str) -> str:
-    """A learner's schedule text with each action's kind letter in upper case (``0f0`` -> ``0F0``)."""
+    """A learner's schedule text with each action's kind letter in upper case (``0f0`` -> ``0F0``) and full-width
+    forms read as ASCII (``rank 0：0F0，0B0`` typed with a Chinese input method; a comma separates actions)."""
+    text = unicodedata.normalize("NFKC", text).replace("、", " ")
+    text = re.sub(r"(?<=[0-9A-Za-z]),(?=\s*[0-9])", " ", text)
     return _LOWER_KIND.sub(lambda mt: mt.group(1) + mt.group(2).upper() + mt.group(3), text)
 
 

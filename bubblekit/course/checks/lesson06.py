@@ -20,7 +20,7 @@ from typing import Any
 import bubblekit as bk
 from bubblekit.analysis import calibrate, traces
 from bubblekit.course.checks._grading import THE_STEP, Graded, as_rank, grade, read_number
-from bubblekit.course.checks._mistakes import utilisation
+from bubblekit.course.checks._mistakes import overhead_min_m, utilisation
 from bubblekit.course.checks._registry import FORMAT, Mistake, exercise
 from bubblekit.course.checks._schedules import as_schedule, unreadable
 from bubblekit.course.checks._text import msg
@@ -247,7 +247,8 @@ def _executed_orders() -> tuple[tuple[bk.Action, ...], ...]:
                             "把 (p - 1)/(m + p - 1) <= 0.2 整理成关于 m 的不等式（两边同乘分母），取满足它的最小整数 m；"
                             "要验证，就把这个 m 和 m - 1 分别代回分式。")),
           mistakes=(Mistake(lambda e: e - 1, msg("that m misses the target by a hair: round the solution up, not down",
-                                                 "这个 m 差一点点达不到目标：解要向上取整，不是向下")),))
+                                                 "这个 m 差一点点达不到目标：解要向上取整，不是向下")),
+                    overhead_min_m(12, 0.2)))
 def _min_m_p12() -> int | None:
     """Smallest m for a 20% bubble ratio with p = 12 (plain 1F1B)."""
     return bk.min_micro_batch(12, 0.2)

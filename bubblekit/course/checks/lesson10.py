@@ -334,10 +334,10 @@ def _dualpipe_parameters() -> Fraction:
                             "number of stages, where each device holds one.",
                             "数一张卡上有几个流水级（模型 chunk），再和流水级数相同、每张卡只放一个流水级的 1"
                             "F1B 比较。"),
-                        msg("bk.schedule('dualpipev', 4, 8).stages_of(0) shows what one DualPipeV device holds; DualPipe "
-                            "runs a second direction over the same devices, with its own copy of each stage.",
-                            "bk.schedule('dualpipev', 4, 8).stages_of(0) 显示 DualPipeV 一张卡上放了什么；Dua"
-                            "lPipe 在同一批卡上再跑一个反方向的流水线，每个流水级各有自己的一份副本。")),
+                        msg("For each of the two schedules ask: how many pipelines run over the same devices, and does "
+                            "each pipeline have its own copy of the stages it runs? Lesson 07's section 3 draws both.",
+                            "对这两种调度各问一句：同一批卡上跑了几条流水线？每条流水线跑的流水级是不是各有一份自己的"
+                            "副本？第 07 课第 3 节把两者都画出来了。")),
           compare=_letter)
 def _q8() -> str:
     letters = {(1, 2): "A", (2, 2): "B", (2, 1): "C", (1, 1): "D"}
