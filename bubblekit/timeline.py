@@ -533,7 +533,8 @@ class Timeline:
     def stage_span_overhead(self) -> float:
         """Bubble time over ideal time on the busiest rank, per-stage spans: ``(cost - ideal) / ideal``.
 
-        The zero-bubble README's "bubble rate" ((p-1)/m for 1F1B) is this overhead.
+        The zero-bubble README's "bubble rate" from November 2023 to July 2024 ((p-1)/m for 1F1B) is this
+        overhead; since July 2024 it reads (p-1)/(m+p-1), which is :attr:`stage_span_bubble_rate`.
         """
         cost = max(e - s for s, e in self.stage_spans)
         ideal = max(float(b) for b in self.busy)
