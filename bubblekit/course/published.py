@@ -170,7 +170,7 @@ register({
               "m = {below} 或 {above} 可以运行）"},
     "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward (split into I = W = F "
                                      "for ZB-H1 and DualPipe), no communication cost",
-                               "zh": "所有方案用同一套耗时模型：各流水级相同，反向 = 2 × 前向（ZB-H1 和 DualPipe 拆成 I = W = F），"
+                               "zh": "所有方案用同一套耗时模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），"
                                      "不计通信开销"},
     "published.megatron.where": {"en": "{source}, Table 1, with the bubble_ratio each row implies",
                                  "zh": "{source}表 1，附各行对应的 bubble_ratio"},
