@@ -60,10 +60,15 @@ register({
     "symbolic.agree": {"en": "{quantity}: sympy = simulator in all {n} cases",
                        "zh": "{quantity}：全部 {n} 组取值下 sympy 与模拟器一致"},
     "symbolic.differ": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})",
-                        "zh": "{quantity}：{n} 组取值里，sympy 与模拟器不一致的有 {bad} 组，其中模拟值更大的 {larger} 组"},
+                        "zh": "{quantity}：共 {n} 组取值，sympy 与模拟器不一致的有 {bad} 组，其中模拟值更大的有 {larger} 组"},
     "symbolic.refused": {"en": "; {refused} refused by the schedule's m rule",
                          "zh": "；另有 {refused} 组取值不满足该调度对 m 的要求，未比较"},
     "symbolic.a_condition": {"en": "a condition", "zh": "自定义条件"},
+    # a named condition after the m range: "m = 1..12, m >= p" / "m = 1..12 且 m ≥ p"
+    "symbolic.where.m >= p": {"en": ", m >= p", "zh": " 且 m ≥ p"},
+    "symbolic.where.m < p": {"en": ", m < p", "zh": " 且 m < p"},
+    "symbolic.where.m % p == 0": {"en": ", m % p == 0", "zh": " 且 m 是 p 的倍数"},
+    "symbolic.where.m % p != 0": {"en": ", m % p != 0", "zh": " 且 m 不是 p 的倍数"},
     # what confirm() compared, as the report names it (the keys of QUANTITIES stay the API's)
     "symbolic.quantity.makespan": {"en": "makespan", "zh": "单步耗时"},
     "symbolic.quantity.bubble_ratio": {"en": "bubble_ratio", "zh": "bubble_ratio（气泡比例）"},
@@ -672,9 +677,9 @@ def confirm(
     elif isinstance(where, str):
         if where not in CONDITIONS:
             raise ValueError(f"where must be one of {sorted(CONDITIONS)} or a function (p, m, v) -> bool, got {where!r}")
-        keep, where_text = CONDITIONS[where], where
+        keep, where_text = CONDITIONS[where], tr(f"symbolic.where.{where}")
     elif callable(where):
-        keep, where_text = where, tr("symbolic.a_condition")
+        keep, where_text = where, ", " + tr("symbolic.a_condition")
     else:
         raise TypeError(f"where must be a condition name or a function (p, m, v) -> bool, got {where!r}")
     configs = [(e, pp, mm, vv) for e in entries for pp in ps for mm in ms
@@ -698,7 +703,7 @@ def confirm(
                 cases.append(Case(e.display_name, pp, mm, vv, _plain(f), _plain(b), _plain(lat), formula, sim))
     if not cases:
         raise ValueError("no configuration left to compare: widen the grid or the condition")
-    parts = [f"p = {_span(ps)}", f"m = {_span(ms)}" + (f", {where_text}" if where_text else "")]
+    parts = [f"p = {_span(ps)}", f"m = {_span(ms)}" + where_text]
     if any(e.chunks == "many" for e in entries):
         parts.append(f"v = {_span(vs)}")
     parts.append("(t_f, t_b) = " + " ".join(f"({_plain(f)}, {_plain(b)})" for f, b in cost_pairs))
