@@ -311,12 +311,14 @@ def _wrapped(text: str, indent: str, width: int = 76) -> list[str]:
 
     English wraps at spaces (:func:`textwrap.wrap`); Chinese breaks at spaces and after its
     punctuation, never inside a run of Chinese characters (which would split a word such as
-    流水线, lesson 03's demo), counting each character as two columns; a run longer than the
-    line stays whole.
+    流水线, lesson 03's demo) nor inside a run of Latin words and symbols and the Chinese word after it
+    (``m ≥ p 时``), counting each Chinese character as two columns; a run longer than the line stays whole.
     """
     if text.isascii():
         return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")
-    pieces = re.findall(r"[\u3000-\u303f\uff00-\uffef]+|[\u3400-\u9fff]+[\u3000-\u303f\uff00-\uffef]*|\s+|[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text)
+    latin = r"[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+"  # a run of Latin words and symbols ("m ≥ p") stays whole
+    pieces = re.findall(r"[\u3000-\u303f\uff00-\uffef]+|[\u3400-\u9fff]+[\u3000-\u303f\uff00-\uffef]*|\s+|"
+                        + latin + r"(?: " + latin + r")*(?: [\u3400-\u9fff]+[\u3000-\u303f\uff00-\uffef]*)?", text)
     lines: list[str] = []
     line = indent
     for piece in pieces:
