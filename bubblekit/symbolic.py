@@ -61,6 +61,10 @@ register({
                        "zh": "{quantity}：全部 {n} 组取值下 sympy 与模拟器一致"},
     "symbolic.differ": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})",
                         "zh": "{quantity}：共 {n} 组取值，sympy 与模拟器不一致的有 {bad} 组，其中模拟值更大的有 {larger} 组"},
+    "symbolic.differ.all_larger": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases, the simulator larger in all of them",
+                                   "zh": "{quantity}：共 {n} 组取值，sympy 与模拟器不一致的有 {bad} 组，全部是模拟值更大"},
+    "symbolic.differ.every": {"en": "{quantity}: sympy ≠ simulator in all {n} cases, the simulator larger in every one",
+                              "zh": "{quantity}：全部 {n} 组取值下 sympy 与模拟器都不一致，且都是模拟值更大"},
     "symbolic.refused": {"en": "; {refused} refused by the schedule's m rule",
                          "zh": "；另有 {refused} 组取值不满足该调度对 m 的要求，未比较"},
     "symbolic.a_condition": {"en": "a condition", "zh": "自定义条件"},
@@ -586,7 +590,9 @@ class Confirmation:
             head = tr("symbolic.agree", quantity=self._quantity_words(), n=n)
         else:
             larger = sum(1 for k in self.mismatches if _larger(k.simulated, k.formula))
-            head = tr("symbolic.differ", quantity=self._quantity_words(), bad=bad, n=n, larger=larger)
+            key = ("symbolic.differ" if larger < bad else "symbolic.differ.all_larger" if bad < n
+                   else "symbolic.differ.every")
+            head = tr(key, quantity=self._quantity_words(), bad=bad, n=n, larger=larger)
         zh = get_language() == "zh"
         grid = ("、".join(self.schedules) + "；" + self.grid.replace("; ", "；")) if zh else f"{', '.join(self.schedules)}; {self.grid}"
         if self.refused:
