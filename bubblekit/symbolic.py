@@ -60,10 +60,19 @@ register({
     "symbolic.agree": {"en": "{quantity}: sympy = simulator in all {n} cases",
                        "zh": "{quantity}：全部 {n} 组取值下 sympy 与模拟器一致"},
     "symbolic.differ": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases (simulator larger in {larger})",
-                        "zh": "{quantity}：{n} 组取值里，sympy 与模拟器不一致的有 {bad} 组，其中模拟值更大的 {larger} 组"},
+                        "zh": "{quantity}：共 {n} 组取值，sympy 与模拟器不一致的有 {bad} 组，其中模拟值更大的有 {larger} 组"},
+    "symbolic.differ.all_larger": {"en": "{quantity}: sympy ≠ simulator in {bad} of {n} cases, the simulator larger in all of them",
+                                   "zh": "{quantity}：共 {n} 组取值，sympy 与模拟器不一致的有 {bad} 组，全部是模拟值更大"},
+    "symbolic.differ.every": {"en": "{quantity}: sympy ≠ simulator in all {n} cases, the simulator larger in every one",
+                              "zh": "{quantity}：全部 {n} 组取值下 sympy 与模拟器都不一致，且都是模拟值更大"},
     "symbolic.refused": {"en": "; {refused} refused by the schedule's m rule",
                          "zh": "；另有 {refused} 组取值不满足该调度对 m 的要求，未比较"},
     "symbolic.a_condition": {"en": "a condition", "zh": "自定义条件"},
+    # a named condition after the m range: "m = 1..12, m >= p" / "m = 1..12 且 m ≥ p"
+    "symbolic.where.m >= p": {"en": ", m >= p", "zh": " 且 m ≥ p"},
+    "symbolic.where.m < p": {"en": ", m < p", "zh": " 且 m < p"},
+    "symbolic.where.m % p == 0": {"en": ", m % p == 0", "zh": " 且 m 是 p 的倍数"},
+    "symbolic.where.m % p != 0": {"en": ", m % p != 0", "zh": " 且 m 不是 p 的倍数"},
     # what confirm() compared, as the report names it (the keys of QUANTITIES stay the API's)
     "symbolic.quantity.makespan": {"en": "makespan", "zh": "单步耗时"},
     "symbolic.quantity.bubble_ratio": {"en": "bubble_ratio", "zh": "bubble_ratio（气泡比例）"},
@@ -581,7 +590,9 @@ class Confirmation:
             head = tr("symbolic.agree", quantity=self._quantity_words(), n=n)
         else:
             larger = sum(1 for k in self.mismatches if _larger(k.simulated, k.formula))
-            head = tr("symbolic.differ", quantity=self._quantity_words(), bad=bad, n=n, larger=larger)
+            key = ("symbolic.differ" if larger < bad else "symbolic.differ.all_larger" if bad < n
+                   else "symbolic.differ.every")
+            head = tr(key, quantity=self._quantity_words(), bad=bad, n=n, larger=larger)
         zh = get_language() == "zh"
         grid = ("、".join(self.schedules) + "；" + self.grid.replace("; ", "；")) if zh else f"{', '.join(self.schedules)}; {self.grid}"
         if self.refused:
@@ -672,9 +683,9 @@ def confirm(
     elif isinstance(where, str):
         if where not in CONDITIONS:
             raise ValueError(f"where must be one of {sorted(CONDITIONS)} or a function (p, m, v) -> bool, got {where!r}")
-        keep, where_text = CONDITIONS[where], where
+        keep, where_text = CONDITIONS[where], tr(f"symbolic.where.{where}")
     elif callable(where):
-        keep, where_text = where, tr("symbolic.a_condition")
+        keep, where_text = where, ", " + tr("symbolic.a_condition")
     else:
         raise TypeError(f"where must be a condition name or a function (p, m, v) -> bool, got {where!r}")
     configs = [(e, pp, mm, vv) for e in entries for pp in ps for mm in ms
@@ -698,7 +709,7 @@ def confirm(
                 cases.append(Case(e.display_name, pp, mm, vv, _plain(f), _plain(b), _plain(lat), formula, sim))
     if not cases:
         raise ValueError("no configuration left to compare: widen the grid or the condition")
-    parts = [f"p = {_span(ps)}", f"m = {_span(ms)}" + (f", {where_text}" if where_text else "")]
+    parts = [f"p = {_span(ps)}", f"m = {_span(ms)}" + where_text]
     if any(e.chunks == "many" for e in entries):
         parts.append(f"v = {_span(vs)}")
     parts.append("(t_f, t_b) = " + " ".join(f"({_plain(f)}, {_plain(b)})" for f, b in cost_pairs))

@@ -16,7 +16,7 @@ from typing import Any, Union
 from bubblekit._validate import Number, check_int, check_number, check_str
 from bubblekit.i18n import register, tr
 
-__all__ = ["format_number", "format_bytes", "format_value", "plural", "time_label", "Table", "FORMATS"]
+__all__ = ["format_number", "format_bytes", "format_value", "plural", "counted", "time_label", "Table", "FORMATS"]
 
 #: Whole floats below this print as integers (``12.0`` -> ``12``); larger ones keep their exponent.
 _WHOLE_BELOW = 1e12
@@ -51,6 +51,8 @@ def format_number(x: Number, digits: int = 4, *, fractions: bool = True) -> str:
 register({
     "text.slots": {"en": "slots", "zh": "时间槽"},
     "text.minutes": {"en": "min", "zh": "分钟"},
+    # slots counted inside a sentence ("33 slots" / "33 个时间槽"); a card's big number keeps "33 时间槽"
+    "text.slots.counted": {"en": "slots", "zh": "个时间槽"},
     "text.time_axis": {"en": "time ({unit})", "zh": "时间（{unit}）"},
     "text.yes": {"en": "yes", "zh": "是"},
     "text.no": {"en": "no", "zh": "否"},
@@ -68,6 +70,12 @@ def plural(unit: str) -> str:
     (lesson 01's factory) is ``"分钟"`` in Chinese; ``"ms"`` stays."""
     check_str("unit", unit)
     return tr("text.slots") if unit == "slot" else tr("text.minutes") if unit == "min" else unit
+
+
+def counted(unit: str) -> str:
+    """:func:`plural` for a count inside a sentence: Chinese puts 个 before 时间槽 (``"33 个时间槽"``)."""
+    check_str("unit", unit)
+    return tr("text.slots.counted") if unit == "slot" else plural(unit)
 
 
 def time_label(unit: str) -> str:

@@ -61,7 +61,7 @@ register({
                      "zh": "    m={m}：公式 {formula:6.1%}，模拟 {simulated:6.1%}"},
     "demo.below_p": {"en": "* m < p = {p}: the formula needs m >= p (any m >= p that PyTorch accepts); "
                            "below p the pipeline runs dry between chunk rounds and the bubble is larger",
-                     "zh": "注：公式要求 m ≥ p（PyTorch 接受的 m 只要 ≥ p 都适用）；"
+                     "zh": "注：公式要求 m ≥ p（只要 m ≥ p 就成立，前提是 PyTorch 接受这个 m）；"
                            "m < p = {p} 时，前后两遍 chunk 之间会断流，实际气泡比公式大"},
     "demo.one_f_one_b": {"en": "the article's 1F1B column repeats the ordinary one: 1F1B has GPipe's bubble; "
                                "it saves activation memory (rank 0 holds min(p, m) microbatches instead of m: "
@@ -311,12 +311,14 @@ def _wrapped(text: str, indent: str, width: int = 76) -> list[str]:
 
     English wraps at spaces (:func:`textwrap.wrap`); Chinese breaks at spaces and after its
     punctuation, never inside a run of Chinese characters (which would split a word such as
-    流水线, lesson 03's demo), counting each character as two columns; a run longer than the
-    line stays whole.
+    流水线, lesson 03's demo) nor inside a run of Latin words and symbols and the Chinese word after it
+    (``m ≥ p 时``), counting each Chinese character as two columns; a run longer than the line stays whole.
     """
     if text.isascii():
         return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")
-    pieces = re.findall(r"[\u3000-\u303f\uff00-\uffef]+|[\u3400-\u9fff]+[\u3000-\u303f\uff00-\uffef]*|\s+|[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", text)
+    latin = r"[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+"  # a run of Latin words and symbols ("m ≥ p") stays whole
+    pieces = re.findall(r"[\u3000-\u303f\uff00-\uffef]+|[\u3400-\u9fff]+[\u3000-\u303f\uff00-\uffef]*|\s+|"
+                        + latin + r"(?: " + latin + r")*(?: [\u3400-\u9fff]+[\u3000-\u303f\uff00-\uffef]*)?", text)
     lines: list[str] = []
     line = indent
     for piece in pieces:

@@ -90,7 +90,7 @@ from bubblekit.schedules import (
 )
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.simulator import DeadlockError, SimResult, simulate
-from bubblekit.text import format_number, plural
+from bubblekit.text import counted, format_number, plural
 
 __all__ = [
     "pipeline_explorer",
@@ -199,13 +199,13 @@ register({
     "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
     "ex.panel.title": {"en": "{name}  (p={p}, m={m}{v}; {costs})", "zh": "{name}：p = {p}，m = {m}{v}；耗时 {costs}"},
     "ex.costs.changed": {"en": "{base}, changed: {fields}", "zh": "{base}，已改：{fields}"},
-    "ex.rel.same": {"en": "the same time as", "zh": "耗时相同"},
-    "ex.rel.longer": {"en": "{d:.1%} longer than", "zh": "慢 {d:.1%}"},
-    "ex.rel.shorter": {"en": "{d:.1%} shorter than", "zh": "快 {d:.1%}"},
+    "ex.rel.same": {"en": "the same time as {main}", "zh": "和{main}相同"},
+    "ex.rel.longer": {"en": "{d:.1%} longer than {main}", "zh": "比{main}慢 {d:.1%}"},
+    "ex.rel.shorter": {"en": "{d:.1%} shorter than {main}", "zh": "比{main}快 {d:.1%}"},
     "ex.compare.line": {"en": "<b>{other}</b> (lower panel): bubble_ratio {ratio:.4f}, bubble_overhead {overhead:.4f}, "
-                              "makespan {makespan} {unit} ({rel} {main}), peak {peak} microbatch activations.",
+                              "makespan {makespan} {unit} ({rel}), peak {peak} microbatch activations.",
                         "zh": "<b>{other}</b>（下方面板）：bubble_ratio {ratio:.4f}，bubble_overhead {overhead:.4f}，"
-                              "单步耗时 {makespan} {unit}（与 {main} 相比{rel}），峰值 {peak} 个微批的激活。"},
+                              "单步耗时 {makespan} {unit}（{rel}），峰值 {peak} 个微批的激活。"},
     "ex.title.builder": {"en": "Schedule builder", "zh": "调度构建器"},
     "ex.builder.p.tip": {"en": "ranks of the templates; an unedited template follows p", "zh": "模板的 rank 数；未修改的模板会随 p 更新"},
     "ex.builder.m.tip": {"en": "microbatches every rank must run; an unedited template follows m",
@@ -1112,12 +1112,15 @@ class PipelineExplorer:
             r["compare"].value = ""
         else:
             a, b = display_name(s.name), display_name(other.schedule.name)
+            main = html.escape(a)
+            if _zh():  # "比 1F1B 慢", "比交错式 1F1B 慢": a space only next to Latin letters
+                main = (" " if main[0].isascii() else "") + main + (" " if main[-1].isascii() else "")
             diff = (float(other.makespan) - float(res.makespan)) / float(res.makespan)
-            rel = tr("ex.rel.same") if abs(diff) < 1e-12 else tr(
-                "ex.rel.longer" if diff > 0 else "ex.rel.shorter", d=abs(diff))
+            rel = tr("ex.rel.same", main=main) if abs(diff) < 1e-12 else tr(
+                "ex.rel.longer" if diff > 0 else "ex.rel.shorter", d=abs(diff), main=main)
             line = tr("ex.compare.line", other=html.escape(b), ratio=other.bubble_ratio, overhead=other.bubble_overhead,
-                      makespan=format_number(other.makespan, fractions=False), unit=plural(other.unit), rel=rel,
-                      main=html.escape(a), peak=format_number(other.max_peak_activations, 3, fractions=False))
+                      makespan=format_number(other.makespan, fractions=False), unit=counted(other.unit), rel=rel,
+                      peak=format_number(other.max_peak_activations, 3, fractions=False))
             r["compare"].value = f"<div>{line}</div>"
 
     def _draw(self, res: SimResult, other: SimResult | None, cap: float | None) -> None:
