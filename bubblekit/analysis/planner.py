@@ -95,8 +95,8 @@ register({
     "planner.fits": {"en": "fits", "zh": "放得下"},
     # PlanTable.to_text's fixed-width columns
     "planner.text.step": {"en": "step {unit}", "zh": "{unit}/步"},
-    "planner.text.per_mb": {"en": "per mb", "zh": "每个微批"},
-    "planner.text.bubble": {"en": "bubble", "zh": "气泡"},
+    "planner.text.per_mb": {"en": "per mb", "zh": "每微批耗时"},
+    "planner.text.bubble": {"en": "bubble", "zh": "气泡比例"},
     "planner.text.total_gb": {"en": "total GB", "zh": "合计 GB"},
     "planner.text.peak_gib": {"en": "peak GiB", "zh": "峰值 GiB"},
     "planner.text.peak_act": {"en": "peak act", "zh": "激活峰值"},
