@@ -5,18 +5,21 @@ Every expected value is computed with bubblekit when a learner checks an answer.
 
 from __future__ import annotations
 
+import unicodedata
 from fractions import Fraction
 from typing import Any
 
 import bubblekit as bk
+from bubblekit import layout as layout_module
 from bubblekit.analysis import balance, planner
-from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded
+from bubblekit.course.checks._grading import THE_STEP, AnyOf, Graded, grade
 from bubblekit.course.checks._mistakes import swapped_items
-from bubblekit.course.checks._registry import Mistake, compare_choice, exercise
+from bubblekit.course.checks._registry import FORMAT, Mistake, compare_choice, exercise
 from bubblekit.course.checks._schedules import as_schedule, generated, unreadable
 from bubblekit.course.checks._text import msg
 from bubblekit.course.checks._units import MICROBATCHES, MS, SLOTS
 from bubblekit.i18n import register, tr
+from bubblekit.schedules.classic import microbatch_group_rule
 
 #: Exercise 05.4: the latency per hop (slots) with F = 1, B = 2.
 HIDE_COMM = Fraction(1, 4)
@@ -252,3 +255,189 @@ def _recompute_step() -> float:
     """How much longer (a fraction) 1F1B's step is with full recomputation, p=8, m=32, h=4096, seq=4096 (measured)."""
     plain, recomputed = _recompute_steps()
     return float(recomputed / plain - 1)
+
+
+# ----------------------------------------------------------------------------- 05.8: Megatron's layout string
+
+#: Exercise 05.8: p ranks, transformer layers, microbatches (1F1B), one layer's forward and backward (slots) and the
+#: loss layer's (output projection + cross-entropy of a large vocabulary: four layers' time). The embedding is free.
+LAYOUT_P, LAYOUT_LAYERS, LAYOUT_M = 4, 20, 16
+LAYOUT_LAYER: tuple[int, int] = (1, 2)
+LAYOUT_LOSS: tuple[int, int] = (4, 8)
+
+
+def layout_costs(layout: layout_module.PipelineLayout) -> bk.Costs:
+    """05.8's per-stage costs of ``layout`` (slots): each stage sums its layers (the loss costs :data:`LAYOUT_LOSS`)."""
+    return layout.costs(*LAYOUT_LAYER, loss=LAYOUT_LOSS)
+
+
+def layout_step(layout: layout_module.PipelineLayout) -> Any:
+    """05.8: the makespan (slots) of 1F1B, p = 4, m = 16, with the stage costs of ``layout``."""
+    return bk.simulate(bk.schedule("1f1b", LAYOUT_P, LAYOUT_M), layout_costs(layout)).makespan
+
+
+def best_layout() -> layout_module.PipelineLayout:
+    """05.8's balanced layout: the embedding, the 20 layers and the loss cut into 4 contiguous stages whose slowest
+    stage is as fast as possible (:func:`bubblekit.analysis.balance.partition`, an exact dynamic program)."""
+    f, b = LAYOUT_LAYER
+    pieces = ([balance.Layer("E", f=0, b=0)] + [balance.Layer("t", f=f, b=b)] * LAYOUT_LAYERS
+              + [balance.Layer("L", f=LAYOUT_LOSS[0], b=LAYOUT_LOSS[1])])
+    part = balance.partition(pieces, LAYOUT_P)
+    text = "|".join("".join(pieces[k].name for k in stage) for stage in part.stages)
+    return layout_module.parse_layout(text, LAYOUT_P)
+
+
+register({
+    "checks.l05.layout_type": {
+        "en": "give the layout as a string, like 'Et*3|t*4|t*4|t*3L' (got {type})",
+        "zh": "请把布局写成字符串，例如 'Et*3|t*4|t*4|t*3L'（收到的是 {type}）"},
+    "checks.l05.layout_bad": {
+        "en": "Megatron-Core would refuse this layout: {error}",
+        "zh": "Megatron-Core 不接受这个布局：{error}"},
+    "checks.l05.layout_stages": {
+        "en": "the layout has {stages} stages; the exercise asks for one stage per rank, {p} stages",
+        "zh": "这个布局有 {stages} 个流水级；题目要求每个 rank 一个流水级，共 {p} 个"},
+    "checks.l05.layout_layers": {
+        "en": "the layout holds {got} transformer layers; the model has {want}",
+        "zh": "这个布局里有 {got} 个 Transformer 层；模型有 {want} 层"},
+    "checks.l05.layout_empty": {
+        "en": "stage {stage} holds no layer, so it does no work: every rank needs something to compute",
+        "zh": "第 {stage} 级一层都没有，什么也不算：每个 rank 都要有活干"},
+    "checks.l05.layout_even": {
+        "en": "that is the even split, the same number of layers on every stage: the last stage also carries the loss, "
+              "so it is the slowest",
+        "zh": "这是平均切分，每级层数相同：最后一级还要算损失，所以它最慢"},
+    "checks.l05.layout_slow": {
+        "en": "a valid layout, but not the fastest: its slowest stage is stage {stage}, {work:g} slots of forward + "
+              "backward per microbatch; move layers away from it",
+        "zh": "布局合法，但不是最快的：最慢的是第 {stage} 级，每个微批的前向 + 反向要 {work:g} 个时间槽；"
+              "把它的层挪走一些"},
+})
+
+
+def read_layout(answer: Any, p: int) -> tuple[layout_module.PipelineLayout | None, str]:
+    """Read a learner's layout string for ``p`` ranks: ``(layout, "")`` or ``(None, why)`` (the why in the current
+    language). Full-width characters of a Chinese input method (``｜``, ``＊``, ``（``) are read as their ASCII forms;
+    a :class:`~bubblekit.layout.PipelineLayout` is taken as it is. Used by 05.8."""
+    if isinstance(answer, layout_module.PipelineLayout):
+        return answer, ""
+    if not isinstance(answer, str):
+        return None, tr("checks.l05.layout_type", type=type(answer).__name__)
+    text = unicodedata.normalize("NFKC", answer).strip().strip("'\"“”‘’`")
+    try:
+        return layout_module.parse_layout(text, p), ""
+    except (TypeError, ValueError) as err:
+        return None, tr("checks.l05.layout_bad", error=err)
+
+
+def _compare_layout(answer: Any, expected: Any) -> Graded:
+    """05.8: a valid one-stage-per-rank layout of the 20 layers whose 1F1B step is as short as the balanced one's."""
+    layout, why = read_layout(answer, LAYOUT_P)
+    if layout is None:
+        return Graded(False, why, FORMAT if isinstance(answer, str) and not answer.strip() else "")
+    if layout.v != 1:
+        return Graded(False, tr("checks.l05.layout_stages", stages=len(layout.stages), p=LAYOUT_P), "shape")
+    if layout.transformer_layers != LAYOUT_LAYERS or sum(layout.count("m")):
+        return Graded(False, tr("checks.l05.layout_layers", got=layout.transformer_layers, want=LAYOUT_LAYERS), "shape")
+    empty = next((s for s, stage in enumerate(layout.stages) if not stage.strip("E")), None)
+    if empty is not None:
+        return Graded(False, tr("checks.l05.layout_empty", stage=empty), "shape")
+    step = layout_step(layout)
+    if step <= expected:
+        return Graded(True)
+    if len(set(layout.count("t"))) == 1:
+        return Graded(False, tr("checks.l05.layout_even"), "slow")
+    costs = layout_costs(layout)
+    work = [f + b for f, b in zip(costs.f, costs.b)]  # type: ignore[arg-type]
+    slowest = max(range(len(work)), key=lambda s: work[s])
+    return Graded(False, tr("checks.l05.layout_slow", stage=slowest, work=work[slowest]), "slow")
+
+
+LAYOUT_HINTS = (
+    msg("Add up each stage's forward + backward: a layer costs 1 + 2 slots, the loss 4 + 8, the embedding nothing. "
+        "The step follows the slowest stage.",
+        "把每一级的前向 + 反向加起来：一层是 1 + 2 个时间槽，损失层是 4 + 8，嵌入层不计。单步耗时由最慢的一级决定。"),
+    msg("The whole model costs the same however you cut it: aim for stages of equal work, so the stage with the loss "
+        "gets fewer transformer layers. Check a layout with bk.layout.parse_layout(text, 4).costs(1, 2, loss=(4, 8)).",
+        "不管怎么切，整个模型的总耗时都一样：目标是让每一级的活一样多，所以带损失层的那一级要少放几层。"
+        "可以用 bk.layout.parse_layout(text, 4).costs(1, 2, loss=(4, 8)) 检查一个布局。"),
+)
+
+
+@exercise("05.8", hint=LAYOUT_HINTS, compare=_compare_layout, kind_hints={"slow": LAYOUT_HINTS, "shape": LAYOUT_HINTS})
+def _layout() -> Any:
+    """The shortest 1F1B step (slots) any layout of 05.8's model reaches: the balanced layout's."""
+    return layout_step(best_layout())
+
+
+# ----------------------------------------------------------------------------- 05.9: Megatron's microbatch group size
+
+#: Exercise 05.9: interleaved 1F1B, p ranks, m microbatches, v chunks, F = 1, B = 2 slots, a latency per hop (slots).
+GROUP_P, GROUP_M, GROUP_V = 8, 32, 2
+GROUP_COMM = Fraction(1, 2)
+
+
+def group_choices() -> tuple[int, ...]:
+    """The ``microbatch_group_size`` values Megatron-Core allows for 05.9's p and m (``microbatch_group_rule``)."""
+    return tuple(g for g in range(GROUP_P, GROUP_M + 1) if microbatch_group_rule(GROUP_P, GROUP_M, g) is None)
+
+
+def group_steps() -> dict[int, Any]:
+    """05.9: the makespan (slots) of interleaved 1F1B for each allowed group size."""
+    costs = bk.Costs(f=1, b=2, comm=GROUP_COMM)
+    return {g: bk.simulate(bk.schedule("interleaved", GROUP_P, GROUP_M, GROUP_V, microbatch_group_size=g), costs).makespan
+            for g in group_choices()}
+
+
+register({
+    "checks.l05.group_refused": {
+        "en": "Megatron-Core refuses that group size here: {why}",
+        "zh": "Megatron-Core 在这里不接受这个分组大小：{why}"},
+    "checks.l05.group_default": {
+        "en": "that is Megatron's default (the group is p: depth-first); with a latency per hop a larger group is faster",
+        "zh": "这是 Megatron 的默认值（分组大小等于 p，即深度优先）；每跳有延迟时，更大的分组更快"},
+    "checks.l05.group_larger": {
+        "en": "that group reaches the shortest step, but a smaller group reaches it too, with fewer activations held",
+        "zh": "这个分组能达到最短的单步耗时，但更小的分组也能达到，而且保留的激活更少"},
+    "checks.l05.group_slower": {
+        "en": "that group's step is not the shortest: simulate every allowed group",
+        "zh": "这个分组的单步耗时不是最短的：把每个允许的分组都模拟一遍"},
+})
+
+
+def _compare_group(answer: Any, expected: Any) -> Graded:
+    """05.9: the smallest allowed group size whose step is the shortest; never "too high / too low"."""
+    verdict = grade(answer, expected)
+    if verdict.ok:
+        return Graded(True, "", "")
+    if verdict.shape:
+        return Graded(False, verdict.detail, FORMAT if verdict.form else "")
+    steps = group_steps()
+    picked = next((g for g in steps if grade(answer, g).ok), None)
+    if picked is None:
+        whole = next((g for g in range(1, 4 * GROUP_M + 1) if grade(answer, g).ok), None)
+        why = microbatch_group_rule(GROUP_P, GROUP_M, whole) if whole is not None else None
+        if why is not None:
+            return Graded(False, tr("checks.l05.group_refused", why=why), "")
+        return Graded(False, tr("checks.choice_outside", choices=", ".join(map(str, steps))), "")
+    if picked == GROUP_P:
+        return Graded(False, tr("checks.l05.group_default"), "")
+    if steps[picked] == min(steps.values()):
+        return Graded(False, tr("checks.l05.group_larger"), "")
+    return Graded(False, tr("checks.l05.group_slower"), "")
+
+
+@exercise("05.9", hint=(msg("Simulate bk.schedule('interleaved', 8, 32, 2, microbatch_group_size=g) with "
+                            "bk.Costs(f=1, b=2, comm=Fraction(1, 2)) for every g Megatron allows, and compare the makespans.",
+                            "对 Megatron 允许的每个 g，用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 模拟 "
+                            "bk.schedule('interleaved', 8, 32, 2, microbatch_group_size=g)，比较单步耗时。"),
+                        msg("Several groups may tie for the shortest step; a larger group holds more activations, so "
+                            "give the smallest of the tied ones. The allowed g: p <= g <= m, and the last group holds 0 "
+                            "or at least p microbatches.",
+                            "可能有几个分组并列最短；分组越大，保留的激活越多，所以给出并列者中最小的那个。"
+                            "允许的 g：p <= g <= m，并且最后一组是 0 个微批或至少 p 个。")),
+          compare=_compare_group)
+def _group() -> int:
+    """The smallest microbatch_group_size with the shortest interleaved 1F1B step (p = 8, m = 32, v = 2, comm = 1/2)."""
+    steps = group_steps()
+    return min(g for g, t in steps.items() if t == min(steps.values()))

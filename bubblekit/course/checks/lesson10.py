@@ -121,6 +121,8 @@ BANK: tuple[BankItem, ...] = (
     BankItem("10.42", "whiteboard", "A schedule with no idle inside any rank", "每个 rank 内部都不空闲的调度", True),
     BankItem("10.43", "trade-offs", "DualPipe or interleaved on the same devices?", "设备数相同：DualPipe 还是交错式 1F1B？", True),
     BankItem("10.44", "trade-offs", "DualPipe or interleaved with the same memory?", "显存相同：DualPipe 还是交错式 1F1B？", True),
+    BankItem("10.45", "trade-offs", "A larger microbatch group", "把微批分组调大", True),
+    BankItem("10.46", "calculations", "A step from a layout string", "从布局字符串算单步耗时", True),
 )
 
 
@@ -917,6 +919,67 @@ def _fastest_in_memory(gb: float) -> str:
           compare=_schedule_name)
 def _q44() -> str:
     return _fastest_in_memory(40)
+
+
+#: 10.45: Megatron-Core's microbatch_group_size_per_vp_stage on interleaved 1F1B (p, m, v), F = 1, B = 2 slots.
+_GROUP_CASE = (8, 32, 2)
+
+
+def _group_effects() -> dict[str, Any]:
+    """10.45: Megatron's default group (p) against the breadth-first one (m): the makespans with free hops and with
+    1 slot per hop, and rank 0's peak activations (microbatch activations)."""
+    p, m, v = _GROUP_CASE
+    runs = {}
+    for group in (p, m):
+        s = bk.schedule("interleaved", p, m, v, microbatch_group_size=group)
+        runs[group] = (bk.simulate(s, bk.Costs(f=1, b=2)), bk.simulate(s, bk.Costs(f=1, b=2, comm=1)))
+    return {"free": [runs[g][0].makespan for g in (p, m)], "slow": [runs[g][1].makespan for g in (p, m)],
+            "peak": [runs[g][0].peak_activations[0] for g in (p, m)]}
+
+
+@exercise("10.45", hint=(msg("Simulate the two group sizes twice each, once with free hops and once with a latency per "
+                             "hop, and read three numbers: the two step times and rank 0's peak.",
+                             "两种分组大小各模拟两次：一次跳不计延迟，一次每跳有延迟；读三个数：两种情况下的单步耗时，"
+                             "以及 rank 0 的激活峰值。"),
+                         msg("Does the group size change how many chunk-size steps the ramp has, or only which "
+                             "microbatches a rank runs first? What does a rank do while it waits for a message?",
+                             "分组大小改变的是填充和排空里 chunk 大小的步数，还是只改变 rank 先跑哪些微批？rank "
+                             "在等消息的时候能做什么？")),
+          compare=_letter)
+def _q45() -> str:
+    e = _group_effects()
+    same_free, faster_slow, more_memory = e["free"][0] == e["free"][1], e["slow"][1] < e["slow"][0], e["peak"][1] > e["peak"][0]
+    if same_free and faster_slow and more_memory:
+        return "B"
+    raise AssertionError(f"10.45's premise no longer holds: {e}")
+
+
+#: 10.46: the layout, the ranks, the microbatches; a layer's (forward, backward) and the loss layer's, in slots.
+_LAYOUT_46 = ("Et*3|t*4|t*4|t*3L", 4, 8, (1, 2), (1, 2))
+
+
+def _layout_46_step(loss: tuple[int, int]) -> Any:
+    text, p, m, layer, _ = _LAYOUT_46
+    costs = bk.layout.parse_layout(text, p).costs(*layer, loss=loss)
+    return bk.simulate(bk.schedule("1f1b", p, m), costs).makespan
+
+
+@exercise("10.46", unit=SLOTS, hint=(msg("Turn the string into per-stage work first: count each stage's layers and add "
+                                        "what the loss costs to the stage that holds it.",
+                                        "先把字符串变成每一级的工作量：数出每级有几层，再把损失层的耗时加到它所在的那一级。"),
+                                    msg("The stages are not equal, so the textbook formula for equal stages does not "
+                                        "apply: simulate 1F1B with the per-stage costs (bk.layout.parse_layout reads "
+                                        "the string), or draw the step and follow the slowest stage.",
+                                        "各级不相等，所以等长流水级的教科书公式不适用：用每级的耗时模拟 1F1B"
+                                        "（bk.layout.parse_layout 可以读这个字符串），或者画出这一步，跟着最慢的那一级走。")),
+          mistakes=(Mistake(lambda _e: _layout_46_step((0, 0)),
+                            msg("that leaves the loss out: the last stage computes it too",
+                                "这里漏掉了损失层：最后一级还要算它")),
+                    Mistake(lambda _e: (_LAYOUT_46[2] + _LAYOUT_46[1] - 1) * 3 * 4,
+                            msg("that assumes four equal stages of four layers; read what each stage holds",
+                                "这是假设四级都是四层、完全相等；请读出每一级实际放了什么"))))
+def _q46() -> Any:
+    return _layout_46_step(_LAYOUT_46[4])
 
 
 # ----------------------------------------------------------------------------- profiles
