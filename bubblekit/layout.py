@@ -14,9 +14,10 @@ Megatron places a model on the pipeline in two ways, both ported here:
   ``num_layers_in_first_pipeline_stage`` / ``..._last_...`` (uneven first and last stages).
 
 A :class:`PipelineLayout` turns per-layer times into per-stage :class:`~bubblekit.costs.Costs`
-(:meth:`PipelineLayout.costs`), which every schedule of the course simulates. Pure Python. No lesson
-calls it: lesson 02 (section 4, load imbalance) names Megatron's layout option and its ``Et*3|…`` form,
-and the README shows a call; lesson 05 balances stages with :mod:`bubblekit.analysis.balance`.
+(:meth:`PipelineLayout.costs`), which every schedule of the course simulates. Pure Python. Used in
+lesson 05 (the deep dive on Megatron's layout string: the embedding and the loss on stages, an uneven
+first and last stage) and its exercise 05.8, and in the interview bank's 10.46; lesson 02 (section 4, load
+imbalance) names Megatron's layout option and its ``Et*3|…`` form.
 """
 
 from __future__ import annotations
