@@ -267,12 +267,21 @@ LAYOUT_LOSS: tuple[int, int] = (4, 8)
 
 
 def layout_costs(layout: layout_module.PipelineLayout) -> bk.Costs:
-    """05.8's per-stage costs of ``layout`` (slots): each stage sums its layers (the loss costs :data:`LAYOUT_LOSS`)."""
+    """05.8's per-stage costs of ``layout`` (slots): each stage sums its layers (the loss costs :data:`LAYOUT_LOSS`).
+
+    Raises ``TypeError`` when ``layout`` is not a :class:`~bubblekit.layout.PipelineLayout` (read a string with
+    :func:`read_layout` or :func:`bubblekit.layout.parse_layout` first), ``ValueError`` for a stage with no work.
+    """
+    if not isinstance(layout, layout_module.PipelineLayout):
+        raise TypeError(f"layout must be a PipelineLayout (bk.layout.parse_layout(text, p)), got {type(layout).__name__}")
     return layout.costs(*LAYOUT_LAYER, loss=LAYOUT_LOSS)
 
 
 def layout_step(layout: layout_module.PipelineLayout) -> Any:
-    """05.8: the makespan (slots) of 1F1B, p = 4, m = 16, with the stage costs of ``layout``."""
+    """05.8: the makespan (slots) of 1F1B, p = 4, m = 16, with the stage costs of ``layout`` (a layout for p = 4;
+    another p raises ``ValueError``, a non-layout ``TypeError``, as :func:`layout_costs`)."""
+    if isinstance(layout, layout_module.PipelineLayout) and (layout.p, layout.v) != (LAYOUT_P, 1):
+        raise ValueError(f"layout must have one stage on each of p = {LAYOUT_P} ranks, got p = {layout.p}, v = {layout.v}")
     return bk.simulate(bk.schedule("1f1b", LAYOUT_P, LAYOUT_M), layout_costs(layout)).makespan
 
 
