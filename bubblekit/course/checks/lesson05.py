@@ -298,28 +298,28 @@ def best_layout() -> layout_module.PipelineLayout:
 
 register({
     "checks.l05.layout_type": {
-        "en": "give the layout as a string, like 'Et*3|t*4|t*4|t*3L' (got {type})",
-        "zh": "请把布局写成字符串，例如 'Et*3|t*4|t*4|t*3L'（收到的是 {type}）"},
+        "en": "give the layout as a string, like 'Et*3|t*4|t*4|t*3L' (got {t})",
+        "zh": "请把布局写成字符串，例如 'Et*3|t*4|t*4|t*3L'（收到的是 {t}）"},
     "checks.l05.layout_bad": {
-        "en": "Megatron-Core would refuse this layout: {error}",
-        "zh": "Megatron-Core 不接受这个布局：{error}"},
+        "en": "Megatron-Core would refuse this layout: {e}",
+        "zh": "Megatron 不接受这个布局：{e}"},
     "checks.l05.layout_stages": {
-        "en": "the layout has {stages} stages; the exercise asks for one stage per rank, {p} stages",
-        "zh": "这个布局有 {stages} 个流水级；题目要求每个 rank 一个流水级，共 {p} 个"},
+        "en": "the layout has {n} stages; the exercise asks for one stage per rank, {p} stages",
+        "zh": "这个布局有 {n} 个流水级；题目要求每个 rank 一个流水级，共 {p} 个"},
     "checks.l05.layout_layers": {
-        "en": "the layout holds {got} transformer layers; the model has {want}",
-        "zh": "这个布局里有 {got} 个 Transformer 层；模型有 {want} 层"},
+        "en": "the layout holds {n} transformer layers; the model has {k}",
+        "zh": "这个布局里有 {n} 个 Transformer 层；模型有 {k} 层"},
     "checks.l05.layout_empty": {
-        "en": "stage {stage} holds no layer, so it does no work: every rank needs something to compute",
-        "zh": "第 {stage} 级一层都没有，什么也不算：每个 rank 都要有活干"},
+        "en": "stage {s} holds no layer, so it does no work: every rank needs something to compute",
+        "zh": "第 {s} 级一层都没有，什么也不算：每个 rank 都要有活干"},
     "checks.l05.layout_even": {
         "en": "that is the even split, the same number of layers on every stage: the last stage also carries the loss, "
               "so it is the slowest",
         "zh": "这是平均切分，每级层数相同：最后一级还要算损失，所以它最慢"},
     "checks.l05.layout_slow": {
-        "en": "a valid layout, but not the fastest: its slowest stage is stage {stage}, {work:g} slots of forward + "
+        "en": "a valid layout, but not the fastest: its slowest stage is stage {s}, {w:g} slots of forward + "
               "backward per microbatch; move layers away from it",
-        "zh": "布局合法，但不是最快的：最慢的是第 {stage} 级，每个微批的前向 + 反向要 {work:g} 个时间槽；"
+        "zh": "布局合法，但不是最快的：最慢的是第 {s} 级，每个微批的前向 + 反向要 {w:g} 个时间槽；"
               "把它的层挪走一些"},
 })
 
@@ -331,12 +331,12 @@ def read_layout(answer: Any, p: int) -> tuple[layout_module.PipelineLayout | Non
     if isinstance(answer, layout_module.PipelineLayout):
         return answer, ""
     if not isinstance(answer, str):
-        return None, tr("checks.l05.layout_type", type=type(answer).__name__)
+        return None, tr("checks.l05.layout_type", t=type(answer).__name__)
     text = unicodedata.normalize("NFKC", answer).strip().strip("'\"“”‘’`")
     try:
         return layout_module.parse_layout(text, p), ""
     except (TypeError, ValueError) as err:
-        return None, tr("checks.l05.layout_bad", error=err)
+        return None, tr("checks.l05.layout_bad", e=err)
 
 
 def _compare_layout(answer: Any, expected: Any) -> Graded:
@@ -345,12 +345,12 @@ def _compare_layout(answer: Any, expected: Any) -> Graded:
     if layout is None:
         return Graded(False, why, FORMAT if isinstance(answer, str) and not answer.strip() else "")
     if layout.v != 1:
-        return Graded(False, tr("checks.l05.layout_stages", stages=len(layout.stages), p=LAYOUT_P), "shape")
+        return Graded(False, tr("checks.l05.layout_stages", n=len(layout.stages), p=LAYOUT_P), "shape")
     if layout.transformer_layers != LAYOUT_LAYERS or sum(layout.count("m")):
-        return Graded(False, tr("checks.l05.layout_layers", got=layout.transformer_layers, want=LAYOUT_LAYERS), "shape")
+        return Graded(False, tr("checks.l05.layout_layers", n=layout.transformer_layers, k=LAYOUT_LAYERS), "shape")
     empty = next((s for s, stage in enumerate(layout.stages) if not stage.strip("E")), None)
     if empty is not None:
-        return Graded(False, tr("checks.l05.layout_empty", stage=empty), "shape")
+        return Graded(False, tr("checks.l05.layout_empty", s=empty), "shape")
     step = layout_step(layout)
     if step <= expected:
         return Graded(True)
@@ -359,7 +359,7 @@ def _compare_layout(answer: Any, expected: Any) -> Graded:
     costs = layout_costs(layout)
     work = [f + b for f, b in zip(costs.f, costs.b)]  # type: ignore[arg-type]
     slowest = max(range(len(work)), key=lambda s: work[s])
-    return Graded(False, tr("checks.l05.layout_slow", stage=slowest, work=work[slowest]), "slow")
+    return Graded(False, tr("checks.l05.layout_slow", s=slowest, w=work[slowest]), "slow")
 
 
 LAYOUT_HINTS = (
@@ -369,7 +369,7 @@ LAYOUT_HINTS = (
     msg("The whole model costs the same however you cut it: aim for stages of equal work, so the stage with the loss "
         "gets fewer transformer layers. Check a layout with bk.layout.parse_layout(text, 4).costs(1, 2, loss=(4, 8)).",
         "不管怎么切，整个模型的总耗时都一样：目标是让每一级的活一样多，所以带损失层的那一级要少放几层。"
-        "可以用 bk.layout.parse_layout(text, 4).costs(1, 2, loss=(4, 8)) 检查一个布局。"),
+        "可以用 bk.layout.parse_layout 读入一个布局，算出每一级的耗时来检查。"),
 )
 
 
@@ -400,8 +400,8 @@ def group_steps() -> dict[int, Any]:
 
 register({
     "checks.l05.group_refused": {
-        "en": "Megatron-Core refuses that group size here: {why}",
-        "zh": "Megatron-Core 在这里不接受这个分组大小：{why}"},
+        "en": "Megatron-Core refuses that group size here: {r}",
+        "zh": "Megatron 在这里不接受这个分组大小：{r}"},
     "checks.l05.group_default": {
         "en": "that is Megatron's default (the group is p: depth-first); with a latency per hop a larger group is faster",
         "zh": "这是 Megatron 的默认值（分组大小等于 p，即深度优先）；每跳有延迟时，更大的分组更快"},
@@ -427,7 +427,7 @@ def _compare_group(answer: Any, expected: Any) -> Graded:
         whole = next((g for g in range(1, 4 * GROUP_M + 1) if grade(answer, g).ok), None)
         why = microbatch_group_rule(GROUP_P, GROUP_M, whole) if whole is not None else None
         if why is not None:
-            return Graded(False, tr("checks.l05.group_refused", why=why), "")
+            return Graded(False, tr("checks.l05.group_refused", r=why), "")
         return Graded(False, tr("checks.choice_outside", choices=", ".join(map(str, steps))), "")
     if picked == GROUP_P:
         return Graded(False, tr("checks.l05.group_default"), "")
@@ -438,8 +438,8 @@ def _compare_group(answer: Any, expected: Any) -> Graded:
 
 @exercise("05.9", hint=(msg("Simulate bk.schedule('interleaved', 8, 32, 2, microbatch_group_size=g) with "
                             "bk.Costs(f=1, b=2, comm=Fraction(1, 2)) for every g Megatron allows, and compare the makespans.",
-                            "对 Megatron 允许的每个 g，用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 模拟 "
-                            "bk.schedule('interleaved', 8, 32, 2, microbatch_group_size=g)，比较单步耗时。"),
+                            "对 Megatron 允许的每个 g，用 bk.Costs(f=1, b=2, comm=Fraction(1, 2)) 模拟 p = 8、m = 32、v = 2 的"
+                            "交错式 1F1B（microbatch_group_size=g），比较单步耗时。"),
                         msg("Several groups may tie for the shortest step; a larger group holds more activations, so "
                             "give the smallest of the tied ones. The allowed g: p <= g <= m, and the last group holds 0 "
                             "or at least p microbatches.",
