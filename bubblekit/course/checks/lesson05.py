@@ -346,7 +346,7 @@ def _compare_layout(answer: Any, expected: Any) -> Graded:
         return Graded(False, why, FORMAT if isinstance(answer, str) and not answer.strip() else "")
     if layout.v != 1:
         return Graded(False, tr("checks.l05.layout_stages", n=len(layout.stages), p=LAYOUT_P), "shape")
-    if layout.transformer_layers != LAYOUT_LAYERS or sum(layout.count("m")):
+    if layout.transformer_layers != LAYOUT_LAYERS or any(layout.count("m")):
         return Graded(False, tr("checks.l05.layout_layers", n=layout.transformer_layers, k=LAYOUT_LAYERS), "shape")
     empty = next((s for s, stage in enumerate(layout.stages) if not stage.strip("E")), None)
     if empty is not None:
