@@ -7,6 +7,7 @@ from pathlib import Path
 import bubblekit as bk
 from bubblekit.analysis import traces
 from bubblekit.course.checks import check, lesson04, lesson05, lesson06
+from bubblekit.i18n import using_language
 
 
 def test_04_5_broken_text_names_the_blocked_rank() -> None:
@@ -82,6 +83,17 @@ def test_05_hypothetical_head_is_labelled() -> None:
     layers = lesson05.head_model()
     assert "hypothetical" in layers[-1].name
     assert len(layers) == 13
+
+
+def test_05_hypothetical_head_name_follows_the_language() -> None:
+    with using_language("en"):
+        english = lesson05.head_model()
+    with using_language("zh"):
+        chinese = lesson05.head_model()
+    assert english[-1].name == "head (hypothetical)"   # the English edition's output is unchanged
+    assert chinese[-1].name == "输出头（假想）"
+    assert [(a.f, a.b) for a in english] == [(c.f, c.b) for c in chinese]
+    assert [a.name for a in english[:-1]] == [c.name for c in chinese[:-1]]
 
 
 def test_06_example_step_is_deterministic_and_readable(tmp_path: Path) -> None:

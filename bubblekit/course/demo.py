@@ -61,7 +61,7 @@ register({
                      "zh": "    m={m}：公式 {formula:6.1%}，模拟 {simulated:6.1%}"},
     "demo.below_p": {"en": "* m < p = {p}: the formula needs m >= p (any m >= p that PyTorch accepts); "
                            "below p the pipeline runs dry between chunk rounds and the bubble is larger",
-                     "zh": "注：公式要求 m ≥ p（只要 m ≥ p 就成立，前提是 PyTorch 接受这个 m）；"
+                     "zh": "注：公式只在 m ≥ p 时成立（m 还得是 PyTorch 接受的取值）；"
                            "m < p = {p} 时，前后两遍 chunk 之间会断流，实际气泡比公式大"},
     "demo.one_f_one_b": {"en": "the article's 1F1B column repeats the ordinary one: 1F1B has GPipe's bubble; "
                                "it saves activation memory (rank 0 holds min(p, m) microbatches instead of m: "

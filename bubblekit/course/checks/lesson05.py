@@ -175,15 +175,20 @@ def _hide() -> Any:
     return hide_floor()
 
 
+#: The made-up head's layer name in 05.5 (a learner reads it in ``Partition.describe()``), in both languages.
+register({"checks.l05.head_name": {"en": "head (hypothetical)", "zh": "输出头（假想）"}})
+
+
 def head_model() -> list[balance.Layer]:
     """Exercise 05.5: 6 measured layers (h=4096, seq=4096) as attention/MLP pieces plus a hypothetical output head.
 
     The head is *not measured*: it is made up as twice an MLP block, to show what a heavy last
-    piece does to a count-based split.
+    piece does to a count-based split. Its name is in the current language (``"head (hypothetical)"``,
+    Chinese ``"输出头（假想）"``); the costs do not depend on the language.
     """
     layers = balance.measured_layers(6, hidden=4096, seq=4096)
     mlp = layers[1]
-    layers.append(balance.Layer("head (hypothetical)", f=2 * mlp.f, b=2 * mlp.b))
+    layers.append(balance.Layer(tr("checks.l05.head_name"), f=2 * mlp.f, b=2 * mlp.b))
     return layers
 
 
