@@ -9,6 +9,7 @@ import pytest
 import bubblekit as bk
 from bubblekit.course import published as P
 from bubblekit.course.checks import check, lesson10
+from bubblekit.i18n import translate, using_language
 
 #: Table 5 prints four decimals: a faithful reproduction differs by at most half a unit in the last place.
 HALF_ULP = 0.00005 + 1e-12
@@ -326,6 +327,21 @@ def test_case_options_estimates_refusals_and_bad_input() -> None:
         P.case_options([("BLOOM-176B", "no dict")])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="nor Case fields"):
         P.case_options([("BLOOM-176B", "typo", {"microbatch": 1})])
+
+
+def test_a_refused_interleaving_reads_the_same_in_both_languages() -> None:
+    """The refusal is raised in the current language; the table's note names PyTorch's rule in either one."""
+    option = [("BLOOM-176B", "interleaved", {"schedule_name": "interleaved", "v": 2})]
+    english = P.case_options(option)[0]["note"]
+    assert english == ("not possible with PyTorch's ScheduleInterleaved1F1B: m=128 for p=12 (its max(1, m // p) "
+                       "rounds must divide m; m = 120 or 130 would run)")
+    with using_language("zh"):
+        chinese = P.case_options(option)[0]["note"]
+        other = P.case_options([("BLOOM-176B", "x", {"schedule_name": "no-such-schedule"})])[0]["note"]
+    assert chinese == translate("published.options.refused_rounds", "zh", m=128, p=12, below=120, above=130)
+    assert chinese.startswith("不可行。") and "m 不能用于" not in chinese
+    assert other.startswith("不可行：") and "：" not in other[len("不可行："):]   # the reason's first clause only
+    assert P.case_options(option)[0]["note"] == english
 
 
 @settings(max_examples=20, deadline=None)

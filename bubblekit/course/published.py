@@ -142,12 +142,12 @@ register({
     "published.ws.m": {"en": "m = GBS / (DP × b): microbatches per pipeline", "zh": "m = GBS / (DP × b)：每条流水线的微批数"},
     "published.ws.computed": {"en": "computed", "zh": "计算得出"},
     "published.ws.schedule": {"en": "schedule", "zh": "调度"},
-    "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)"},
+    "published.ws.ratio": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "气泡比例 = 空闲 / (p × 单步耗时)"},
     "published.ws.ratio_from": {"en": "computed: {method}", "zh": "计算：{method}"},
-    "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌"},
+    "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "气泡开销（Megatron 口径）= 空闲 / 忙碌"},
     "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算（同上）"},
     "published.ws.hours": {"en": "GPU-hours of the run", "zh": "这次训练的 GPU 小时数"},
-    "published.ws.idle": {"en": "idle GPU-hours = bubble_ratio × GPU-hours", "zh": "空闲 GPU 小时数 = bubble_ratio × GPU 小时数"},
+    "published.ws.idle": {"en": "idle GPU-hours = bubble_ratio × GPU-hours", "zh": "空闲 GPU 小时数 = 气泡比例 × GPU 小时数"},
     "published.ws.price": {"en": "price (USD per GPU-hour)", "zh": "价格（美元 / GPU 小时）"},
     "published.ws.price_from": {"en": "assumed: the DeepSeek-V3 report's H800 rental", "zh": "假设：DeepSeek-V3 报告中的 H800 租用价格"},
     "published.ws.cost": {"en": "idle cost", "zh": "空闲成本"},
@@ -160,26 +160,26 @@ register({
                                 "zh": "四个案例：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
     "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
                                      "case's stated assumptions, not measurements",
-                               "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)；bubble_overhead（气泡开销，Megatron 口径）"
+                               "zh": "气泡比例 = 空闲 / (p × 单步耗时)；气泡开销（Megatron 口径）"
                                      "= 空闲 / 忙碌；这些是按各案例写明的假设做的估算，不是实测"},
     "published.options.refused": {"en": "not possible: {reason}", "zh": "不可行：{reason}"},
     "published.options.refused_rounds": {
         "en": "not possible with PyTorch's ScheduleInterleaved1F1B: m={m} for p={p} (its max(1, m // p) rounds must "
               "divide m; m = {below} or {above} would run)",
-        "zh": "PyTorch 的 ScheduleInterleaved1F1B 不接受 p={p} 时的 m={m}（它的 max(1, m // p) 轮必须整除 m；"
-              "m = {below} 或 {above} 可以运行）"},
+        "zh": "不可行。PyTorch 的 ScheduleInterleaved1F1B 把微批分成 max(1, m // p) 轮，轮数必须整除 m；"
+              "p={p} 时 m={m} 不满足，最近的可用值是 m = {below} 或 {above}"},
     "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward (split into I = W = F "
                                      "for ZB-H1 and DualPipe), no communication cost",
                                "zh": "所有方案用同一套耗时模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），"
                                      "不计通信开销"},
     "published.megatron.where": {"en": "{source}, Table 1, with the bubble_ratio each row implies",
-                                 "zh": "{source}表 1，附各行对应的 bubble_ratio"},
+                                 "zh": "{source}表 1，附各行对应的气泡比例"},
     # the Chinese title names the paper the way lesson 08 does; the English one keeps the full citation
     "published.megatron.source": {"en": "the Megatron-LM paper (Narayanan et al., SC21, arXiv 2104.04473)",
                                   "zh": "Megatron-LM 论文（Narayanan 等，SC21，arXiv 2104.04473）"},
     "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
                                       "idle / (p × makespan) for equal stages, B = 2F, no communication cost",
-                                "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；bubble_ratio（气泡比例）"
+                                "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；气泡比例"
                                       "= 空闲 / (p × 单步耗时)，按各流水级相同、反向 = 2 × 前向、不计通信开销计算"},
     "published.megatron.params": {"en": "params (B)", "zh": "参数量（十亿）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
@@ -1448,11 +1448,23 @@ _ESTIMATE_KEYS = ("schedule_name", "v", "micro_batch", "costs", "usd_per_gpu_hou
 def _refusal_note(err: ValueError) -> str:
     """The ``note`` of a refused option: PyTorch's interleaving rule named, else the reason's first clause."""
     text = str(err)
-    rule = re.search(r"m=(\d+) is not allowed for p=(\d+) with interleaving.*nearest allowed: m = (\d+) or (\d+)", text)
+    rule = _message_pattern("schedules.refuse.interleaved").search(text)   # raised in the current language
     if rule:
-        m, p, below, above = rule.groups()
-        return tr("published.options.refused_rounds", m=m, p=p, below=below, above=above)
-    return tr("published.options.refused", reason=text.split(":")[0])
+        return tr("published.options.refused_rounds", m=rule["m"], p=rule["p"], below=rule["below"], above=rule["above"])
+    return tr("published.options.refused", reason=re.split("[:：]", text)[0])
+
+
+def _message_pattern(key: str) -> re.Pattern[str]:
+    """A regex that reads the (whole-number) fields back out of message ``key`` in the current language."""
+    texts = all_messages()[key]
+    template = texts.get(get_language(), texts["en"])
+    pieces = re.split(r"\{(\w+)[^{}]*\}", template)
+    pattern, seen = re.escape(pieces[0]), set()
+    for name, literal in zip(pieces[1::2], pieces[2::2]):
+        pattern += f"(?P={name})" if name in seen else rf"(?P<{name}>\d+)"
+        seen.add(name)
+        pattern += re.escape(literal)
+    return re.compile(pattern)
 
 
 def case_options(options: list[tuple[str, str, dict[str, object]]]) -> Table:
