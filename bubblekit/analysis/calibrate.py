@@ -142,7 +142,7 @@ register({
                                         "改用{other}为 {alt:.3f}）"},
     "calibrate.describe.shares_own": {"en": "  extra gap charged per action (the mean of each stage and kind's own gaps "
                                             "beyond the typical overhead and hop: pickups and stalls): {shares} {u}",
-                                      "zh": "  每个动作计入的额外间隙（各流水级、各类动作自己超出典型开销和典型一跳的间隙的均值，"
+                                      "zh": "  每个动作计入的额外耗时（各流水级、各类动作自己超出典型开销和典型一跳的间隙的均值，"
                                             "含接收滞后和停顿）：{shares} {u}"},
     "calibrate.describe.shares": {"en": "  pickup charged per action (the pickup x the share of its messages that came early): "
                                         "{shares} {u}",
@@ -172,7 +172,7 @@ register({
     "calibrate.row.calibrated": {"en": "+ pickup {x:.3f} {u}/early message: calibrated",
                                  "zh": "+ 接收滞后 {x:.3f} {u}/提前到达的消息：校准结果"},
     "calibrate.row.calibrated_own": {"en": "+ each stage's own extra gaps (pickups, stalls): calibrated",
-                                     "zh": "+ 各流水级自己的额外间隙（接收滞后、停顿）：校准结果"},
+                                     "zh": "+ 各流水级自己的额外耗时（接收滞后、停顿）：校准结果"},
     "calibrate.why.calibrated_own": {"en": "charged per action where they happened ({what})",
                                      "zh": "在发生的位置按动作计入（{what}）"},
     "calibrate.why.calibrated": {"en": "a message that came while its rank was busy (charged per stage: {what})",
@@ -1081,6 +1081,9 @@ register({
     "calibrate.bench.mean_gap": {"en": "mean |gap|", "zh": "平均 |误差|"},
     "calibrate.bench.worst": {"en": "worst |gap|", "zh": "最大 |误差|"},
     "calibrate.bench.default": {"en": "default", "zh": "默认"},
+    "calibrate.bench.with_default": {"en": "{stat} (default)", "zh": "{stat}（默认）"},
+    # a run's schedule as the benchmark data names it (PyTorch's class name) -> the course's name
+    "calibrate.bench.schedule.Interleaved1F1B": {"en": "Interleaved1F1B", "zh": "交错式 1F1B"},
     "calibrate.bench.runs_note": {"en": "calibrated - measured bubble_ratio, per statistic; {where}",
                                   "zh": "各统计量校准结果与实测 bubble_ratio（气泡比例）之差；{where}"},
     "calibrate.bench.summary_note": {"en": "{n} steps ({which}); {where}", "zh": "共 {n} 步（{which}）；{where}"},
@@ -1103,7 +1106,7 @@ register({
     "calibrate.bench.lab_defaults": {"en": "the lab's defaults", "zh": "实验室的默认模型"},
     "calibrate.overview.benchmark": {"en": "benchmark", "zh": "基准"},
     "calibrate.overview.model": {"en": "model", "zh": "模型"},
-    "calibrate.overview.action": {"en": "typical action (ms)", "zh": "典型动作耗时 (ms)"},
+    "calibrate.overview.action": {"en": "typical action (ms)", "zh": "典型动作耗时（ms）"},
     "calibrate.overview.bubble": {"en": "measured bubble", "zh": "实测气泡比例"},
     "calibrate.overview.spread": {"en": "spread between runs", "zh": "同配置各次之差"},
     "calibrate.overview.explained": {"en": "default within {tol:.2f}", "zh": "默认统计量误差 ≤ {tol:.2f}"},
@@ -1302,8 +1305,8 @@ class CalibrationBenchmark:
     def summary(self, which: str = "all") -> Table:
         """One row per statistic: steps within the tolerance, mean and worst |gap| (``which``: all, real, sample)."""
         scores = self.scores(which)
-        rows = [{"statistic": tr(f"calibrate.stat.{s}") + (f" ({tr('calibrate.bench.default')})"
-                                                             if s == DEFAULT_STATISTIC else ""),
+        rows = [{"statistic": (tr("calibrate.bench.with_default", stat=tr(f"calibrate.stat.{s}"))
+                               if s == DEFAULT_STATISTIC else tr(f"calibrate.stat.{s}")),
                  "within": f"{hit} / {n}", "mean |gap|": mean, "worst": worst}
                 for s, (hit, n, mean, worst) in scores.items()]
         n = len(self._selected(which))
@@ -1318,7 +1321,7 @@ class CalibrationBenchmark:
         """One row per step: its measured bubble ratio and each statistic's gap (calibrated - measured)."""
         rows = []
         for case, g in zip(self.cases, self.gaps):
-            row: dict[str, Any] = {"run": case.name, "kind": tr(f"calibrate.bench.{case.kind}"),
+            row: dict[str, Any] = {"run": _run_label(case.name), "kind": tr(f"calibrate.bench.{case.kind}"),
                                    "measured": case.step.bubble_ratio}
             row.update({s: g.get(s) for s in STATISTICS})
             rows.append(row)
@@ -1336,7 +1339,7 @@ class CalibrationBenchmark:
         rows = []
         for i, j, g in self.predictions:
             measured = self.cases[j].step.bubble_ratio
-            rows.append({"from": self.cases[i].name, "to": self.cases[j].name, "measured": measured,
+            rows.append({"from": _run_label(self.cases[i].name), "to": _run_label(self.cases[j].name), "measured": measured,
                          "predicted": measured + g[statistic], "gap": g[statistic]})
         return Table(rows, formats={"measured": _f3, "predicted": _f3, "gap": _signed3},
                      headers={"from": tr("calibrate.bench.from"), "to": tr("calibrate.bench.to"),
@@ -1511,6 +1514,18 @@ def benchmark_from_data(data: dict[str, Any], *, samples: bool = True) -> Calibr
     if samples:
         cases.extend(shipped_sample_cases())
     return benchmark(cases, pairs, meta=data.get("meta", {}))
+
+
+def _run_label(name: str) -> str:
+    """A benchmark run's name as tables show it: ``"Interleaved1F1B m=4 #1"`` is ``"交错式 1F1B m=4 #1"`` in Chinese.
+
+    Only the leading schedule name is translated (and only where the catalogue has it); the
+    name itself, a key, stays as the data writes it.
+    """
+    head, sep, rest = name.partition(" ")
+    if head == "Interleaved1F1B":
+        return tr(f"calibrate.bench.schedule.{head}") + sep + rest
+    return name
 
 
 def load_benchmark(path: str | Any | None = None, *, samples: bool = True,

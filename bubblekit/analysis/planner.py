@@ -94,7 +94,7 @@ register({
     "planner.messages": {"en": "messages per step", "zh": "每步消息数"},
     "planner.fits": {"en": "fits", "zh": "放得下"},
     # PlanTable.to_text's fixed-width columns
-    "planner.text.step": {"en": "step {unit}", "zh": "{unit}/步"},
+    "planner.text.step": {"en": "step {unit}", "zh": "单步耗时（{unit}）"},
     "planner.text.per_mb": {"en": "per mb", "zh": "每微批耗时"},
     "planner.text.bubble": {"en": "bubble", "zh": "气泡比例"},
     "planner.text.total_gb": {"en": "total GB", "zh": "合计 GB"},
@@ -515,23 +515,27 @@ class PlanTable:
         totals = any(c.total_bytes is not None for c in rows)
         mem_head = tr("planner.text.total_gb" if totals else "planner.text.peak_gib" if self.activation_bytes is not None
                       else "planner.text.peak_act")
-        head = (f"{'#':>2}  {_ljust(tr('planner.configuration'), 32)} {_rjust(tr('planner.text.step', unit=_unit(unit)), 10)} "
-                f"{_rjust(tr('planner.text.per_mb'), 8)} {_rjust(tr('planner.text.bubble'), 7)} "
-                f"{_rjust(mem_head, 8)} {_rjust(tr('planner.text.hops'), 5)}  {tr('planner.fits')}")
+        heads = [tr("planner.text.step", unit=_unit(unit)), tr("planner.text.per_mb"), tr("planner.text.bubble"),
+                 mem_head, tr("planner.text.hops")]
+        # each column as wide as its header when that is wider than the usual width (a Chinese header can be)
+        ws, wp, wb, wm, wh = (max(w, Table._width(h)) for w, h in zip((10, 8, 7, 8, 5), heads))
+        head = (f"{'#':>2}  {_ljust(tr('planner.configuration'), 32)} {_rjust(heads[0], ws)} "
+                f"{_rjust(heads[1], wp)} {_rjust(heads[2], wb)} "
+                f"{_rjust(heads[3], wm)} {_rjust(heads[4], wh)}  {tr('planner.fits')}")
         lines = [head, "-" * Table._width(head)]
         for k, c in enumerate(rows, 1):
             if c.makespan is None:
-                lines.append(f"{k:>2}  {_ljust(c.label, 32)} {'-':>10} {'-':>8} {'-':>7} {'-':>8} {'-':>5}  "
+                lines.append(f"{k:>2}  {_ljust(c.label, 32)} {'-':>{ws}} {'-':>{wp}} {'-':>{wb}} {'-':>{wm}} {'-':>{wh}}  "
                              + tr("planner.text.no_reason", reason=c.reason[:40]))
                 continue
             if totals:
-                mem_text = f"{c.total_bytes / GB:>8.3g}" if c.total_bytes is not None else f"{'-':>8}"
+                mem_text = f"{c.total_bytes / GB:>{wm}.3g}" if c.total_bytes is not None else f"{'-':>{wm}}"
             else:
                 mem = c.peak_bytes / 2**30 if c.peak_bytes is not None else c.peak_activations
-                mem_text = f"{mem:>8.3g}"
+                mem_text = f"{mem:>{wm}.3g}"
             lines.append(
-                f"{k:>2}  {_ljust(c.label, 32)} {float(c.makespan):>10.4g} {c.time_per_microbatch:>8.4g} "
-                f"{c.bubble_ratio:>7.1%} {mem_text} {c.hops:>5}  {tr('text.yes' if c.fits else 'text.no')}"
+                f"{k:>2}  {_ljust(c.label, 32)} {float(c.makespan):>{ws}.4g} {c.time_per_microbatch:>{wp}.4g} "
+                f"{c.bubble_ratio:>{wb}.1%} {mem_text} {c.hops:>{wh}}  {tr('text.yes' if c.fits else 'text.no')}"
             )
         if not rows:
             lines.append(tr("planner.text.none_fits"))

@@ -91,6 +91,10 @@ KNOWN_ORDER_DIFFERENCES: dict[str, str] = {
 register({
     # the lab's summary (lesson 06); the configuration's field names stay as the code spells them
     "lab.run": {"en": "lab run: {config}", "zh": "真实运行：{config}"},
+    "lab.config": {"en": "{schedule} ({torch_class}) p={ranks} m={microbatches} v={v} hidden={hidden} seq={seq} "
+                         "batch={batch} layers/stage={layers} backend={backend} threads/rank={threads}",
+                   "zh": "{schedule}（{torch_class}），p={ranks} m={microbatches} v={v}，隐藏维度 {hidden}，序列长度 {seq}，"
+                         "每个微批 {batch} 个样本，每级 {layers} 层，后端 {backend}，每个 rank {threads} 个线程"},
     "lab.per_step": {"en": "measured bubble_ratio per step: {ratios}  (median {median:.4f})",
                      "zh": "每步实测的 bubble_ratio：{ratios}（中位数 {median:.4f}）"},
     "lab.order.bubblekit": {"en": "executed order == bubblekit's order: {verdict}",
@@ -103,7 +107,7 @@ register({
     "lab.see_order_check": {"en": "see order_check()", "zh": "见 order_check()"},
     "lab.rss": {"en": "peak memory per rank (resident): {sizes}", "zh": "每个 rank 的内存峰值（常驻）：{sizes}"},
     "lab.known.1F1B": {"en": KNOWN_ORDER_DIFFERENCES["1F1B"],
-                       "zh": "Schedule1F1B.pipeline_order（静态 IR）在最后一个 rank 上是错的：它的前向计数器在使用前就加了 1，"
+                       "zh": "Schedule1F1B.pipeline_order（静态调度表，即 IR）在最后一个 rank 上是错的：它的前向计数器在使用前就加了 1，"
                              "所以列出的是 F1 .. Fm（缺 F0，Fm 越界）。运行时（_step_microbatches）执行的是 F0 B0 F1 B1 ...，"
                              "也就是 bubblekit 的 1f1b 顺序。"},
     "lab.known.GPipe": {"en": KNOWN_ORDER_DIFFERENCES["GPipe"],
@@ -259,9 +263,9 @@ class LabResult:
     def summary(self) -> str:
         """Text: configuration, per-step bubble ratios, the comparison table and the order check."""
         c = self.config
-        config = (f"{c.schedule} ({c.info.torch_class}) p={c.ranks} m={c.microbatches} v={c.v} "
-                  f"hidden={c.hidden} seq={c.seq} batch={c.batch} layers/stage={c.layers} backend={c.backend} "
-                  f"threads/rank={c.threads}")
+        config = tr("lab.config", schedule=c.schedule, torch_class=c.info.torch_class, ranks=c.ranks,
+                    microbatches=c.microbatches, v=c.v, hidden=c.hidden, seq=c.seq, batch=c.batch, layers=c.layers,
+                    backend=c.backend, threads=c.threads)
         lines = [
             tr("lab.run", config=config),
             tr("lab.per_step", ratios=", ".join(f"{b:.4f}" for b in self.bubble_ratios), median=self.median_bubble_ratio),

@@ -68,21 +68,21 @@ GPU_ANNOTATION = "gpu_user_annotation"
 
 register({
     "traces.gpu.title": {"en": "GPU time per rank (HTA's temporal breakdown, us)",
-                         "zh": "各 rank 的 GPU 时间（HTA 的时间分解，us）"},
+                         "zh": "各 rank 的 GPU 时间（HTA 的时间分解，μs）"},
     "traces.gpu.note": {"en": "idle: no GPU event runs; compute: compute kernels; non-compute: communication and "
                               "memory; kernel_share: (span - idle) / span",
                         "zh": "空闲：GPU 上没有任何事件；计算：计算 kernel；非计算：通信与内存拷贝；"
                               "kernel 占比 =（时间跨度 − 空闲）/ 时间跨度；各列即 HTA 的 span、idle、compute、non-compute"},
     # the tables' column headers (the row keys stay HTA's names: span_us, idle_us, ...)
-    "traces.gpu.col.span_us": {"en": "span_us", "zh": "时间跨度 (us)"},
-    "traces.gpu.col.idle_us": {"en": "idle_us", "zh": "空闲 (us)"},
-    "traces.gpu.col.compute_us": {"en": "compute_us", "zh": "计算 (us)"},
-    "traces.gpu.col.non_compute_us": {"en": "non_compute_us", "zh": "非计算 (us)"},
+    "traces.gpu.col.span_us": {"en": "span_us", "zh": "时间跨度（μs）"},
+    "traces.gpu.col.idle_us": {"en": "idle_us", "zh": "空闲（μs）"},
+    "traces.gpu.col.compute_us": {"en": "compute_us", "zh": "计算（μs）"},
+    "traces.gpu.col.non_compute_us": {"en": "non_compute_us", "zh": "非计算（μs）"},
     "traces.gpu.col.kernel_share": {"en": "kernel_share", "zh": "kernel 占比"},
-    "traces.gpu.col.idle_ms": {"en": "idle_ms", "zh": "气泡 (ms)"},
-    "traces.gpu.col.communication_ms": {"en": "communication_ms", "zh": "通信 (ms)"},
-    "traces.gpu.col.memory_ms": {"en": "memory_ms", "zh": "内存拷贝 (ms)"},
-    "traces.gpu.col.nothing_ms": {"en": "nothing_ms", "zh": "完全空闲 (ms)"},
+    "traces.gpu.col.idle_ms": {"en": "idle_ms", "zh": "气泡（ms）"},
+    "traces.gpu.col.communication_ms": {"en": "communication_ms", "zh": "通信（ms）"},
+    "traces.gpu.col.memory_ms": {"en": "memory_ms", "zh": "内存拷贝（ms）"},
+    "traces.gpu.col.nothing_ms": {"en": "nothing_ms", "zh": "完全空闲（ms）"},
     "traces.gpu.idle_title": {"en": "What the GPU did in the pipeline's bubble (ms per rank)",
                               "zh": "流水线气泡里 GPU 在做什么（每个 rank，ms）"},
     "traces.gpu.idle_note": {"en": "communication: an NCCL kernel spins (waiting for the neighbour); memory: only "
