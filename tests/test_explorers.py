@@ -422,6 +422,31 @@ def test_builder_starts_legal_and_scores_against_builtins():
     assert bytes(b.image.value).startswith(PNG_MAGIC)
 
 
+def test_builder_score_and_still_speak_the_language():
+    """The builder's score table and its still picture: English exactly as before (``<b>Score:</b> ``,
+    the column ``bubble_ratio``, the still's "move its sliders"); Chinese with its own header
+    (气泡比例), no space after its full-width colon, and a still that says the orders are edited."""
+    b = schedule_builder(p=4, m=8)
+    score = b.readouts["score"].value
+    assert "<b>Score:</b> matches GPipe (the same orders, action for action)</div>" in score
+    assert "<th>bubble_ratio</th><th>peak memory (microbatch act.)</th>" in score
+    still = b._repr_mimebundle_()["text/html"]
+    assert ("▶ A still picture of the schedule builder (p = 4, m = 8, costs b=2f): run this cell (Shift+Enter) "
+            "to move its sliders.") in still
+    before = bk.get_language()
+    bk.set_language("zh")
+    try:
+        b = schedule_builder(p=4, m=8)
+        score = b.readouts["score"].value
+        still = b._repr_mimebundle_()["text/html"]
+    finally:
+        bk.set_language(before)
+    assert "<b>评分：</b>与 GPipe 完全一致（每个动作的顺序都相同）</div>" in score
+    assert "<th>气泡比例</th><th>激活峰值（个微批的激活）</th>" in score and "bubble_ratio" not in score
+    assert "▶ 调度构建器的静态截图（p = 4，m = 8，耗时预设 b=2f）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序并检查。" in still
+    assert "拖动滑块" not in still
+
+
 def test_builder_load_buttons():
     b = schedule_builder(p=4, m=8)
     b.controls["load_1f1b"].click()

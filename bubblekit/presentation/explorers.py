@@ -133,7 +133,7 @@ register({
                       "zh": "uniform：F=B；b=2f：B=2F；f=i=w：拆分反向；h200：实测，单位 ms"},
     "ex.cap": {"en": "memory cap", "zh": "显存上限"},
     "ex.cap.tip": {"en": "activation budget per rank, microbatch activations; 0 = no cap",
-                   "zh": "每个 rank 的激活预算，以微批的激活为单位；0 = 不设上限"},
+                   "zh": "每个 rank 的激活预算（单位：个微批的激活）；0 = 不设上限"},
     "ex.cost.f": {"en": "F (forward)", "zh": "F（前向）"},
     "ex.cost.f.tip": {"en": "forward time, one rank's share", "zh": "一个 rank 上一次前向的耗时"},
     "ex.cost.b": {"en": "B (backward)", "zh": "B（反向）"},
@@ -193,7 +193,7 @@ register({
     "ex.card.utilization": {"en": "utilization {u:.1%}", "zh": "利用率 {u:.1%}"},
     "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（按实测字节数，峰值最高的 rank 约 {gib:.2f} GiB）"},
     "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
-                      "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活为单位，曲线见下图）：{ranks}{extra}"},
+                      "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活，曲线见下图）：{ranks}{extra}"},
     "ex.costs": {"en": "costs: {costs}", "zh": "耗时：{costs}"},
     # the costs in Chinese words (costs.describe() in English): "F = 1，B = 2，通信延迟 = 0（单位：时间槽）"
     "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
@@ -222,7 +222,7 @@ register({
     "ex.builder.legal": {"en": "✓ legal schedule: p={p}, m={m}, v={v}, {n} actions", "zh": "✓ 合法调度：p = {p}，m = {m}，v = {v}，共 {n} 个动作"},
     "ex.builder.yours": {"en": "yours", "zh": "你的调度"},
     "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "bubble_overhead（空闲 / 忙碌）：{overhead:.4f}"},
-    "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活为单位）："},
+    "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活）："},
     "ex.builder.same": {"en": "matches {name} (the same orders, action for action)", "zh": "与 {name} 完全一致（每个动作的顺序都相同）"},
     "ex.builder.matches": {"en": "matches {name} (same makespan and peak memory)", "zh": "与 {name} 等效（单步耗时和显存峰值都相同）"},
     "ex.builder.fast_but": {"en": "as fast as the best ({best}) but peaks at {mine} microbatch activations instead of {theirs}",
@@ -230,9 +230,15 @@ register({
     "ex.builder.slower": {"en": "{pct:.1f}% slower than the best ({best})", "zh": "比内置调度中最快的 {best} 慢 {pct:.1f}%"},
     "ex.builder.faster": {"en": "{pct:.1f}% faster than every built-in compared (best: {best})",
                           "zh": "比所有参与对比的内置调度都快 {pct:.1f}%（其中最好的是 {best}）"},
-    "ex.builder.score": {"en": "Score:", "zh": "评分："},
+    # the score line: English puts a space after its colon, Chinese a full-width colon and none
+    "ex.builder.score.line": {"en": "<b>Score:</b> {verdict}", "zh": "<b>评分：</b>{verdict}"},
+    "ex.builder.table.ratio": {"en": "bubble_ratio", "zh": "气泡比例"},
+    # the builder's still says what the builder is for: its text is edited, not only its sliders moved
+    "ex.still.builder": {"en": "▶ A still picture of the schedule builder ({settings}): run this cell (Shift+Enter) "
+                               "to move its sliders.",
+                         "zh": "▶ 调度构建器的静态截图（{settings}）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序并检查。"},
     "ex.builder.table.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
-    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（微批的激活）"},
+    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（个微批的激活）"},
     "ex.title.frontier": {"en": "Memory / bubble frontier", "zh": "显存–气泡前沿"},
     "ex.frontier.settings": {"en": "p = {p}, m = {m}, v = {v}, costs {preset}", "zh": "p = {p}，m = {m}，v = {v}，耗时预设 {preset}"},
     "ex.plain.frontier": {"en": "Memory/bubble frontier ({settings}): run the cell to move its sliders.",
@@ -240,12 +246,12 @@ register({
     "ex.kind.frontier": {"en": "memory/bubble frontier", "zh": "显存–气泡前沿"},
     "ex.frontier.on": {"en": "<b>On the frontier</b> (no other schedule needs at most as much memory and as much bubble, "
                              "and less of one), least memory first: {names}",
-                       "zh": "<b>帕累托前沿上的调度</b>（没有别的调度能在显存和气泡上都不比它差、且至少一项更好），"
+                       "zh": "<b>帕累托前沿上的调度</b>（没有别的调度能在显存和气泡上都不输给它、还至少赢一项），"
                              "按显存从少到多：{names}"},
     "ex.frontier.skipped": {"en": "Not shown at this m: {what}", "zh": "在这个 m 下未显示：{what}"},
     "ex.frontier.point.on": {"en": "{name}  (on the frontier)", "zh": "{name}（在帕累托前沿上）"},
     "ex.frontier.label": {"en": "frontier", "zh": "帕累托前沿"},
-    "ex.frontier.xlabel": {"en": "peak activations per rank (microbatch activations)", "zh": "每个 rank 的激活峰值（以微批的激活为单位）"},
+    "ex.frontier.xlabel": {"en": "peak activations per rank (microbatch activations)", "zh": "激活峰值（各 rank 中最大，单位：个微批的激活）"},
     "ex.frontier.ylabel": {"en": "bubble_ratio (%)\n= idle ÷ (p × makespan)", "zh": "气泡比例（%）\n= 空闲 / (p × 单步耗时)"},
     "ex.frontier.title": {"en": "Bubble against memory: p={p}, m={m}, v={v} (interleaved, looped BFS)\n{costs}",
                           "zh": "气泡与显存：p = {p}，m = {m}，v = {v}（滑块的 v 只作用于交错式 1F1B 和 looped BFS；"
@@ -627,15 +633,17 @@ def _still_png(fig: Figure, dpi: float) -> bytes:
     return buf.getvalue()
 
 
-def _static_html(kind: str, settings: str, look: _Look, fig: Figure, parts: Sequence[str]) -> str:
+def _static_html(kind: str, settings: str, look: _Look, fig: Figure, parts: Sequence[str],
+                 still: str | None = None) -> str:
     """A still picture of an explorer: a line saying how to get the live one, its readouts
     (``parts``, HTML) and the figure as a PNG: what a notebook shows before its kernel has
-    run the cell."""
+    run the cell. ``still``: that line's own catalogue key (fields ``{settings}``), in place of
+    the sliders' ``ex.still``."""
     png = base64.b64encode(_still_png(fig, look.dpi)).decode("ascii")
     cls = "bk-static bk-explorer" + (" bk-presenter" if look.name == "presenter" else "")
     return (
         f'{_CSS}<div class="{cls}">'
-        f'<div class="bk-run">{html.escape(tr("ex.still", kind=kind, settings=settings))}</div>'
+        f'<div class="bk-run">{html.escape(tr(still, settings=settings) if still else tr("ex.still", kind=kind, settings=settings))}</div>'
         + "".join(f"<div>{x}</div>" for x in parts if x)
         + f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
           f'src="data:image/png;base64,{png}"/></div>'
@@ -1292,7 +1300,7 @@ class ScheduleBuilder:
         bundle["text/plain"] = tr("ex.plain.builder", settings=settings)
         text = f"<pre style='font-size:13px'>{html.escape(c['text'].value)}</pre>"
         bundle["text/html"] = _static_html(tr("ex.kind.builder"), settings, self.look, self.figure,
-                                           [text, r["message"].value, r["score"].value])
+                                           [text, r["message"].value, r["score"].value], still="ex.still.builder")
         return bundle
 
     def load(self, name: str) -> None:
@@ -1422,9 +1430,9 @@ class ScheduleBuilder:
             for k, (name, t, b, pk) in enumerate(rows)
         )
         return (
-            f"<div class='bk-score'><div style='font-size:18px;margin:4px 0'><b>{tr('ex.builder.score')}</b> "
-            f"{html.escape(score.verdict)}</div><table><tr><th>{tr('ex.schedule')}</th>"
-            f"<th>{tr('ex.builder.table.makespan', unit=unit)}</th><th>bubble_ratio</th>"
+            f"<div class='bk-score'><div style='font-size:18px;margin:4px 0'>"
+            f"{tr('ex.builder.score.line', verdict=html.escape(score.verdict))}</div><table><tr><th>{tr('ex.schedule')}</th>"
+            f"<th>{tr('ex.builder.table.makespan', unit=unit)}</th><th>{tr('ex.builder.table.ratio')}</th>"
             f"<th>{tr('ex.builder.table.peak')}</th></tr>{body}</table></div>"
         )
 
