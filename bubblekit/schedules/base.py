@@ -17,7 +17,7 @@ from os import PathLike
 from pathlib import Path
 
 from bubblekit._validate import check_int, check_sequence
-from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
+from bubblekit.actions import COMM_KINDS, KINDS, PAIR, Action, Pair, parse_action, parts
 from bubblekit.i18n import register, tr
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
@@ -257,6 +257,95 @@ class Schedule:
         return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source + " (pairs split)",
                         notes=dict(self.notes), pipes=self.pipes)
 
+    # ------------------------------------------------------ communication as actions
+    @cached_property
+    def has_comms(self) -> bool:
+        """True when the schedule is *lowered*: its messages are ``SEND_*`` / ``RECV_*`` actions."""
+        kind = itemgetter(1)
+        comm = set(COMM_KINDS)
+        return any(not comm.isdisjoint(map(kind, order)) for order in self.orders)
+
+    def compute_only(self) -> Schedule:
+        """The schedule without its communication actions (``self`` when it has none). Used in lesson 07."""
+        if not self.has_comms:
+            return self
+        orders = tuple(tuple(a for a in order if a[1] not in COMM_KINDS) for order in self.orders)
+        return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source, notes=dict(self.notes),
+                        pipes=self.pipes)
+
+    def lower_comms(self, recv: str = "asap") -> Schedule:
+        """The schedule with its messages as actions: PyTorch's ``compute_comms`` view, ``SEND`` / ``RECV`` per hop.
+
+        After each compute whose result another rank needs comes its send (``0SEND_F3``: stage 0
+        sends microbatch 3's activation; ``2SEND_B3``: stage 2 sends its input gradient), and the
+        receiving rank posts the receive (``1RECV_F3``, ``1RECV_B3``: the stage named is the
+        receiving one), exactly as PyTorch's lowering pass ``_add_send_recv`` places them. Two
+        stages on one rank exchange nothing (PyTorch's "V-schedule special case").
+        ``recv`` says where each receive is posted (:data:`bubblekit.schedules.comms.RECV_PLACEMENTS`):
+
+        * ``"asap"``: where ``_add_send_recv`` puts it (PyTorch's default);
+        * ``"deferred"``: just before the compute that uses it (``defer_pp_recv=True``, PyTorch's
+          ``_defer_recv_ops``);
+        * ``"early"``: at the start of the rank's order (every message crosses as soon as it is
+          sent: the same timeline as the schedule that is not lowered).
+
+        Simulated by the message rule (:func:`bubblekit.actions.carried`): a message crosses when
+        its send and its receive are both posted, so a receive posted late makes its rank wait.
+        ``to_torch_csv(comms=True)`` writes the result; ``from_torch_csv(..., comms=True)`` reads it
+        back. Raises :class:`ScheduleError` for two pipelines (PyTorch's lowering is one chain of
+        stages), a rank with no action, or an illegal schedule; ``ValueError`` for an unknown
+        ``recv``. Used in lesson 07.
+        """
+        from bubblekit.schedules import comms as lowering
+
+        if not isinstance(recv, str) or recv not in lowering.RECV_PLACEMENTS:
+            raise ValueError(f"recv must be one of {sorted(lowering.RECV_PLACEMENTS)} (where each receive is posted), "
+                             f"got {recv!r}")
+        base = self.compute_only()
+        if base.pipes > 1:
+            raise ScheduleError(f"cannot lower {self.name!r}: {base.torch_problem()}")
+        base.validate()
+        empty = [r for r, order in enumerate(base.orders) if not order]
+        if empty:
+            raise ScheduleError(f"cannot lower {self.name!r}: rank(s) {empty} have no action (PyTorch's lowering "
+                                f"needs every rank to compute)")
+        try:
+            rows = lowering.lower_rows(base.orders, base.placement)
+        except ValueError as exc:
+            raise ScheduleError(f"{self.name!r}: {exc}") from None
+        if recv == "deferred":
+            rows = lowering.defer_recv_rows(rows, base.placement)
+        elif recv == "early":
+            rows = lowering.early_recv_rows(rows)
+        return Schedule(self.name, self.p, self.m, self.placement, lowering.to_actions(rows),
+                        source=f"{self.source} (lowered: sends and receives, receives {recv})".strip(),
+                        notes={**self.notes, "recv": recv}, pipes=self.pipes)
+
+    def _check_comms(self) -> None:
+        """A lowered schedule's messages: one send and one receive per hop between ranks, none elsewhere."""
+        place, n = self.placement, self.n_stages
+        length = n // self.pipes
+        want: Counter[tuple[int, Action]] = Counter()
+        for s in range(n):
+            for i in self.microbatches_of(s):
+                if (s + 1) % length and place[s + 1] != place[s]:
+                    want[place[s], Action(s, "SEND_F", i)] += 1
+                    want[place[s + 1], Action(s + 1, "RECV_F", i)] += 1
+                if s % length and place[s - 1] != place[s]:
+                    want[place[s], Action(s, "SEND_B", i)] += 1
+                    want[place[s - 1], Action(s - 1, "RECV_B", i)] += 1
+        have: Counter[tuple[int, Action]] = Counter(
+            (r, a) for r, order in enumerate(self.orders) for a in order if a[1] in COMM_KINDS)
+        problems = [f"{a} is missing (rank {r})" for (r, a), k in sorted(want.items()) if have[r, a] < k]
+        problems += [f"{a} on rank {r} carries no message between ranks (stage {a.stage}'s neighbour is on the same rank "
+                     f"or outside the pipeline)" for (r, a) in sorted(have) if (r, a) not in want]
+        problems += [f"{a} appears {k} times (rank {r})" for (r, a), k in sorted(have.items())
+                     if (r, a) in want and k > want[r, a]]
+        if problems:
+            more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+            raise ScheduleError("illegal lowered schedule (its sends and receives):\n  " + "\n  ".join(problems[:20])
+                                + more)
+
     def stages_of(self, rank: int) -> tuple[int, ...]:
         """Stages held by ``rank``, in model order. Used in lessons 07 and 10."""
         return tuple(s for s, r in enumerate(self.placement) if r == rank)
@@ -268,8 +357,11 @@ class Schedule:
         Expected actions: for each stage and microbatch, ``F`` and either ``B`` or both
         ``I`` and ``W``; the ``F`` and ``B`` may be parts of overlapped pairs (``0F7&7B3``),
         whose two parts must both sit on the rank that runs the pair. With ``pipes``
-        pipelines each stage expects only its pipeline's microbatches. Dependencies that
-        can never be met are found by the simulator, which names the blocked ranks.
+        pipelines each stage expects only its pipeline's microbatches. A lowered schedule
+        (:meth:`lower_comms`) must also hold one send and one receive for each message between
+        ranks, and none elsewhere. Dependencies that can never be met (a send before its compute,
+        a receive after the compute that uses it) are found by the simulator, which names the
+        blocked ranks.
         """
         if len(self.orders) != self.p:
             raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
@@ -277,6 +369,11 @@ class Schedule:
             if not 0 <= rank < self.p:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
         self._check_pipes()
+        if self.has_comms:  # a lowered schedule: its compute as any schedule, then its messages
+            self.compute_only().validate()
+            self.check_ranges()
+            self._check_comms()
+            return
         if self.has_pairs or self.pipes > 1:
             self._explain_problems()  # the exact check (pairs and pipelines are rare and small)
             return
