@@ -273,7 +273,7 @@ class Schedule:
         return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source, notes=dict(self.notes),
                         pipes=self.pipes)
 
-    def lower_comms(self, recv: str = "asap") -> Schedule:
+    def lower_comms(self, recv: str = "asap", *, max_actions: int | None = MAX_ACTIONS) -> Schedule:
         """The schedule with its messages as actions: PyTorch's ``compute_comms`` view, ``SEND`` / ``RECV`` per hop.
 
         After each compute whose result another rank needs comes its send (``0SEND_F3``: stage 0
@@ -293,15 +293,21 @@ class Schedule:
         its send and its receive are both posted, so a receive posted late makes its rank wait.
         ``to_torch_csv(comms=True)`` writes the result; ``from_torch_csv(..., comms=True)`` reads it
         back. Raises :class:`ScheduleError` for two pipelines (PyTorch's lowering is one chain of
-        stages), a rank with no action, or an illegal schedule; ``ValueError`` for an unknown
-        ``recv``. Used in lesson 07.
+        stages), a rank with no action, or an illegal schedule; ``TypeError`` / ``ValueError`` for
+        a ``recv`` that is not one of those three; ``ValueError`` when the lowered schedule would
+        hold more than ``max_actions`` actions (two more per message; ``None`` lifts the limit).
+        Used in lesson 07.
         """
         from bubblekit.schedules import comms as lowering
 
-        if not isinstance(recv, str) or recv not in lowering.RECV_PLACEMENTS:
+        if not isinstance(recv, str):
+            raise TypeError(f"recv must be a string, one of {sorted(lowering.RECV_PLACEMENTS)} (where each receive is "
+                            f"posted), got {recv!r} of type {type(recv).__name__}")
+        if recv not in lowering.RECV_PLACEMENTS:
             raise ValueError(f"recv must be one of {sorted(lowering.RECV_PLACEMENTS)} (where each receive is posted), "
                              f"got {recv!r}")
         base = self.compute_only()
+        check_size(f"{self.name!r}.lower_comms(recv={recv!r})", base.n_actions + 2 * base.hops_per_step, max_actions)
         if base.pipes > 1:
             raise ScheduleError(f"cannot lower {self.name!r}: {base.torch_problem()}")
         base.validate()
@@ -310,7 +316,7 @@ class Schedule:
             raise ScheduleError(f"cannot lower {self.name!r}: rank(s) {empty} have no action (PyTorch's lowering "
                                 f"needs every rank to compute)")
         try:
-            rows = lowering.lower_rows(base.orders, base.placement)
+            rows = lowering.lower_rows(base.orders, base.placement, base.m)
         except ValueError as exc:
             raise ScheduleError(f"{self.name!r}: {exc}") from None
         if recv == "deferred":
@@ -669,6 +675,12 @@ class Schedule:
         never overwritten by surprise). Raises :class:`ScheduleError` for a schedule PyTorch cannot
         express (:meth:`torch_problem`) or an illegal one, ``FileExistsError`` / ``ValueError`` for
         the path. Used in lesson 06's lab (``bk.lab.run`` hands this file to PyTorch).
+
+        A lowered schedule (:meth:`lower_comms`) is written with its own sends and receives where
+        it posts them: ``comms=True`` gives its compute and ``SEND_*`` / ``RECV_*`` cells as they
+        stand (no ``UNSHARD`` / ``RESHARD`` / ``REDUCE_GRAD``, which the runtime needs only for FSDP
+        and data-parallel stages), a file ``_PipelineScheduleRuntime._load_csv(path,
+        format="compute_comms")`` runs as written; ``comms=False`` its compute only.
         """
         from bubblekit._validate import check_bool
         from bubblekit.schedules import torch_csv
@@ -680,7 +692,9 @@ class Schedule:
         if problem is not None:
             raise ScheduleError(f"PyTorch cannot express the schedule {self.name!r}: {problem}")
         self.validate()
-        if comms:
+        if self.has_comms:
+            rows = torch_csv.compute_rows(self.orders if comms else self.compute_only().orders)
+        elif comms:
             empty = [r for r, order in enumerate(self.orders) if not order]
             if empty:
                 raise ScheduleError(f"rank(s) {empty} of {self.name!r} have no action: PyTorch's lowering needs every "
@@ -714,12 +728,15 @@ class Schedule:
         name: str = "torch",
         validate: bool = True,
         max_actions: int | None = MAX_ACTIONS,
+        comms: bool = False,
     ) -> Schedule:
         """Read a PyTorch schedule file (``path``) or its text (``text=``): the reverse of :meth:`to_torch_csv`.
 
         Reads what ``_dump_csv`` writes, both kinds: compute only, and with communication (its
         ``SEND_*`` / ``RECV_*`` / ``UNSHARD`` / ``RESHARD`` / ``REDUCE_GRAD`` cells are dropped: the
-        compute actions are the schedule). Row ``r`` is rank ``r``; empty cells are idle slots
+        compute actions are the schedule). With ``comms=True`` the ``SEND_*`` / ``RECV_*`` cells are
+        kept where they stand: the result is a lowered schedule (:meth:`lower_comms`), simulated
+        with each receive posted where the file posts it. Row ``r`` is rank ``r``; empty cells are idle slots
         and dropped; ``(0F7;7B3)OVERLAP_F_B`` is an overlapped :class:`~bubblekit.actions.Pair`.
         The placement is where each stage's actions are (as PyTorch's ``_load_csv`` infers it);
         ``m`` is the largest microbatch + 1 unless given; ``p``, when given, is the number of
@@ -729,8 +746,11 @@ class Schedule:
         and cell of a bad action, a file that is missing, not UTF-8 text, not CSV or empty, a row
         count other than ``p``, or a file of more than ``max_actions`` cells.
         """
+        from bubblekit._validate import check_bool
         from bubblekit.schedules import torch_csv
 
+        comms = check_bool("comms", comms)
+        keep = {"SEND_F", "RECV_F", "SEND_B", "RECV_B"} if comms else set()
         if (path is None) == (text is None):
             raise TypeError("give exactly one of path (a PyTorch schedule file) or text= (its contents)")
         if m is not None:
@@ -759,7 +779,7 @@ class Schedule:
         for r, row in enumerate(rows):
             tokens = []
             for a in row:
-                if a is None or a.ctype in torch_csv.COMM_TYPES:
+                if a is None or (a.ctype in torch_csv.COMM_TYPES and a.ctype not in keep):
                     continue
                 if a.subs is not None:
                     tokens.append("&".join(str(s) for s in a.subs))

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bubblekit.actions import Action
-from bubblekit.schedules.torch_csv import TorchAction, _send_recv, compute_rows
+from bubblekit.schedules.torch_csv import TorchAction, lower
 
 __all__ = ["RECV_PLACEMENTS", "lower_rows", "defer_recv_rows", "early_recv_rows", "to_actions"]
 
@@ -43,11 +43,17 @@ RECV_PLACEMENTS: dict[str, str] = {
 }
 
 
-def lower_rows(orders: Sequence[Sequence[Action]], placement: Sequence[int]) -> list[list[TorchAction]]:
-    """PyTorch's ``_add_send_recv`` on a compute-only schedule: each rank's compute and its sends and receives."""
-    rows = {r: acts for r, acts in enumerate(compute_rows(orders))}
-    out = _send_recv(rows, lambda s: placement[s], len(placement))
-    return [out[r] for r in range(len(orders))]
+def lower_rows(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: int) -> list[list[TorchAction]]:
+    """PyTorch's lowering of a compute-only schedule, its compute and its sends and receives.
+
+    The three passes of ``_prepare_schedule_with_comms`` (:func:`bubblekit.schedules.torch_csv.lower`:
+    FSDP's ``UNSHARD``/``RESHARD``, ``REDUCE_GRAD``, then ``_add_send_recv``, whose round-robin walk
+    counts the first two passes' actions too, so they decide where a receive lands), then the
+    ``UNSHARD``/``RESHARD``/``REDUCE_GRAD`` cells dropped: they do nothing for stages without FSDP
+    or data parallelism (bubblekit models the reduction as ``Costs(dp_reduce=...)``).
+    """
+    keep = ("UNSHARD", "RESHARD", "REDUCE_GRAD")
+    return [[a for a in row if a.ctype not in keep] for row in lower(orders, placement, m)]
 
 
 def _recv_peer(a: TorchAction, placement: Sequence[int]) -> int:
