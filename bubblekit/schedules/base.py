@@ -316,14 +316,14 @@ class Schedule:
             raise ScheduleError(f"cannot lower {self.name!r}: rank(s) {empty} have no action (PyTorch's lowering "
                                 f"needs every rank to compute)")
         try:
-            rows = lowering.lower_rows(base.orders, base.placement, base.m)
+            rows = lowering.lower_actions(base.orders, base.placement, base.m)
         except ValueError as exc:
             raise ScheduleError(f"{self.name!r}: {exc}") from None
         if recv == "deferred":
             rows = lowering.defer_recv_rows(rows, base.placement)
         elif recv == "early":
             rows = lowering.early_recv_rows(rows)
-        return Schedule(self.name, self.p, self.m, self.placement, lowering.to_actions(rows),
+        return Schedule(self.name, self.p, self.m, self.placement, tuple(map(tuple, rows)),
                         source=f"{self.source} (lowered: sends and receives, receives {recv})".strip(),
                         notes={**self.notes, "recv": recv}, pipes=self.pipes)
 
@@ -331,6 +331,28 @@ class Schedule:
         """A lowered schedule's messages: one send and one receive per hop between ranks, none elsewhere."""
         place, n = self.placement, self.n_stages
         length = n // self.pipes
+        comm = frozenset(COMM_KINDS)
+        wanted: list[tuple[int, int, str, range]] = []  # (rank, stage, kind, microbatches): one each
+        for s in range(n):
+            mbs = self.microbatches_of(s)
+            if (s + 1) % length and place[s + 1] != place[s]:
+                wanted += [(place[s], s, "SEND_F", mbs), (place[s + 1], s + 1, "RECV_F", mbs)]
+            if s % length and place[s - 1] != place[s]:
+                wanted += [(place[s], s, "SEND_B", mbs), (place[s - 1], s - 1, "RECV_B", mbs)]
+        groups: list[dict[int, dict[str, list[int]]]] = [{} for _ in self.orders]  # the fast check, no new tuples
+        for r, order in enumerate(self.orders):
+            g = groups[r]
+            for a in order:
+                if a[1] in comm:
+                    g.setdefault(a[0], {}).setdefault(a[1], []).append(a[2])
+        fine = sum(len(by) for g in groups for by in g.values()) == len(wanted)
+        for r, s, k, mbs in wanted if fine else ():
+            got = groups[r].get(s, {}).get(k)
+            if got is None or len(got) != len(mbs) or sorted(got) != list(mbs):
+                fine = False
+                break
+        if fine:
+            return
         want: Counter[tuple[int, Action]] = Counter()
         for s in range(n):
             for i in self.microbatches_of(s):
