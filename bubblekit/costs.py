@@ -25,10 +25,13 @@ from typing import Any, Union, cast
 
 from bubblekit._validate import Number, check_int, check_keywords, check_number, check_sequence, check_str
 from bubblekit.actions import COMM_KINDS, Action, Pair
-from bubblekit.i18n import register, tr
+from bubblekit.i18n import get_language, register, tr
 from bubblekit.text import format_number
 
-register({"costs.describe.slot": {"en": "slot", "zh": "时间槽"}})
+register({"costs.describe.slot": {"en": "slot", "zh": "时间槽"},
+          "costs.describe.comm": {"en": "comm", "zh": "通信延迟"},
+          "costs.describe.wire": {"en": "wire", "zh": "传输"},
+          "costs.describe.dp_reduce": {"en": "dp_reduce", "zh": "梯度归约"}})
 
 __all__ = ["Costs", "MAX_COST", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs", "format_number"]
 
@@ -269,37 +272,53 @@ class Costs:
         check_keywords("Costs.with_()", changes, [f.name for f in fields(self)])
         return replace(self, **changes)
 
-    def describe(self, *, split: bool = True) -> str:
-        """One line: ``F=1 B=2 (I=1 W=1) comm=0 slot`` (Chinese: ``... comm=0 时间槽``). Used in lessons 01, 04 and 07.
+    def describe(self, *, split: bool = True, name_pair: bool = False) -> str:
+        """One line naming the costs, in the current language. Used in lessons 01, 04 and 07, the figures' titles
+        and the explorers.
+
+        English: ``F=1 B=2 (I=1 W=1) comm=0 slot``; Chinese: ``F = 1，B = 2（I = 1，W = 1），通信延迟 = 0（单位：时间槽）``.
+        A link bandwidth adds ``wire=`` (the transfer time of an activation, ``/`` a gradient's when they differ;
+        Chinese 传输) and a data-parallel reduction ``dp_reduce=`` (Chinese 梯度归约).
 
         ``split=False`` leaves out the ``(I=... W=...)`` part (``F=1 B=2 comm=0 slot``): a figure of a
         schedule whose backwards are all fused ``B`` actions names no ``I`` or ``W`` it does not run.
+        ``name_pair=True`` names the time of a fused F&B pair also when it is the default ``F&B=F+B``
+        (lesson 07x compares both).
         """
-        if not isinstance(split, bool):
-            raise TypeError(f"split must be True or False, got {split!r} of type {type(split).__name__}")
+        for key, flag in (("split", split), ("name_pair", name_pair)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{key} must be True or False, got {flag!r} of type {type(flag).__name__}")
+        zh = get_language() == "zh"
+        eq = " = " if zh else "="
 
         def fmt(x: CostValue | None) -> str:
             if isinstance(x, tuple):
                 return "[" + ", ".join(format_number(e) for e in x) + "]"
             return format_number(x)  # type: ignore[arg-type]
 
-        pair = ""
+        parts = [f"F{eq}{fmt(self.f)}", f"B{eq}{fmt(self.b)}"]
+        if split:
+            parts[-1] += (f"（I = {fmt(self.i)}，W = {fmt(self.w)}）" if zh else f" (I={fmt(self.i)} W={fmt(self.w)})")
         if self.overlap is not None:
-            pair = f" F&B=F+B-{fmt(self.overlap)}·min(F,B)"
+            parts.append(f"F&B = F + B − {fmt(self.overlap)}·min(F, B)" if zh else f"F&B=F+B-{fmt(self.overlap)}·min(F,B)")
         elif self.fb == "max":
-            pair = " F&B=max(F,B)"
+            parts.append("F&B = max(F, B)" if zh else "F&B=max(F,B)")
         elif self.fb is not None:
-            pair = f" F&B={fmt(self.fb)}"  # type: ignore[arg-type]
-        unit = tr('costs.describe.slot') if self.unit == 'slot' else self.unit
-        wire = ""
+            parts.append(f"F&B{eq}{fmt(self.fb)}")  # type: ignore[arg-type]
+        elif name_pair:
+            parts.append("F&B = F + B" if zh else "F&B=F+B")
+        parts.append(f"{tr('costs.describe.comm')}{eq}{fmt(self.comm)}")
         if self.bandwidth is not None and (self.activation_bytes or self.gradient_bytes):
             act, grad = self.transfer_times
-            wire = f" wire={fmt(act)}" if act == grad else f" wire={fmt(act)}/{fmt(grad)}"
-        dp = f" dp_reduce={fmt(self.dp_reduce)}" if self.dp_reduce else ""
-        return (
-            f"F={fmt(self.f)} B={fmt(self.b)}{f' (I={fmt(self.i)} W={fmt(self.w)})' if split else ''}{pair} "
-            f"comm={fmt(self.comm)}{wire}{dp} {unit}"
-        )
+            wire = fmt(act) if act == grad else f"{fmt(act)}/{fmt(grad)}"
+            parts.append(f"{tr('costs.describe.wire')}{eq}{wire}")
+        if self.dp_reduce:
+            parts.append(f"{tr('costs.describe.dp_reduce')}{eq}{fmt(self.dp_reduce)}")
+        unit = tr('costs.describe.slot') if self.unit == 'slot' else self.unit
+        if zh:
+            # the I/W bracket hangs on B without a comma; every other field is separated by one
+            return "，".join(parts) + f"（单位：{unit}）"
+        return " ".join(parts) + f" {unit}"
 
     @property
     def transfer_times(self) -> tuple[Number, Number]:

@@ -103,14 +103,14 @@ register({
     "memory.frontier.note": {"en": "{what}, m = {m}, {costs}; memory in GB (10^9 B) per device, its largest rank; "
                                    "bubble_ratio = idle / (devices × makespan)",
                              "zh": "{what}，m = {m}，{costs}；显存是单个设备的用量（取最大的 rank），单位 GB（10^9 B）；"
-                                   "bubble_ratio（气泡比例）= 空闲 / (设备数 × 单步耗时)"},
+                                   "气泡比例（bubble_ratio）= 空闲 / (设备数 × 单步耗时)"},
     "memory.frontier.left_out": {"en": "; left out: {names}", "zh": "；未列出：{names}"},
     "memory.frontier.title": {"en": "bubble vs memory per device ({what})", "zh": "气泡与每个设备的显存（{what}）"},
     "memory.frontier.schedule": {"en": "schedule", "zh": "调度"},
     "memory.frontier.devices_col": {"en": "devices", "zh": "设备数"},
     "memory.frontier.stages_col": {"en": "stages", "zh": "流水级数"},
     "memory.frontier.slot": {"en": "slot", "zh": "时间槽"},
-    "memory.frontier.time": {"en": "time per microbatch ({unit})", "zh": "每个微批的时间（{unit}）"},
+    "memory.frontier.time": {"en": "time per microbatch ({unit})", "zh": "每微批耗时（{unit}）"},
     "memory.frontier.activations": {"en": "activations GB", "zh": "激活 GB"},
     "memory.frontier.state": {"en": "state GB", "zh": "模型状态 GB"},
     "memory.frontier.total": {"en": "total GB", "zh": "合计 GB"},

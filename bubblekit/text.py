@@ -16,7 +16,7 @@ from typing import Any, Union
 from bubblekit._validate import Number, check_int, check_number, check_str
 from bubblekit.i18n import register, tr
 
-__all__ = ["format_number", "format_bytes", "format_value", "plural", "counted", "time_label", "Table", "FORMATS"]
+__all__ = ["format_number", "format_bytes", "format_value", "plural", "counted", "time_label", "Table", "FORMATS", "STANDARD_HEADERS"]
 
 #: Whole floats below this print as integers (``12.0`` -> ``12``); larger ones keep their exponent.
 _WHOLE_BELOW = 1e12
@@ -56,7 +56,14 @@ register({
     "text.time_axis": {"en": "time ({unit})", "zh": "时间（{unit}）"},
     "text.yes": {"en": "yes", "zh": "是"},
     "text.no": {"en": "no", "zh": "否"},
+    # the default headers of the course's standard columns (a table's keys stay these names in both languages)
+    "text.header.bubble_ratio": {"en": "bubble_ratio", "zh": "气泡比例"},
+    "text.header.bubble_overhead": {"en": "bubble_overhead", "zh": "气泡开销"},
 })
+
+#: Columns whose header, unless a table names one, is the catalogue's word for them (Chinese 气泡比例 for
+#: ``bubble_ratio``): the two bubble measures are named the same way in every table of an edition.
+STANDARD_HEADERS: tuple[str, ...] = ("bubble_ratio", "bubble_overhead")
 
 
 def format_bytes(n: float) -> str:
@@ -140,8 +147,9 @@ class Table:
         columns: column names in display order; default: the keys of the first row.
         formats: per column, a name from :data:`FORMATS` or a callable (default ``"auto"``:
             whole numbers as integers, Fractions exactly, other numbers to 4 significant digits).
-        headers: per column, the header to show (default the column name); say units here,
-            e.g. ``{"makespan": "makespan (slots)"}``.
+        headers: per column, the header to show (default the column name; for the standard columns
+            :data:`STANDARD_HEADERS` the current language's word, 气泡比例 for ``bubble_ratio`` in Chinese);
+            say units here, e.g. ``{"makespan": "makespan (slots)"}``.
         title: a caption above the table; ``note``: a line below it (conventions, units).
     """
 
@@ -183,7 +191,7 @@ class Table:
                 raise ValueError(f"formats names column {name!r}, which is not one of {self.columns}")
             if not callable(fmt) and fmt not in FORMATS:
                 raise ValueError(f"formats[{name!r}] must be one of {sorted(FORMATS)} or a callable, got {fmt!r}")
-        self.headers: dict[str, str] = {c: c for c in self.columns}
+        self.headers: dict[str, str] = {c: tr(f"text.header.{c}") if c in STANDARD_HEADERS else c for c in self.columns}
         self.headers.update(headers or {})
         self.title = title
         self.note = note

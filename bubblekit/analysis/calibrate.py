@@ -199,7 +199,7 @@ register({
     "calibrate.diff.ranks": {"en": "{ran} ranks ran, the schedule has {has}", "zh": "实际运行了 {ran} 个 rank，调度有 {has} 个"},
     "calibrate.predict.per_s": {"en": "microbatches / s", "zh": "微批 / 秒"},
     "calibrate.predict.per_1000": {"en": "microbatches / 1000 {u}", "zh": "微批 / 1000 {u}"},
-    "calibrate.predict.per_mb": {"en": "per microbatch ({u})", "zh": "每个微批（{u}）"},
+    "calibrate.predict.per_mb": {"en": "per microbatch ({u})", "zh": "每微批耗时（{u}）"},
     "calibrate.predict.formula": {"en": "formula (equal stages)", "zh": "公式（各流水级相同）"},
     "calibrate.predict.title": {"en": "{name}, p={p}, simulated with the costs “{costs}”", "zh": "{name}，p={p}，模拟所用耗时：{costs}"},
     "calibrate.predict.title_given": {"en": "{name}, p={p}, simulated with the given costs",

@@ -87,7 +87,8 @@ def dilution_table(p: int, ms: Sequence[int], *, factory: bool = False) -> Table
     unit = tr("factory.minutes") if factory else plural("slot")
     kind = "factory" if factory else "pipeline"
     headers = {"m": tr("factory.cars") if factory else "m", "makespan": tr(f"factory.makespan.{kind}", unit=unit),
-               "idle": tr(f"factory.idle.{kind}", unit=unit),
-               "bubble_ratio": tr("factory.idle_share") if factory else "bubble_ratio"}
+               "idle": tr(f"factory.idle.{kind}", unit=unit)}
+    if factory:  # a pipeline's share keeps the standard header (bubble_ratio; 气泡比例 in Chinese)
+        headers["bubble_ratio"] = tr("factory.idle_share")
     note = tr(f"factory.note.{kind}", p=p)
     return Table(rows, headers=headers, formats={"bubble_ratio": "percent"}, note=note)

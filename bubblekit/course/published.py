@@ -741,10 +741,7 @@ def dualpipe_readme_table(pp: int = 8, m: int = 32, costs: Costs | None = None) 
 
 def _describe_with_pair(costs: Costs) -> str:
     """``costs.describe()``, naming F&B also when it is the default F + B (lesson 07x compares both)."""
-    text = costs.describe()
-    if costs.fb is None and costs.overlap is None:
-        text = text.replace(" comm=", " F&B=F+B comm=", 1)
-    return text
+    return costs.describe(name_pair=True)
 
 
 def zb_table5_table() -> Table:

@@ -512,32 +512,9 @@ def _zh() -> bool:
 
 
 def _costs_text(costs: Costs, split: bool = True) -> str:
-    """The costs as the explorers show them: :meth:`Costs.describe` in English (``F=1 B=2 comm=0 slot``);
-    in Chinese the same fields in Chinese punctuation, the latency named as its slider is
-    (``F = 1，B = 2，通信延迟 = 0（单位：时间槽）``)."""
-    if get_language() == "en":
-        return costs.describe(split=split)
-
-    def fmt(x: Any) -> str:
-        if isinstance(x, tuple):
-            return "[" + ", ".join(format_number(e) for e in x) + "]"
-        return format_number(x)
-
-    parts = [f"F = {fmt(costs.f)}", f"B = {fmt(costs.b)}" + (f"（I = {fmt(costs.i)}，W = {fmt(costs.w)}）" if split else "")]
-    if costs.overlap is not None:
-        parts.append(f"F&B = F + B − {fmt(costs.overlap)}·min(F, B)")
-    elif costs.fb == "max":
-        parts.append("F&B = max(F, B)")
-    elif costs.fb is not None:
-        parts.append(f"F&B = {fmt(costs.fb)}")
-    parts.append(f"{tr('ex.cost.comm')} = {fmt(costs.comm)}")
-    if costs.bandwidth is not None and (costs.activation_bytes or costs.gradient_bytes):
-        act, grad = costs.transfer_times
-        parts.append(f"wire = {fmt(act)}" if act == grad else f"wire = {fmt(act)}/{fmt(grad)}")
-    if costs.dp_reduce:
-        parts.append(f"dp_reduce = {fmt(costs.dp_reduce)}")
-    unit = tr("costs.describe.slot") if costs.unit == "slot" else costs.unit
-    return "，".join(parts) + tr("ex.costs.unit", unit=unit)
+    """The costs as the explorers show them: :meth:`Costs.describe` (``F=1 B=2 comm=0 slot``; in Chinese
+    ``F = 1，B = 2，通信延迟 = 0（单位：时间槽）``, the latency named as its slider is)."""
+    return costs.describe(split=split)
 
 
 def _panel_title(x: SimResult) -> str:
