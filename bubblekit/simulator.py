@@ -50,7 +50,17 @@ from typing import NamedTuple
 
 from bubblekit._validate import Number
 from bubblekit.actions import (
-    COMM_KINDS, SINGLE_KINDS, Action, Event, Pair, carried, memory_delta, needs, parts, producers, produces,
+    COMM_KINDS,
+    SINGLE_KINDS,
+    Action,
+    Event,
+    Pair,
+    carried,
+    memory_delta,
+    needs,
+    parts,
+    producers,
+    produces,
 )
 from bubblekit.costs import Costs, ResolvedCosts
 from bubblekit.i18n import register, tr

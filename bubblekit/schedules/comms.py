@@ -28,7 +28,6 @@ and its receive are posted. Lesson 07 shows the bubble and its fix.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from functools import partial
 
 from bubblekit.actions import Action, Pair, parts
