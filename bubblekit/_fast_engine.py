@@ -269,17 +269,18 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
                         ready += latency
                         if ready >= t:
                             t = ready
-            for kr, ks, link, wire, kc in meets:  # lowered, with links: each message on its link
-                at, sent = done_[kr + mb], done_[ks + mb]
-                if sent > at:  # type: ignore[operator]
-                    at = sent
-                free = link_free[link]
-                off = (free if free > at else at) + wire  # type: ignore[operator]
-                link_free[link] = off
-                done_[kc + mb] = off
-                ready = off + comm
-                if ready >= t:
-                    t = ready
+                    for kr, ks, link, wire, kc in meets:  # lowered, with links: each message on its link
+                        # (a message has two ends, so its consumer has two needs or more)
+                        at, sent = done_[kr + mb], done_[ks + mb]
+                        if sent > at:  # type: ignore[operator]
+                            at = sent
+                        free = link_free[link]
+                        off = (free if free > at else at) + wire  # type: ignore[operator]
+                        link_free[link] = off
+                        done_[kc + mb] = off
+                        ready = off + comm
+                        if ready >= t:
+                            t = ready
             st[i] = t
             t += duration
             if m1 >= 0:  # make each event and wake the ranks waiting for it

@@ -371,7 +371,7 @@ def critical_path(
         cause, cause_ready = None, None
         wanted = needs(orders[r][i], n_stages, pipes, placement)
         posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
-        for event in wanted:
+        for event in wanted if placement is not None else ():
             what, src = carried(event), made_by(event)
             if what is not None and src is not None:
                 t = ends[src[0]][src[1]]
@@ -381,7 +381,7 @@ def critical_path(
             if src is None:
                 continue
             ready = ends[src[0]][src[1]]
-            what = carried(event)
+            what = carried(event) if placement is not None else None
             if what is not None:  # one end of a message: only the later one made it wait
                 if ready < posted[what]:
                     continue

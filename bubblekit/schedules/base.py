@@ -397,6 +397,9 @@ class Schedule:
             if not 0 <= rank < self.p:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
         self._check_pipes()
+        if self.pipes == 1 and not self.has_pairs and self._looks_legal():
+            self.__dict__["has_comms"] = False  # _looks_legal refuses any kind but F, B, I, W: known for free
+            return
         if self.has_comms:  # a lowered schedule: its compute as any schedule, then its messages
             self.compute_only().validate()
             self.check_ranges()
