@@ -21,6 +21,11 @@ timelines, critical paths and deadlock messages. What makes it fast:
   crossed the link (:class:`~bubblekit.simulator.Links`' rule: each direction one message at a
   time, in the order sent); the receiving rank waits for that key instead.
 
+* **lowered schedules** (messages as ``SEND``/``RECV`` actions): both ends of a message are
+  needs of the compute that uses it, each with the hop latency (so it starts after the later
+  one plus the latency); with links, a *meet* entry then puts the message on its link from the
+  later end's time (:func:`~bubblekit.simulator._messages_cross`' rule).
+
 Each action costs about 1 µs; the memory is a few lists of ``len(EVENTS) * n_stages * m``
 entries (twice that with links) plus the start and end lists.
 """
@@ -32,7 +37,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from bubblekit._validate import Number
-from bubblekit.actions import EVENTS, SINGLE_KINDS, Action, Event, Pair, needs, produces
+from bubblekit.actions import COMM_KINDS, EVENTS, SINGLE_KINDS, Action, Event, Pair, carried, needs, produces
 from bubblekit.costs import ResolvedCosts
 from bubblekit.schedules.base import Schedule
 from bubblekit.simulator import message_receivers
@@ -41,11 +46,12 @@ __all__ = ["run", "FastRun", "compile_rules", "compile_pairs"]
 
 #: ``plan[stage][kind]``: (duration, first needed key, its latency, second needed key, its
 #: latency, further (key, latency) needs, first made key, further made keys, messages sent as
-#: (arrival key, link, time on the wire)); keys at microbatch 0, -1 where there is none (see
-#: :func:`compile_rules`). The pair kind ``F&B`` has no row there: a pair's entry is in the
-#: pair table (:func:`compile_pairs`).
+#: (arrival key, link, time on the wire), messages met as (receive key, send key, link, time on
+#: the wire, crossing key) in a lowered schedule with links); keys at microbatch 0, -1 where
+#: there is none (see :func:`compile_rules`). The pair kind ``F&B`` has no row there: a pair's
+#: entry is in the pair table (:func:`compile_pairs`).
 Entry = tuple[Number, int, Number, int, Number, tuple[tuple[int, Number], ...], int, tuple[int, ...],
-              tuple[tuple[int, int, Number], ...]]
+              tuple[tuple[int, int, Number], ...], tuple[tuple[int, int, int, Number, int], ...]]
 Plan = list[dict[str, Entry]]
 
 
@@ -130,11 +136,12 @@ def compile_rules(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys,
     for the arrival key of its message, and each made event another rank needs is sent.
     """
     plan: Plan = []
+    lowered = schedule.placement if schedule.has_comms else None
     for s in range(schedule.n_stages):
         row: dict[str, Entry] = {}
-        for k in SINGLE_KINDS:
+        for k in (*SINGLE_KINDS, *COMM_KINDS) if lowered else SINGLE_KINDS:
             a = Action(s, k, 0)
-            wanted, made = needs(a, schedule.n_stages, schedule.pipes), produces(a)
+            wanted, made = needs(a, schedule.n_stages, schedule.pipes, lowered), produces(a)
             if any(e.microbatch != 0 for e in (*wanted, *made)):  # pragma: no cover - a rule for a new kind
                 raise NotImplementedError(
                     f"the fast engine needs every event of {k} to have the action's own microbatch; "
@@ -150,17 +157,27 @@ def _entry(schedule: Schedule, keys: _Keys, stage: int, duration: Number, wanted
     """One :data:`Entry`: the needed events with their hop latency, the made events, the messages sent."""
     place, comm = schedule.placement, ticks.comm
     here = place[stage]
+    lowered = schedule.has_comms
     arrival = keys.size if links is not None else 0  # a remote need waits for its message's arrival key
-    need = [(keys.key(e) + arrival, comm) if place[e.stage] != here else (keys.key(e), 0) for e in wanted]
+    need = [(keys.key(e), comm) if carried(e) is not None  # an end of a message: the later one, + the hop
+            else (keys.key(e) + arrival, comm) if place[e.stage] != here else (keys.key(e), 0) for e in wanted]
     make = [keys.key(e) for e in made]
     sends: list[tuple[int, int, Number]] = []
-    if links is not None:
+    meets: list[tuple[int, int, int, Number, int]] = []
+    if links is not None and lowered:  # each message (receive end first, then send end) goes on its link
+        for recv_end, sent_end in zip(wanted, wanted[1:]):
+            what = carried(recv_end)
+            if what is not None and recv_end.what.startswith("recv") and carried(sent_end) == what:
+                link = links.numbers[place[sent_end.stage], here]
+                meets.append((keys.key(recv_end), keys.key(sent_end), link, ticks.wire_time(what.what),
+                              keys.key(what) + keys.size))
+    elif links is not None:
         for e in made:
             for dst in links.receivers.get((e.what, e.stage), ()):
                 if dst != here:
                     sends.append((keys.key(e) + keys.size, links.numbers[here, dst], ticks.wire_time(e.what)))
     (k1, l1), (k2, l2) = (need + [(-1, 0), (-1, 0)])[:2]
-    return (duration, k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]), tuple(sends))
+    return (duration, k1, l1, k2, l2, tuple(need[2:]), (make + [-1])[0], tuple(make[1:]), tuple(sends), tuple(meets))
 
 
 def compile_pairs(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys,
@@ -172,7 +189,8 @@ def compile_pairs(schedule: Schedule, ticks: ResolvedCosts, keys: _Keys,
     for order in schedule.orders:
         for a in order:
             if type(a) is Pair and a not in table:
-                wanted, made = needs(a, schedule.n_stages, schedule.pipes), produces(a)
+                wanted = needs(a, schedule.n_stages, schedule.pipes, schedule.placement if schedule.has_comms else None)
+                made = produces(a)
                 table[a] = _entry(schedule, keys, a.stage, ticks.pair_duration(a.forward.stage, a.backward.stage),
                                   wanted, made, ticks, links)
     return table
@@ -191,6 +209,7 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
         links = _LinkPlan({pair: k for k, pair in enumerate(directions)}, remote)
     link_free: list[Number] = [0] * (len(links.numbers) if links else 0)
     plan = compile_rules(schedule, ticks, keys, links)
+    comm = ticks.comm
     pairs = compile_pairs(schedule, ticks, keys, links) if schedule.has_pairs else {}
     orders = schedule.orders
     p = len(orders)
@@ -216,9 +235,9 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
         t: Number = 0
         for i, (s, k, mb) in enumerate(order):
             try:  # (free when nothing is raised)
-                duration, k1, l1, k2, l2, more_needs, m1, more_makes, sends = plan_[s][k]
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes, sends, meets = plan_[s][k]
             except KeyError:  # an overlapped pair: its own entry, microbatches built in
-                duration, k1, l1, k2, l2, more_needs, m1, more_makes, sends = pairs[order[i]]
+                duration, k1, l1, k2, l2, more_needs, m1, more_makes, sends, meets = pairs[order[i]]
                 mb = 0
             if k1 >= 0:  # wait for each needed event, then start after the latest (+ latency)
                 k1 += mb
@@ -248,6 +267,18 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
                             yield key
                             ready = done_[key]
                         ready += latency
+                        if ready >= t:
+                            t = ready
+                    for kr, ks, link, wire, kc in meets:  # lowered, with links: each message on its link
+                        # (a message has two ends, so its consumer has two needs or more)
+                        at, sent = done_[kr + mb], done_[ks + mb]
+                        if sent > at:  # type: ignore[operator]
+                            at = sent
+                        free = link_free[link]
+                        off = (free if free > at else at) + wire  # type: ignore[operator]
+                        link_free[link] = off
+                        done_[kc + mb] = off
+                        ready = off + comm
                         if ready >= t:
                             t = ready
             st[i] = t

@@ -9,7 +9,12 @@ An action is ``{stage}{kind}{microbatch}``, e.g. ``0F3``. Kinds:
 * ``F&B`` an **overlapped pair** (:class:`Pair`): one forward and one full backward of two
   different (stage, microbatch)s on the same rank, run as ONE unit, as DeepSeek's DualPipe
   runs them (PyTorch's ``OVERLAP_F_B``). Written ``0F7&7B3``; PyTorch's text
-  ``(0F7;7B3)OVERLAP_F_B`` reads the same.
+  ``(0F7;7B3)OVERLAP_F_B`` reads the same;
+* ``SEND_F``, ``RECV_F``, ``SEND_B``, ``RECV_B`` **communication actions** (:data:`COMM_KINDS`),
+  PyTorch's names, in a schedule *lowered* to carry its messages as actions
+  (:meth:`bubblekit.Schedule.lower_comms`): ``0SEND_F3`` posts stage 0's activation of
+  microbatch 3 to the next stage's rank, ``1RECV_F3`` posts the receive of it there (the stage
+  of a ``RECV`` is the receiving stage, as in PyTorch's ``_add_send_recv``).
 
 A *stage* is a slice of the model (0 is the first layers); with ``v`` chunks per rank
 there are ``p * v`` stages and a placement maps each stage to a rank. A schedule may run
@@ -27,6 +32,12 @@ trace reader (lessons 02, 04 and 07 explain them):
 * **the memory rule** -- :func:`memory_delta`: the activations an action allocates when
   it starts and frees when it ends (a pair: its forward part allocates at the start, its
   backward part frees at the end).
+* **the message rule** (lowered schedules only) -- a message crosses when both its send and
+  its receive are posted (:func:`carried`, :func:`message_events`): the action that uses it
+  waits for the later of the two, then the message's time on the wire and the hop latency.
+  Posting costs the rank nothing: ``SEND`` and ``RECV`` take no time and never make their
+  rank wait (PyTorch's ``isend``/``irecv``), except that a ``SEND`` comes after the compute it
+  sends.
 
 Adding a kind of action means changing :data:`KINDS`, these functions and the cost of the
 kind in :class:`bubblekit.Costs`; the engines read nothing else (see CONTRIBUTING.md).
@@ -43,6 +54,7 @@ from bubblekit._validate import Number, check_int, check_number
 __all__ = [
     "Action", "Pair", "Event", "KINDS", "SINGLE_KINDS", "PAIR", "EVENTS", "parse_action", "parts",
     "needs", "produces", "producers", "inputs", "memory_delta",
+    "COMM_KINDS", "MESSAGE_EVENTS", "is_comm", "carried", "message_events",
 ]
 
 #: The kind of an overlapped forward+backward pair (:class:`Pair`).
@@ -51,15 +63,24 @@ PAIR = "F&B"
 #: The four single compute kinds, in PyTorch's notation.
 SINGLE_KINDS: tuple[str, ...] = ("F", "B", "I", "W")
 
-#: Every kind: the four single ones and the overlapped pair ``F&B``.
-KINDS: tuple[str, ...] = (*SINGLE_KINDS, PAIR)
+#: The communication kinds of a lowered schedule, PyTorch's ``_ComputationType`` names: the
+#: send and the receive of an activation (``_F``) and of a gradient (``_B``).
+COMM_KINDS: tuple[str, ...] = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
+
+#: Every kind: the four single compute ones, the overlapped pair ``F&B`` and the four communication ones.
+KINDS: tuple[str, ...] = (*SINGLE_KINDS, PAIR, *COMM_KINDS)
+
+#: The events a posted send or receive makes (lowered schedules): ``sent-activation`` of stage
+#: ``s`` (made by ``sSEND_Fi``), ``recv-activation`` of stage ``s`` (the receive of stage
+#: ``s-1``'s activation, posted by ``sRECV_Fi``), and the same for gradients.
+MESSAGE_EVENTS: tuple[str, ...] = ("sent-activation", "recv-activation", "sent-gradient", "recv-gradient")
 
 #: What an action can make for another one to wait on (see :class:`Event`).
-EVENTS: tuple[str, ...] = ("activation", "gradient", "i-done")
+EVENTS: tuple[str, ...] = ("activation", "gradient", "i-done", *MESSAGE_EVENTS)
 
 #: ASCII digits only: Python's ``\d`` also matches other scripts' digits (Arabic-Indic ``٣``, full-width
 #: ``３``), which a schedule text should not contain; they are refused, not read.
-_ACTION_RE = re.compile(r"^\s*([0-9]+)\s*([FBIW])\s*([0-9]+)\s*$")
+_ACTION_RE = re.compile(r"^\s*([0-9]+)\s*(SEND_F|RECV_F|SEND_B|RECV_B|[FBIW])\s*([0-9]+)\s*$")
 #: ``0F7&7B3`` (bubblekit, DeepSeek's F&B) or ``(0F7;7B3)OVERLAP_F_B`` / ``(0F7;7B3)`` (PyTorch).
 _PAIR_RE = re.compile(r"^\s*(?:(?P<a>[^&()]+)&(?P<b>[^&()]+)|\((?P<c>[^;()]+);(?P<d>[^;()]+)\)(?:OVERLAP_F_B)?)\s*$")
 
@@ -180,7 +201,8 @@ def parse_action(text: str) -> Action:
 
     An overlapped pair reads as a :class:`Pair`: ``"0F7&7B3"``, or PyTorch's
     ``"(0F7;7B3)OVERLAP_F_B"``. Raises ``ValueError`` naming the text when it is neither
-    ``<stage><F|B|I|W><microbatch>`` nor a legal pair of two such actions.
+    ``<stage><F|B|I|W><microbatch>`` nor a legal pair of two such actions. A communication
+    action reads too: ``"1RECV_F3"`` (PyTorch's text, :data:`COMM_KINDS`).
     """
     if not isinstance(text, str):
         raise TypeError(f"action must be a string like '0F3', got {text!r}")
@@ -205,7 +227,8 @@ def parse_action(text: str) -> Action:
             raise ValueError(f"cannot read action {text!r}: {exc}") from None
     raise ValueError(
         f"cannot read action {text!r}: expected <stage><kind><microbatch> with kind one "
-        f"of F, B, I, W, e.g. '0F3' (stage 0, forward, microbatch 3), or an overlapped pair '0F7&7B3'"
+        f"of F, B, I, W, e.g. '0F3' (stage 0, forward, microbatch 3), or an overlapped pair '0F7&7B3' "
+        f"(a lowered schedule also has SEND_F, RECV_F, SEND_B, RECV_B, e.g. '1RECV_F3')"
     )
 
 
@@ -217,7 +240,8 @@ def parts(action: Action) -> tuple[Action, ...]:
 
 
 # --------------------------------------------------------------- the dependency rule
-def needs(action: Action, n_stages: int, pipes: int = 1) -> tuple[Event, ...]:
+def needs(action: Action, n_stages: int, pipes: int = 1,
+          placement: Sequence[int] | None = None) -> tuple[Event, ...]:
     """The events ``action`` waits for before it can start: **the dependency rule**.
 
     For stage ``s`` (of ``n_stages``) and microbatch ``i``:
@@ -226,18 +250,29 @@ def needs(action: Action, n_stages: int, pipes: int = 1) -> tuple[Event, ...]:
     * ``sBi`` and ``sIi`` need the activation of stage ``s`` (this stage's own forward)
       and the gradient of stage ``s+1`` (from the next stage's ``B`` or ``I``);
     * ``sWi`` needs ``i-done`` of stage ``s`` (the weight gradient uses what ``I`` left);
-    * a pair ``F&B`` needs what its forward needs, then what its backward needs.
+    * a pair ``F&B`` needs what its forward needs, then what its backward needs;
+    * ``sSEND_Fi`` needs stage ``s``'s activation (its own ``F``: a send comes after the compute
+      it sends), ``sSEND_Bi`` stage ``s``'s gradient; a receive ``RECV_*`` needs nothing
+      (posting it waits for nothing: PyTorch's ``irecv``).
 
     Events of the stage before a pipeline's first stage (the input data) and after its
     last stage (the loss gradient) are always there, so they are left out: ``0Fi`` and the
     last stage's backward need nothing from another stage. With ``pipes`` pipelines the
     stages ``0, L, 2L, ...`` are first and ``L-1, 2L-1, ...`` last (``L = n_stages // pipes``).
+
+    ``placement`` (the rank of each stage) is given for a **lowered** schedule, whose messages
+    are actions (:meth:`bubblekit.Schedule.lower_comms`): there an input from a stage on
+    another rank is a message, so ``sFi`` needs ``recv-activation`` of ``s`` (its ``sRECV_Fi``
+    posted) and ``sent-activation`` of ``s-1`` (the peer's ``SEND_F`` posted) instead of the
+    activation itself, and a backward ``recv-gradient`` of ``s`` and ``sent-gradient`` of
+    ``s+1`` (the message rule: :func:`carried`). Without ``placement`` the messages are implicit,
+    as in every schedule that is not lowered.
     """
     if type(n_stages) is not int or type(pipes) is not int or n_stages < 1 or not 1 <= pipes <= n_stages \
             or n_stages % pipes or not isinstance(action, Action):
         n_stages, pipes = _check_layout(action, n_stages, pipes)
     if type(action) is Pair:
-        return needs(action.forward, n_stages, pipes) + needs(action.backward, n_stages, pipes)
+        return needs(action.forward, n_stages, pipes, placement) + needs(action.backward, n_stages, pipes, placement)
     s, kind, i = action
     if type(s) is not int or not 0 <= s < n_stages:
         raise ValueError(f"{action!r} has stage {s!r}, outside the {n_stages} stages 0..{n_stages - 1}")
@@ -247,13 +282,63 @@ def needs(action: Action, n_stages: int, pipes: int = 1) -> tuple[Event, ...]:
         wanted = (Event("activation", s, i), Event("gradient", s + 1, i))
     elif kind == "W":
         wanted = (Event("i-done", s, i),)
+    elif kind == "SEND_F":
+        return (Event("activation", s, i),)
+    elif kind == "SEND_B":
+        return (Event("gradient", s, i),)
+    elif kind in ("RECV_F", "RECV_B"):
+        return ()
     else:
         raise ValueError(f"unknown action kind {kind!r} in {action}: kinds are {', '.join(KINDS)}")
     length = n_stages // pipes if pipes > 1 else n_stages
-    if 0 < s % length < length - 1:
+    if not 0 < s % length < length - 1:
+        lo = s - s % length  # this pipeline's stages are lo .. lo + length - 1
+        wanted = tuple(e for e in wanted if lo <= e.stage < lo + length)  # the first or the last stage
+    if placement is None:
         return wanted
-    lo = s - s % length  # this pipeline's stages are lo .. lo + length - 1
-    return tuple(e for e in wanted if lo <= e.stage < lo + length)  # the first or the last stage
+    if len(placement) != n_stages:
+        raise ValueError(f"placement gives {len(placement)} ranks but n_stages={n_stages}: one rank per stage")
+    return tuple(x for e in wanted for x in (message_events(e, s) if e.stage != s and placement[e.stage] != placement[s]
+                                             else (e,)))
+
+
+def message_events(event: Event, to_stage: int) -> tuple[Event, Event]:
+    """The two events of the message that carries ``event`` to stage ``to_stage``: ``(receive posted, sent)``.
+
+    An activation of stage ``s`` goes to ``s+1``: ``(recv-activation of s+1, sent-activation of s)``; a
+    gradient of stage ``s`` goes to ``s-1``: ``(recv-gradient of s-1, sent-gradient of s)``. The
+    receive comes first, so that a tie between them is the send's (the pipeline's chain, in
+    critical paths). :func:`carried` is the reverse.
+    """
+    if not isinstance(event, Event) or event.what not in ("activation", "gradient"):
+        raise ValueError(f"only an activation or a gradient travels as a message, got {event!r}")
+    what = event.what
+    return Event(f"recv-{what}", to_stage, event.microbatch), Event(f"sent-{what}", event.stage, event.microbatch)
+
+
+def carried(event: Event) -> Event | None:
+    """The activation or gradient a message event carries, or ``None`` for an event that is no message's.
+
+    **The message rule** (lowered schedules): a message crosses its link when both its send and
+    its receive are posted, the later of ``sent-*`` and ``recv-*``; then it spends its time on
+    the wire (``Costs(bandwidth=...)``; each direction of a link one message at a time) and the
+    hop latency (``Costs.comm``), and the compute that uses it may start. ``sent-activation``
+    of ``s`` and ``recv-activation`` of ``s+1`` both carry stage ``s``'s activation;
+    ``sent-gradient`` of ``s`` and ``recv-gradient`` of ``s-1`` stage ``s``'s gradient.
+    """
+    what = event.what
+    if what == "sent-activation" or what == "sent-gradient":
+        return Event(what[5:], event.stage, event.microbatch)
+    if what == "recv-activation":
+        return Event("activation", event.stage - 1, event.microbatch)
+    if what == "recv-gradient":
+        return Event("gradient", event.stage + 1, event.microbatch)
+    return None
+
+
+def is_comm(action: Action) -> bool:
+    """True for a communication action (``SEND_F``, ``RECV_F``, ``SEND_B``, ``RECV_B``): it takes no time."""
+    return action[1] in COMM_KINDS
 
 
 def _check_layout(action: Any, n_stages: Any, pipes: Any) -> tuple[int, int]:
@@ -272,7 +357,7 @@ def produces(action: Action) -> tuple[Event, ...]:
 
     ``sFi`` makes stage ``s``'s activation; ``sBi`` its input gradient; ``sIi`` its input
     gradient and ``i-done``; ``sWi`` nothing another action waits for; a pair what both of
-    its parts make, all at its end.
+    its parts make, all at its end; a send or a receive its posting (:data:`MESSAGE_EVENTS`).
     """
     if type(action) is Pair:
         return produces(action.forward) + produces(action.backward)
@@ -287,6 +372,9 @@ def produces(action: Action) -> tuple[Event, ...]:
         return (Event("gradient", s, i), Event("i-done", s, i))
     if kind == "W":
         return ()
+    if kind in COMM_KINDS:  # a posted send or receive: SEND_F -> sent-activation, RECV_B -> recv-gradient, ...
+        return (Event(("sent-" if kind[0] == "S" else "recv-") + ("activation" if kind[-1] == "F" else "gradient"),
+                      s, i),)
     raise ValueError(f"unknown action kind {kind!r} in {action}: kinds are {', '.join(KINDS)}")
 
 
@@ -299,7 +387,7 @@ def producers(event: Event) -> tuple[Action, ...]:
     if not isinstance(event, Event):
         raise TypeError(f"event must be an Event (e.g. Event('gradient', 2, 0)), got {event!r}")
     s, i = event.stage, event.microbatch
-    return tuple(a for a in (Action(s, k, i) for k in SINGLE_KINDS) if event in produces(a))
+    return tuple(a for a in (Action(s, k, i) for k in (*SINGLE_KINDS, *COMM_KINDS)) if event in produces(a))
 
 
 def inputs(action: Action, n_stages: int, exists: Callable[[Action], bool] | None = None,
@@ -338,7 +426,8 @@ def memory_delta(
       (``w_held`` is the share the weight gradient still needs, 1 by default: the
       zero-bubble paper's M_W / M_B);
     * a pair ``F&B`` allocates its forward's activations when it starts and frees its
-      backward's when it ends (so at its peak a rank holds both: DualPipe's ``PP + 1``).
+      backward's when it ends (so at its peak a rank holds both: DualPipe's ``PP + 1``);
+    * a send or a receive holds nothing (its buffer is the activation already counted).
 
     A rank holds the sum of what its started actions allocated minus what its finished
     ones freed (lessons 04 and 07 plot it).
@@ -369,6 +458,8 @@ def memory_delta(
         return 0, x * (1 - w_held)
     if kind == "W":
         return 0, x * w_held
+    if kind in COMM_KINDS:
+        return 0, 0
     raise ValueError(f"unknown action kind {kind!r} in {action}: kinds are {', '.join(KINDS)}")
 
 
@@ -381,7 +472,11 @@ class Event(NamedTuple):
     * ``"gradient"``: the gradient of stage ``stage``'s input, sent back to stage
       ``stage - 1`` (made by its ``B`` or its ``I``);
     * ``"i-done"``: stage ``stage`` has run the input-gradient pass ``I`` (its ``W``
-      computes from what ``I`` left).
+      computes from what ``I`` left);
+    * ``"sent-activation"`` / ``"sent-gradient"``: stage ``stage`` has posted the send of its
+      activation / input gradient (a lowered schedule's ``SEND_F`` / ``SEND_B``);
+    * ``"recv-activation"`` / ``"recv-gradient"``: stage ``stage`` has posted the receive of
+      the previous stage's activation / the next stage's gradient (``RECV_F`` / ``RECV_B``).
     """
 
     what: str

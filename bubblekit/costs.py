@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Union, cast
 
 from bubblekit._validate import Number, check_int, check_keywords, check_number, check_sequence, check_str
-from bubblekit.actions import Action, Pair
+from bubblekit.actions import COMM_KINDS, Action, Pair
 from bubblekit.i18n import get_language, register, tr
 from bubblekit.text import format_number
 
@@ -411,7 +411,11 @@ class ResolvedCosts:
         return self.transfer[0] if what == "activation" else self.transfer[1]
 
     def duration(self, stage: int, kind: str) -> Number:
-        """How long ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) takes on ``stage``."""
+        """How long ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) takes on ``stage``; a send or a
+        receive (``SEND_F``, ``RECV_F``, ``SEND_B``, ``RECV_B``) takes 0: posting it is free, its
+        message's time is the wire's and the latency's (:func:`bubblekit.actions.carried`)."""
+        if kind in COMM_KINDS:
+            return 0
         return {"F": self.f, "B": self.b, "I": self.i, "W": self.w}[kind][stage]
 
     def pair_duration(self, f_stage: int, b_stage: int) -> Number:

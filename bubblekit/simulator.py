@@ -12,6 +12,12 @@ The whole semantics (lessons 02 and 04 explain it):
    (:func:`bubblekit.actions.produces`; a pair makes both parts' events at its end), which
    may let other ranks go on.
 
+A *lowered* schedule (:meth:`bubblekit.Schedule.lower_comms`) carries its messages as actions:
+``SEND`` and ``RECV`` take no time and never hold their rank (posting them is free, as PyTorch's
+``isend``/``irecv``), and a message crosses only when both its send and its receive are posted
+(:func:`bubblekit.actions.carried`): the compute that uses it starts no earlier than the later
+of the two, plus the time on the wire and the latency. A receive posted late idles its rank.
+
 With a link bandwidth (``Costs(bandwidth=..., activation_bytes=...)``) an event another rank
 needs travels as a message: it goes on the link from its rank to that rank when the link is
 free (each direction carries one message at a time, in the order they were sent), stays
@@ -43,7 +49,19 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from bubblekit._validate import Number
-from bubblekit.actions import SINGLE_KINDS, Action, Event, Pair, memory_delta, needs, parts, producers, produces
+from bubblekit.actions import (
+    COMM_KINDS,
+    SINGLE_KINDS,
+    Action,
+    Event,
+    Pair,
+    carried,
+    memory_delta,
+    needs,
+    parts,
+    producers,
+    produces,
+)
 from bubblekit.costs import Costs, ResolvedCosts
 from bubblekit.i18n import register, tr
 from bubblekit.schedules.base import Schedule, ScheduleError
@@ -144,12 +162,17 @@ class Links:
 
 def cost_timing(duration: Callable[[Action], Number], latency: Number) -> Timing:
     """The simulator's timing rule: start at the latest of the rank's free time and each
-    input's end (+ ``latency`` when it came from another rank); end ``duration(action)`` later."""
+    input's end (+ ``latency`` when it came from another rank, or when it is one end of a
+    message of a lowered schedule: then from when the message crossed); end
+    ``duration(action)`` later."""
 
     def timing(rank: int, action: Action, free: Number | None, arrivals: list[Arrival]) -> tuple[Number, Number]:
         start: Number = 0 if free is None else free
         for a in arrivals:
-            ready = (a.end if a.crossed is None else a.crossed) + latency if a.rank != rank else a.end
+            if a.crossed is not None:  # a message: from when it came off the wire, plus the hop
+                ready = a.crossed + latency
+            else:
+                ready = a.end + latency if a.rank != rank else a.end
             if ready >= start:  # a tie keeps the input's time (same value)
                 start = ready
         return start, start + duration(action)
@@ -167,6 +190,7 @@ def run_orders(
     pipes: int = 1,
     links: Links | None = None,
     receivers: dict[tuple[str, int], tuple[int, ...]] | None = None,
+    lowered: bool = False,
 ) -> Run:
     """Run each rank's order under the dependency rule; ``timing`` says when each action runs.
 
@@ -187,15 +211,21 @@ def run_orders(
         links: messages that take time on the wire (:class:`Links`), sent when their event is
             made to each rank ``receivers`` names (:func:`message_receivers`); ``None``: a
             message costs only the latency the timing rule adds.
+        lowered: the orders carry their messages as ``SEND``/``RECV`` actions (needs
+            ``placement``): a message crosses (on its link, with ``links``) when both of its
+            ends are posted.
 
     Raises :class:`DeadlockError` when some ranks can never go on.
     """
     if missing_inputs not in ("wait", "given"):
         raise ValueError(f"missing_inputs must be 'wait' or 'given', got {missing_inputs!r}")
+    if lowered and placement is None:
+        raise ValueError("a lowered schedule needs its placement (whose ranks its messages join)")
     made_somewhere = {e for order in orders for a in order for e in produces(a)}
+    lowered_at = placement if lowered else None
 
     def waits_for(action: Action) -> list[Event]:
-        return [e for e in needs(action, n_stages, pipes) if missing_inputs == "wait" or e in made_somewhere]
+        return [e for e in needs(action, n_stages, pipes, lowered_at) if missing_inputs == "wait" or e in made_somewhere]
 
     done: dict[Event, tuple[int, int]] = {}  # event -> (rank, index) of the action that made it
     crossed: dict[tuple[Event, int], Number] = {}  # (event, receiving rank) -> when its message came off the wire
@@ -212,13 +242,15 @@ def run_orders(
                 if any(e not in done for e in wanted):
                     break  # rank r waits until another rank makes what it needs
                 arrivals = [Arrival(e, *done[e], ends[done[e][0]][done[e][1]], crossed.get((e, r))) for e in wanted]
+                if lowered:  # each message crosses once both of its ends are posted
+                    arrivals = _messages_cross(arrivals, r, links, crossed)
                 free = ends[r][-1] if ends[r] else None
                 start, end = timing(r, action, free, arrivals)
                 starts[r].append(start)
                 ends[r].append(end)
                 for e in produces(action):
                     done[e] = (r, nxt[r])
-                    if links is not None and receivers:  # its messages go on their links now
+                    if links is not None and receivers and not lowered:  # its messages go on their links now
                         for dst in receivers.get((e.what, e.stage), ()):
                             if dst != r:
                                 crossed[e, dst] = links.send(e, r, dst, end)
@@ -232,6 +264,27 @@ def run_orders(
     if stuck:
         raise DeadlockError(explain_deadlock(orders, stuck, placement))
     return Run(starts, ends, done, crossed)
+
+
+def _messages_cross(arrivals: list[Arrival], rank: int, links: Links | None,
+                    crossed: dict[tuple[Event, int], Number]) -> list[Arrival]:
+    """The message rule: the two ends of each message (its send and its receive posted) cross together.
+
+    A message starts when the later of its two ends is posted; with ``links`` it then waits for its
+    link and spends its time on the wire (:class:`Links`), in the order the receiving rank uses
+    its messages. Both ends get the time it came off the wire (``crossed``).
+    """
+    posted: dict[Event, tuple[Number, int]] = {}  # carried event -> (when both ends are posted, the sender's rank)
+    for a in arrivals:
+        what = carried(a.event)
+        if what is not None:
+            at, src = posted.get(what, (a.end, a.rank))
+            posted[what] = (a.end if a.end > at else at, a.rank if a.event.what.startswith("sent") else src)
+    off = {}
+    for what, (at, src) in posted.items():
+        off[what] = links.send(what, src, rank, at) if links is not None else at
+        crossed[what, rank] = off[what]
+    return [a._replace(crossed=off[w]) if (w := carried(a.event)) is not None else a for a in arrivals]
 
 
 register({
@@ -297,6 +350,7 @@ def critical_path(
     latency: Number,
     pipes: int = 1,
     crossed: Callable[[Event, int], Number | None] | None = None,
+    placement: Sequence[int] | None = None,
 ) -> list[tuple[int, int]]:
     """The chain of actions that sets the makespan, first to last, as ``(rank, index)``.
 
@@ -305,7 +359,9 @@ def critical_path(
     own previous end, and a later input in :func:`~bubblekit.actions.needs` wins a tie with
     an earlier one), else to the rank's previous action when the action started right at
     its end, else stop. ``crossed(event, rank)``: when a message came off its link's wire
-    (:class:`Links`; ``None``: when it was made), the latency comes on top.
+    (:class:`Links`; ``None``: when it was made), the latency comes on top. ``placement`` is
+    given for a lowered schedule: a message's input is then the later of its send and its
+    receive (a tie: the send), ready when the message crossed plus the latency.
     """
     r = max(range(len(ends)), key=lambda q: ends[q][-1] if ends[q] else -1)
     i = len(ends[r]) - 1
@@ -313,12 +369,25 @@ def critical_path(
     while True:
         free = ends[r][i - 1] if i else 0
         cause, cause_ready = None, None
-        for event in needs(orders[r][i], n_stages, pipes):
+        wanted = needs(orders[r][i], n_stages, pipes, placement)
+        posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
+        for event in wanted if placement is not None else ():
+            what, src = carried(event), made_by(event)
+            if what is not None and src is not None:
+                t = ends[src[0]][src[1]]
+                posted[what] = t if what not in posted or t > posted[what] else posted[what]
+        for event in wanted:
             src = made_by(event)
             if src is None:
                 continue
             ready = ends[src[0]][src[1]]
-            if src[0] != r:
+            what = carried(event) if placement is not None else None
+            if what is not None:  # one end of a message: only the later one made it wait
+                if ready < posted[what]:
+                    continue
+                off = crossed(what, r) if crossed else None
+                ready = (ready if off is None else off) + latency
+            elif src[0] != r:
                 off = crossed(event, r) if crossed else None
                 ready = (ready if off is None else off) + latency
             if cause_ready is None or ready >= cause_ready:
@@ -446,7 +515,8 @@ class SimResult(Timeline):
         """
         act = [float(a) for a in self.resolved.activation]
         wh = float(self.resolved.w_held)
-        return {(s, k): memory_delta(Action(s, k, 0), act, wh) for s in range(len(act)) for k in SINGLE_KINDS}  # type: ignore[misc]
+        return {(s, k): memory_delta(Action(s, k, 0), act, wh) for s in range(len(act))  # type: ignore[misc]
+                for k in (*SINGLE_KINDS, *COMM_KINDS)}
 
     @staticmethod
     def _delta(table: dict[tuple[int, str], tuple[float, float]], a: Action) -> tuple[float, float]:
@@ -529,7 +599,8 @@ class SimResult(Timeline):
         """
         orders = self.schedule.orders
         chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
-                              self._latency_ticks, self.schedule.pipes, self._crossed)
+                              self._latency_ticks, self.schedule.pipes, self._crossed,
+                              self.schedule.placement if self.schedule.has_comms else None)
         return [(r, orders[r][i]) for r, i in chain]
 
     def __repr__(self) -> str:
@@ -586,7 +657,8 @@ def simulate(
         timing = cost_timing(ticks.time, ticks.comm)
         links = Links(ticks.wire_time) if ticks.has_links else None
         run = run_orders(schedule.orders, schedule.n_stages, timing, placement=schedule.placement,
-                         pipes=schedule.pipes, links=links, receivers=message_receivers(schedule) if links else None)
+                         pipes=schedule.pipes, links=links, receivers=message_receivers(schedule) if links else None,
+                         lowered=schedule.has_comms)
         crossed = run.crossed or {}
         return SimResult(schedule, costs, resolved, run.starts, run.ends, scale, run.made_by.get, ticks.comm,
                          engine="readable", crossed=(lambda e, r: crossed.get((e, r))) if links else None,

@@ -3,8 +3,9 @@
 Over random schedules (every registered one), per-stage Fraction costs, float costs,
 latency, overlapped pairs (the registered DualPipe ones, and F/B neighbours fused into
 pairs at random), pair costs from ``F + B`` to ``max(F, B)``, and random legal and illegal
-(deadlocking) orders, both engines must give the same starts and ends, critical path and
-memory, or the same deadlock message.
+(deadlocking) orders, lowered schedules (messages as SEND/RECV actions, receives posted
+early, where PyTorch posts them or deferred, then moved at random), both engines must give the
+same starts and ends, critical path and memory, or the same deadlock message.
 """
 
 from __future__ import annotations
@@ -97,6 +98,19 @@ def cases(draw: st.DrawFn) -> tuple[bk.Schedule, bk.Costs]:
                     order[j], order[j + 1] = order[j + 1], order[j]
         sched = bk.Schedule("perturbed", sched.p, sched.m, sched.placement, tuple(tuple(o) for o in orders),
                             pipes=sched.pipes)
+    if draw(st.integers(0, 3)) == 0:  # lowered: messages as SEND/RECV actions, receives posted three ways
+        try:
+            lowered = sched.lower_comms(draw(st.sampled_from(["asap", "deferred", "early"])))
+        except ValueError:  # two pipelines, or an order PyTorch's lowering cannot place
+            lowered = None
+        if lowered is not None:
+            orders = [list(o) for o in lowered.orders]
+            for order in orders:  # a send or a receive moved by one place (may deadlock)
+                for _ in range(draw(st.integers(0, 2)) if len(order) > 1 else 0):
+                    j = draw(st.integers(0, len(order) - 2))
+                    order[j], order[j + 1] = order[j + 1], order[j]
+            sched = bk.Schedule("lowered", lowered.p, lowered.m, lowered.placement, tuple(map(tuple, orders)))
+            event("lowered")
     return sched, costs
 
 

@@ -49,7 +49,7 @@ from matplotlib.transforms import Bbox, TransformedBbox
 
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import check_int
-from bubblekit.actions import Action, Pair, inputs, parts
+from bubblekit.actions import Action, Pair, inputs, is_comm, parts
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.i18n import get_language, register, tr
@@ -291,6 +291,9 @@ class _Spans:
         kind_index = {k: i for i, k in enumerate(_KIND_ORDER)}
         for r in range(tl.p):
             st, en, lbs = tl.arrays(r)
+            if any(isinstance(lb, Action) and is_comm(lb) for lb in lbs):  # a lowered schedule: sends and
+                keep = [k for k, lb in enumerate(lbs) if not (isinstance(lb, Action) and is_comm(lb))]  # receives
+                st, en, lbs = [st[k] for k in keep], [en[k] for k in keep], [lbs[k] for k in keep]  # take no time
             starts.extend(st)
             ends.extend(en)
             ranks.extend([r] * len(st))
@@ -747,6 +750,8 @@ def _draw_critical_path(ax: Axes, tl: SimResult) -> None:
     arrays = [tl.arrays(r) for r in range(tl.p)]
     s, e, y = [], [], []
     for r, a in tl.critical_path:
+        if is_comm(a):  # a send or a receive takes no time: the hop is drawn between the compute boxes
+            continue
         i = idx[r][a]
         s.append(arrays[r][0][i])
         e.append(arrays[r][1][i])

@@ -17,7 +17,7 @@ from os import PathLike
 from pathlib import Path
 
 from bubblekit._validate import check_int, check_sequence
-from bubblekit.actions import KINDS, PAIR, Action, Pair, parse_action, parts
+from bubblekit.actions import COMM_KINDS, KINDS, PAIR, Action, Pair, parse_action, parts
 from bubblekit.i18n import register, tr
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
@@ -257,6 +257,123 @@ class Schedule:
         return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source + " (pairs split)",
                         notes=dict(self.notes), pipes=self.pipes)
 
+    # ------------------------------------------------------ communication as actions
+    @cached_property
+    def has_comms(self) -> bool:
+        """True when the schedule is *lowered*: its messages are ``SEND_*`` / ``RECV_*`` actions."""
+        kind = itemgetter(1)
+        comm = set(COMM_KINDS)
+        return any(not comm.isdisjoint(map(kind, order)) for order in self.orders)
+
+    def compute_only(self) -> Schedule:
+        """The schedule without its communication actions (``self`` when it has none). Used in lesson 07."""
+        if not self.has_comms:
+            return self
+        orders = tuple(tuple(a for a in order if a[1] not in COMM_KINDS) for order in self.orders)
+        return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source, notes=dict(self.notes),
+                        pipes=self.pipes)
+
+    def lower_comms(self, recv: str = "asap", *, max_actions: int | None = MAX_ACTIONS) -> Schedule:
+        """The schedule with its messages as actions: PyTorch's ``compute_comms`` view, ``SEND`` / ``RECV`` per hop.
+
+        After each compute whose result another rank needs comes its send (``0SEND_F3``: stage 0
+        sends microbatch 3's activation; ``2SEND_B3``: stage 2 sends its input gradient), and the
+        receiving rank posts the receive (``1RECV_F3``, ``1RECV_B3``: the stage named is the
+        receiving one), exactly as PyTorch's lowering pass ``_add_send_recv`` places them. Two
+        stages on one rank exchange nothing (PyTorch's "V-schedule special case").
+        ``recv`` says where each receive is posted (:data:`bubblekit.schedules.comms.RECV_PLACEMENTS`):
+
+        * ``"asap"``: where ``_add_send_recv`` puts it (PyTorch's default);
+        * ``"deferred"``: just before the compute that uses it (``defer_pp_recv=True``, PyTorch's
+          ``_defer_recv_ops``);
+        * ``"early"``: at the start of the rank's order (every message crosses as soon as it is
+          sent: the same timeline as the schedule that is not lowered).
+
+        Simulated by the message rule (:func:`bubblekit.actions.carried`): a message crosses when
+        its send and its receive are both posted, so a receive posted late makes its rank wait.
+        ``to_torch_csv(comms=True)`` writes the result; ``from_torch_csv(..., comms=True)`` reads it
+        back. Raises :class:`ScheduleError` for two pipelines (PyTorch's lowering is one chain of
+        stages), a rank with no action, or an illegal schedule; ``TypeError`` / ``ValueError`` for
+        a ``recv`` that is not one of those three; ``ValueError`` when the lowered schedule would
+        hold more than ``max_actions`` actions (two more per message; ``None`` lifts the limit).
+        Used in lesson 07.
+        """
+        from bubblekit.schedules import comms as lowering
+
+        if not isinstance(recv, str):
+            raise TypeError(f"recv must be a string, one of {sorted(lowering.RECV_PLACEMENTS)} (where each receive is "
+                            f"posted), got {recv!r} of type {type(recv).__name__}")
+        if recv not in lowering.RECV_PLACEMENTS:
+            raise ValueError(f"recv must be one of {sorted(lowering.RECV_PLACEMENTS)} (where each receive is posted), "
+                             f"got {recv!r}")
+        base = self.compute_only()
+        check_size(f"{self.name!r}.lower_comms(recv={recv!r})", base.n_actions + 2 * base.hops_per_step, max_actions)
+        if base.pipes > 1:
+            raise ScheduleError(f"cannot lower {self.name!r}: {base.torch_problem()}")
+        base.validate()
+        empty = [r for r, order in enumerate(base.orders) if not order]
+        if empty:
+            raise ScheduleError(f"cannot lower {self.name!r}: rank(s) {empty} have no action (PyTorch's lowering "
+                                f"needs every rank to compute)")
+        try:
+            rows = lowering.lower_actions(base.orders, base.placement, base.m)
+        except ValueError as exc:
+            raise ScheduleError(f"{self.name!r}: {exc}") from None
+        if recv == "deferred":
+            rows = lowering.defer_recv_rows(rows, base.placement)
+        elif recv == "early":
+            rows = lowering.early_recv_rows(rows)
+        return Schedule(self.name, self.p, self.m, self.placement, tuple(map(tuple, rows)),
+                        source=f"{self.source} (lowered: sends and receives, receives {recv})".strip(),
+                        notes={**self.notes, "recv": recv}, pipes=self.pipes)
+
+    def _check_comms(self) -> None:
+        """A lowered schedule's messages: one send and one receive per hop between ranks, none elsewhere."""
+        place, n = self.placement, self.n_stages
+        length = n // self.pipes
+        comm = frozenset(COMM_KINDS)
+        wanted: list[tuple[int, int, str, range]] = []  # (rank, stage, kind, microbatches): one each
+        for s in range(n):
+            mbs = self.microbatches_of(s)
+            if (s + 1) % length and place[s + 1] != place[s]:
+                wanted += [(place[s], s, "SEND_F", mbs), (place[s + 1], s + 1, "RECV_F", mbs)]
+            if s % length and place[s - 1] != place[s]:
+                wanted += [(place[s], s, "SEND_B", mbs), (place[s - 1], s - 1, "RECV_B", mbs)]
+        groups: list[dict[int, dict[str, list[int]]]] = [{} for _ in self.orders]  # the fast check, no new tuples
+        for r, order in enumerate(self.orders):
+            g = groups[r]
+            for a in order:
+                if a[1] in comm:
+                    g.setdefault(a[0], {}).setdefault(a[1], []).append(a[2])
+        fine = sum(len(by) for g in groups for by in g.values()) == len(wanted)
+        for r, s, k, mbs in wanted if fine else ():
+            got = groups[r].get(s, {}).get(k)
+            if got is None or len(got) != len(mbs) or sorted(got) != list(mbs):
+                fine = False
+                break
+        if fine:
+            return
+        want: Counter[tuple[int, Action]] = Counter()
+        for s in range(n):
+            for i in self.microbatches_of(s):
+                if (s + 1) % length and place[s + 1] != place[s]:
+                    want[place[s], Action(s, "SEND_F", i)] += 1
+                    want[place[s + 1], Action(s + 1, "RECV_F", i)] += 1
+                if s % length and place[s - 1] != place[s]:
+                    want[place[s], Action(s, "SEND_B", i)] += 1
+                    want[place[s - 1], Action(s - 1, "RECV_B", i)] += 1
+        have: Counter[tuple[int, Action]] = Counter(
+            (r, a) for r, order in enumerate(self.orders) for a in order if a[1] in COMM_KINDS)
+        problems = [f"{a} is missing (rank {r})" for (r, a), k in sorted(want.items()) if have[r, a] < k]
+        problems += [f"{a} on rank {r} carries no message between ranks (stage {a.stage}'s neighbour is on the same rank "
+                     f"or outside the pipeline)" for (r, a) in sorted(have) if (r, a) not in want]
+        problems += [f"{a} appears {k} times (rank {r})" for (r, a), k in sorted(have.items())
+                     if (r, a) in want and k > want[r, a]]
+        if problems:
+            more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+            raise ScheduleError("illegal lowered schedule (its sends and receives):\n  " + "\n  ".join(problems[:20])
+                                + more)
+
     def stages_of(self, rank: int) -> tuple[int, ...]:
         """Stages held by ``rank``, in model order. Used in lessons 07 and 10."""
         return tuple(s for s, r in enumerate(self.placement) if r == rank)
@@ -268,8 +385,11 @@ class Schedule:
         Expected actions: for each stage and microbatch, ``F`` and either ``B`` or both
         ``I`` and ``W``; the ``F`` and ``B`` may be parts of overlapped pairs (``0F7&7B3``),
         whose two parts must both sit on the rank that runs the pair. With ``pipes``
-        pipelines each stage expects only its pipeline's microbatches. Dependencies that
-        can never be met are found by the simulator, which names the blocked ranks.
+        pipelines each stage expects only its pipeline's microbatches. A lowered schedule
+        (:meth:`lower_comms`) must also hold one send and one receive for each message between
+        ranks, and none elsewhere. Dependencies that can never be met (a send before its compute,
+        a receive after the compute that uses it) are found by the simulator, which names the
+        blocked ranks.
         """
         if len(self.orders) != self.p:
             raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
@@ -277,6 +397,14 @@ class Schedule:
             if not 0 <= rank < self.p:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
         self._check_pipes()
+        if self.pipes == 1 and not self.has_pairs and self._looks_legal():
+            self.__dict__["has_comms"] = False  # _looks_legal refuses any kind but F, B, I, W: known for free
+            return
+        if self.has_comms:  # a lowered schedule: its compute as any schedule, then its messages
+            self.compute_only().validate()
+            self.check_ranges()
+            self._check_comms()
+            return
         if self.has_pairs or self.pipes > 1:
             self._explain_problems()  # the exact check (pairs and pipelines are rare and small)
             return
@@ -572,6 +700,12 @@ class Schedule:
         never overwritten by surprise). Raises :class:`ScheduleError` for a schedule PyTorch cannot
         express (:meth:`torch_problem`) or an illegal one, ``FileExistsError`` / ``ValueError`` for
         the path. Used in lesson 06's lab (``bk.lab.run`` hands this file to PyTorch).
+
+        A lowered schedule (:meth:`lower_comms`) is written with its own sends and receives where
+        it posts them: ``comms=True`` gives its compute and ``SEND_*`` / ``RECV_*`` cells as they
+        stand (no ``UNSHARD`` / ``RESHARD`` / ``REDUCE_GRAD``, which the runtime needs only for FSDP
+        and data-parallel stages), a file ``_PipelineScheduleRuntime._load_csv(path,
+        format="compute_comms")`` runs as written; ``comms=False`` its compute only.
         """
         from bubblekit._validate import check_bool
         from bubblekit.schedules import torch_csv
@@ -583,7 +717,9 @@ class Schedule:
         if problem is not None:
             raise ScheduleError(f"PyTorch cannot express the schedule {self.name!r}: {problem}")
         self.validate()
-        if comms:
+        if self.has_comms:
+            rows = torch_csv.compute_rows(self.orders if comms else self.compute_only().orders)
+        elif comms:
             empty = [r for r, order in enumerate(self.orders) if not order]
             if empty:
                 raise ScheduleError(f"rank(s) {empty} of {self.name!r} have no action: PyTorch's lowering needs every "
@@ -617,12 +753,15 @@ class Schedule:
         name: str = "torch",
         validate: bool = True,
         max_actions: int | None = MAX_ACTIONS,
+        comms: bool = False,
     ) -> Schedule:
         """Read a PyTorch schedule file (``path``) or its text (``text=``): the reverse of :meth:`to_torch_csv`.
 
         Reads what ``_dump_csv`` writes, both kinds: compute only, and with communication (its
         ``SEND_*`` / ``RECV_*`` / ``UNSHARD`` / ``RESHARD`` / ``REDUCE_GRAD`` cells are dropped: the
-        compute actions are the schedule). Row ``r`` is rank ``r``; empty cells are idle slots
+        compute actions are the schedule). With ``comms=True`` the ``SEND_*`` / ``RECV_*`` cells are
+        kept where they stand: the result is a lowered schedule (:meth:`lower_comms`), simulated
+        with each receive posted where the file posts it. Row ``r`` is rank ``r``; empty cells are idle slots
         and dropped; ``(0F7;7B3)OVERLAP_F_B`` is an overlapped :class:`~bubblekit.actions.Pair`.
         The placement is where each stage's actions are (as PyTorch's ``_load_csv`` infers it);
         ``m`` is the largest microbatch + 1 unless given; ``p``, when given, is the number of
@@ -632,8 +771,11 @@ class Schedule:
         and cell of a bad action, a file that is missing, not UTF-8 text, not CSV or empty, a row
         count other than ``p``, or a file of more than ``max_actions`` cells.
         """
+        from bubblekit._validate import check_bool
         from bubblekit.schedules import torch_csv
 
+        comms = check_bool("comms", comms)
+        keep = {"SEND_F", "RECV_F", "SEND_B", "RECV_B"} if comms else set()
         if (path is None) == (text is None):
             raise TypeError("give exactly one of path (a PyTorch schedule file) or text= (its contents)")
         if m is not None:
@@ -662,7 +804,7 @@ class Schedule:
         for r, row in enumerate(rows):
             tokens = []
             for a in row:
-                if a is None or a.ctype in torch_csv.COMM_TYPES:
+                if a is None or (a.ctype in torch_csv.COMM_TYPES and a.ctype not in keep):
                     continue
                 if a.subs is not None:
                     tokens.append("&".join(str(s) for s in a.subs))

@@ -1,0 +1,231 @@
+"""Communication as actions: a schedule *lowered* to carry its messages as ``SEND`` / ``RECV`` actions.
+
+PyTorch's runtime for schedules given as a file (``_PipelineScheduleRuntime``, torch 2.13,
+``torch/distributed/pipelining/schedules.py``) does not infer its messages at run time: its
+lowering pass ``_add_send_recv`` writes them into each rank's order (the ``compute_comms``
+format), and the runtime executes them as they come:
+
+* ``SEND_F`` / ``SEND_B``: ``isend`` posted, not waited for (``send_ops.append(_batch_p2p(...))``
+  in ``_step_microbatches``' ``_perform_action``; the sends are waited for at the step's end);
+* ``RECV_F`` / ``RECV_B``: ``irecv`` posted, not waited for (``self.fwd_recv_ops[(stage_idx,
+  mb_index)] = _batch_p2p(...)``);
+* the compute that uses a received tensor waits for it right before it runs
+  (``_wait_batch_p2p(self.fwd_recv_ops.pop((stage_idx, mb_index)))`` before
+  ``forward_one_chunk``; the same for the backward).
+
+Where the receive is posted is the schedule's choice. ``_add_send_recv`` posts it as soon as
+its sender is lowered (``comm_actions[stage_to_rank(recv.stage_index)].append(recv)``): early,
+so the message crosses while the receiving rank still computes. ``defer_pp_recv=True``
+(``_defer_recv_ops``, PyTorch issue #172668; #188833 shows the head-of-line bubble of
+front-loaded receives it answers) moves each receive to just before the compute that uses it
+(and, on the lower-ranked side, before the next send to that peer): the message can then
+cross only once the rank has finished its previous compute, so its wire time and latency
+land on the rank's critical path. bubblekit simulates exactly that
+(:func:`bubblekit.actions.carried`, the message rule): a message crosses when both its send
+and its receive are posted. Lesson 07 shows the bubble and its fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from bubblekit.actions import Action, Pair, parts
+from bubblekit.schedules.torch_csv import TorchAction, lower
+
+_new_action = partial(tuple.__new__, Action)
+
+__all__ = ["RECV_PLACEMENTS", "lower_rows", "lower_actions", "defer_recv_rows", "early_recv_rows", "to_actions"]
+
+#: Where :meth:`bubblekit.Schedule.lower_comms` posts each receive.
+RECV_PLACEMENTS: dict[str, str] = {
+    "asap": "where PyTorch's _add_send_recv posts it: as soon as its sender is lowered (the default runtime)",
+    "deferred": "just before the compute that uses it, as defer_pp_recv=True does (_defer_recv_ops)",
+    "early": "at the start of the receiving rank's order, before any compute (every message crosses as soon as "
+             "it is sent)",
+}
+
+
+def lower_rows(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: int) -> list[list[TorchAction]]:
+    """PyTorch's lowering of a compute-only schedule, its compute and its sends and receives (the reference).
+
+    The three passes of ``_prepare_schedule_with_comms`` (:func:`bubblekit.schedules.torch_csv.lower`:
+    FSDP's ``UNSHARD``/``RESHARD``, ``REDUCE_GRAD``, then ``_add_send_recv``, whose round-robin walk
+    counts the first two passes' actions too, so they decide where a receive lands), then the
+    ``UNSHARD``/``RESHARD``/``REDUCE_GRAD`` cells dropped: they do nothing for stages without FSDP
+    or data parallelism (bubblekit models the reduction as ``Costs(dp_reduce=...)``).
+    :func:`lower_actions` gives the same orders about ten times faster (``tests/test_comms.py``).
+    """
+    keep = ("UNSHARD", "RESHARD", "REDUCE_GRAD")
+    return [[a for a in row if a.ctype not in keep] for row in lower(orders, placement, m)]
+
+
+def _fillers(order: Sequence[Action], m: int, max_active: int = 3) -> tuple[list[int], list[int], int]:
+    """How many cells PyTorch's first two passes put before and after each compute action, and at the end.
+
+    ``_add_unshard_reshard`` evicts and prefetches stages before an action (the next ``max_active``
+    stages stay unsharded), and ``_add_reduce_grad`` puts a ``REDUCE_GRAD`` after a stage's
+    ``m``-th ``B`` or ``W``; the walk of ``_add_send_recv`` takes one step per cell, so only their
+    number matters here (the passes themselves: :mod:`bubblekit.schedules.torch_csv`).
+    """
+    if len({a[0] for a in order}) == 1 and not any(type(a) is Pair for a in order):  # one stage: the common case
+        before, after = [0] * len(order), [0] * len(order)
+        if order:
+            before[0] = 1  # its UNSHARD; its RESHARD at the end
+            done = [k for k, a in enumerate(order) if a[1] in ("B", "W")]
+            if len(done) >= m:
+                after[done[m - 1]] = 1  # its REDUCE_GRAD
+        return before, after, 1 if order else 0
+    stages_of = [tuple(dict.fromkeys(x.stage for x in parts(a))) for a in order]
+    upcoming: list[tuple[int, ...]] = [()] * len(order)
+    first: list[tuple[int, int]] = []  # (stage, position of the action bringing it), first occurrence from i on
+    for i in range(len(order) - 1, -1, -1):
+        mine = stages_of[i]
+        first = [(st, i) for st in mine] + [e for e in first if e[0] not in mine]
+        ret = []
+        for k, (st, at) in enumerate(first):
+            ret.append(st)
+            if len(ret) >= max_active and (k + 1 == len(first) or first[k + 1][1] != at):
+                break
+        upcoming[i] = tuple(ret)
+    before, after = [0] * len(order), [0] * len(order)
+    active: set[int] = set()
+    count: dict[int, int] = {}
+    for i, a in enumerate(order):
+        nxt = upcoming[i]
+        fetch = [x for x in nxt if x not in active]
+        evict = [x for x in active if x not in nxt]
+        before[i] = len(fetch) + len(evict)
+        active.difference_update(evict)
+        active.update(fetch)
+        for x in parts(a):
+            if x.kind in ("B", "W"):
+                count[x.stage] = count.get(x.stage, 0) + 1
+                if count[x.stage] == m:
+                    after[i] += 1
+    return before, after, len(active)
+
+
+def lower_actions(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: int) -> list[list[Action]]:
+    """:func:`lower_rows` on bubblekit's actions, fast: PyTorch's ``_add_send_recv`` walk, step by step.
+
+    Each round visits the ranks in order and takes each one's next cell when it is ready
+    (``_ready_to_schedule``: a forward once the previous stage's forward of its microbatch has
+    been taken, a backward once the next stage's backward; a ``W`` and a filler cell always);
+    taking a compute whose result another rank needs appends its send here and its receive
+    there. Raises ``ValueError`` when no rank can go on (PyTorch's "Malformed compute schedule").
+    """
+    n = len(placement)
+    size = n * m
+    act_done, grad_done = bytearray(size), bytearray(size)  # stage * m + microbatch: taken by the walk
+    items: list[list[Action | None]] = []
+    for order in orders:
+        before, after, tail = _fillers(order, m)
+        row: list[Action | None] = []
+        for a, b, c in zip(order, before, after):
+            row.extend([None] * b)
+            row.append(a)
+            row.extend([None] * c)
+        row.extend([None] * tail)
+        items.append(row)
+    out: list[list[Action]] = [[] for _ in orders]
+    pending = [r for r in range(len(orders)) if items[r]]
+    cursor = [0] * len(orders)
+    new = _new_action
+    while pending:
+        progress = False
+        for rank in pending:
+            item = items[rank][cursor[rank]]
+            if item is not None:
+                leaves = parts(item)
+                ready = True
+                for s, k, i in leaves:
+                    if (k == "F" and s and not act_done[(s - 1) * m + i]) or \
+                            (k in ("B", "I") and s != n - 1 and not grad_done[(s + 1) * m + i]):
+                        ready = False
+                        break
+                if not ready:
+                    continue
+                here = out[rank]
+                here.append(item)
+                for s, k, i in leaves:
+                    if k == "F":
+                        act_done[s * m + i] = 1
+                        if s != n - 1 and placement[s + 1] != placement[s]:
+                            here.append(new((s, "SEND_F", i)))
+                            out[placement[s + 1]].append(new((s + 1, "RECV_F", i)))
+                    elif k in ("B", "I"):
+                        grad_done[s * m + i] = 1
+                        if s and placement[s - 1] != placement[s]:
+                            here.append(new((s, "SEND_B", i)))
+                            out[placement[s - 1]].append(new((s - 1, "RECV_B", i)))
+            cursor[rank] += 1
+            progress = True
+        if not progress:
+            stuck = ", ".join(f"rank {r} at {items[r][cursor[r]]}" for r in pending)
+            raise ValueError(f"PyTorch cannot place the sends and receives of this schedule: no rank can go on "
+                             f"({stuck}); an action waits for one that comes later")
+        pending = [r for r in pending if cursor[r] < len(items[r])]
+    return out
+
+
+def _recv_peer(a: Action, placement: Sequence[int]) -> int:
+    return placement[a.stage - 1] if a.kind == "RECV_F" else placement[a.stage + 1]
+
+
+def _send_peer(a: Action, placement: Sequence[int]) -> int:
+    return placement[a.stage + 1] if a.kind == "SEND_F" else placement[a.stage - 1]
+
+
+def defer_recv_rows(rows: Sequence[Sequence[Action]], placement: Sequence[int]) -> list[list[Action]]:
+    """PyTorch's ``_defer_recv_ops`` (``defer_pp_recv=True``): each receive as late as it may be posted.
+
+    A receive moves to just before the compute that consumes it; before a send to a peer of a
+    higher rank, the receives from that peer are posted first (PyTorch's rank-parity rule,
+    issue #172668: the lower rank posts its receive first, so the two never wait for each other).
+    """
+    result: list[list[Action]] = []
+    for rank, row in enumerate(rows):
+        new: list[Action] = []
+        deferred: dict[tuple[int, str, int], Action] = {}
+        for a in row:
+            if a.kind in ("RECV_F", "RECV_B"):
+                deferred[a.stage, a.kind, a.microbatch] = a
+                continue
+            if a.kind in ("SEND_F", "SEND_B"):
+                peer = _send_peer(a, placement)
+                if rank < peer:
+                    for key in [k for k, v in deferred.items() if _recv_peer(v, placement) == peer]:
+                        new.append(deferred.pop(key))
+            for sub in parts(a):
+                key = (sub.stage, "RECV_F" if sub.kind == "F" else "RECV_B", sub.microbatch)
+                if sub.kind in ("F", "B", "I") and key in deferred:
+                    new.append(deferred.pop(key))
+            new.append(a)
+        if deferred:  # pragma: no cover - every receive of a lowered legal schedule has its consumer
+            raise ValueError(f"rank {rank}: receives with no compute that uses them: {list(deferred.values())}")
+        result.append(new)
+    return result
+
+
+def early_recv_rows(rows: Sequence[Sequence[Action]]) -> list[list[Action]]:
+    """Every receive of a rank posted before its first action (in the order ``_add_send_recv`` posts them)."""
+    recv = ("RECV_F", "RECV_B")
+    return [[a for a in row if a.kind in recv] + [a for a in row if a.kind not in recv] for row in rows]
+
+
+def to_actions(rows: Sequence[Sequence[TorchAction]]) -> tuple[tuple[Action, ...], ...]:
+    """PyTorch's actions as bubblekit's: ``1RECV_F3`` is ``Action(1, "RECV_F", 3)``; a pair a :class:`Pair`."""
+    from bubblekit.actions import Pair
+
+    out = []
+    for row in rows:
+        acts: list[Action] = []
+        for a in row:
+            if a.subs is not None:
+                f, b = (Action(x.stage, x.ctype, x.microbatch) for x in a.subs)  # type: ignore[arg-type]
+                acts.append(Pair(f, b))
+            else:
+                acts.append(Action(a.stage, a.ctype, a.microbatch))  # type: ignore[arg-type]
+        out.append(tuple(acts))
+    return tuple(out)
