@@ -10,7 +10,7 @@ one process per rank) and prints, per configuration:
   mean per-action overhead, mean per-hop latency) and simulated; the median over steps;
 * the calibrated simulation with measured jitter: durations and gaps drawn from the
   step's measured ones (30 draws, mean), the median over steps;
-* the mean forward / backward durations (ms), the overhead and the latency.
+* the mean forward / backward durations (ms; a split backward's is I + W), the overhead and the latency.
 
     .venv/bin/python benchmarks/bench_lab.py                   # the full table (minutes)
     .venv/bin/python benchmarks/bench_lab.py --ms 4 8 --steps 5 --hidden 128
@@ -33,6 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bubblekit import lab  # noqa: E402
 from bubblekit.formulas import bubble_ratio  # noqa: E402
+
+
+def _kind_mean(durations: list, kind: str) -> float:
+    """Mean duration (ms) of ``kind``'s actions over every stage (0.0 when the schedule has none)."""
+    found = [s.mean for s in durations if s.kind == kind]
+    return statistics.fmean(found) if found else 0.0
 
 
 def main() -> None:
@@ -76,8 +82,8 @@ def main() -> None:
             cal = statistics.median(c.calibrated for c in comps)
             jit = statistics.median(c.jitter for c in comps)
             durs = [st for c in comps for st in c.report.durations.values()]
-            f_ms = statistics.fmean(s.mean for s in durs if s.kind == "F")
-            b_ms = statistics.fmean(s.mean for s in durs if s.kind == "B")
+            f_ms = _kind_mean(durs, "F")
+            b_ms = _kind_mean(durs, "B") if any(s.kind == "B" for s in durs) else _kind_mean(durs, "I") + _kind_mean(durs, "W")
             ovh = statistics.median(c.report.overhead for c in comps)
             lat = statistics.median(c.report.latency for c in comps)
             med = statistics.median(meas)
