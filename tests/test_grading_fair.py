@@ -1236,7 +1236,7 @@ def test_a_whiteboard_missing_an_action_is_named_in_chinese() -> None:
     text = _right_1f1b().replace(" 0B2", "")
     en, zh = both("10.40", text)
     assert not en and "0B2 (or 0I2 and 0W2) is missing (rank 0)" in en.detail, en
-    assert "缺少 0B2（或 0I2 加 0W2）（rank 0）" in zh.detail and "illegal" not in zh.detail, zh
+    assert "rank 0 缺少 0B2（或拆开的 0I2 和 0W2）" in zh.detail and "illegal" not in zh.detail, zh
 
 
 def test_the_schedule_readers_english_messages_are_unchanged() -> None:

@@ -38,9 +38,43 @@ register({
               "（流水级 0、前向、微批 3），或者写成重叠的一对 '0F7&7B3'"},
     "schedules.illegal": {"en": "illegal schedule:\n  {problems}", "zh": "调度不合法：\n  {problems}"},
     "schedules.illegal_more": {"en": "\n  ... and {n} more", "zh": "\n  ……还有 {n} 处"},
-    "schedules.missing": {"en": "{action} is missing (rank {rank})", "zh": "缺少 {action}（rank {rank}）"},
+    "schedules.missing": {"en": "{action} is missing (rank {rank})", "zh": "rank {rank} 缺少 {action}"},
     "schedules.missing_b": {"en": "{b} (or {i} and {w}) is missing (rank {rank})",
-                            "zh": "缺少 {b}（或 {i} 加 {w}）（rank {rank}）"},
+                            "zh": "rank {rank} 缺少 {b}（或拆开的 {i} 和 {w}）"},
+    "schedules.repeated": {"en": "{a} appears {count} times{held}", "zh": "{a} 出现了 {count} 次{held}"},
+    "schedules.repeated_in_pair": {"en": " (once inside the pair {pair})", "zh": "（其中一次在重叠对 {pair} 里）"},
+    "schedules.bad_microbatch": {"en": "rank {rank} has {a}, but microbatches are {first}..{last}{extra}",
+                                 "zh": "rank {rank} 上有 {a}，但微批编号只有 {first}..{last}{extra}"},
+    "schedules.bad_microbatch_pipe": {"en": " (stage {stage} is in pipeline {pipe})",
+                                      "zh": "（流水级 {stage} 属于第 {pipe} 条流水线）"},
+    "schedules.bad_stage": {"en": "rank {rank} has {a}, but stages are 0..{last}",
+                            "zh": "rank {rank} 上有 {a}，但流水级编号只有 0..{last}"},
+    "schedules.wrong_rank": {"en": "rank {rank} has {a}, but stage {stage} is on rank {owner}",
+                             "zh": "rank {rank} 上有 {a}，但流水级 {stage} 在 rank {owner} 上"},
+    "schedules.wrong_rank_part": {"en": ": both parts of an overlapped pair run on the rank of its line",
+                                  "zh": "：重叠对的两个部分都在它所在那一行的 rank 上执行"},
+    "schedules.pair_split": {
+        "en": "rank {rank} has the pair {a}, but its part {part} is a stage of rank {owner}: both parts of an "
+              "overlapped pair run on the same rank",
+        "zh": "rank {rank} 上有重叠对 {a}，但其中的 {part} 属于 rank {owner} 的流水级：重叠对的两个部分必须在同一个 rank 上"},
+    "schedules.b_and_iw": {"en": "stage {stage} microbatch {mb} has both B and I/W: use one or the other",
+                           "zh": "流水级 {stage} 的微批 {mb} 既有 B 又有 I/W：二者只能选一种"},
+    "schedules.stage_two_ranks": {
+        "en": "stage {stage} has actions on rank {first} and rank {second}{inside}: a stage lives on one rank",
+        "zh": "流水级 {stage} 的动作既出现在 rank {first} 上，又出现在 rank {second} 上{inside}：一个流水级只能放在一个 rank 上"},
+    "schedules.stage_two_ranks_pair": {"en": " (the pair {pair}: both parts of a pair run on one rank)",
+                                       "zh": "（重叠对 {pair} 的两个部分必须在同一个 rank 上）"},
+    "schedules.stages_empty": {"en": "stages {gaps} have no actions on any rank",
+                               "zh": "流水级 {gaps} 在哪个 rank 上都没有动作"},
+    "schedules.ranks_missing": {"en": "ranks {missing} have no line (ranks are numbered from 0){more}",
+                                "zh": "rank {missing} 没有对应的行（rank 从 0 开始编号）{more}"},
+    "schedules.ranks_missing_more": {"en": " (the text names rank {top} but has only {lines} line(s))",
+                                     "zh": "（文本里出现了 rank {top}，却只有 {lines} 行）"},
+    "schedules.ranks_empty": {
+        "en": "rank(s) {empty} have no actions yet: every rank needs the actions of at least one stage",
+        "zh": "rank {empty} 还没有动作：每个 rank 至少要放一个流水级的动作"},
+    "schedules.rank_twice": {"en": "rank {rank} is given twice", "zh": "rank {rank} 写了两次"},
+    "schedules.no_ranks": {"en": "the schedule text has no ranks", "zh": "调度文本里一个 rank 也没有"},
 })
 
 #: The message for an action of kind ``F&B`` that is not a :class:`~bubblekit.actions.Pair`.
@@ -457,10 +491,11 @@ class Schedule:
                     raise ScheduleError(f"rank {rank} has {a!r}: an action's stage and microbatch are ints "
                                         f"(got {type(a.stage).__name__} and {type(a.microbatch).__name__})")
                 if a.stage in bad_stage and 0 <= a.stage < self.n_stages:
-                    raise ScheduleError(f"rank {rank} has {a}, but stage {a.stage} is on rank {self.placement[a.stage]}")
+                    raise ScheduleError(tr("schedules.wrong_rank", rank=rank, a=a, stage=a.stage,
+                                           owner=self.placement[a.stage]))
                 if a.stage in bad_stage:
-                    raise ScheduleError(f"rank {rank} has {a}, but stages are 0..{self.n_stages - 1}")
-                raise ScheduleError(f"rank {rank} has {a}, but microbatches are 0..{self.m - 1}")
+                    raise ScheduleError(tr("schedules.bad_stage", rank=rank, a=a, last=self.n_stages - 1))
+                raise ScheduleError(tr("schedules.bad_microbatch", rank=rank, a=a, first=0, last=self.m - 1, extra=""))
 
     def _looks_legal(self) -> bool:
         """Fast check (C-level set and counter passes): True only if the schedule is legal.
@@ -507,14 +542,13 @@ class Schedule:
                 continue
             for part in parts(a):
                 if not (type(part.stage) is int and 0 <= part.stage < self.n_stages):
-                    raise ScheduleError(f"rank {rank} has {a}, but stages are 0..{self.n_stages - 1}")
+                    raise ScheduleError(tr("schedules.bad_stage", rank=rank, a=a, last=self.n_stages - 1))
                 if self.placement[part.stage] != rank:
-                    raise ScheduleError(
-                        f"rank {rank} has the pair {a}, but its part {part} is a stage of rank "
-                        f"{self.placement[part.stage]}: both parts of an overlapped pair run on the same rank"
-                    )
+                    raise ScheduleError(tr("schedules.pair_split", rank=rank, a=a, part=part,
+                                           owner=self.placement[part.stage]))
                 if not (type(part.microbatch) is int and 0 <= part.microbatch < self.m):
-                    raise ScheduleError(f"rank {rank} has {a}, but microbatches are 0..{self.m - 1}")
+                    raise ScheduleError(tr("schedules.bad_microbatch", rank=rank, a=a, first=0, last=self.m - 1,
+                                           extra=""))
 
     def _explain_problems(self) -> None:
         """The exact, slow check: raise :class:`ScheduleError` listing every problem found.
@@ -540,22 +574,23 @@ class Schedule:
                                         f"{', '.join(KINDS)}, microbatch: int)")
                         continue
                     if not 0 <= a.stage < self.n_stages:
-                        problems.append(f"rank {rank} has {where}, but stages are 0..{self.n_stages - 1}")
+                        problems.append(tr("schedules.bad_stage", rank=rank, a=where, last=self.n_stages - 1))
                     elif self.placement[a.stage] != rank:
                         problems.append(
-                            f"rank {rank} has {where}, but stage {a.stage} is on rank {self.placement[a.stage]}"
-                            + (": both parts of an overlapped pair run on the rank of its line" if a is not unit else "")
+                            tr("schedules.wrong_rank", rank=rank, a=where, stage=a.stage, owner=self.placement[a.stage])
+                            + (tr("schedules.wrong_rank_part") if a is not unit else "")
                         )
                     elif a.microbatch not in self.microbatches_of(a.stage):
                         mbs = self.microbatches_of(a.stage)
-                        extra = f" (stage {a.stage} is in pipeline {a.stage // (self.n_stages // self.pipes)})" \
-                            if self.pipes > 1 else ""
-                        problems.append(f"rank {rank} has {where}, but microbatches are {mbs.start}..{mbs.stop - 1}{extra}")
+                        extra = tr("schedules.bad_microbatch_pipe", stage=a.stage,
+                                   pipe=a.stage // (self.n_stages // self.pipes)) if self.pipes > 1 else ""
+                        problems.append(tr("schedules.bad_microbatch", rank=rank, a=where, first=mbs.start,
+                                           last=mbs.stop - 1, extra=extra))
                     counts[a] += 1
         for a, c in counts.items():
             if c > 1:
-                held = f" (once inside the pair {inside[a]})" if a in inside else ""
-                problems.append(f"{a} appears {c} times{held}")
+                held = tr("schedules.repeated_in_pair", pair=inside[a]) if a in inside else ""
+                problems.append(tr("schedules.repeated", a=a, count=c, held=held))
         for s in range(self.n_stages):
             for mb in self.microbatches_of(s):
                 if counts[Action(s, "F", mb)] == 0:
@@ -564,7 +599,7 @@ class Schedule:
                 has_i = counts[Action(s, "I", mb)] > 0
                 has_w = counts[Action(s, "W", mb)] > 0
                 if has_b and (has_i or has_w):
-                    problems.append(f"stage {s} microbatch {mb} has both B and I/W: use one or the other")
+                    problems.append(tr("schedules.b_and_iw", stage=s, mb=mb))
                 elif not has_b and not (has_i and has_w):
                     missing = "B (or I and W)" if not (has_i or has_w) else ("W" if has_i else "I")
                     problems.append(
@@ -626,14 +661,13 @@ class Schedule:
         p = max(rows) + 1
         if p != len(rows):
             missing = [r for r in range(min(p, len(rows) + 10)) if r not in rows]
-            more = f" (the text names rank {max(rows)} but has only {len(rows)} line(s))" if p > len(rows) + 10 else ""
-            raise ScheduleError(f"ranks {missing} have no line (ranks are numbered from 0){more}")
+            more = tr("schedules.ranks_missing_more", top=max(rows), lines=len(rows)) if p > len(rows) + 10 else ""
+            raise ScheduleError(tr("schedules.ranks_missing", missing=missing, more=more))
         orders = tuple(tuple(rows[r]) for r in range(p))
         if placement is None:
             empty = [r for r in range(p) if not orders[r]]
             if empty:
-                raise ScheduleError(f"rank(s) {empty} have no actions yet: every rank needs the actions of at least "
-                                    f"one stage")
+                raise ScheduleError(tr("schedules.ranks_empty", empty=empty))
             placement = _infer_placement(orders, p)
         if m is None:
             m = max((x.microbatch for order in orders for a in order for x in parts(a)), default=-1) + 1
@@ -815,10 +849,10 @@ class Schedule:
             sched = cls.from_text("\n".join(lines), m=m, name=name, validate=validate, max_actions=max_actions)
             return replace(sched, source=f"PyTorch schedule file ({where})")
         except ScheduleError as exc:
-            at = re.match(r"line ([0-9]+): ", str(exc))
+            at = re.match(r"line ([0-9]+): |第 ([0-9]+) 行：", str(exc))
             if at is None:
                 raise
-            r = int(at.group(1))
+            r = int(at.group(1) or at.group(2))
             raise ScheduleError(f"{where}, row {r} (rank {r - 1}): {str(exc)[at.end():]}") from None
 
 
@@ -883,7 +917,7 @@ def _read_rows(text: str) -> dict[int, list[Action]]:
         else:
             rank, body = next_rank, line
         if rank in rows:
-            raise ScheduleError(f"line {lineno}: rank {rank} is given twice")
+            raise ScheduleError(tr("schedules.read.line", lineno=lineno, error=tr("schedules.rank_twice", rank=rank)))
         body = re.sub(r"\s*([&;])\s*", r"\1", body)  # '0F7 & 7B3' and '(0F7; 7B3)' are one token each
         body = re.sub(r"\(\s+|\s+\)", lambda mt: mt.group(0).strip(), body)
         tokens = [tok for tok in re.split(r"[\s,]+", body) if tok]
@@ -897,7 +931,7 @@ def _read_rows(text: str) -> dict[int, list[Action]]:
             raise ScheduleError(tr("schedules.read.line", lineno=lineno, error=error)) from None
         next_rank = rank + 1
     if not rows:
-        raise ScheduleError("the schedule text has no ranks")
+        raise ScheduleError(tr("schedules.no_ranks"))
     return rows
 
 
@@ -912,15 +946,13 @@ def _infer_placement(orders: tuple[tuple[Action, ...], ...], p: int) -> tuple[in
                     in_pair.setdefault(a.stage, unit)
                 if where.setdefault(a.stage, r) != r:
                     pair = unit if a is not unit else in_pair.get(a.stage)
-                    inside = f" (the pair {pair}: both parts of a pair run on one rank)" if pair is not None else ""
-                    raise ScheduleError(
-                        f"stage {a.stage} has actions on rank {where[a.stage]} and rank {r}{inside}: a stage lives "
-                        f"on one rank"
-                    )
+                    inside = tr("schedules.stage_two_ranks_pair", pair=pair) if pair is not None else ""
+                    raise ScheduleError(tr("schedules.stage_two_ranks", stage=a.stage, first=where[a.stage], second=r,
+                                           inside=inside))
     n_stages = max(where) + 1 if where else p
     if n_stages > len(where):
         gaps = [s for s in range(min(n_stages, len(where) + 10)) if s not in where]
-        raise ScheduleError(f"stages {gaps} have no actions on any rank")
+        raise ScheduleError(tr("schedules.stages_empty", gaps=gaps))
     return tuple(where[s] for s in range(n_stages))
 
 
