@@ -5,7 +5,8 @@
   article's own Chinese lines).
 * ``bubblekit plot --schedule 1f1b -p 4 -m 8 -o out.svg`` draws a pipeline diagram
   (``--schedule gpipe,1f1b`` stacks several on one time axis). An existing ``out.svg`` is
-  kept (an error says so) unless ``--force`` is given.
+  kept (an error says so) unless ``--force`` is given. ``--lang zh`` (or ``BUBBLEKIT_LANG=zh``) draws the
+  figure and prints the report and the ``-o`` errors in Chinese; option names stay as they are.
 * ``bubblekit schedules`` lists the registered schedules.
 * ``bubblekit trace PATH`` reads a profiler trace (a GPU run's Kineto traces or a CPU run's):
   HTA's per-rank GPU time breakdown, the pipeline's bubble and its largest gaps
@@ -28,8 +29,9 @@ from typing import NoReturn
 
 from bubblekit import __version__
 from bubblekit.costs import PRESETS
+from bubblekit.i18n import get_language, register, tr, translate, using_language
 from bubblekit.schedules import REGISTRY
-from bubblekit.text import plural
+from bubblekit.text import counted
 
 __all__ = ["main", "build_parser", "MAX_CLI_ACTIONS", "MAX_DPI"]
 
@@ -37,6 +39,29 @@ __all__ = ["main", "build_parser", "MAX_CLI_ACTIONS", "MAX_DPI"]
 #: stay within a few seconds).
 MAX_CLI_ACTIONS = 400_000
 _FORMATS = (".png", ".svg", ".pdf")
+
+# ``bubblekit plot``'s report (``--lang zh``, or BUBBLEKIT_LANG=zh, prints it in Chinese; the figure follows too)
+register({
+    "cli.plot.result": {"en": "{name}: makespan {makespan} {unit}, bubble_ratio {ratio}, bubble_overhead {overhead}",
+                        "zh": "{name}：单步耗时 {makespan} {unit}，气泡比例 {ratio}，气泡开销（Megatron 口径）{overhead}"},
+    "cli.plot.wrote": {"en": "wrote {path}", "zh": "已写入 {path}"},
+    "cli.error": {"en": "{prog}: error: {message} (see '{usage}')",
+                  "zh": "{prog}：错误：{message}（用法见 '{usage}'）"},
+    "cli.out.folder": {"en": "argument {option}: {text} is a folder; give a file name in it, e.g. {example}",
+                       "zh": "参数 {option}：{text} 是一个文件夹，请给出其中的文件名，例如 {example}"},
+    "cli.out.suffix": {"en": "argument {option}: file must end in {formats}, got {text}",
+                       "zh": "参数 {option}：文件名必须以 {formats} 结尾，收到的是 {text}"},
+    "cli.out.no_folder": {"en": "argument {option}: folder {folder} does not exist",
+                          "zh": "参数 {option}：文件夹 {folder} 不存在"},
+    "cli.out.not_folder": {"en": "argument {option}: {folder} is not a folder",
+                           "zh": "参数 {option}：{folder} 不是文件夹"},
+    "cli.out.exists": {"en": "argument {option}: {text} already exists and is kept; choose another file name, or "
+                             "pass {force} to overwrite it",
+                       "zh": "参数 {option}：{text} 已存在，保留原文件不动；请换一个文件名，或加 {force} 覆盖它"},
+    "cli.out.cannot_write": {"en": "argument {option}: cannot write {path}: {why}; choose a file in a folder you "
+                                   "can write to",
+                             "zh": "参数 {option}：无法写入 {path}：{why}；请选一个有写权限的文件夹"},
+})
 
 
 def _positive_int(text: str) -> int:
@@ -75,7 +100,9 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line: ``bubblekit plot: error: argument -m: ...``."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        # argparse's own messages are English: their frame stays English too (no mixed line)
+        language = "en" if message.isascii() else get_language()
+        self.exit(2, translate("cli.error", language, prog=self.prog, message=message, usage=f"{self.prog} --help") + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="output file: .png, .svg or .pdf; an existing file is kept unless --force")
     plot.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
     plot.add_argument("--dpi", type=_dpi, default=150, help=f"resolution for .png, 1..{MAX_DPI} (default 150)")
+    plot.add_argument("--lang", choices=("en", "zh"), default=None,
+                      help="language of the figure and the printed report (default: BUBBLEKIT_LANG, else en)")
     plot.set_defaults(plot_parser=plot)  # so that errors found later name `bubblekit plot`
 
     sub.add_parser("schedules", help="list the registered schedules with a summary")
@@ -166,6 +195,14 @@ def _cmd_schedules(_: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``bubblekit plot``: in ``--lang`` when given (the figure and the report), else in the current language."""
+    if args.lang is None:
+        return _draw_plot(args, parser)
+    with using_language(args.lang):
+        return _draw_plot(args, parser)
+
+
+def _draw_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from bubblekit import costs as bk_costs
     from bubblekit.schedules import schedule, spec
     from bubblekit.simulator import simulate
@@ -218,9 +255,11 @@ def _cmd_plot(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     fig.savefig(image, format=out.suffix.lower()[1:], dpi=args.dpi)
     _write_output(out, image.getvalue(), force=args.force, parser=parser)
     for r in results:
-        print(f"{r.schedule.name}: makespan {float(r.makespan):g} {plural(r.unit)}, bubble_ratio {r.bubble_ratio:.1%}, "
-              f"bubble_overhead {r.bubble_overhead:.1%}")
-    print(f"wrote {out}")
+        shown = r.schedule.name if get_language() == "en" else spec(r.schedule.name).display_name
+        print(tr("cli.plot.result", name=shown,
+                 makespan=f"{float(r.makespan):g}", unit=counted(r.unit), ratio=f"{r.bubble_ratio:.1%}",
+                 overhead=f"{r.bubble_overhead:.1%}"))
+    print(tr("cli.plot.wrote", path=out))
     return 0
 
 
@@ -232,17 +271,15 @@ def _output_path(text: str, parser: argparse.ArgumentParser, *, force: bool = Fa
     """
     out = Path(text)
     if out.is_dir():
-        parser.error(f"argument -o/--output: {text!r} is a folder; give a file name in it, e.g. "
-                     f"{str(out / 'pipeline.svg')!r}")
+        parser.error(tr("cli.out.folder", option="-o/--output", text=repr(text), example=repr(str(out / "pipeline.svg"))))
     if out.suffix.lower() not in _FORMATS:
-        parser.error(f"argument -o/--output: file must end in {', '.join(_FORMATS)}, got {text!r}")
+        parser.error(tr("cli.out.suffix", option="-o/--output", formats=", ".join(_FORMATS), text=repr(text)))
     if not out.parent.exists():
-        parser.error(f"argument -o/--output: folder {str(out.parent)!r} does not exist")
+        parser.error(tr("cli.out.no_folder", option="-o/--output", folder=repr(str(out.parent))))
     if not out.parent.is_dir():
-        parser.error(f"argument -o/--output: {str(out.parent)!r} is not a folder")
+        parser.error(tr("cli.out.not_folder", option="-o/--output", folder=repr(str(out.parent))))
     if (out.exists() or out.is_symlink()) and not force:
-        parser.error(f"argument -o/--output: {text!r} already exists and is kept; choose another file name, or "
-                     f"pass --force to overwrite it")
+        parser.error(tr("cli.out.exists", option="-o/--output", force="--force", text=repr(text)))
     return out
 
 
@@ -257,11 +294,9 @@ def _write_output(out: Path, data: bytes, *, force: bool, parser: argparse.Argum
         with open(out, "wb" if force else "xb") as fh:
             fh.write(data)
     except FileExistsError:
-        parser.error(f"argument -o/--output: {str(out)!r} already exists and is kept; choose another file name, "
-                     f"or pass --force to overwrite it")
+        parser.error(tr("cli.out.exists", option="-o/--output", force="--force", text=repr(str(out))))
     except OSError as exc:
-        parser.error(f"argument -o/--output: cannot write {str(out)!r}: {exc.strerror or exc}; choose a file in a "
-                     f"folder you can write to")
+        parser.error(tr("cli.out.cannot_write", option="-o/--output", path=repr(str(out)), why=exc.strerror or exc))
 
 
 def _workspace_problem(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:

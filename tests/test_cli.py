@@ -185,6 +185,18 @@ def test_plot_writes_a_valid_svg(tmp_path) -> None:
     assert f"bubble_ratio {r.bubble_ratio:.1%}" in out and f"bubble_overhead {r.bubble_overhead:.1%}" in out
 
 
+def test_plot_in_chinese_prints_its_report_in_chinese(tmp_path) -> None:
+    path = tmp_path / "pipe.svg"
+    code, out, err = _run(["plot", "--lang", "zh", "--schedule", "gpipe,1f1b", "-p", "4", "-m", "8", "-o", str(path)])
+    assert code == 0, err
+    assert out.splitlines() == ["GPipe：单步耗时 33 个时间槽，气泡比例 27.3%，气泡开销（Megatron 口径）37.5%",
+                                "1F1B：单步耗时 33 个时间槽，气泡比例 27.3%，气泡开销（Megatron 口径）37.5%",
+                                f"已写入 {path}"]
+    assert bk.get_language() == "en"  # --lang is for that one command, not the process
+    code, out, err = _run(["plot", "--lang", "zh", "-o", str(path)])  # the file is there now
+    assert code == 2 and err.startswith("bubblekit plot：错误：参数 -o/--output：") and "--force" in err, err
+
+
 def test_plot_writes_a_valid_png_with_every_option(tmp_path) -> None:
     from PIL import Image
 

@@ -88,6 +88,7 @@ def test_the_edition_uses_one_term_per_idea() -> None:
     ("'回放这一步里的慢动作'", "string"),
     ("落后者可能主导一整步", "markdown"),
     ("**拾取**（pickup）", "markdown"),
+    ("DualPipe 由 F&B 块构成", "markdown"),  # the old lesson 00 glossary (the course says F&B 对)
 ])
 def test_the_check_finds_a_variant(body: str, kind: str) -> None:
     assert lint.term_violations([_text(body, kind)], TERMS), f"a variant goes unnoticed in {body!r}"

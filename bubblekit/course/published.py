@@ -125,10 +125,10 @@ register({
     "published.col.schedule": {"en": "schedule", "zh": "调度"},
     "published.col.gpu_hours": {"en": "GPU-hours", "zh": "GPU 小时数"},
     "published.col.idle_hours": {"en": "idle GPU-hours", "zh": "空闲 GPU 小时数"},
-    "published.col.idle_usd": {"en": "idle USD", "zh": "空闲成本（美元）"},
+    "published.col.idle_usd": {"en": "idle USD", "zh": "空闲成本"},
     "published.col.option": {"en": "option", "zh": "方案"},
     "published.col.note": {"en": "note", "zh": "说明"},
-    "published.layouts.title": {"en": "How each run divides its GPUs", "zh": "各训练任务如何划分 GPU"},
+    "published.layouts.title": {"en": "How each run divides its GPUs", "zh": "各任务如何划分 GPU"},
     "published.layouts.note": {"en": "v is assumed for Megatron-LM 1T and Llama 3 405B (not published); EP splits the experts "
                                      "over GPUs of the DP dimension, so it does not multiply the GPU count",
                                "zh": "Megatron-LM 1T 和 Llama 3 405B 的 v 是假设值（未公开）；EP 把专家分布到 DP 维度的 GPU 上，"
@@ -146,7 +146,7 @@ register({
     "published.ws.ratio_from": {"en": "computed: {method}", "zh": "计算：{method}"},
     "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "气泡开销（Megatron 口径）= 空闲 / 忙碌"},
     "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算（同上）"},
-    "published.ws.hours": {"en": "GPU-hours of the run", "zh": "这次训练的 GPU 小时数"},
+    "published.ws.hours": {"en": "GPU-hours of the run", "zh": "这个任务的 GPU 小时数"},
     "published.ws.idle": {"en": "idle GPU-hours = bubble_ratio × GPU-hours", "zh": "空闲 GPU 小时数 = 气泡比例 × GPU 小时数"},
     "published.ws.price": {"en": "price (USD per GPU-hour)", "zh": "价格（美元 / GPU 小时）"},
     "published.ws.price_from": {"en": "assumed: the DeepSeek-V3 report's H800 rental", "zh": "假设：DeepSeek-V3 报告中的 H800 租用价格"},
