@@ -347,7 +347,7 @@ def test_compare_error_keeps_the_main_schedule(monkeypatch):
     monkeypatch.setattr(explorers, "build_schedule", refuse_interleaved)
     ex.controls["compare"].value = "interleaved"
     assert ex.result is not None and ex.compare_result is None
-    assert ex.error == "compare schedule 'interleaved': a rule tightened under the explorer"
+    assert ex.error == "compare schedule interleaved 1F1B: a rule tightened under the explorer"
     assert ex.image.layout.visibility == "visible"
 
 
