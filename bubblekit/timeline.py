@@ -35,14 +35,14 @@ register({
     # the timeline's tables (column keys stay English in both languages)
     "timeline.busy": {"en": "busy ({unit})", "zh": "忙碌（{unit}）"},
     "timeline.fill": {"en": "fill ({unit})", "zh": "填充（{unit}）"},
-    "timeline.middle": {"en": "middle ({unit})", "zh": "中段（{unit}）"},
+    "timeline.middle": {"en": "middle ({unit})", "zh": "中段空闲（{unit}）"},
     "timeline.drain": {"en": "drain ({unit})", "zh": "排空（{unit}）"},
     "timeline.idle": {"en": "idle ({unit})", "zh": "空闲（{unit}）"},
     "timeline.idle_note": {
         "en": "fill: idle before the rank's first action; drain: idle after its last; "
               "middle: idle in between; idle = fill + middle + drain",
-        "zh": "填充：rank 第一个动作之前的空闲；排空：最后一个动作之后的空闲；中段：两者之间的空闲；"
-              "空闲 = 填充 + 中段 + 排空",
+        "zh": "填充：rank 第一个动作之前的空闲；排空：最后一个动作之后的空闲；中段空闲：两者之间的空闲；"
+              "空闲 = 填充 + 中段空闲 + 排空",
     },
     "timeline.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "timeline.idle_per_rank": {"en": "idle per rank ({unit})", "zh": "每个 rank 的空闲（{unit}）"},

@@ -124,7 +124,7 @@ register({
     "ex.card.ratio.name": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "气泡比例 bubble_ratio = 空闲 / (p × 单步耗时)"},
     "ex.card.overhead.name": {"en": "bubble_overhead = idle / busy", "zh": "气泡开销 bubble_overhead = 空闲 / 忙碌"},
     "ex.v.tip": {"en": "stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes 2, the others 1",
-                 "zh": "每个 rank 上的 chunk（虚拟流水级）数：交错式 1F1B 和 looped BFS 取 v ≥ 2，V 形调度固定为 2，其余为 1"},
+                 "zh": "每个 rank 上的 chunk 数：交错式 1F1B 和 looped BFS 取 v ≥ 2，V 形调度固定为 2，其余为 1"},
     "ex.v.tip_frontier": {"en": "stages per rank of interleaved 1F1B and looped BFS (V shapes hold 2)",
                           "zh": "交错式 1F1B 和 looped BFS 每个 rank 上的 chunk 数（V 形调度固定为 2）"},
     "ex.preset": {"en": "cost preset", "zh": "耗时预设"},
@@ -133,7 +133,7 @@ register({
                       "zh": "uniform：F=B；b=2f：B=2F；f=i=w：拆分反向；h200：实测，单位 ms"},
     "ex.cap": {"en": "memory cap", "zh": "显存上限"},
     "ex.cap.tip": {"en": "activation budget per rank, microbatch activations; 0 = no cap",
-                   "zh": "每个 rank 的激活预算（单位：个微批的激活）；0 = 不设上限"},
+                   "zh": "每个 rank 的激活预算，单位：个微批的激活；0 = 不设上限"},
     "ex.cost.f": {"en": "F (forward)", "zh": "F（前向）"},
     "ex.cost.f.tip": {"en": "forward time, one rank's share", "zh": "一个 rank 上一次前向的耗时"},
     "ex.cost.b": {"en": "B (backward)", "zh": "B（反向）"},
@@ -199,12 +199,12 @@ register({
     "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
     "ex.panel.title": {"en": "{name}  (p={p}, m={m}{v}; {costs})", "zh": "{name}：p = {p}，m = {m}{v}；耗时 {costs}"},
     "ex.costs.changed": {"en": "{base}, changed: {fields}", "zh": "{base}，已改：{fields}"},
-    "ex.rel.same": {"en": "the same time as {main}", "zh": "和{main}相同"},
-    "ex.rel.longer": {"en": "{d:.1%} longer than {main}", "zh": "比{main}慢 {d:.1%}"},
-    "ex.rel.shorter": {"en": "{d:.1%} shorter than {main}", "zh": "比{main}快 {d:.1%}"},
+    "ex.rel.same": {"en": "the same time as {main}", "zh": "和 {main} 相同"},
+    "ex.rel.longer": {"en": "{d:.1%} longer than {main}", "zh": "比 {main} 慢 {d:.1%}"},
+    "ex.rel.shorter": {"en": "{d:.1%} shorter than {main}", "zh": "比 {main} 快 {d:.1%}"},
     "ex.compare.line": {"en": "<b>{other}</b> (lower panel): bubble_ratio {ratio:.4f}, bubble_overhead {overhead:.4f}, "
                               "makespan {makespan} {unit} ({rel}), peak {peak} microbatch activations.",
-                        "zh": "<b>{other}</b>（下方面板）：bubble_ratio {ratio:.4f}，bubble_overhead {overhead:.4f}，"
+                        "zh": "<b>{other}</b>（下方面板）：气泡比例 {ratio:.4f}，气泡开销 {overhead:.4f}，"
                               "单步耗时 {makespan} {unit}（{rel}），峰值 {peak} 个微批的激活。"},
     "ex.title.builder": {"en": "Schedule builder", "zh": "调度构建器"},
     "ex.builder.p.tip": {"en": "ranks of the templates; an unedited template follows p", "zh": "模板的 rank 数；未修改的模板会随 p 更新"},
@@ -221,7 +221,7 @@ register({
     "ex.builder.title": {"en": "your schedule (p={p}, m={m}; {costs})", "zh": "你的调度：p = {p}，m = {m}；耗时 {costs}"},
     "ex.builder.legal": {"en": "✓ legal schedule: p={p}, m={m}, v={v}, {n} actions", "zh": "✓ 合法调度：p = {p}，m = {m}，v = {v}，共 {n} 个动作"},
     "ex.builder.yours": {"en": "yours", "zh": "你的调度"},
-    "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "bubble_overhead（空闲 / 忙碌）：{overhead:.4f}"},
+    "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "气泡开销 bubble_overhead（空闲 / 忙碌）：{overhead:.4f}"},
     "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活）："},
     "ex.builder.same": {"en": "matches {name} (the same orders, action for action)", "zh": "与 {name} 完全一致（每个动作的顺序都相同）"},
     "ex.builder.matches": {"en": "matches {name} (same makespan and peak memory)", "zh": "与 {name} 等效（单步耗时和显存峰值都相同）"},
@@ -238,7 +238,7 @@ register({
                                "to move its sliders.",
                          "zh": "▶ 调度构建器的静态截图（{settings}）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序并检查。"},
     "ex.builder.table.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
-    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（个微批的激活）"},
+    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（单位：个微批的激活）"},
     "ex.title.frontier": {"en": "Memory / bubble frontier", "zh": "显存–气泡前沿"},
     "ex.frontier.settings": {"en": "p = {p}, m = {m}, v = {v}, costs {preset}", "zh": "p = {p}，m = {m}，v = {v}，耗时预设 {preset}"},
     "ex.plain.frontier": {"en": "Memory/bubble frontier ({settings}): run the cell to move its sliders.",
@@ -604,7 +604,8 @@ def _ranges(values: Sequence[int], limit: int = 14) -> str:
         else:
             parts.extend(str(x) for x in values[k:j + 1])
         k = j + 1
-    return ", ".join(parts[:limit]) + (", …" if k < len(values) or len(parts) > limit else "")
+    sep = "、" if _zh() else ", "  # a Chinese list takes the enumeration comma
+    return sep.join(parts[:limit]) + (f"{sep}…" if k < len(values) or len(parts) > limit else "")
 
 
 def _overhead_formula(bubble_text: str) -> str:
@@ -1032,7 +1033,7 @@ class PipelineExplorer:
             try:
                 other = self._simulate(comp)
             except (ValueError, TypeError) as exc:
-                self.error = tr("ex.error.compare", name=repr(comp), error=exc)
+                self.error = tr("ex.error.compare", name=display_name(comp), error=exc)
         self.result, self.compare_result, self.costs = result, other, result.costs
         cap = float(c["cap"].value)
         # the picture first: the browser receives it before the numbers that describe it
