@@ -58,7 +58,7 @@ from bubblekit.presentation.diagram import (
 from bubblekit.text import format_number, plural, time_label
 from bubblekit.timeline import Timeline
 
-__all__ = ["SvgPicture", "pipeline_svg", "MAX_BOXES", "MIN_WIDTH", "MAX_WIDTH", "FONT_FAMILY"]
+__all__ = ["SvgPicture", "pipeline_svg", "plot_pipeline_svg", "MAX_BOXES", "MIN_WIDTH", "MAX_WIDTH", "FONT_FAMILY"]
 
 #: The most action boxes one picture draws (``max_boxes``' default): an SVG holds one element per
 #: box, and beyond about ten thousand a notebook grows by megabytes and the browser slows down.
@@ -307,6 +307,40 @@ def pipeline_svg(
         f'<rect class="bk-background" x="0" y="0" width="{_num(width)}" height="{height}" fill="white"/>',
     ]
     return SvgPicture("\n".join(head) + "\n" + text.replace(_HATCH, f"{uid}-hatch") + "\n</svg>\n", width, height)
+
+
+def plot_pipeline_svg(
+    result_or_results: Timeline | Sequence[Timeline],
+    *,
+    ax: Any = None,
+    color_by: str = "microbatch",
+    show_bubbles: bool = True,
+    phases: bool = False,
+    critical_path: bool = False,
+    comm_arrows: bool | None = None,
+    labels: bool | None = None,
+    title: str | Sequence[str | None] | None = None,
+    unit_label: str | None = None,
+) -> SvgPicture:
+    """``bk.plot_pipeline`` where matplotlib cannot be imported: the same call, an SVG picture back.
+
+    Takes :func:`bubblekit.presentation.plotting.plot_pipeline`'s arguments. The marks an SVG
+    picture does not draw (``phases``, ``critical_path``, ``comm_arrows``) are left out with a
+    warning that says so; ``ax`` (a matplotlib Axes) is a ``TypeError``.
+    """
+    import warnings
+
+    if ax is not None:
+        raise TypeError("ax is a matplotlib Axes, and matplotlib is not available here: call bk.plot_pipeline "
+                        "without ax (it returns an SVG picture)")
+    for flag, name in ((phases, "phases"), (critical_path, "critical_path"), (comm_arrows, "comm_arrows")):
+        if flag is not None and not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+        if flag:
+            warnings.warn(f"{name}=True is not drawn in the SVG picture (matplotlib is not available here)",
+                          stacklevel=2)
+    return pipeline_svg(result_or_results, title=title, color_by=color_by, show_bubbles=show_bubbles,
+                        labels=labels, unit_label=unit_label)
 
 
 def _nice_step(span: float, target: int) -> float:
