@@ -251,3 +251,40 @@ def test_importing_and_drawing_the_svg_picture_loads_no_numpy_or_matplotlib() ->
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-2000:]
     assert json.loads(run.stdout.strip().splitlines()[-1]) == {"loaded": [], "zh": True}
+
+
+# ------------------------------------------------------------------ lesson 01's explorer with picture="svg"
+def test_the_explorer_draws_svg_and_its_readouts_equal_the_simulator() -> None:
+    pytest.importorskip("ipywidgets")
+    from bubblekit.presentation.explorers import pipeline_explorer
+
+    ex = pipeline_explorer("gpipe", p=4, m=4, picture="svg")
+    assert ex.widget.children[-2] is ex.svg_view  # the SVG takes the picture's place
+    for settings in ({}, {"m": 8}, {"schedule": "1f1b", "p": 3}, {"schedule": "interleaved", "m": 8, "v": 2}):
+        with ex.hold():
+            for key, value in settings.items():
+                ex.controls[key].value = value
+        c = ex.controls
+        name, p, m = c["schedule"].value, c["p"].value, c["m"].value
+        ref = bk.simulate(bk.schedule(name, p, m, c["v"].value if name == "interleaved" else None), bk.Costs(f=1, b=2))
+        assert ex.error is None and ex.result is not None
+        assert ex.result.makespan == ref.makespan and ex.result.bubble_ratio == ref.bubble_ratio
+        assert f"{ref.bubble_ratio:.4f}" in ex.readouts["bubble_ratio"].value
+        assert f"{ref.bubble_overhead:.4f}" in ex.readouts["bubble_overhead"].value
+        assert ex.svg is not None and ex.svg_view.value == ex.svg.svg
+        root = ET.fromstring(ex.svg_view.value)
+        assert len(actions(root)) == ref.n_spans
+        assert any(f"bubble_ratio {ref.bubble_ratio:.1%}" in t for t in texts(root))
+    bundle = ex._repr_mimebundle_()
+    assert "<svg" in bundle["text/html"] and "data:image/png" not in bundle["text/html"]
+    ex.controls["compare"].value = "1f1b"
+    assert len(actions(ET.fromstring(ex.svg_view.value))) == ex.result.n_spans + ex.compare_result.n_spans
+
+
+def test_the_explorer_refuses_an_unknown_picture() -> None:
+    pytest.importorskip("ipywidgets")
+    from bubblekit.presentation.explorers import pipeline_explorer
+
+    with pytest.raises(ValueError, match=r"picture must be one of \['png', 'svg'\]"):
+        pipeline_explorer(picture="gif")
+    assert pipeline_explorer(picture="png").svg is None
