@@ -8,7 +8,8 @@ The package has four layers; each imports only the layers above it::
                     rank) (pure Python: no matplotlib, widgets or torch)
     analysis/       traces, calibrate, planner, search, balance
     presentation/   plotting, explorers, classroom (matplotlib, ipywidgets, Voila: the
-                    "plots" extra; the rest of bubblekit needs only sympy)
+                    "plots" extra; the rest of bubblekit needs only sympy); diagram and svg
+                    (the pipeline diagram as SVG) are pure Python
     course/         checks, published, demo, envcheck (what the lessons need)
     lab/            real pipeline runs with torch.distributed.pipelining (optional extra)
 
