@@ -288,3 +288,13 @@ def test_the_explorer_refuses_an_unknown_picture() -> None:
     with pytest.raises(ValueError, match=r"picture must be one of \['png', 'svg'\]"):
         pipeline_explorer(picture="gif")
     assert pipeline_explorer(picture="png").svg is None
+
+
+def test_a_trace_clipped_to_its_window_and_numpy_numbers() -> None:
+    np = pytest.importorskip("numpy")
+    tl = bk.Timeline([[0, 5]], [[4, 12]], [["F0", "F1"]], t0=1, t1=10, may_overlap=True, unit="us")
+    picture = pipeline_svg(tl, width=np.int64(500))
+    root = parse(picture)
+    assert picture.width == 500 and len(actions(root)) == 2
+    assert root.find(".//s:clipPath", NS) is not None
+    assert "time (µs)" in texts(root)

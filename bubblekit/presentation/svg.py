@@ -25,15 +25,18 @@ Sizes are in CSS pixels (``width``); the height follows from the number of ranks
 
 The picture is a :class:`SvgPicture`: a notebook shows it inline (``_repr_svg_``, also in
 JupyterLite), ``.svg`` is the text and ``.save(path)`` writes a new file (never overwriting one
-without ``force=True``). ``bk.plot_pipeline`` falls back to it when matplotlib cannot be
-imported. Used in the no-install edition of lessons 00, 01 and 02 (their pipeline pictures),
-and by lesson 01's explorer with ``picture="svg"``.
+without ``force=True``).
+
+Used by ``bk.plot_pipeline`` where matplotlib cannot be imported (the browser edition: the
+pipeline diagrams of every lesson but 08 come from it there), and by lesson 01's explorer with
+``picture="svg"`` (:func:`bubblekit.presentation.explorers.pipeline_explorer`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 import re
 from collections.abc import Sequence
 from os import PathLike
@@ -201,12 +204,13 @@ def _as_list(obj: Any) -> list[Timeline]:
 
 
 def _check_width(width: Any) -> float:
-    if isinstance(width, bool) or not isinstance(width, (int, float)):
+    if isinstance(width, bool) or not isinstance(width, numbers.Real):
         raise TypeError(f"width must be a number of pixels from {MIN_WIDTH} to {MAX_WIDTH}, got {width!r} "
                         f"of type {type(width).__name__}")
-    if not (MIN_WIDTH <= width <= MAX_WIDTH):  # also refuses nan
+    px = float(width)
+    if not (MIN_WIDTH <= px <= MAX_WIDTH):  # also refuses nan
         raise ValueError(f"width must be a number of pixels from {MIN_WIDTH} to {MAX_WIDTH}, got {width!r}")
-    return float(width)
+    return px
 
 
 def _titles(title: Any, n: int) -> list[str | None]:
@@ -403,6 +407,11 @@ def _panel(
     def y_of(rank: float) -> float:  # the centre of a rank's row
         return plot_top + (rank + 0.5) * row_h
 
+    clip_id = f"{_HATCH}-clip{_num(top)}"  # boxes of a trace outside its window are cut at the plot's edges
+    out.append(f'<clipPath id="{clip_id}"><rect x="{_num(left)}" y="{_num(plot_top)}" width="{_num(plot_w)}" '
+               f'height="{_num(row_h * p)}"/></clipPath>')
+    out.append(f'<g clip-path="url(#{clip_id})">')
+
     # time grid and axis
     step = _nice_step(t1 - t0, max(int(plot_w / 90), 2))
     first = math.ceil((t0 - 1e-9 * step) / step)
@@ -459,6 +468,7 @@ def _panel(
             _chunk_outlines(out, sp, c, x_of, y_of, box_h)
     if labels is not False and (labels or sp.n <= LABEL_LIMIT):
         _labels(out, tl, sp, colors, widths, x_of, y_of, box_h)
+    out.append("</g>")
     # rank names, the placement strip and the time axis
     out.append(f'<line class="bk-axis" x1="{_num(left)}" y1="{_num(axis_y)}" x2="{_num(left + plot_w)}" '
                f'y2="{_num(axis_y)}" stroke="#333333" stroke-width="0.8"/>')
