@@ -103,7 +103,7 @@ class SvgPicture:
     def __repr__(self) -> str:
         return f"<SvgPicture {format_number(self.width)} x {format_number(self.height)} px, {len(self.svg):,} characters>"
 
-    def save(self, path: str | PathLike[str], *, force: bool = False) -> Path:
+    def save(self, path: str | PathLike[str], force: bool = False) -> Path:
         """Write the picture to ``path`` (a new ``.svg`` file; an existing one only with ``force=True``).
 
         Returns the path. Raises ``FileExistsError`` naming the path when it exists (a file you own
