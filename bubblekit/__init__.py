@@ -8,7 +8,8 @@ The package has four layers; each imports only the layers above it::
                     rank) (pure Python: no matplotlib, widgets or torch)
     analysis/       traces, calibrate, planner, search, balance
     presentation/   plotting, explorers, classroom (matplotlib, ipywidgets, Voila: the
-                    "plots" extra; the rest of bubblekit needs only sympy)
+                    "plots" extra; the rest of bubblekit needs only sympy); diagram and svg
+                    (the pipeline diagram as SVG) are pure Python
     course/         checks, published, demo, envcheck (what the lessons need)
     lab/            real pipeline runs with torch.distributed.pipelining (optional extra)
 
@@ -23,7 +24,8 @@ The core is this namespace::
 The other modules load on first use under short names, so ``import bubblekit`` stays
 light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.memory``, ``bk.checks``, ...
 (``from bubblekit import plotting`` works too), and ``bk.check("03.2", answer)`` checks an
-exercise. ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
+exercise. ``bk.plot_pipeline(r)`` draws a pipeline diagram: matplotlib's where it is installed,
+else an SVG picture in pure Python (``bk.svg.pipeline_svg``, for the browser edition). ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
 Chinese (see :mod:`bubblekit.i18n`).
 """
 
@@ -90,6 +92,7 @@ _LAZY_MODULES = {
     "search": "bubblekit.analysis.search",
     "balance": "bubblekit.analysis.balance",
     "plotting": "bubblekit.presentation.plotting",
+    "svg": "bubblekit.presentation.svg",
     "explorers": "bubblekit.presentation.explorers",
     "classroom": "bubblekit.presentation.classroom",
     "checks": "bubblekit.course.checks",
@@ -192,8 +195,27 @@ def __getattr__(name: str) -> Any:
 
         globals()["check"] = check
         return check
+    if name == "plot_pipeline":
+        function = _plot_pipeline_function()
+        globals()["plot_pipeline"] = function
+        return function
     raise AttributeError(f"module 'bubblekit' has no attribute {name!r}")
 
 
+def _plot_pipeline_function() -> Any:
+    """``bk.plot_pipeline``: matplotlib's :func:`~bubblekit.presentation.plotting.plot_pipeline` where
+    matplotlib and numpy import, else (the browser edition on Pyodide) the SVG picture of
+    :func:`~bubblekit.presentation.svg.pipeline_svg`, with the options an SVG cannot draw left out."""
+    try:
+        plotting = _import_layer(_LAZY_MODULES["plotting"])
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in ("matplotlib", "numpy"):
+            raise
+        from bubblekit.presentation.svg import plot_pipeline_svg
+
+        return plot_pipeline_svg
+    return plotting.plot_pipeline
+
+
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_MODULES) | {"check"})
+    return sorted(set(globals()) | set(_LAZY_MODULES) | {"check", "plot_pipeline"})

@@ -113,6 +113,25 @@ def test_every_layer_but_the_pictures_imports_and_the_checks_grade(bare_python: 
     assert out["makespan"] == "33"
 
 
+def test_the_svg_picture_draws_without_numpy_and_matplotlib(bare_python: Path) -> None:
+    """The browser edition's pictures: bk.plot_pipeline falls back to the pure-Python SVG diagram."""
+    out = run_bare(bare_python, """
+        import json, sys, xml.etree.ElementTree as ET
+        import bubblekit as bk
+        r = bk.simulate(bk.schedule("1f1b", 4, 8))
+        picture = bk.plot_pipeline(r)
+        boxes = sum(1 for e in ET.fromstring(picture.svg).iter() if e.get("class") == "bk-action")
+        bk.set_language("zh")
+        zh = bk.svg.pipeline_svg(r).svg
+        print(json.dumps({
+            "type": type(picture).__name__, "boxes": boxes, "zh": "气泡比例" in zh,
+            "same": bk.plot_pipeline is bk.svg.plot_pipeline_svg,
+            "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "matplotlib", "ipywidgets")),
+        }))
+    """)
+    assert out == {"type": "SvgPicture", "boxes": 64, "zh": True, "same": True, "loaded": []}
+
+
 @pytest.mark.parametrize("module, package", [("plotting", "matplotlib"), ("explorers", "ipywidgets"),
                                              ("fonts", "matplotlib")])
 @pytest.mark.parametrize("language", ["en", "zh"])

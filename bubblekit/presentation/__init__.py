@@ -1,5 +1,7 @@
 """Presentation: pictures and interactive explorers (layer 3 of bubblekit).
 
+* :mod:`~bubblekit.presentation.diagram` holds the pipeline diagram's rules (colours, span kinds,
+  texts) in pure Python, shared by plotting and svg;
 * :mod:`~bubblekit.presentation.plotting` draws pipeline diagrams, memory curves, sweeps
   and animations with matplotlib;
 * :mod:`~bubblekit.presentation.explorers` builds ipywidgets explorers (sliders for p, m, v,

@@ -71,12 +71,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from bubblekit._validate import Number
+from bubblekit._validate import Number, check_choice
 from bubblekit.compare import compare as compare_table
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.costs import preset as cost_preset
 from bubblekit.i18n import get_language, register, tr
 from bubblekit.presentation import plotting
+from bubblekit.presentation.svg import SvgPicture, pipeline_svg
 from bubblekit.presentation.textcache import TextCacheCanvas
 from bubblekit.schedules import (
     REGISTRY,
@@ -105,6 +106,7 @@ __all__ = [
     "CostControl",
     "LAYOUTS",
     "PRESENTER_ENV",
+    "PICTURES",
     "render_png",
 ]
 
@@ -276,6 +278,8 @@ _WIDTH_IN = 12.0
 LAYOUTS: tuple[str, ...] = ("notebook", "presenter")
 #: Environment variable: ``1`` makes ``"presenter"`` the default layout (``bubblekit classroom --presenter``).
 PRESENTER_ENV = "BUBBLEKIT_PRESENTER"
+#: How the pipeline explorer draws (``picture=``): ``"png"`` (matplotlib, default) or ``"svg"`` (pure Python).
+PICTURES: tuple[str, ...] = ("png", "svg")
 
 _CSS = """
 <style>
@@ -635,19 +639,23 @@ def _still_png(fig: Figure, dpi: float) -> bytes:
 
 
 def _static_html(kind: str, settings: str, look: _Look, fig: Figure, parts: Sequence[str],
-                 still: str | None = None) -> str:
+                 still: str | None = None, svg: str | None = None) -> str:
     """A still picture of an explorer: a line saying how to get the live one, its readouts
-    (``parts``, HTML) and the figure as a PNG: what a notebook shows before its kernel has
-    run the cell. ``still``: that line's own catalogue key (fields ``{settings}``), in place of
-    the sliders' ``ex.still``."""
-    png = base64.b64encode(_still_png(fig, look.dpi)).decode("ascii")
+    (``parts``, HTML) and the figure as a PNG (or ``svg``, an SVG picture's text, inline): what a
+    notebook shows before its kernel has run the cell. ``still``: that line's own catalogue key
+    (fields ``{settings}``), in place of the sliders' ``ex.still``."""
     cls = "bk-static bk-explorer" + (" bk-presenter" if look.name == "presenter" else "")
+    if svg is not None:
+        picture = f'<div class="bk-figure-static">{svg}</div>'
+    else:
+        png = base64.b64encode(_still_png(fig, look.dpi)).decode("ascii")
+        picture = (f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
+                   f'src="data:image/png;base64,{png}"/>')
     return (
         f'{_CSS}<div class="{cls}">'
         f'<div class="bk-run">{html.escape(tr(still, settings=settings) if still else tr("ex.still", kind=kind, settings=settings))}</div>'
         + "".join(f"<div>{x}</div>" for x in parts if x)
-        + f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
-          f'src="data:image/png;base64,{png}"/></div>'
+        + picture + "</div>"
     )
 
 
@@ -715,8 +723,13 @@ class PipelineExplorer:
         readouts: HTML widgets keyed ``"bubble_ratio"``, ``"bubble_overhead"``,
             ``"formula"``, ``"makespan"``, ``"peak"``, ``"costs"``, ``"compare"``, ``"cap"``,
             ``"message"``.
-        figure: the matplotlib Figure drawn last (reused between redraws).
+        figure: the matplotlib Figure drawn last (reused between redraws; unused with ``picture="svg"``).
         image: the :class:`ipywidgets.Image` showing ``figure`` as PNG.
+        picture: ``"png"`` (matplotlib's diagrams and memory curves as PNG in ``image``) or ``"svg"``
+            (the pipeline diagram of :func:`bubblekit.presentation.svg.pipeline_svg` in ``svg_view``;
+            no memory curves: the peak readout gives the memory).
+        svg_view: the :class:`ipywidgets.HTML` showing ``svg`` with ``picture="svg"``.
+        svg: the last :class:`~bubblekit.presentation.svg.SvgPicture` drawn (``None`` with ``picture="png"``).
         result: the main schedule's :class:`~bubblekit.SimResult`, ``None`` after an error.
         compare_result: the compared schedule's result, or ``None``.
         error: the library's message when the current settings are invalid, else ``None``.
@@ -736,8 +749,10 @@ class PipelineExplorer:
         preset: str = "b=2f",
         compare: str | None = None,
         layout: str | None = None,
+        picture: str = "png",
     ) -> None:
         all_names = names()
+        self.picture = check_choice("picture", picture, PICTURES)
         schedule = spec(schedule).name
         compare = None if compare is None or compare == _NONE else spec(compare).name
         if preset not in COST_PRESETS:
@@ -788,6 +803,9 @@ class PipelineExplorer:
         }
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="1200px"))
         self.image.add_class("bk-figure")
+        self.svg: SvgPicture | None = None
+        self.svg_view = widgets.HTML(value="", layout=widgets.Layout(width="100%", max_width="1200px"))
+        self.svg_view.add_class("bk-figure")
         self._unit_note = widgets.HTML(value="")
         self.widget = self._layout()
 
@@ -823,8 +841,13 @@ class PipelineExplorer:
             [r["bubble_ratio"], r["bubble_overhead"], r["makespan"], r["formula"]],
             layout=widgets.Layout(flex_flow="row wrap"),
         )
-        box = widgets.VBox([title, controls, cards, r["peak"], r["compare"], r["message"], self.image, r["costs"]])
+        box = widgets.VBox([title, controls, cards, r["peak"], r["compare"], r["message"], self._view, r["costs"]])
         return _box_class(box, self.look, "bk-pipeline-explorer")
+
+    @property
+    def _view(self) -> widgets.DOMWidget:
+        """The widget that shows the picture: the PNG image, or the SVG's HTML."""
+        return self.svg_view if self.picture == "svg" else self.image
 
     def _settings(self) -> str:
         c = self.controls
@@ -846,6 +869,7 @@ class PipelineExplorer:
             tr("ex.kind.pipeline"), self._settings(), self.look, self.figure,
             [r["bubble_ratio"].value + r["bubble_overhead"].value + r["makespan"].value + r["formula"].value,
              r["peak"].value, r["compare"].value, r["message"].value],
+            svg=self.svg.svg if self.picture == "svg" and self.svg is not None else None,
         )
         return bundle
 
@@ -1023,7 +1047,7 @@ class PipelineExplorer:
             for key in ("bubble_ratio", "bubble_overhead", "formula", "makespan", "peak", "compare", "costs"):
                 r[key].value = ""
             r["message"].value = note + _error_html(self.error)
-            self.image.layout.visibility = "hidden"
+            self._view.layout.visibility = "hidden"
             self.last_redraw_ms = (time.perf_counter() - t0) * 1e3
             return
         self.error = None
@@ -1049,7 +1073,7 @@ class PipelineExplorer:
                             rank=worst[0], peak=format_number(worst[1], fractions=False)))
         warn = "".join(f'<div class="bk-msg-warn">{html.escape(n)}</div>' for n in notes)
         r["message"].value = note + (_error_html(self.error) if self.error else "") + warn
-        self.image.layout.visibility = "visible"
+        self._view.layout.visibility = "visible"
         self.last_redraw_ms = (time.perf_counter() - t0) * 1e3
 
     def _formula_card(self, res: SimResult) -> str:
@@ -1112,6 +1136,10 @@ class PipelineExplorer:
     def _draw(self, res: SimResult, other: SimResult | None, cap: float | None) -> None:
         look = self.look
         results = [res] if other is None else [res, other]
+        if self.picture == "svg":  # the pure-Python diagram (no memory curves: the peak readout has them)
+            self.svg = pipeline_svg(results, title=[_panel_title(x) for x in results], width=round(1100 * look.scale))
+            self.svg_view.value = self.svg.svg
+            return
         mem_h = (2.1 if other is None else 1.6) * look.scale
         panels = [(x, "pipeline", _pipeline_height(x.p, look.scale)) for x in results] + [
             (x, "memory", mem_h) for x in results]
@@ -1149,6 +1177,7 @@ def pipeline_explorer(
     preset: str = "b=2f",
     compare: str | None = None,
     layout: str | None = None,
+    picture: str = "png",
 ) -> PipelineExplorer:
     """A live explorer: schedule, ``p``, ``m``, ``v``, costs, latency and memory cap on sliders.
 
@@ -1163,13 +1192,16 @@ def pipeline_explorer(
         compare: ``None`` or a second schedule drawn below on the same time axis.
         layout: ``"notebook"``, ``"presenter"`` (large letters for a projector), or ``None``:
             ``"presenter"`` when the environment variable :data:`PRESENTER_ENV` is ``1``.
+        picture: ``"png"`` (matplotlib: the diagram and the memory curves) or ``"svg"`` (the
+            pipeline diagram as SVG text, :func:`bubblekit.presentation.svg.pipeline_svg`, for the
+            browser edition; the memory is in the peak readout).
 
     Display the result in a notebook cell; drive it from code with
     ``ex.controls["m"].value = 16`` and read ``ex.result`` / ``ex.readouts``.
 
     Used in lessons 01, 02, 03, 04, 05 and 07 and the classroom app.
     """
-    return PipelineExplorer(schedule, p, m, v, preset, compare, layout)
+    return PipelineExplorer(schedule, p, m, v, preset, compare, layout, picture)
 
 
 # ------------------------------------------------------------------ schedule builder

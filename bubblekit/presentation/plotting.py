@@ -49,11 +49,25 @@ from matplotlib.transforms import Bbox, TransformedBbox
 
 from bubblekit._progress import Progress, reporter
 from bubblekit._validate import check_int
-from bubblekit.actions import Action, Pair, inputs, is_comm, parts
-from bubblekit.costs import PRESETS, Costs
+from bubblekit.actions import Action, inputs, is_comm, parts
+from bubblekit.costs import Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.i18n import get_language, register, tr
-from bubblekit.presentation import fonts  # the figures' font follows bk.set_language from now on
+from bubblekit.presentation import (
+    diagram,
+    fonts,  # the figures' font follows bk.set_language from now on
+)
+from bubblekit.presentation.diagram import (
+    BUBBLE_COLOR,
+    BUBBLE_HATCH_COLOR,
+    CHUNK_EDGE_COLOR,
+    CHUNK_EDGE_WIDTH,
+    KIND_COLORS,
+    PALETTE,
+    SECOND_ROUND_DARKEN,
+    costs_title,
+    microbatch_color,
+)
 from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
 from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import format_number, plural, time_label
@@ -70,50 +84,19 @@ __all__ = [
 
 TimelineOrList = Union[Timeline, Sequence[Timeline]]
 
-#: Microbatch colours: Okabe & Ito's colour-blind-safe palette (2008) without black (orange,
-#: sky blue, bluish green, yellow, blue, vermillion, reddish purple), then five distinct hues
-#: from Paul Tol's palettes (wine, olive, indigo, brown, teal), so that up to 12 microbatches
-#: get 12 colours. Microbatch ``i`` gets ``PALETTE[i % 12]``, drawn darker (mixed with
-#: :data:`SECOND_ROUND_DARKEN` of black) for ``12 <= i % 24 < 24``: 24 microbatches in a row
-#: get different colours, and boxes wide enough carry their microbatch number anyway.
-PALETTE: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
-                            "#882255", "#999933", "#332288", "#8C510A", "#44AA99")
-#: How much black the second round of microbatch colours is mixed with (see :data:`PALETTE`).
-SECOND_ROUND_DARKEN = 0.4
 #: Colours for compared series (schedules in a sweep or a frontier), most distinct first:
 #: blue, vermillion, bluish green, reddish purple, orange, sky blue, black, wine.
 SERIES_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
                                   "#882255")
 #: Colours for lines and markers on white (the palette without its pale yellow).
 LINE_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000")
-#: Colours per action kind (``color_by="kind"``), from the same palette.
-KIND_COLORS: dict[str, str] = {"F": "#56B4E9", "B": "#E69F00", "I": "#009E73", "W": "#CC79A7", "other": "#B0B0B0"}
 register({
     # every text the pictures draw, in both languages (bubblekit.i18n; read when a figure is drawn)
-    "plot.costs.uniform": {"en": "uniform (F = B = 1)", "zh": "均匀（F = B = 1）"},
-    "plot.costs.b=2f": {"en": "backward = 2 x forward", "zh": "反向 = 2 × 前向"},
-    "plot.costs.f=i=w": {"en": "F = I = W = 1", "zh": "F = I = W = 1（拆分反向）"},
-    "plot.kind.F": {"en": "F forward", "zh": "F 前向"},
-    "plot.kind.B": {"en": "B backward", "zh": "B 反向"},
-    "plot.kind.I": {"en": "I input-grad", "zh": "I 输入梯度"},
-    "plot.kind.W": {"en": "W weight-grad", "zh": "W 权重梯度"},
-    "plot.kind.other": {"en": "other", "zh": "其他"},
-    "plot.colour_is_microbatch": {"en": " (colour = microbatch)", "zh": "（颜色 = 微批）"},
-    "plot.pair": {"en": "F&B overlapped pair (top F, bottom B)", "zh": "F&B 重叠的前向+反向对（上 F，下 B）"},
-    "plot.chunk": {"en": "chunk {chunk}: each rank's {ordinal} stage", "zh": "chunk {chunk}：每个 rank 的第 {ordinal} 个流水级"},
-    "plot.idle": {"en": "idle (bubble)", "zh": "空闲（气泡）"},
     "plot.critical_path": {"en": "critical path", "zh": "关键路径"},
-    "plot.metrics": {
-        "en": "bubble_ratio {ratio:.1%} (idle ÷ (p × makespan))   |   bubble_overhead {overhead:.1%} (idle ÷ busy)"
-              "   |   makespan {makespan} {unit}",
-        "zh": "气泡比例 bubble_ratio {ratio:.1%}（空闲 ÷ (p × 单步耗时)）   |   气泡开销 bubble_overhead {overhead:.1%}"
-              "（空闲 ÷ 忙碌）   |   单步耗时 {makespan} {unit}",
-    },
     "plot.phase.fill": {"en": "fill", "zh": "填充"},
     "plot.phase.steady": {"en": "steady", "zh": "稳态"},
     "plot.phase.between": {"en": "between fill and drain", "zh": "填充与排空之间"},
     "plot.phase.drain": {"en": "drain", "zh": "排空"},
-    "plot.stages": {"en": "stages", "zh": "流水级"},
     "plot.memory.rank_peak": {"en": "rank {rank}: peak {peak}", "zh": "rank {rank}：峰值 {peak}"},
     "plot.memory.peak_marker": {"en": "peak (where first reached)", "zh": "峰值（首次达到处）"},
     "plot.memory.max_peak": {"en": "max peak {peak} microbatch activations", "zh": "最大峰值：{peak} 个微批的激活"},
@@ -154,9 +137,6 @@ class _KindNames:
 
 
 _KIND_NAMES = _KindNames()
-#: Idle boxes: very light grey with a grey hatch.
-BUBBLE_COLOR = "#F0F0F0"
-BUBBLE_HATCH_COLOR = "#A8A8A8"
 #: Outline of the critical path, and the animation's time cursor.
 CRITICAL_COLOR = "#000000"
 CURSOR_COLOR = "#D55E00"
@@ -165,23 +145,20 @@ BOX_HEIGHT = 0.8
 #: Above this many boxes, action boxes are drawn as one compound path per colour (same
 #: rectangles, far faster to build and render) instead of one polygon per box.
 COMPOUND_ABOVE = 5000
-#: Above this many boxes, automatic labels (``labels=None``) are switched off.
-LABEL_LIMIT = 3000
+#: Above this many boxes, automatic labels (``labels=None``) are switched off (the SVG pictures' rule too).
+LABEL_LIMIT = diagram.LABEL_LIMIT
 #: Above this many dependency arrows, ``comm_arrows=True`` draws none and warns.
 COMM_ARROW_LIMIT = 300
 #: ``comm_arrows=None`` (the default) draws the arrows of a simulation with a latency
 #: (``costs.comm > 0``) that has at most this many cross-rank hops: its gaps then show why.
 COMM_ARROW_AUTO = 120
-#: Chunks 1, 2, ... of a rank (its second, third ... stage) are outlined in this colour, solid
+#: Chunks 1, 2, ... of a rank (its second, third ... stage) are outlined in :data:`CHUNK_EDGE_COLOR`, solid
 #: for chunk 1, then dashed, dotted, dash-dotted: nothing like the idle boxes' grey hatch.
-CHUNK_EDGE_COLOR = "#1A1A1A"
-CHUNK_EDGE_WIDTH = 1.6
 _CHUNK_LINESTYLES: tuple[Any, ...] = ("solid", "solid", (0, (3.0, 1.6)), (0, (1.0, 1.2)), (0, (3.0, 1.2, 1.0, 1.2)))
-# lighter shades of the microbatch colour for the backward kinds (mix with white)
-_KIND_LIGHTEN = {"F": 0.0, "B": 0.5, "I": 0.4, "W": 0.72, "other": 0.3}
-_KIND_ORDER = ("F", "B", "I", "W", "other")
-_LABEL_TRAIL_INT = re.compile(r"(\d+)\D*$")
-_ACTION_TEXT = re.compile(r"^\s*(\d+)\s*([FBIW])\s*(\d+)\s*$")
+# the diagram's rules, shared with the SVG pictures (bubblekit.presentation.diagram, pure Python)
+_KIND_LIGHTEN = diagram.KIND_LIGHTEN
+_KIND_ORDER = diagram.KIND_ORDER
+_ACTION_TEXT = diagram.ACTION_TEXT
 
 
 # ----------------------------------------------------------------------------- style
@@ -241,31 +218,8 @@ def _check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
 
 
-def _timeline_name(tl: Timeline) -> str:
-    if isinstance(tl, SimResult):
-        s = tl.schedule
-        name = f"{display_name(s.name)}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
-        cost = costs_title(tl.costs, split=s.split_backward)
-        return f"{name}   |   {cost}"
-    return tl.source or "timeline"  # a trace's own name (its file), never translated
-
-
-def costs_title(costs: Costs, *, split: bool = True) -> str:
-    """How a figure names its costs: a preset's name in the current language, else the costs' own
-    name, else :meth:`Costs.describe` (``F=1 B=2 (I=1 W=1) comm=0 slot``; without ``(I=... W=...)``
-    when ``split`` is False: the schedule drawn runs only fused backwards). Used by every diagram title."""
-    for key, entry in PRESETS.items():
-        if costs == entry:
-            return tr(f"plot.costs.{key}")
-    return costs.name if costs.name != "custom" else costs.describe(split=split)
-
-
-def _metrics_line(tl: Timeline) -> str:
-    unit = plural(tl.unit)
-    if get_language() == "zh" and tl.unit in ("slot", "slots"):
-        unit = "个" + unit  # 21 个时间槽 (a counted unit takes its measure word; ms does not)
-    return tr("plot.metrics", ratio=tl.bubble_ratio, overhead=tl.bubble_overhead,
-              makespan=format_number(float(tl.makespan)), unit=unit)
+_timeline_name = diagram.timeline_name
+_metrics_line = diagram.metrics_line
 
 
 # ------------------------------------------------------------------- span tables
@@ -278,70 +232,18 @@ class _Spans:
     """
 
     def __init__(self, tl: Timeline) -> None:
-        starts: list[float] = []
-        ends: list[float] = []
-        ranks: list[int] = []
-        kinds: list[int] = []
-        mbs: list[int] = []
-        chunks: list[int] = []
-        self.labels: list[Action | str] = []
-        self.key: list[str] = []
+        rows = diagram.SpanRows(tl)  # the pure-Python reading of the spans, shared with the SVG pictures
+        self.labels: list[Action | str] = rows.labels
+        self.key: list[str] = rows.key
         #: overlapped pairs: span index -> (backward part's microbatch, its kind index, its stage)
-        self.pair_b: dict[int, tuple[int, int, int]] = {}
-        kind_index = {k: i for i, k in enumerate(_KIND_ORDER)}
-        for r in range(tl.p):
-            st, en, lbs = tl.arrays(r)
-            if any(isinstance(lb, Action) and is_comm(lb) for lb in lbs):  # a lowered schedule: sends and
-                keep = [k for k, lb in enumerate(lbs) if not (isinstance(lb, Action) and is_comm(lb))]  # receives
-                st, en, lbs = [st[k] for k in keep], [en[k] for k in keep], [lbs[k] for k in keep]  # take no time
-            starts.extend(st)
-            ends.extend(en)
-            ranks.extend([r] * len(st))
-            self.labels.extend(lbs)
-            if all(type(lb) is Action for lb in lbs):  # the simulator's case: fast path
-                acts: list[Action] = lbs  # type: ignore[assignment]
-                chunk_of = {s: i for i, s in enumerate(sorted({a.stage for a in acts}))}
-                kinds.extend([kind_index[a.kind] for a in acts])
-                mbs.extend([a.microbatch for a in acts])
-                chunks.extend([chunk_of[a.stage] for a in acts])
-                self.key.extend([""] * len(acts))
-                continue
-            parsed: list[tuple[int, str, int] | None] = []
-            for lb in lbs:
-                if type(lb) is Pair:  # one box: coloured as its forward, both labels, backward drawn below
-                    self.pair_b[len(kinds) + len(parsed)] = (lb.backward.microbatch, kind_index["B"], lb.backward.stage)
-                    parsed.append((lb.stage, "F", lb.microbatch))
-                    continue
-                if isinstance(lb, Action):
-                    parsed.append((lb.stage, lb.kind, lb.microbatch))
-                    continue
-                mt = _ACTION_TEXT.match(str(lb))
-                parsed.append((int(mt.group(1)), mt.group(2), int(mt.group(3))) if mt else None)
-            chunk_of = {s: i for i, s in enumerate(sorted({a[0] for a in parsed if a is not None}))}
-            for lb, pa in zip(lbs, parsed):
-                if pa is not None:
-                    kinds.append(kind_index[pa[1]])
-                    mbs.append(pa[2])
-                    chunks.append(chunk_of[pa[0]])
-                    self.key.append(f"F{lb.forward.microbatch}&B{lb.backward.microbatch}" if type(lb) is Pair else "")
-                    continue
-                text = str(lb)
-                low = text.lower()
-                kind = ("F" if ("forward" in low or "fwd" in low) else
-                        "W" if "weight" in low else
-                        "B" if ("backward" in low or "bwd" in low) else "other")
-                mt2 = _LABEL_TRAIL_INT.search(text)
-                kinds.append(kind_index[kind])
-                mbs.append(int(mt2.group(1)) if mt2 else -1)
-                chunks.append(0)
-                self.key.append(text)
-        self.start = np.asarray(starts, dtype=float)
-        self.end = np.asarray(ends, dtype=float)
-        self.rank = np.asarray(ranks, dtype=float)
-        self.kind = np.asarray(kinds, dtype=np.int64)
-        self.mb = np.asarray(mbs, dtype=np.int64)
-        self.chunk = np.asarray(chunks, dtype=np.int64)
-        self.n = len(starts)
+        self.pair_b: dict[int, tuple[int, int, int]] = rows.pair_b
+        self.start = np.asarray(rows.start, dtype=float)
+        self.end = np.asarray(rows.end, dtype=float)
+        self.rank = np.asarray(rows.rank, dtype=float)
+        self.kind = np.asarray(rows.kind, dtype=np.int64)
+        self.mb = np.asarray(rows.mb, dtype=np.int64)
+        self.chunk = np.asarray(rows.chunk, dtype=np.int64)
+        self.n = rows.n
 
     def text(self, i: int) -> str:
         """The full label of span ``i``: ``F3`` for actions, the label text otherwise."""
@@ -401,27 +303,10 @@ def _rects(s: np.ndarray, e: np.ndarray, y: np.ndarray, height: float) -> np.nda
 
 
 def _lighten(color: str, amount: float) -> np.ndarray:
-    rgb = np.asarray(mcolors.to_rgb(color))
-    return np.append(rgb + (1.0 - rgb) * amount, 1.0)
+    return np.append(np.asarray(diagram.lighten(color, amount)), 1.0)
 
 
-def _round_color(k: int) -> str:
-    """Colour ``k`` of the two rounds of :data:`PALETTE` (the second round darker), as hex."""
-    base = PALETTE[k % len(PALETTE)]
-    if (k // len(PALETTE)) % 2 == 0:
-        return base
-    r, g, b = (x * (1.0 - SECOND_ROUND_DARKEN) for x in mcolors.to_rgb(base))
-    return str(mcolors.to_hex((r, g, b)))
-
-
-def microbatch_color(microbatch: int, kind: str = "F") -> str:
-    """The colour of ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) of microbatch ``microbatch``
-    in :func:`plot_pipeline` with ``color_by="microbatch"`` (hex): its :data:`PALETTE` colour,
-    darker for the second round, lighter for the backward kinds."""
-    check_int("microbatch", microbatch, minimum=0)
-    _check_choice("kind", kind, _KIND_ORDER)
-    r, g, b, _ = (float(x) for x in _lighten(_round_color(microbatch % (2 * len(PALETTE))), _KIND_LIGHTEN[kind]))
-    return str(mcolors.to_hex((r, g, b)))
+_round_color = diagram.round_color
 
 
 @functools.lru_cache(maxsize=1)
@@ -456,9 +341,7 @@ def _face_colors(sp: _Spans, color_by: str) -> np.ndarray:
     return table[index] if sp.n else np.zeros((0, 4))
 
 
-def _text_color(rgba: np.ndarray) -> str:
-    r, g, b = rgba[:3]
-    return "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.45 else "black"
+_text_color = diagram.text_color
 
 
 def _gap_arrays(tl: Timeline) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -664,10 +547,7 @@ def _draw_timeline(
     _legend(ax, sp, color_by, show_bubbles, critical_path, chunks_present)
 
 
-def _ordinal(n: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``4th``, ... ``11th``, ``12th``, ``21st``."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+_ordinal = diagram.ordinal
 
 
 def _chunk_linestyle(c: int) -> Any:
@@ -825,13 +705,7 @@ def _text_width_em(text: str, family: tuple[str, ...]) -> float:
     return float(width) / 100.0
 
 
-def _label_stage(label: Any) -> int:
-    """The stage of a span's label: an action's stage, ``int`` of ``"3F1"``-style text, else -1."""
-    stage = getattr(label, "stage", None)
-    if isinstance(stage, int):
-        return stage
-    mt = _ACTION_TEXT.match(str(label)) if isinstance(label, str) else None
-    return int(mt.group(1)) if mt else -1
+_label_stage = diagram.label_stage
 
 
 def _span_stages(tl: Timeline) -> np.ndarray:
@@ -842,15 +716,7 @@ def _span_stages(tl: Timeline) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def _rank_stages(tl: Timeline) -> list[tuple[int, ...]]:
-    """Per rank, the stages it holds in increasing order (chunk 0, chunk 1, ...): the placement."""
-    if isinstance(tl, SimResult):
-        return [tuple(tl.schedule.stages_of(r)) for r in range(tl.p)]
-    out = []
-    for r in range(tl.p):
-        found = {_label_stage(lb) for lb in tl.arrays(r)[2]}
-        out.append(tuple(sorted(x for x in found if x >= 0)))
-    return out
+_rank_stages = diagram.rank_stages
 
 
 #: Smallest font size (points) of a box label: a box too narrow for its label at the panel's

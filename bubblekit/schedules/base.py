@@ -856,13 +856,14 @@ class Schedule:
             raise ScheduleError(f"{where}, row {r} (rank {r - 1}): {str(exc)[at.end():]}") from None
 
 
-def _output_file(path: object, force: bool) -> Path:
-    """A file path to write: its folder exists, it is not a folder, and it exists only with ``force``."""
+def _output_file(path: object, force: bool, example: str = "schedule.csv") -> Path:
+    """A file path to write: its folder exists, it is not a folder, and it exists only with ``force``
+    (``example`` is the file name the error for a folder suggests)."""
     if not isinstance(path, (str, PathLike)) or not str(path):
         raise TypeError(f"path must be a file name (str or Path), got {path!r}")
     out = Path(path)
     if out.is_dir():
-        raise ValueError(f"path {str(out)!r} is a folder: give a file name such as schedule.csv")
+        raise ValueError(f"path {str(out)!r} is a folder: give a file name such as {example}")
     if not out.parent.is_dir():
         raise ValueError(f"path {str(out)!r}: its folder {str(out.parent)!r} does not exist")
     if (out.exists() or out.is_symlink()) and not force:

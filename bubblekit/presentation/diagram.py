@@ -1,0 +1,297 @@
+"""The pipeline diagram's conventions, in pure Python: colours, the spans' kinds and labels, the texts.
+
+:func:`bubblekit.presentation.plotting.plot_pipeline` (matplotlib) and
+:func:`bubblekit.presentation.svg.pipeline_svg` (plain SVG text, for the no-install edition
+on Pyodide where numpy and matplotlib are missing) draw the same picture from the rules here:
+one rule, one place. The module imports the standard library and bubblekit's core only.
+
+* colours: :data:`PALETTE` per microbatch (second round darker by :data:`SECOND_ROUND_DARKEN`,
+  backward kinds lighter by :data:`KIND_LIGHTEN`), :data:`KIND_COLORS` per kind, the idle boxes'
+  :data:`BUBBLE_COLOR`; :func:`microbatch_color`, :func:`text_color`;
+* spans: :class:`SpanRows` reads a :class:`~bubblekit.Timeline` into flat lists (kind,
+  microbatch, chunk, label; sends and receives, which take no time, left out);
+* texts: :func:`timeline_name`, :func:`costs_title`, :func:`metrics_line` and the legend's
+  words, in the i18n catalogue (``bk.set_language("zh")`` gives the Chinese).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bubblekit.actions import Action, Pair, is_comm
+from bubblekit.costs import PRESETS, Costs
+from bubblekit.i18n import get_language, register, tr
+from bubblekit.schedules import display_name
+from bubblekit.simulator import SimResult
+from bubblekit.text import format_number, plural
+from bubblekit.timeline import Timeline
+
+__all__ = [
+    "PALETTE", "SECOND_ROUND_DARKEN", "KIND_COLORS", "KIND_ORDER", "KIND_LIGHTEN", "BUBBLE_COLOR",
+    "BUBBLE_HATCH_COLOR", "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH", "LABEL_LIMIT", "hex_to_rgb", "rgb_to_hex", "lighten",
+    "round_color", "microbatch_color", "text_color", "SpanRows", "span_color", "costs_title", "timeline_name",
+    "metrics_line", "kind_name", "chunk_name", "ordinal", "label_stage", "rank_stages",
+]
+
+#: Microbatch colours: Okabe & Ito's colour-blind-safe palette (2008) without black (orange,
+#: sky blue, bluish green, yellow, blue, vermillion, reddish purple), then five distinct hues
+#: from Paul Tol's palettes (wine, olive, indigo, brown, teal), so that up to 12 microbatches
+#: get 12 colours. Microbatch ``i`` gets ``PALETTE[i % 12]``, drawn darker (mixed with
+#: :data:`SECOND_ROUND_DARKEN` of black) for ``12 <= i % 24 < 24``: 24 microbatches in a row
+#: get different colours, and boxes wide enough carry their microbatch number anyway.
+PALETTE: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+                            "#882255", "#999933", "#332288", "#8C510A", "#44AA99")
+#: How much black the second round of microbatch colours is mixed with (see :data:`PALETTE`).
+SECOND_ROUND_DARKEN = 0.4
+#: Colours per action kind (``color_by="kind"``), from the same palette.
+KIND_COLORS: dict[str, str] = {"F": "#56B4E9", "B": "#E69F00", "I": "#009E73", "W": "#CC79A7", "other": "#B0B0B0"}
+#: The kinds in legend order; a span's kind is an index into it.
+KIND_ORDER: tuple[str, ...] = ("F", "B", "I", "W", "other")
+#: Lighter shades of the microbatch colour for the backward kinds (how much white is mixed in).
+KIND_LIGHTEN: dict[str, float] = {"F": 0.0, "B": 0.5, "I": 0.4, "W": 0.72, "other": 0.3}
+#: Idle boxes: very light grey with a grey hatch.
+BUBBLE_COLOR = "#F0F0F0"
+BUBBLE_HATCH_COLOR = "#A8A8A8"
+#: Chunks 1, 2, ... of a rank (its second, third ... stage) are outlined in this colour.
+CHUNK_EDGE_COLOR = "#1A1A1A"
+CHUNK_EDGE_WIDTH = 1.6
+
+#: Above this many boxes, automatic labels (``labels=None``) are switched off.
+LABEL_LIMIT = 3000
+
+LABEL_TRAIL_INT = re.compile(r"(\d+)\D*$")
+ACTION_TEXT = re.compile(r"^\s*(\d+)\s*([FBIW])\s*(\d+)\s*$")
+_HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+register({
+    # the diagram's texts, in both languages (bubblekit.i18n; read when a picture is drawn)
+    "plot.costs.uniform": {"en": "uniform (F = B = 1)", "zh": "均匀（F = B = 1）"},
+    "plot.costs.b=2f": {"en": "backward = 2 x forward", "zh": "反向 = 2 × 前向"},
+    "plot.costs.f=i=w": {"en": "F = I = W = 1", "zh": "F = I = W = 1（拆分反向）"},
+    "plot.kind.F": {"en": "F forward", "zh": "F 前向"},
+    "plot.kind.B": {"en": "B backward", "zh": "B 反向"},
+    "plot.kind.I": {"en": "I input-grad", "zh": "I 输入梯度"},
+    "plot.kind.W": {"en": "W weight-grad", "zh": "W 权重梯度"},
+    "plot.kind.other": {"en": "other", "zh": "其他"},
+    "plot.colour_is_microbatch": {"en": " (colour = microbatch)", "zh": "（颜色 = 微批）"},
+    "plot.pair": {"en": "F&B overlapped pair (top F, bottom B)", "zh": "F&B 重叠的前向+反向对（上 F，下 B）"},
+    "plot.chunk": {"en": "chunk {chunk}: each rank's {ordinal} stage", "zh": "chunk {chunk}：每个 rank 的第 {ordinal} 个流水级"},
+    "plot.idle": {"en": "idle (bubble)", "zh": "空闲（气泡）"},
+    "plot.metrics": {
+        "en": "bubble_ratio {ratio:.1%} (idle ÷ (p × makespan))   |   bubble_overhead {overhead:.1%} (idle ÷ busy)"
+              "   |   makespan {makespan} {unit}",
+        "zh": "气泡比例 bubble_ratio {ratio:.1%}（空闲 ÷ (p × 单步耗时)）   |   气泡开销 bubble_overhead {overhead:.1%}"
+              "（空闲 ÷ 忙碌）   |   单步耗时 {makespan} {unit}",
+    },
+    "plot.stages": {"en": "stages", "zh": "流水级"},
+})
+
+
+# ----------------------------------------------------------------------------- colours
+def hex_to_rgb(color: str) -> tuple[float, float, float]:
+    """``"#RRGGBB"`` as three floats in ``[0, 1]`` (each channel ``/ 255``, as matplotlib reads it)."""
+    if not isinstance(color, str) or not _HEX.match(color):
+        raise ValueError(f"color must be a hex colour '#RRGGBB', got {color!r}")
+    return (int(color[1:3], 16) / 255, int(color[3:5], 16) / 255, int(color[5:7], 16) / 255)
+
+
+def rgb_to_hex(rgb: tuple[float, float, float]) -> str:
+    """Three floats in ``[0, 1]`` as ``"#rrggbb"`` (each rounded to the nearest of 0..255, as matplotlib writes it)."""
+    return "#" + "".join(format(round(x * 255), "02x") for x in rgb)
+
+
+def lighten(color: str, amount: float) -> tuple[float, float, float]:
+    """``color`` (hex) mixed with ``amount`` of white (0: itself, 1: white), as RGB floats."""
+    return tuple(x + (1.0 - x) * amount for x in hex_to_rgb(color))  # type: ignore[return-value]
+
+
+def round_color(k: int) -> str:
+    """Colour ``k`` of the two rounds of :data:`PALETTE` (the second round darker), as hex."""
+    base = PALETTE[k % len(PALETTE)]
+    if (k // len(PALETTE)) % 2 == 0:
+        return base
+    r, g, b = (x * (1.0 - SECOND_ROUND_DARKEN) for x in hex_to_rgb(base))
+    return rgb_to_hex((r, g, b))
+
+
+def microbatch_color(microbatch: int, kind: str = "F") -> str:
+    """The colour of ``kind`` (``"F"``, ``"B"``, ``"I"``, ``"W"``) of microbatch ``microbatch``
+    in :func:`plot_pipeline` with ``color_by="microbatch"`` (hex): its :data:`PALETTE` colour,
+    darker for the second round, lighter for the backward kinds."""
+    from bubblekit._validate import check_int
+
+    check_int("microbatch", microbatch, minimum=0)
+    if kind not in KIND_ORDER:
+        raise ValueError(f"kind must be one of {list(KIND_ORDER)}, got {kind!r}")
+    return rgb_to_hex(lighten(round_color(microbatch % (2 * len(PALETTE))), KIND_LIGHTEN[kind]))
+
+
+def text_color(rgb: Any) -> str:
+    """Black or white, whichever reads on a box of colour ``rgb`` (floats in ``[0, 1]``; relative luminance)."""
+    r, g, b = rgb[:3]
+    return "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.45 else "black"
+
+
+# ------------------------------------------------------------------------------- spans
+class SpanRows:
+    """Flat lists over all spans of a timeline, rank by rank (``spans()`` order).
+
+    ``kind`` indexes :data:`KIND_ORDER`; ``mb`` is the microbatch (-1 when a text label has
+    no number); ``chunk`` is the index of the span's stage among its rank's stages; ``key``
+    is the colour key of text labels that are not actions (``""`` for actions). Sends and
+    receives of a lowered schedule take no time and are left out.
+    """
+
+    def __init__(self, tl: Timeline) -> None:
+        self.start: list[float] = []
+        self.end: list[float] = []
+        self.rank: list[int] = []
+        self.kind: list[int] = []
+        self.mb: list[int] = []
+        self.chunk: list[int] = []
+        self.labels: list[Action | str] = []
+        self.key: list[str] = []
+        #: overlapped pairs: span index -> (backward part's microbatch, its kind index, its stage)
+        self.pair_b: dict[int, tuple[int, int, int]] = {}
+        starts, ends, ranks, kinds, mbs, chunks = self.start, self.end, self.rank, self.kind, self.mb, self.chunk
+        kind_index = {k: i for i, k in enumerate(KIND_ORDER)}
+        for r in range(tl.p):
+            st, en, lbs = tl.arrays(r)
+            if any(isinstance(lb, Action) and is_comm(lb) for lb in lbs):  # a lowered schedule: sends and
+                keep = [k for k, lb in enumerate(lbs) if not (isinstance(lb, Action) and is_comm(lb))]  # receives
+                st, en, lbs = [st[k] for k in keep], [en[k] for k in keep], [lbs[k] for k in keep]  # take no time
+            starts.extend(st)
+            ends.extend(en)
+            ranks.extend([r] * len(st))
+            self.labels.extend(lbs)
+            if all(type(lb) is Action for lb in lbs):  # the simulator's case: fast path
+                acts: list[Action] = lbs  # type: ignore[assignment]
+                chunk_of = {s: i for i, s in enumerate(sorted({a.stage for a in acts}))}
+                kinds.extend([kind_index[a.kind] for a in acts])
+                mbs.extend([a.microbatch for a in acts])
+                chunks.extend([chunk_of[a.stage] for a in acts])
+                self.key.extend([""] * len(acts))
+                continue
+            parsed: list[tuple[int, str, int] | None] = []
+            for lb in lbs:
+                if type(lb) is Pair:  # one box: coloured as its forward, both labels, backward drawn below
+                    self.pair_b[len(kinds) + len(parsed)] = (lb.backward.microbatch, kind_index["B"], lb.backward.stage)
+                    parsed.append((lb.stage, "F", lb.microbatch))
+                    continue
+                if isinstance(lb, Action):
+                    parsed.append((lb.stage, lb.kind, lb.microbatch))
+                    continue
+                mt = ACTION_TEXT.match(str(lb))
+                parsed.append((int(mt.group(1)), mt.group(2), int(mt.group(3))) if mt else None)
+            chunk_of = {s: i for i, s in enumerate(sorted({a[0] for a in parsed if a is not None}))}
+            for lb, pa in zip(lbs, parsed):
+                if pa is not None:
+                    kinds.append(kind_index[pa[1]])
+                    mbs.append(pa[2])
+                    chunks.append(chunk_of[pa[0]])
+                    self.key.append(f"F{lb.forward.microbatch}&B{lb.backward.microbatch}" if type(lb) is Pair else "")
+                    continue
+                text = str(lb)
+                low = text.lower()
+                kind = ("F" if ("forward" in low or "fwd" in low) else
+                        "W" if "weight" in low else
+                        "B" if ("backward" in low or "bwd" in low) else "other")
+                mt2 = LABEL_TRAIL_INT.search(text)
+                kinds.append(kind_index[kind])
+                mbs.append(int(mt2.group(1)) if mt2 else -1)
+                chunks.append(0)
+                self.key.append(text)
+        self.n = len(starts)
+
+    def text(self, i: int) -> str:
+        """The full label of span ``i``: ``F3`` for actions, the label text otherwise."""
+        if self.key[i]:
+            return self.key[i]
+        return f"{KIND_ORDER[self.kind[i]]}{self.mb[i]}"
+
+    def kinds_present(self) -> list[str]:
+        """Kinds that occur, in :data:`KIND_ORDER`."""
+        return [KIND_ORDER[k] for k in sorted(set(self.kind))]
+
+    def color_key(self, i: int, color_by: str, distinct: dict[str, int]) -> tuple[int, int]:
+        """``(kind index, colour column)`` of span ``i``: the column is the microbatch's colour in the two
+        rounds of :data:`PALETTE` (text labels without a number: one per distinct label, counted in ``distinct``)."""
+        if color_by == "kind":
+            return self.kind[i], 0
+        n_pal = 2 * len(PALETTE)
+        mb = self.mb[i]
+        return self.kind[i], (mb % n_pal if mb >= 0 else distinct.setdefault(self.key[i], len(distinct)) % n_pal)
+
+
+def span_color(kind: int, column: int, color_by: str) -> str:
+    """The hex colour of a span from :meth:`SpanRows.color_key`."""
+    if color_by == "kind":
+        return KIND_COLORS[KIND_ORDER[kind]]
+    return rgb_to_hex(lighten(round_color(column), KIND_LIGHTEN[KIND_ORDER[kind]]))
+
+
+# -------------------------------------------------------------------------------- texts
+def kind_name(kind: str) -> str:
+    """The legend's name of an action kind (``"F forward"``), in the current language."""
+    return tr(f"plot.kind.{kind}")
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ... ``11th``, ``12th``, ``21st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def chunk_name(c: int) -> str:
+    """The legend's name of chunk ``c >= 1`` (a rank's ``c+1``-th stage), in the current language."""
+    return tr("plot.chunk", chunk=c, ordinal=ordinal(c + 1) if get_language() == "en" else c + 1)
+
+
+def costs_title(costs: Costs, *, split: bool = True) -> str:
+    """How a figure names its costs: a preset's name in the current language, else the costs' own
+    name, else :meth:`Costs.describe` (``F=1 B=2 (I=1 W=1) comm=0 slot``; without ``(I=... W=...)``
+    when ``split`` is False: the schedule drawn runs only fused backwards). Used by every diagram title."""
+    for key, entry in PRESETS.items():
+        if costs == entry:
+            return tr(f"plot.costs.{key}")
+    return costs.name if costs.name != "custom" else costs.describe(split=split)
+
+
+def timeline_name(tl: Timeline) -> str:
+    """A diagram's default title: schedule, p, m, v and costs of a simulation, or a trace's own name."""
+    if isinstance(tl, SimResult):
+        s = tl.schedule
+        name = f"{display_name(s.name)}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
+        cost = costs_title(tl.costs, split=s.split_backward)
+        return f"{name}   |   {cost}"
+    return tl.source or "timeline"  # a trace's own name (its file), never translated
+
+
+def metrics_line(tl: Timeline) -> str:
+    """The line under every diagram's title: bubble_ratio, bubble_overhead and makespan with its unit."""
+    unit = plural(tl.unit)
+    if get_language() == "zh" and tl.unit in ("slot", "slots"):
+        unit = "个" + unit  # 21 个时间槽 (a counted unit takes its measure word; ms does not)
+    return tr("plot.metrics", ratio=tl.bubble_ratio, overhead=tl.bubble_overhead,
+              makespan=format_number(float(tl.makespan)), unit=unit)
+
+
+def label_stage(label: Any) -> int:
+    """The stage of a span's label: an action's stage, ``int`` of ``"3F1"``-style text, else -1."""
+    stage = getattr(label, "stage", None)
+    if isinstance(stage, int):
+        return stage
+    mt = ACTION_TEXT.match(str(label)) if isinstance(label, str) else None
+    return int(mt.group(1)) if mt else -1
+
+
+def rank_stages(tl: Timeline) -> list[tuple[int, ...]]:
+    """Per rank, the stages it holds in increasing order (chunk 0, chunk 1, ...): the placement."""
+    if isinstance(tl, SimResult):
+        return [tuple(tl.schedule.stages_of(r)) for r in range(tl.p)]
+    out = []
+    for r in range(tl.p):
+        found = {label_stage(lb) for lb in tl.arrays(r)[2]}
+        out.append(tuple(sorted(x for x in found if x >= 0)))
+    return out

@@ -1,0 +1,300 @@
+"""The SVG pipeline picture (issue 27): pure Python, the diagram's rules, escaped text, a learner's files kept.
+
+:func:`bubblekit.presentation.svg.pipeline_svg` draws the pipeline diagram where numpy and
+matplotlib are missing (the browser edition on Pyodide). The tests read the SVG back with
+``xml.etree`` and count what a reader sees: one box per compute action, its label, the title
+and the metrics line in the current language, the hatched idle time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import bubblekit as bk
+from bubblekit.actions import Action, is_comm
+from bubblekit.i18n import using_language
+from bubblekit.presentation import diagram
+from bubblekit.presentation.svg import MAX_BOXES, MAX_WIDTH, MIN_WIDTH, SvgPicture, pipeline_svg, plot_pipeline_svg
+
+NS = {"s": "http://www.w3.org/2000/svg"}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def parse(picture: SvgPicture) -> ET.Element:
+    return ET.fromstring(picture.svg)
+
+
+def actions(root: ET.Element) -> list[ET.Element]:
+    return [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "bk-action"]
+
+
+def texts(root: ET.Element) -> list[str]:
+    return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def compute_spans(result: bk.Timeline) -> list[tuple[int, Action | str]]:
+    return [(r, lb) for r in range(result.p) for lb in result.arrays(r)[2]
+            if not (isinstance(lb, Action) and is_comm(lb))]
+
+
+@pytest.mark.parametrize("name, p, m, v", [("gpipe", 4, 8, None), ("1f1b", 4, 8, None), ("interleaved", 4, 8, 2),
+                                           ("zbv", 4, 8, None), ("dualpipev", 4, 8, None), ("zb-h1", 3, 6, None)])
+def test_one_box_per_compute_action_and_the_picture_parses(name: str, p: int, m: int, v: int | None) -> None:
+    result = bk.simulate(bk.schedule(name, p, m, v))
+    picture = pipeline_svg(result)
+    root = parse(picture)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert len(actions(root)) == len(compute_spans(result)) == result.n_spans
+    assert picture._repr_svg_() == picture.svg
+    assert float(root.get("width", "0")) == picture.width == 960
+    assert root.find("s:defs/s:pattern", NS) is not None  # the idle hatch
+    assert root.find(".//s:path[@class='bk-idle']", NS) is not None
+
+
+def test_sends_and_receives_are_not_drawn() -> None:
+    lowered = bk.schedule("1f1b", 4, 8).lower_comms()
+    result = bk.simulate(lowered, bk.Costs(f=1, b=2, comm=0.5))
+    assert result.n_spans > len(compute_spans(result))  # the lowered schedule has sends and receives
+    assert len(actions(parse(pipeline_svg(result)))) == len(compute_spans(result)) == 4 * 8 * 2
+
+
+def test_boxes_carry_the_plotting_colours_and_labels() -> None:
+    result = bk.simulate(bk.schedule("1f1b", 4, 8), bk.Costs(f=1, b=2))
+    root = parse(pipeline_svg(result))
+    boxes = actions(root)
+    expected = [diagram.microbatch_color(lb.microbatch, lb.kind) for _, lb in compute_spans(result)]
+    assert [b.get("fill") for b in boxes] == expected
+    shown = texts(root)
+    for k in range(8):
+        assert f"F{k}" in shown and f"B{k}" in shown  # 1 and 2 slots are wide enough for the full label
+    for r in range(4):
+        assert f"rank {r}" in shown
+    assert any(t.startswith("1F1B") and "p=4, m=8" in t for t in shown)
+    assert any("bubble_ratio 27.3%" in t for t in shown)  # (p-1)/(m+p-1) = 3/11
+    assert "time (slots)" in shown
+    by_kind = actions(parse(pipeline_svg(result, color_by="kind")))
+    assert {b.get("fill") for b in by_kind} == {diagram.KIND_COLORS["F"], diagram.KIND_COLORS["B"]}
+
+
+def test_plotting_uses_the_same_colour_rule() -> None:
+    from bubblekit.presentation import plotting
+
+    assert plotting.microbatch_color is diagram.microbatch_color
+    assert plotting.PALETTE is diagram.PALETTE and plotting.KIND_COLORS is diagram.KIND_COLORS
+
+
+def test_several_stages_per_rank_name_the_stage_and_draw_the_placement_strip() -> None:
+    result = bk.simulate(bk.schedule("interleaved", 4, 8, 2))
+    root = parse(pipeline_svg(result))
+    shown = texts(root)
+    assert any("s4" in t for t in shown)  # a box of rank 0's second stage
+    stages = [t for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "bk-stage"]
+    assert len(stages) == 8  # two per rank
+    assert "stages" in shown
+    assert any("chunk 1" in t for t in shown)  # the legend names the outlined chunk
+
+
+def test_chinese_text_under_zh() -> None:
+    result = bk.simulate(bk.schedule("1f1b", 4, 8))
+    with using_language("zh"):
+        shown = texts(parse(pipeline_svg(result)))
+    joined = "\n".join(shown)
+    assert "气泡比例" in joined and "空闲（气泡）" in joined and "时间（时间槽）" in joined
+    assert "个时间槽" in joined  # the makespan counted: 33 个时间槽
+    english = "\n".join(texts(parse(pipeline_svg(result))))
+    assert "idle (bubble)" in english and "气泡" not in english
+
+
+def test_the_fonts_are_a_latin_font_then_a_cjk_font() -> None:
+    root = parse(pipeline_svg(bk.simulate(bk.schedule("1f1b", 2, 2))))
+    family = root.get("font-family", "")
+    fonts = [f.strip(" '") for f in family.split(",")]
+    latin = fonts.index("DejaVu Sans")
+    cjk = next(k for k, f in enumerate(fonts) if "CJK" in f)
+    assert latin < cjk and fonts[-1] == "sans-serif"
+
+
+@pytest.mark.parametrize("title", ["<b>bold</b> & 'quotes' \"too\"", "]]><script>alert(1)</script>", "a\x00b\x1bc"])
+def test_every_text_is_escaped(title: str) -> None:
+    result = bk.simulate(bk.schedule("1f1b", 2, 4))
+    root = parse(pipeline_svg(result, title=title, unit_label=title))
+    assert root.find(".//s:script", NS) is None and root.find(".//s:b", NS) is None
+    clean = title.replace("\x00", "\ufffd").replace("\x1b", "\ufffd")
+    assert root.findtext("s:title", namespaces=NS) == clean
+    assert clean in [t.replace("\u00a0", " ") for t in texts(root)]
+
+
+def test_a_measured_timeline_with_text_labels() -> None:
+    tl = bk.Timeline([[0, 2], [1]], [[1, 3], [2.5]], [["forward mb 0", "backward mb 0"], ["fwd 0"]], unit="ms",
+                     source="trace <rank0>.json")
+    root = parse(pipeline_svg(tl))
+    assert len(actions(root)) == 3
+    assert "time (ms)" in texts(root)
+    assert root.findtext("s:title", namespaces=NS) == "trace <rank0>.json"
+
+
+def test_several_timelines_stack_in_one_picture() -> None:
+    a = bk.simulate(bk.schedule("gpipe", 4, 8))
+    b = bk.simulate(bk.schedule("1f1b", 4, 8))
+    root = parse(pipeline_svg([a, b], title=["GPipe", None]))
+    assert len(actions(root)) == a.n_spans + b.n_spans
+    shown = texts(root)
+    assert "GPipe" in shown and shown.count("time (slots)") == 1
+
+
+def test_save_writes_a_new_file_and_never_overwrites_one(tmp_path: Path) -> None:
+    picture = pipeline_svg(bk.simulate(bk.schedule("1f1b", 2, 4)))
+    path = tmp_path / "pipeline.svg"
+    assert picture.save(path) == path
+    assert path.read_text(encoding="utf-8") == picture.svg
+    path.write_text("the learner's own file", encoding="utf-8")
+    with pytest.raises(FileExistsError, match="pipeline.svg"):
+        picture.save(path)
+    assert path.read_text(encoding="utf-8") == "the learner's own file"
+    picture.save(str(path), force=True)
+    assert path.read_text(encoding="utf-8") == picture.svg
+    with pytest.raises(ValueError, match="is a folder"):
+        picture.save(tmp_path)
+    with pytest.raises(ValueError, match="does not exist"):
+        picture.save(tmp_path / "missing" / "pipeline.svg")
+    with pytest.raises(ValueError, match=r"\.svg"):
+        picture.save(tmp_path / "pipeline.png")
+    with pytest.raises(TypeError, match="path"):
+        picture.save(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="force"):
+        picture.save(tmp_path / "other.svg", force="yes")  # type: ignore[arg-type]
+
+
+def test_hostile_inputs_get_clear_errors() -> None:
+    result = bk.simulate(bk.schedule("1f1b", 2, 4))
+    with pytest.raises(TypeError, match="result_or_timeline"):
+        pipeline_svg("1f1b")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="result_or_timeline"):
+        pipeline_svg([])
+    with pytest.raises(TypeError, match="result_or_timeline"):
+        pipeline_svg(bk.schedule("1f1b", 2, 4))  # type: ignore[arg-type]
+    for width in (0, 100, MAX_WIDTH + 1, float("nan"), float("inf"), -5):
+        with pytest.raises(ValueError, match=rf"width must be a number of pixels from {MIN_WIDTH} to {MAX_WIDTH}"):
+            pipeline_svg(result, width=width)
+    for width in ("wide", True, None):
+        with pytest.raises(TypeError, match="width"):
+            pipeline_svg(result, width=width)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="color_by must be one of"):
+        pipeline_svg(result, color_by="rank")
+    with pytest.raises(TypeError, match="labels"):
+        pipeline_svg(result, labels="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="show_bubbles"):
+        pipeline_svg(result, show_bubbles=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="title"):
+        pipeline_svg(result, title=3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="title has 2 entries"):
+        pipeline_svg(result, title=["a", "b"])
+    zero = bk.Timeline([[0]], [[0]], [["F0"]])
+    with pytest.raises(ValueError, match="zero length"):
+        pipeline_svg(zero)
+
+
+def test_a_huge_schedule_is_refused_naming_the_limit() -> None:
+    result = bk.simulate(bk.schedule("1f1b", 4, 8))
+    with pytest.raises(ValueError, match="max_boxes=10"):
+        pipeline_svg(result, max_boxes=10)
+    big = bk.simulate(bk.schedule("1f1b", 50, 120))  # 12,000 actions
+    assert big.n_spans > MAX_BOXES
+    with pytest.raises(ValueError, match=f"MAX_BOXES = {MAX_BOXES:,}"):
+        pipeline_svg(big)
+    with pytest.raises(TypeError, match="max_boxes"):
+        pipeline_svg(result, max_boxes=1.5)  # type: ignore[arg-type]
+
+
+def test_many_ranks_and_many_boxes_still_draw_without_labels() -> None:
+    result = bk.simulate(bk.schedule("1f1b", 32, 64))  # 4,096 boxes: more than LABEL_LIMIT
+    root = parse(pipeline_svg(result))
+    assert len(actions(root)) == result.n_spans
+    assert root.find(".//s:g[@class='bk-labels']", NS) is None
+    assert "rank" in texts(root)  # one axis name instead of 32 rank names
+
+
+def test_the_fallback_keeps_plot_pipelines_call() -> None:
+    result = bk.simulate(bk.schedule("1f1b", 2, 4))
+    picture = plot_pipeline_svg(result, title="t", labels=False)
+    assert isinstance(picture, SvgPicture)
+    with pytest.warns(UserWarning, match="critical_path"):
+        plot_pipeline_svg(result, critical_path=True)
+    with pytest.raises(TypeError, match="ax"):
+        plot_pipeline_svg(result, ax=object())
+
+
+def test_bk_plot_pipeline_is_matplotlib_s_where_matplotlib_is_installed() -> None:
+    from bubblekit.presentation import plotting
+
+    assert bk.plot_pipeline is plotting.plot_pipeline
+    assert "plot_pipeline" in dir(bk)
+    assert bk.svg.pipeline_svg is pipeline_svg
+
+
+def test_importing_and_drawing_the_svg_picture_loads_no_numpy_or_matplotlib() -> None:
+    code = (
+        "import json, sys\n"
+        "import bubblekit as bk\n"
+        "from bubblekit.presentation.svg import pipeline_svg\n"
+        "bk.set_language('zh')\n"
+        "svg = pipeline_svg(bk.simulate(bk.schedule('interleaved', 4, 8, 2))).svg\n"
+        "print(json.dumps({'loaded': sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numpy', 'matplotlib', 'ipywidgets')), 'zh': '气泡比例' in svg}))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"loaded": [], "zh": True}
+
+
+# ------------------------------------------------------------------ lesson 01's explorer with picture="svg"
+def test_the_explorer_draws_svg_and_its_readouts_equal_the_simulator() -> None:
+    pytest.importorskip("ipywidgets")
+    from bubblekit.presentation.explorers import pipeline_explorer
+
+    ex = pipeline_explorer("gpipe", p=4, m=4, picture="svg")
+    assert ex.widget.children[-2] is ex.svg_view  # the SVG takes the picture's place
+    for settings in ({}, {"m": 8}, {"schedule": "1f1b", "p": 3}, {"schedule": "interleaved", "m": 8, "v": 2}):
+        with ex.hold():
+            for key, value in settings.items():
+                ex.controls[key].value = value
+        c = ex.controls
+        name, p, m = c["schedule"].value, c["p"].value, c["m"].value
+        ref = bk.simulate(bk.schedule(name, p, m, c["v"].value if name == "interleaved" else None), bk.Costs(f=1, b=2))
+        assert ex.error is None and ex.result is not None
+        assert ex.result.makespan == ref.makespan and ex.result.bubble_ratio == ref.bubble_ratio
+        assert f"{ref.bubble_ratio:.4f}" in ex.readouts["bubble_ratio"].value
+        assert f"{ref.bubble_overhead:.4f}" in ex.readouts["bubble_overhead"].value
+        assert ex.svg is not None and ex.svg_view.value == ex.svg.svg
+        root = ET.fromstring(ex.svg_view.value)
+        assert len(actions(root)) == ref.n_spans
+        assert any(f"bubble_ratio {ref.bubble_ratio:.1%}" in t for t in texts(root))
+    bundle = ex._repr_mimebundle_()
+    assert "<svg" in bundle["text/html"] and "data:image/png" not in bundle["text/html"]
+    ex.controls["compare"].value = "1f1b"
+    assert len(actions(ET.fromstring(ex.svg_view.value))) == ex.result.n_spans + ex.compare_result.n_spans
+
+
+def test_the_explorer_refuses_an_unknown_picture() -> None:
+    pytest.importorskip("ipywidgets")
+    from bubblekit.presentation.explorers import pipeline_explorer
+
+    with pytest.raises(ValueError, match=r"picture must be one of \['png', 'svg'\]"):
+        pipeline_explorer(picture="gif")
+    assert pipeline_explorer(picture="png").svg is None
+
+
+def test_a_trace_clipped_to_its_window_and_numpy_numbers() -> None:
+    np = pytest.importorskip("numpy")
+    tl = bk.Timeline([[0, 5]], [[4, 12]], [["F0", "F1"]], t0=1, t1=10, may_overlap=True, unit="us")
+    picture = pipeline_svg(tl, width=np.int64(500))
+    root = parse(picture)
+    assert picture.width == 500 and len(actions(root)) == 2
+    assert root.find(".//s:clipPath", NS) is not None
+    assert "time (µs)" in texts(root)
