@@ -56,6 +56,8 @@ register({
     "text.time_axis": {"en": "time ({unit})", "zh": "时间（{unit}）"},
     "text.yes": {"en": "yes", "zh": "是"},
     "text.no": {"en": "no", "zh": "否"},
+    # between the items of a printed list ("0B 5.239, 0F 6.412" / "0B 5.239、0F 6.412")
+    "text.list_sep": {"en": ", ", "zh": "、"},
     # the default headers of the course's standard columns (a table's keys stay these names in both languages)
     "text.header.bubble_ratio": {"en": "bubble_ratio", "zh": "气泡比例"},
     "text.header.bubble_overhead": {"en": "bubble_overhead", "zh": "气泡开销"},
