@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, Union
 
 from bubblekit._validate import Number, check_int, check_number, check_str
-from bubblekit.i18n import register, tr
+from bubblekit.i18n import get_language, register, tr
 
 __all__ = ["format_number", "format_bytes", "format_value", "plural", "counted", "time_label", "Table", "FORMATS", "STANDARD_HEADERS"]
 
@@ -64,6 +64,11 @@ register({
 #: Columns whose header, unless a table names one, is the catalogue's word for them (Chinese 气泡比例 for
 #: ``bubble_ratio``): the two bubble measures are named the same way in every table of an edition.
 STANDARD_HEADERS: tuple[str, ...] = ("bubble_ratio", "bubble_overhead")
+
+
+def joined(items: Iterable[str]) -> str:
+    """Items of a printed list in the current language: ``"0B 5.239, 0F 6.412"``; Chinese ``"0B 5.239、0F 6.412"``."""
+    return ("、" if get_language() == "zh" else ", ").join(items)
 
 
 def format_bytes(n: float) -> str:

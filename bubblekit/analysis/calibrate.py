@@ -79,7 +79,7 @@ from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules import spec
 from bubblekit.schedules.base import Schedule
 from bubblekit.simulator import Arrival, run_orders, simulate
-from bubblekit.text import Table
+from bubblekit.text import Table, joined
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -326,7 +326,7 @@ class CalibrationReport:
                         **words))
         lines.append(tr("calibrate.describe.latency", x=self.latency, n=self.latency_samples, alt=alt["latency"], **words))
         lines.append(tr("calibrate.describe.pickup", x=self.pickup, n=self.pickup_samples, alt=alt["pickup"], **words))
-        shares = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(self.pickup_shares.items()))
+        shares = joined(f"{s}{k} {x:.3f}" for (s, k), x in sorted(self.pickup_shares.items()))
         if shares:
             lines.append(tr("calibrate.describe.shares_own" if own else "calibrate.describe.shares", shares=shares, u=u))
         lines.extend(tr("calibrate.describe.note", note=n) for n in self.notes)
@@ -996,7 +996,7 @@ def compare_measured(
     sim_c = calibrated_simulation(timeline, sched, costs, report)
     tls["calibrated"] = sim_c
     shares = {k: x for k, x in report.pickup_shares.items() if x}
-    what = ", ".join(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else tr("calibrate.none")
+    what = joined(f"{s}{k} {x:.3f}" for (s, k), x in sorted(shares.items())) if shares else tr("calibrate.none")
     label = tr("calibrate.row.calibrated_own") if own else tr("calibrate.row.calibrated", x=pk, u=u)
     why = tr("calibrate.why.calibrated_own" if own else "calibrate.why.calibrated", what=what)
     rows.append(Row("calibrated", label, sim_c.bubble_ratio, float(sim_c.makespan), why))

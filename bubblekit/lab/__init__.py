@@ -57,6 +57,7 @@ from bubblekit.lab._config import (
 from bubblekit.lab._launch import LabInterrupted, LabRunError, free_port, preflight
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.schedules.base import Schedule
+from bubblekit.text import joined
 
 __all__ = [
     "run",
@@ -96,7 +97,7 @@ register({
                    "zh": "{schedule}（{torch_class}），p={ranks} m={microbatches} v={v}，隐藏维度 {hidden}，序列长度 {seq}，"
                          "每个微批 {batch} 个样本，每级 {layers} 层，后端 {backend}，每个 rank {threads} 个线程"},
     "lab.per_step": {"en": "measured bubble_ratio per step: {ratios}  (median {median:.4f})",
-                     "zh": "每步实测的 bubble_ratio：{ratios}（中位数 {median:.4f}）"},
+                     "zh": "每步实测的气泡比例：{ratios}（中位数 {median:.4f}）"},
     "lab.order.bubblekit": {"en": "executed order == bubblekit's order: {verdict}",
                             "zh": "实际执行顺序 == bubblekit 的顺序：{verdict}"},
     "lab.order.torch": {"en": "executed order == PyTorch's static pipeline_order: {verdict}",
@@ -268,7 +269,7 @@ class LabResult:
                     backend=c.backend, threads=c.threads)
         lines = [
             tr("lab.run", config=config),
-            tr("lab.per_step", ratios=", ".join(f"{b:.4f}" for b in self.bubble_ratios), median=self.median_bubble_ratio),
+            tr("lab.per_step", ratios=joined(f"{b:.4f}" for b in self.bubble_ratios), median=self.median_bubble_ratio),
         ]
         chk = self.order_check()
         if chk["bubblekit_matches"] is not None:
@@ -281,7 +282,7 @@ class LabResult:
             lines.append(tr("lab.order.torch", verdict=verdict))
         rss = self.record.get("peak_rss_bytes")
         if isinstance(rss, list) and rss:
-            lines.append(tr("lab.rss", sizes=", ".join(f"{int(b) / 1e6:.0f} MB" for b in rss)))
+            lines.append(tr("lab.rss", sizes=joined(f"{int(b) / 1e6:.0f} MB" for b in rss)))
         lines.append("")
         lines.append(self.compare().table())
         return "\n".join(lines)

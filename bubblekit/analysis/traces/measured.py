@@ -11,9 +11,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from bubblekit.actions import Action
+from bubblekit.i18n import register, tr
 from bubblekit.timeline import Timeline
 
 __all__ = ["MeasuredTimeline"]
+
+register({
+    # the repr a notebook shows for a read trace (lesson 06); family is the event-name family (compute, pp, ...)
+    "traces.measured.repr": {
+        "en": "<MeasuredTimeline ranks={p} spans={spans} step={step}/{n_steps} makespan={makespan:.3f} ms "
+              "bubble_ratio={ratio:.4f} ({family})>",
+        "zh": "<实测时间线：{p} 个 rank，{spans} 个动作，第 {step} 步（共 {n_steps} 步），单步耗时 {makespan:.3f} ms，"
+              "气泡比例 {ratio:.4f}（事件名：{family}）>",
+    },
+})
 
 
 class MeasuredTimeline(Timeline):
@@ -96,9 +107,7 @@ class MeasuredTimeline(Timeline):
         return Schedule(name, self.p, self.m, self.placement, self.orders, source=self.source)
 
     def __repr__(self) -> str:
-        return (
-            f"<MeasuredTimeline ranks={self.p} spans={self.n_spans} step={self.step}/{self.n_steps} "
-            f"makespan={float(self.makespan):.3f} ms bubble_ratio={self.bubble_ratio:.4f} ({self.family})>"
-        )
+        return tr("traces.measured.repr", p=self.p, spans=self.n_spans, step=self.step, n_steps=self.n_steps,
+                  makespan=float(self.makespan), ratio=self.bubble_ratio, family=self.family)
 
 
