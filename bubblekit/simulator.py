@@ -562,17 +562,20 @@ class SimResult(Timeline):
     def peak_activations(self) -> tuple[float, ...]:
         """Peak activations held on each rank, in microbatch activations."""
         table = self._memory_table()
+        # a send or a receive holds nothing: a lowered schedule's peaks are its compute's
+        lowered = self.schedule.__dict__.get("_lowered_from")
+        orders = self.schedule.orders if lowered is None else lowered.base.orders
         if not self.schedule.has_pairs and all(not alloc or not free for alloc, free in table.values()):
             # every action only allocates or only frees: the peak is a running sum's maximum
             net = {key: alloc - free for key, (alloc, free) in table.items()}
             if len(set(self.resolved.activation)) == 1:  # the same on every stage: look up by kind
                 by_kind = {k: x for (s, k), x in net.items() if s == 0}
-                deltas = [map(by_kind.__getitem__, map(itemgetter(1), order)) for order in self.schedule.orders]
+                deltas = [map(by_kind.__getitem__, map(itemgetter(1), order)) for order in orders]
             else:
-                deltas = [map(net.__getitem__, map(itemgetter(0, 1), order)) for order in self.schedule.orders]
+                deltas = [map(net.__getitem__, map(itemgetter(0, 1), order)) for order in orders]
             return tuple(round(max(accumulate(d, initial=0.0)), 9) for d in deltas)
         peaks = []
-        for order in self.schedule.orders:
+        for order in orders:
             held = top = 0.0
             for a in order:
                 alloc, free = self._delta(table, a)
@@ -665,7 +668,9 @@ def simulate(
                          reductions=dp_reductions(schedule.orders, run.ends, ticks.dp_reduce, schedule.placement))
     from bubblekit import _fast_engine
 
-    out = _fast_engine.run(schedule, ticks)
+    out = _fast_engine.run_lowered(schedule, ticks) if schedule.has_comms else None
+    if out is None:
+        out = _fast_engine.run(schedule, ticks)
     if out.stuck:
         raise DeadlockError(explain_deadlock(schedule.orders, out.stuck, schedule.placement))
     return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm,
