@@ -366,18 +366,30 @@ def critical_path(
     r = max(range(len(ends)), key=lambda q: ends[q][-1] if ends[q] else -1)
     i = len(ends[r]) - 1
     path = [(r, i)]
+    rules: dict[tuple[int, str], tuple[tuple[str, int], ...] | None] = {}  # needs of (stage, kind) at microbatch 0
     while True:
         free = ends[r][i - 1] if i else 0
         cause, cause_ready = None, None
-        wanted = needs(orders[r][i], n_stages, pipes, placement)
+        action = orders[r][i]
+        rule = rules.get(action[:2], ()) if type(action) is Action else None
+        if rule == ():  # not seen yet: the rule's events, kept when each has the action's own microbatch
+            template = needs(Action(action[0], action[1], 0), n_stages, pipes, placement)
+            rule = rules[action[:2]] = None if any(e.microbatch for e in template) else \
+                tuple((e.what, e.stage) for e in template)
+        if rule is None:
+            wanted = needs(action, n_stages, pipes, placement)
+        else:
+            mb = action[2]
+            wanted = tuple(Event(what, stage, mb) for what, stage in rule)
+        made = {event: made_by(event) for event in wanted}
         posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
         for event in wanted if placement is not None else ():
-            what, src = carried(event), made_by(event)
+            what, src = carried(event), made[event]
             if what is not None and src is not None:
                 t = ends[src[0]][src[1]]
                 posted[what] = t if what not in posted or t > posted[what] else posted[what]
         for event in wanted:
-            src = made_by(event)
+            src = made[event]
             if src is None:
                 continue
             ready = ends[src[0]][src[1]]

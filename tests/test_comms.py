@@ -148,7 +148,9 @@ def test_the_fast_walk_is_pytorchs_lowering(setting: tuple[str, int, int, int | 
     sched = bk.schedule(*setting)
     rows, layout = comms.lower_with_layout(sched.orders, sched.placement, sched.m)
     assert tuple(map(tuple, rows)) == comms.to_actions(comms.lower_rows(sched.orders, sched.placement, sched.m))
-    assert rows == comms._walk(comms._rows_with_fillers(sched.orders, sched.m), sched.placement, sched.m)
+    assert rows == comms._walk(comms._rows_with_fillers(sched.orders, sched.m, fast=False), sched.placement, sched.m)
+    for order in (*sched.orders, *(list(reversed(o)) for o in sched.orders), *(o[::2] for o in sched.orders)):
+        assert comms._rows_with_fillers([order], sched.m) == comms._rows_with_fillers([order], sched.m, fast=False)
     assert layout == (None if sched.has_pairs else comms.layout_of(rows, sched.n_stages, sched.m))  # pairs: none
     shuffled = [list(reversed(o)) for o in sched.orders]  # an order the walk cannot place: the same refusal
     errors = []

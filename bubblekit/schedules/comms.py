@@ -149,15 +149,29 @@ def layout_of(rows: Sequence[Sequence[Action]], n_stages: int, m: int) -> Layout
     return Layout(pos, recv_k, recv_pos, send_pos)
 
 
-def _rows_with_fillers(orders: Sequence[Sequence[Action]], m: int) -> list[list[Action | None]]:
-    """Each rank's cells for the walk: its compute actions and the first two passes' cells (``None``)."""
+def _rows_with_fillers(orders: Sequence[Sequence[Action]], m: int, fast: bool = True) -> list[list[Action | None]]:
+    """Each rank's cells for the walk: its compute actions and the first two passes' cells (``None``).
+
+    ``fast``: a rank of at most ``3`` stages (``_add_unshard_reshard``'s ``max_active``) and no pairs
+    keeps every stage it holds unsharded from its first action to the stage's last (:func:`_few_stages`);
+    otherwise (and with ``fast=False``, the reference) :func:`_fillers` follows PyTorch's passes step by step.
+    """
     items: list[list[Action | None]] = []
     for order in orders:
-        if len({a[0] for a in order}) == 1 and not any(type(a) is Pair for a in order):  # one stage: 3 fillers
-            done = [k for k, a in enumerate(order) if a[1] in ("B", "W")]
-            row: list[Action | None] = [None, *order, None]  # its UNSHARD, ..., its RESHARD
-            if len(done) >= m:
-                row.insert(done[m - 1] + 2, None)  # its REDUCE_GRAD
+        sparse = _few_stages(order, m) if fast else None
+        if sparse is not None:
+            places, tail = sparse
+            row: list[Action | None] = []
+            prev = 0
+            for k in sorted(places):
+                b, c = places[k]
+                row.extend(order[prev:k])
+                row.extend([None] * b)
+                row.append(order[k])
+                row.extend([None] * c)
+                prev = k + 1
+            row.extend(order[prev:])
+            row.extend([None] * tail)
             items.append(row)
             continue
         before, after, tail = _fillers(order, m)
@@ -169,6 +183,34 @@ def _rows_with_fillers(orders: Sequence[Sequence[Action]], m: int) -> list[list[
         row.extend([None] * tail)
         items.append(row)
     return items
+
+
+def _few_stages(order: Sequence[Action], m: int, max_active: int = 3) -> tuple[dict[int, list[int]], int] | None:
+    """:func:`_fillers` for a rank of at most ``max_active`` stages and no pairs, sparse: ``({index: [before,
+    after]}, tail)`` for the actions with cells around them, or ``None`` for any other rank.
+
+    Every stage is among the next ``max_active`` from the first action on, so all are fetched before it;
+    a stage is evicted before the action after its last one; a ``REDUCE_GRAD`` follows a stage's ``m``-th
+    ``B`` or ``W``; at the end only the last action's stage is still active.
+    """
+    if not order or any(type(a) is Pair for a in order):
+        return None
+    last: dict[int, int] = {}
+    for k, a in enumerate(order):
+        last[a[0]] = k
+    if len(last) > max_active:
+        return None
+    places: dict[int, list[int]] = {0: [len(last), 0]}
+    for k in last.values():
+        if k + 1 < len(order):
+            places.setdefault(k + 1, [0, 0])[0] += 1
+    count: dict[int, int] = {}
+    for k, (s, kind, _) in enumerate(order):
+        if kind == "B" or kind == "W":
+            c = count[s] = count.get(s, 0) + 1
+            if c == m:
+                places.setdefault(k, [0, 0])[1] += 1
+    return places, 1
 
 
 def lower_actions(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: int) -> list[list[Action]]:
@@ -217,6 +259,7 @@ def _walk_singles(items: list[list[Action | None]], placement: Sequence[int],
     recv_k, recv_pos, send_pos = [-1] * (2 * size), [-1] * (2 * size), [-1] * (2 * size)
     pending = [r for r in range(len(items)) if items[r]]
     cursor = [0] * len(items)
+    lengths = [len(row) for row in items]
     last = n - 1
     while pending:
         progress = finished = False
@@ -225,46 +268,51 @@ def _walk_singles(items: list[list[Action | None]], placement: Sequence[int],
             item = items[rank][c]
             if item is not None:
                 s, k, i = item
-                here = out[rank]
+                b = s * m + i
                 if k == "F":
-                    if s and not done[s * m + i - m]:
+                    if s and not done[b - m]:
                         continue
-                    done[s * m + i] = 1
+                    done[b] = 1
+                    here = out[rank]
                     pos[rank].append(len(here))
                     here.append(item)
                     peer = to_next[s]
                     if peer >= 0:
-                        send_pos[s * m + i] = len(here)
+                        send_pos[b] = len(here)
                         here.append(send_f[s][i])
                         there = out[peer]
-                        key = s * m + m + i
-                        recv_k[key], recv_pos[key] = len(pos[peer]), len(there)
+                        recv_k[b + m] = len(pos[peer])
+                        recv_pos[b + m] = len(there)
                         there.append(recv_f[s][i])
                 elif k == "W":
+                    here = out[rank]
                     pos[rank].append(len(here))
                     here.append(item)
                 else:  # B or I
-                    if s != last and not done[size + s * m + m + i]:
+                    b += size
+                    if s != last and not done[b + m]:
                         continue
-                    done[size + s * m + i] = 1
+                    done[b] = 1
+                    here = out[rank]
                     pos[rank].append(len(here))
                     here.append(item)
                     peer = to_prev[s]
                     if peer >= 0:
-                        send_pos[size + s * m + i] = len(here)
+                        send_pos[b] = len(here)
                         here.append(send_b[s][i])
                         there = out[peer]
-                        key = size + s * m - m + i
-                        recv_k[key], recv_pos[key] = len(pos[peer]), len(there)
+                        recv_k[b - m] = len(pos[peer])
+                        recv_pos[b - m] = len(there)
                         there.append(recv_b[s][i])
-            cursor[rank] = c + 1
+            c += 1
+            cursor[rank] = c
             progress = True
-            if c + 1 == len(items[rank]):
+            if c == lengths[rank]:
                 finished = True
         if not progress:
             raise _no_progress(items, pending, cursor)
         if finished:
-            pending = [r for r in pending if cursor[r] < len(items[r])]
+            pending = [r for r in pending if cursor[r] < lengths[r]]
     return out, Layout(pos, recv_k, recv_pos, send_pos)
 
 
