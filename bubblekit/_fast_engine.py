@@ -45,8 +45,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator
-from itertools import accumulate, repeat
-from operator import add, mul
+from collections import deque
+from itertools import chain, repeat
+from operator import sub
 from typing import TYPE_CHECKING, NamedTuple
 
 from bubblekit._validate import Number
@@ -430,16 +431,16 @@ class _LoweredMadeBy:
         self._keys, self._layout, self._placement = keys, layout, placement
 
     def __call__(self, event: Event) -> tuple[int, int] | None:
+        what, stage, mb = event
         n, m = self._keys.n_stages, self._keys.m
-        if not (0 <= event.stage < n and 0 <= event.microbatch < m):
+        if not (0 <= stage < n and 0 <= mb < m):
             return None
-        what = event.what
-        if what in ("activation", "gradient", "i-done"):
+        if what == "activation" or what == "gradient" or what == "i-done":
             found = self._compute(event)
             return None if found is None else (found[0], self._layout.pos[found[0]][found[1]])
-        key = event.stage * m + event.microbatch + (n * m if what.endswith("gradient") else 0)
-        at = (self._layout.send_pos if what.startswith("sent") else self._layout.recv_pos)[key]
-        return None if at < 0 else (self._placement[event.stage], at)
+        key = stage * m + mb + (n * m if what[-1] == "t" else 0)  # ...-gradient
+        at = (self._layout.send_pos if what[0] == "s" else self._layout.recv_pos)[key]
+        return None if at < 0 else (self._placement[stage], at)
 
 
 def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
@@ -596,13 +597,13 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
             low_starts.append(st_c)
             low_ends.append(en_c)
             continue
-        marker = bytearray(len(row_))  # 1 at each compute action
-        for j in pos:
-            marker[j] = 1
-        before = list(accumulate(marker))  # compute actions up to each place
-        table = [0, *en_c, *st_c]  # a send or receive after c computes: table[c]; the c-th compute starts at table[n + 1 + c]
-        shift = len(en_c)
-        low_ends.append(list(map(table.__getitem__, before)))
-        low_starts.append(list(map(table.__getitem__, map(add, before, map(mul, marker, repeat(shift))))))
+        # a send or a receive after the c-th compute ends when it does (at 0 before the first): each
+        # compute's end fills its place and the places up to the next compute; its start then its place
+        runs = list(map(sub, [*pos, len(row_)], [0, *pos]))
+        low_en = list(chain.from_iterable(map(repeat, [0, *en_c], runs)))
+        low_st = low_en[:]
+        deque(map(low_st.__setitem__, pos, st_c), maxlen=0)
+        low_starts.append(low_st)
+        low_ends.append(low_en)
     return FastRun(low_starts, low_ends, _LoweredMadeBy(keys, made, offsets, layout, place), {},  # type: ignore[arg-type]
                    _Crossed(keys, done, remote) if has_links else None)

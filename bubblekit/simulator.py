@@ -381,19 +381,16 @@ def critical_path(
         else:
             mb = action[2]
             wanted = tuple(Event(what, stage, mb) for what, stage in rule)
-        made = {event: made_by(event) for event in wanted}
+        found = [(event, made_by(event), carried(event) if placement is not None else None) for event in wanted]
         posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
-        for event in wanted if placement is not None else ():
-            what, src = carried(event), made[event]
+        for event, src, what in found if placement is not None else ():
             if what is not None and src is not None:
                 t = ends[src[0]][src[1]]
                 posted[what] = t if what not in posted or t > posted[what] else posted[what]
-        for event in wanted:
-            src = made[event]
+        for event, src, what in found:
             if src is None:
                 continue
             ready = ends[src[0]][src[1]]
-            what = carried(event) if placement is not None else None
             if what is not None:  # one end of a message: only the later one made it wait
                 if ready < posted[what]:
                     continue
