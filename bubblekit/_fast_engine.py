@@ -44,8 +44,8 @@ entries (twice that with links) plus the start and end lists.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
 from collections import deque
+from collections.abc import Iterator
 from itertools import chain, repeat
 from operator import sub
 from typing import TYPE_CHECKING, NamedTuple

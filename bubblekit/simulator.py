@@ -383,7 +383,7 @@ def critical_path(
             wanted = tuple(Event(what, stage, mb) for what, stage in rule)
         found = [(event, made_by(event), carried(event) if placement is not None else None) for event in wanted]
         posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
-        for event, src, what in found if placement is not None else ():
+        for _event, src, what in found if placement is not None else ():
             if what is not None and src is not None:
                 t = ends[src[0]][src[1]]
                 posted[what] = t if what not in posted or t > posted[what] else posted[what]
