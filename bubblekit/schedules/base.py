@@ -310,6 +310,9 @@ class Schedule:
         stages), a rank with no action, or an illegal schedule; ``TypeError`` / ``ValueError`` for
         a ``recv`` that is not one of those three; ``ValueError`` when the lowered schedule would
         hold more than ``max_actions`` actions (two more per message; ``None`` lifts the limit).
+        The result is legal by construction (this schedule validated, then PyTorch's lowering), so its
+        :meth:`validate` and :meth:`check_ranges` return at once and its :meth:`compute_only` is this
+        schedule's orders; a copy made with ``Schedule(...)`` or ``dataclasses.replace`` is checked anew.
         Used in lesson 07.
         """
         from bubblekit.schedules import comms as lowering
