@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property
 from itertools import chain, repeat
 from operator import itemgetter
 from os import PathLike
@@ -959,13 +959,12 @@ def _check_placement(placement: object) -> tuple[int, ...]:
     return tuple(check_int(f"placement[{s}]", r, minimum=0) for s, r in enumerate(placement))
 
 
-_new_action = partial(tuple.__new__, Action)
 _ACTION_TYPES = frozenset((Action, Pair))
 
 
 def actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]:
     """``[Action(stage, kind, i) for i in microbatches]``, built in bulk (generators call it for speed)."""
-    return list(map(_new_action, zip(repeat(stage), repeat(kind), microbatches)))
+    return list(map(tuple.__new__, repeat(Action), zip(repeat(stage), repeat(kind), microbatches)))
 
 
 def flatten(orders: Iterable[Iterable[Action]]) -> list[Action]:
