@@ -26,6 +26,17 @@ timelines, critical paths and deadlock messages. What makes it fast:
   one plus the latency); with links, a *meet* entry then puts the message on its link from the
   later end's time (:func:`~bubblekit.simulator._messages_cross`' rule).
 
+* **a schedule** :meth:`~bubblekit.Schedule.lower_comms` **made** (:func:`run_lowered`): its sends
+  and receives stand where the lowering put them (their places are kept with it, a
+  :class:`~bubblekit.schedules.comms.Layout`), so none ever waits and each is posted when the
+  compute before it on its rank ends; the engine runs the compute alone, each input from
+  another rank crossing from the later of its sender's end and its receive's posting, and
+  gives the sends and receives their times afterwards, in bulk (``tests/test_comms.py`` pins
+  it to the lowered orders run action by action).
+
+* **the common case** (single actions, no ``SEND``/``RECV``): a leaner loop, without the loops
+  over further needs, made events and messages that only pairs and lowered schedules have.
+
 Each action costs about 1 µs; the memory is a few lists of ``len(EVENTS) * n_stages * m``
 entries (twice that with links) plus the start and end lists.
 """
@@ -33,8 +44,11 @@ entries (twice that with links) plus the start and end lists.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Iterator
-from typing import NamedTuple
+from itertools import chain, repeat
+from operator import sub
+from typing import TYPE_CHECKING, NamedTuple
 
 from bubblekit._validate import Number
 from bubblekit.actions import COMM_KINDS, EVENTS, SINGLE_KINDS, Action, Event, Pair, carried, needs, produces
@@ -42,7 +56,10 @@ from bubblekit.costs import ResolvedCosts
 from bubblekit.schedules.base import Schedule
 from bubblekit.simulator import message_receivers
 
-__all__ = ["run", "FastRun", "compile_rules", "compile_pairs"]
+if TYPE_CHECKING:
+    from bubblekit.schedules.comms import Layout
+
+__all__ = ["run", "run_lowered", "FastRun", "compile_rules", "compile_pairs"]
 
 #: ``plan[stage][kind]``: (duration, first needed key, its latency, second needed key, its
 #: latency, further (key, latency) needs, first made key, further made keys, messages sent as
@@ -318,7 +335,78 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
             en[i] = t
         ptr[r] = len(order)
 
-    procs = [rank_process(r) for r in range(p)]
+    # the common case, leaner: single actions, no SEND/RECV, at most two made events and one message each
+    lean: list[dict[str, tuple[Number, int, Number, int, Number, int, int, int, int, Number]]] | None = None
+    if not pairs and not schedule.has_comms and all(
+            not e[5] and len(e[7]) <= 1 and len(e[8]) <= 1 and not e[9] for row in plan for e in row.values()):
+        lean = [{k: (e[0], e[1], e[2], e[3], e[4], e[6], (*e[7], -1)[0], *(e[8][0] if e[8] else (-1, -1, 0)))
+                 for k, e in row.items()} for row in plan]
+
+    def lean_process(r: int) -> Iterator[int]:
+        """:func:`rank_process` for the common case: the same steps without the loops for the rare ones."""
+        order, st, en, base = orders[r], starts[r], ends[r], offsets[r]
+        plan_, done_, made_, first, chain, ptr_, push_ = lean, done, made, first_waiting, next_waiting, ptr, push
+        t: Number = 0
+        for i, (s, k, mb) in enumerate(order):
+            duration, k1, l1, k2, l2, m1, m2, sk, link, wire = plan_[s][k]  # type: ignore[index]
+            if k1 >= 0:
+                k1 += mb
+                ready = done_[k1]
+                while ready is None:
+                    ptr_[r] = i
+                    yield k1
+                    ready = done_[k1]
+                ready += l1
+                if ready >= t:
+                    t = ready
+                if k2 >= 0:
+                    k2 += mb
+                    ready = done_[k2]
+                    while ready is None:
+                        ptr_[r] = i
+                        yield k2
+                        ready = done_[k2]
+                    ready += l2
+                    if ready >= t:
+                        t = ready
+            st[i] = t
+            t += duration
+            en[i] = t
+            if m1 >= 0:
+                m1 += mb
+                done_[m1] = t
+                made_[m1] = base + i
+                woken = first[m1]
+                if woken >= 0:
+                    first[m1] = -1
+                    while woken >= 0:
+                        push_(woken)
+                        woken = chain[woken]
+                if m2 >= 0:
+                    m2 += mb
+                    done_[m2] = t
+                    made_[m2] = base + i
+                    woken = first[m2]
+                    if woken >= 0:
+                        first[m2] = -1
+                        while woken >= 0:
+                            push_(woken)
+                            woken = chain[woken]
+            if sk >= 0:  # its message waits for its link, then crosses it
+                sk += mb
+                free = link_free[link]
+                arrived = (free if free > t else t) + wire
+                link_free[link] = arrived
+                done_[sk] = arrived
+                woken = first[sk]
+                if woken >= 0:
+                    first[sk] = -1
+                    while woken >= 0:
+                        push_(woken)
+                        woken = chain[woken]
+        ptr[r] = len(order)
+
+    procs = [(rank_process if lean is None else lean_process)(r) for r in range(p)]
     blocked_on = [0] * p
     while stack:
         r = pop()
@@ -330,3 +418,192 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
     stuck = {r: (ptr[r], keys.event(blocked_on[r])) for r in range(p) if ptr[r] < len(orders[r])}
     return FastRun(starts, ends, _MadeBy(keys, made, offsets), stuck,
                    _Crossed(keys, done, remote) if links is not None else None)
+
+
+# ------------------------------------------------- lowered by Schedule.lower_comms: the compute alone
+class _LoweredMadeBy:
+    """``made_by(event)`` of a lowered schedule run by :func:`run_lowered`: a compute event's action
+    (its compute index turned into its index in the lowered order), a posted send's or receive's."""
+
+    def __init__(self, keys: _Keys, made: list[int], offsets: list[int], layout: Layout,
+                 placement: tuple[int, ...]) -> None:
+        self._compute = _MadeBy(keys, made, offsets)
+        self._keys, self._layout, self._placement = keys, layout, placement
+
+    def __call__(self, event: Event) -> tuple[int, int] | None:
+        what, stage, mb = event
+        n, m = self._keys.n_stages, self._keys.m
+        if not (0 <= stage < n and 0 <= mb < m):
+            return None
+        if what == "activation" or what == "gradient" or what == "i-done":
+            found = self._compute(event)
+            return None if found is None else (found[0], self._layout.pos[found[0]][found[1]])
+        key = stage * m + mb + (n * m if what[-1] == "t" else 0)  # ...-gradient
+        at = (self._layout.send_pos if what[0] == "s" else self._layout.recv_pos)[key]
+        return None if at < 0 else (self._placement[stage], at)
+
+
+def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
+    """:func:`run` for a schedule :meth:`~bubblekit.Schedule.lower_comms` made, or ``None`` when it cannot help.
+
+    Its sends and receives are where the lowering put them, so they never make their rank wait
+    and each is posted when the compute before it on its rank ends (at 0 before the first): the
+    engine runs the compute schedule alone, the message rule applied to each input from another
+    rank (it crosses from the later of its sender's end and its receive's posting), then gives
+    each send and receive the time of its place. ``None`` (run the lowered orders instead): pairs,
+    or ranks that deadlock (the general engine names them).
+    """
+    from bubblekit.schedules.comms import layout_of
+
+    lowered = schedule.__dict__.get("_lowered_from")
+    if lowered is None or schedule.has_pairs or schedule.pipes != 1:
+        return None
+    base: Schedule = lowered.base
+    n, m = schedule.n_stages, schedule.m
+    layout = lowered.layout if lowered.layout is not None else layout_of(schedule.orders, n, m)
+    has_links = ticks.has_links
+    keys = _Keys(n, m, has_links)
+    size = keys.size
+    place = schedule.placement
+    remote = message_receivers(schedule) if has_links else {}
+    numbers: dict[tuple[int, int], int] = {}
+    if has_links:
+        directions = sorted({(place[stage], dst) for (_, stage), dsts in remote.items() for dst in dsts})
+        numbers = {pair: k for k, pair in enumerate(directions)}
+    link_free: list[Number] = [0] * len(numbers)
+    comm = ticks.comm
+    # plan[stage][kind]: (duration, local need, local need, made, made, remote need (its sender's key),
+    # the receive's layout slot, link, time on the wire, crossing key); -1 where there is none
+    plan: list[dict[str, tuple[Number, int, int, int, int, int, int, int, Number, int]]] = []
+    for s in range(n):
+        row = {}
+        for k in SINGLE_KINDS:
+            a = Action(s, k, 0)
+            local = [keys.key(e) for e in needs(a, n, schedule.pipes) if place[e.stage] == place[s]]
+            far = [e for e in needs(a, n, schedule.pipes) if place[e.stage] != place[s]]
+            made_ = [keys.key(e) for e in produces(a)]
+            if len(local) > 2 or len(far) > 1 or len(made_) > 2:  # pragma: no cover - a rule for a new kind
+                return None
+            rk = rslot = link = kc = -1
+            wire: Number = 0
+            if far:
+                e = far[0]
+                rk = keys.key(e)
+                rslot = s * m + (n * m if e.what == "gradient" else 0)
+                if has_links:
+                    link, wire, kc = numbers[place[e.stage], place[s]], ticks.wire_time(e.what), rk + size
+            local += [-1, -1]
+            made_ += [-1, -1]
+            row[k] = (ticks.duration(s, k), local[0], local[1], made_[0], made_[1], rk, rslot, link, wire, kc)
+        plan.append(row)
+    orders = base.orders
+    p = len(orders)
+    recv_k = layout.recv_k
+    done: list[Number | None] = [None] * keys.slots
+    made = [-1] * size
+    first_waiting = [-1] * keys.slots
+    next_waiting = [-1] * p
+    starts: list[list[Number]] = [[0] * len(o) for o in orders]
+    ends: list[list[Number]] = [[0] * len(o) for o in orders]
+    ptr = [len(o) for o in orders]
+    offsets = [0] * p
+    for r in range(1, p):
+        offsets[r] = offsets[r - 1] + len(orders[r - 1])
+    stack = list(range(p - 1, -1, -1))
+    push, pop = stack.append, stack.pop
+
+    def rank_process(r: int) -> Iterator[int]:
+        """Run rank ``r``'s compute; yield the key of an event it waits for."""
+        order, st, en, base_ = orders[r], starts[r], ends[r], offsets[r]
+        plan_, done_, made_, first, chain, ptr_, push_ = plan, done, made, first_waiting, next_waiting, ptr, push
+        t: Number = 0
+        for i, (s, k, mb) in enumerate(order):
+            duration, k1, k2, m1, m2, rk, rslot, link, wire, kc = plan_[s][k]
+            if k1 >= 0:
+                k1 += mb
+                ready = done_[k1]
+                while ready is None:
+                    ptr_[r] = i
+                    yield k1
+                    ready = done_[k1]
+                if ready >= t:
+                    t = ready
+                if k2 >= 0:
+                    k2 += mb
+                    ready = done_[k2]
+                    while ready is None:
+                        ptr_[r] = i
+                        yield k2
+                        ready = done_[k2]
+                    if ready >= t:
+                        t = ready
+            if rk >= 0:  # a message: from the later of its send (its sender's end) and its receive posted
+                rk += mb
+                at = done_[rk]
+                while at is None:
+                    ptr_[r] = i
+                    yield rk
+                    at = done_[rk]
+                posted = recv_k[rslot + mb]
+                if posted > 0 and en[posted - 1] > at:
+                    at = en[posted - 1]
+                if link >= 0:  # on its link, one message at a time
+                    free = link_free[link]
+                    at = (free if free > at else at) + wire  # type: ignore[operator]
+                    link_free[link] = at
+                    done_[kc + mb] = at
+                ready = at + comm  # type: ignore[operator]
+                if ready >= t:
+                    t = ready
+            st[i] = t
+            t += duration
+            en[i] = t
+            if m1 >= 0:
+                m1 += mb
+                done_[m1] = t
+                made_[m1] = base_ + i
+                woken = first[m1]
+                if woken >= 0:
+                    first[m1] = -1
+                    while woken >= 0:
+                        push_(woken)
+                        woken = chain[woken]
+                if m2 >= 0:
+                    m2 += mb
+                    done_[m2] = t
+                    made_[m2] = base_ + i
+                    woken = first[m2]
+                    if woken >= 0:
+                        first[m2] = -1
+                        while woken >= 0:
+                            push_(woken)
+                            woken = chain[woken]
+        ptr[r] = len(order)
+
+    procs = [rank_process(r) for r in range(p)]
+    while stack:
+        r = pop()
+        key = next(procs[r], None)
+        if key is not None:
+            next_waiting[r] = first_waiting[key]
+            first_waiting[key] = r
+    if any(ptr[r] < len(orders[r]) for r in range(p)):
+        return None  # a deadlock: the general engine names it
+    low_starts, low_ends = [], []
+    for r, row_ in enumerate(schedule.orders):
+        pos = layout.pos[r]
+        st_c, en_c = starts[r], ends[r]
+        if len(pos) == len(row_):
+            low_starts.append(st_c)
+            low_ends.append(en_c)
+            continue
+        # a send or a receive after the c-th compute ends when it does (at 0 before the first): each
+        # compute's end fills its place and the places up to the next compute; its start then its place
+        runs = list(map(sub, [*pos, len(row_)], [0, *pos]))
+        low_en = list(chain.from_iterable(map(repeat, [0, *en_c], runs)))
+        low_st = low_en[:]
+        deque(map(low_st.__setitem__, pos, st_c), maxlen=0)
+        low_starts.append(low_st)
+        low_ends.append(low_en)
+    return FastRun(low_starts, low_ends, _LoweredMadeBy(keys, made, offsets, layout, place), {},  # type: ignore[arg-type]
+                   _Crossed(keys, done, remote) if has_links else None)

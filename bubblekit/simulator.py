@@ -366,22 +366,31 @@ def critical_path(
     r = max(range(len(ends)), key=lambda q: ends[q][-1] if ends[q] else -1)
     i = len(ends[r]) - 1
     path = [(r, i)]
+    rules: dict[tuple[int, str], tuple[tuple[str, int], ...] | None] = {}  # needs of (stage, kind) at microbatch 0
     while True:
         free = ends[r][i - 1] if i else 0
         cause, cause_ready = None, None
-        wanted = needs(orders[r][i], n_stages, pipes, placement)
+        action = orders[r][i]
+        rule = rules.get(action[:2], ()) if type(action) is Action else None
+        if rule == ():  # not seen yet: the rule's events, kept when each has the action's own microbatch
+            template = needs(Action(action[0], action[1], 0), n_stages, pipes, placement)
+            rule = rules[action[:2]] = None if any(e.microbatch for e in template) else \
+                tuple((e.what, e.stage) for e in template)
+        if rule is None:
+            wanted = needs(action, n_stages, pipes, placement)
+        else:
+            mb = action[2]
+            wanted = tuple(Event(what, stage, mb) for what, stage in rule)
+        found = [(event, made_by(event), carried(event) if placement is not None else None) for event in wanted]
         posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
-        for event in wanted if placement is not None else ():
-            what, src = carried(event), made_by(event)
+        for _event, src, what in found if placement is not None else ():
             if what is not None and src is not None:
                 t = ends[src[0]][src[1]]
                 posted[what] = t if what not in posted or t > posted[what] else posted[what]
-        for event in wanted:
-            src = made_by(event)
+        for event, src, what in found:
             if src is None:
                 continue
             ready = ends[src[0]][src[1]]
-            what = carried(event) if placement is not None else None
             if what is not None:  # one end of a message: only the later one made it wait
                 if ready < posted[what]:
                     continue
@@ -562,17 +571,20 @@ class SimResult(Timeline):
     def peak_activations(self) -> tuple[float, ...]:
         """Peak activations held on each rank, in microbatch activations."""
         table = self._memory_table()
+        # a send or a receive holds nothing: a lowered schedule's peaks are its compute's
+        lowered = self.schedule.__dict__.get("_lowered_from")
+        orders = self.schedule.orders if lowered is None else lowered.base.orders
         if not self.schedule.has_pairs and all(not alloc or not free for alloc, free in table.values()):
             # every action only allocates or only frees: the peak is a running sum's maximum
             net = {key: alloc - free for key, (alloc, free) in table.items()}
             if len(set(self.resolved.activation)) == 1:  # the same on every stage: look up by kind
                 by_kind = {k: x for (s, k), x in net.items() if s == 0}
-                deltas = [map(by_kind.__getitem__, map(itemgetter(1), order)) for order in self.schedule.orders]
+                deltas = [map(by_kind.__getitem__, map(itemgetter(1), order)) for order in orders]
             else:
-                deltas = [map(net.__getitem__, map(itemgetter(0, 1), order)) for order in self.schedule.orders]
+                deltas = [map(net.__getitem__, map(itemgetter(0, 1), order)) for order in orders]
             return tuple(round(max(accumulate(d, initial=0.0)), 9) for d in deltas)
         peaks = []
-        for order in self.schedule.orders:
+        for order in orders:
             held = top = 0.0
             for a in order:
                 alloc, free = self._delta(table, a)
@@ -665,7 +677,9 @@ def simulate(
                          reductions=dp_reductions(schedule.orders, run.ends, ticks.dp_reduce, schedule.placement))
     from bubblekit import _fast_engine
 
-    out = _fast_engine.run(schedule, ticks)
+    out = _fast_engine.run_lowered(schedule, ticks) if schedule.has_comms else None
+    if out is None:
+        out = _fast_engine.run(schedule, ticks)
     if out.stuck:
         raise DeadlockError(explain_deadlock(schedule.orders, out.stuck, schedule.placement))
     return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm,

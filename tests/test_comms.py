@@ -140,6 +140,98 @@ def test_lowered_files_round_trip(setting: tuple[str, int, int, int | None]) -> 
     assert bk.Schedule.from_torch_csv(text=sched.to_torch_csv(comms=True), m=sched.m).orders == sched.orders
 
 
+@pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: "-".join(map(str, s)))
+def test_the_fast_walk_is_pytorchs_lowering(setting: tuple[str, int, int, int | None]) -> None:
+    """The walk lower_comms uses (one readiness test per cell) gives the reference's orders, and its layout."""
+    from bubblekit.schedules import comms
+
+    sched = bk.schedule(*setting)
+    rows, layout = comms.lower_with_layout(sched.orders, sched.placement, sched.m)
+    assert tuple(map(tuple, rows)) == comms.to_actions(comms.lower_rows(sched.orders, sched.placement, sched.m))
+    assert rows == comms._walk(comms._rows_with_fillers(sched.orders, sched.m, fast=False), sched.placement, sched.m)
+    for order in (*sched.orders, *(list(reversed(o)) for o in sched.orders), *(o[::2] for o in sched.orders)):
+        assert comms._rows_with_fillers([order], sched.m) == comms._rows_with_fillers([order], sched.m, fast=False)
+    assert layout == (None if sched.has_pairs else comms.layout_of(rows, sched.n_stages, sched.m))  # pairs: none
+    shuffled = [list(reversed(o)) for o in sched.orders]  # an order the walk cannot place: the same refusal
+    errors = []
+    for walk in (lambda: comms.lower_actions(shuffled, sched.placement, sched.m),
+                 lambda: comms._walk(comms._rows_with_fillers(shuffled, sched.m), sched.placement, sched.m)):
+        try:
+            errors.append(str(walk()))
+        except ValueError as exc:
+            errors.append(str(exc))
+    assert errors[0] == errors[1]
+
+
+def test_a_lowered_schedule_is_legal_by_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lower_comms marks its result: validate() and check_ranges() skip the re-checks, compute_only() is the base."""
+    s = bk.schedule("zbv", 3, 6)
+    low = s.lower_comms()
+    assert low.compute_only().orders is s.orders and low.compute_only() == bk.Schedule(
+        low.name, low.p, low.m, low.placement, s.orders, source=low.source, pipes=low.pipes)
+    copy = bk.Schedule(low.name, low.p, low.m, low.placement, low.orders)  # the same orders, not made by lower_comms
+
+    def boom(self: bk.Schedule) -> None:
+        raise AssertionError("re-checked")
+
+    for check in ("_looks_legal", "_check_comms", "_explain_problems", "_check_pipes"):
+        monkeypatch.setattr(bk.Schedule, check, boom)
+    low.validate()
+    low.check_ranges()
+    bk.simulate(low, bk.Costs(comm=1))
+    with pytest.raises(AssertionError, match="re-checked"):
+        copy.validate()
+    monkeypatch.undo()
+    copy.validate()
+    import dataclasses
+
+    assert "_lowered_from" not in dataclasses.replace(low, name="renamed").__dict__  # a new schedule: checked again
+
+
+lowered_costs = st.sampled_from([
+    bk.Costs(), bk.Costs(comm=Fraction(1, 2)), bk.Costs(f=1, b=2, comm=1, activation_bytes=2, bandwidth=1, dp_reduce=3),
+    bk.Costs(f=Fraction(3, 2), i=1, w=Fraction(1, 2), comm=2, activation_bytes=3, gradient_bytes=1, bandwidth=2),
+    bk.Costs(f=1.5, b=2.25, comm=0.5, activation_bytes=1, bandwidth=4.0), bk.Costs(comm=0, activation_bytes=1, bandwidth=1),
+])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SETTINGS), st.sampled_from(RECVS), lowered_costs, st.booleans())
+def test_the_engine_runs_a_lowered_schedule_as_its_orders(setting: tuple[str, int, int, int | None], recv: str,
+                                                          costs: bk.Costs, w_first: bool) -> None:
+    """The tuned engine runs a schedule lower_comms made from its compute alone: the same result as the lowered
+    orders run action by action (a copy that is not marked, and the readable engine), deadlocks included."""
+    sched = bk.schedule(*setting)
+    if w_first and sched.split_backward:  # a W before its I: lowerable, but it deadlocks
+        orders = [list(o) for o in sched.orders]
+        row = orders[-1]
+        k = next(j for j, a in enumerate(row) if a.kind == "I")
+        row.insert(k, row.pop(row.index(Action(row[k].stage, "W", row[k].microbatch))))  # just before its I
+        sched = bk.Schedule("w-first", sched.p, sched.m, sched.placement, tuple(map(tuple, orders)))
+    low = sched.lower_comms(recv)
+    copy = bk.Schedule(low.name, low.p, low.m, low.placement, low.orders)
+    results = []
+    for s, engine in ((low, "fast"), (copy, "fast"), (low, "readable")):
+        try:
+            r = bk.simulate(s, costs, engine=engine)
+        except bk.DeadlockError as exc:
+            results.append(str(exc))
+            continue
+        crossed = [[r._crossed(e, rank) if r._crossed else None for e in (Event("activation", st_, i), Event("gradient", st_, i))
+                    for rank in range(s.p)] for st_ in range(s.n_stages) for i in range(s.m)]
+        made = [r._made_by(Event(w, st_, i)) for w in ("activation", "gradient", "i-done", "sent-activation",
+                                                        "recv-activation", "sent-gradient", "recv-gradient")
+                for st_ in range(-1, s.n_stages + 1) for i in range(s.m)]
+        results.append((r._starts, r._ends, r.critical_path, r.peak_activations, r.memory_curves, r.makespan,
+                        r.bubble_ratio, r.reductions, crossed, made))
+    assert results[0] == results[1] == results[2]
+    from bubblekit import _fast_engine
+
+    ticks = costs.resolve(low.n_stages, low.chunks_per_microbatch).scaled_to_integers()[0]
+    used = _fast_engine.run_lowered(low, ticks) is not None  # the compute-alone path (not for pairs nor deadlocks)
+    assert used == (not low.has_pairs and not isinstance(results[0], str))
+
+
 # --------------------------------------------------------------- the timing
 times = st.one_of(st.integers(1, 4), st.fractions(Fraction(1, 4), Fraction(3), max_denominator=4))
 

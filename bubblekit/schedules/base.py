@@ -10,15 +10,19 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property
 from itertools import chain, repeat
 from operator import itemgetter
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import COMM_KINDS, KINDS, PAIR, Action, Pair, parse_action, parts
 from bubblekit.i18n import register, tr
+
+if TYPE_CHECKING:
+    from bubblekit.schedules.comms import Layout
 
 __all__ = ["Schedule", "looped_placement", "v_placement", "ScheduleError", "MAX_ACTIONS", "check_size"]
 
@@ -129,6 +133,14 @@ def v_placement(p: int) -> tuple[int, ...]:
     ``0..p-1``, entering at rank ``p - 1``).
     """
     return tuple(s if s < p else 2 * p - 1 - s for s in range(2 * p))
+
+
+class _Lowered(NamedTuple):
+    """How :meth:`Schedule.lower_comms` made a lowered schedule: from ``base`` (validated), with the
+    ``layout`` of its orders (:class:`bubblekit.schedules.comms.Layout`; ``None``: not computed)."""
+
+    base: Schedule
+    layout: Layout | None
 
 
 @dataclass(frozen=True)
@@ -303,7 +315,9 @@ class Schedule:
         """The schedule without its communication actions (``self`` when it has none). Used in lesson 07."""
         if not self.has_comms:
             return self
-        orders = tuple(tuple(a for a in order if a[1] not in COMM_KINDS) for order in self.orders)
+        lowered = self.__dict__.get("_lowered_from")
+        orders = lowered.base.orders if lowered is not None else \
+            tuple(tuple(a for a in order if a[1] not in COMM_KINDS) for order in self.orders)
         return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source, notes=dict(self.notes),
                         pipes=self.pipes)
 
@@ -330,6 +344,9 @@ class Schedule:
         stages), a rank with no action, or an illegal schedule; ``TypeError`` / ``ValueError`` for
         a ``recv`` that is not one of those three; ``ValueError`` when the lowered schedule would
         hold more than ``max_actions`` actions (two more per message; ``None`` lifts the limit).
+        The result is legal by construction (this schedule validated, then PyTorch's lowering), so its
+        :meth:`validate` and :meth:`check_ranges` return at once and its :meth:`compute_only` is this
+        schedule's orders; a copy made with ``Schedule(...)`` or ``dataclasses.replace`` is checked anew.
         Used in lesson 07.
         """
         from bubblekit.schedules import comms as lowering
@@ -345,21 +362,29 @@ class Schedule:
         if base.pipes > 1:
             raise ScheduleError(f"cannot lower {self.name!r}: {base.torch_problem()}")
         base.validate()
-        empty = [r for r, order in enumerate(base.orders) if not order]
-        if empty:
-            raise ScheduleError(f"cannot lower {self.name!r}: rank(s) {empty} have no action (PyTorch's lowering "
-                                f"needs every rank to compute)")
+        base._refuse_idle_ranks()
         try:
-            rows = lowering.lower_actions(base.orders, base.placement, base.m)
+            rows, layout = lowering.lower_with_layout(base.orders, base.placement, base.m)
         except ValueError as exc:
             raise ScheduleError(f"{self.name!r}: {exc}") from None
         if recv == "deferred":
-            rows = lowering.defer_recv_rows(rows, base.placement)
+            rows, layout = lowering.defer_recv_rows(rows, base.placement), None
         elif recv == "early":
-            rows = lowering.early_recv_rows(rows)
-        return Schedule(self.name, self.p, self.m, self.placement, tuple(map(tuple, rows)),
-                        source=f"{self.source} (lowered: sends and receives, receives {recv})".strip(),
-                        notes={**self.notes, "recv": recv}, pipes=self.pipes)
+            rows, layout = lowering.early_recv_rows(rows), None
+        low = Schedule(self.name, self.p, self.m, self.placement, tuple(map(tuple, rows)),
+                       source=f"{self.source} (lowered: sends and receives, receives {recv})".strip(),
+                       notes={**self.notes, "recv": recv}, pipes=self.pipes)
+        # legal by construction (a validated compute schedule, PyTorch's lowering): validate() and
+        # check_ranges() need not look again, compute_only() is the compute schedule's orders
+        low.__dict__["_lowered_from"] = _Lowered(base, layout)
+        return low
+
+    def _refuse_idle_ranks(self) -> None:
+        """PyTorch's lowering (``lower_comms``, ``to_torch_csv(comms=True)``) needs an action on every rank."""
+        empty = [r for r, order in enumerate(self.orders) if not order]
+        if empty:
+            raise ScheduleError(f"cannot lower {self.name!r}: rank(s) {empty} have no action (PyTorch's lowering "
+                                f"needs every rank to compute)")
 
     def _check_comms(self) -> None:
         """A lowered schedule's messages: one send and one receive per hop between ranks, none elsewhere."""
@@ -425,6 +450,8 @@ class Schedule:
         a receive after the compute that uses it) are found by the simulator, which names the
         blocked ranks.
         """
+        if "_lowered_from" in self.__dict__:  # lowered by lower_comms from a validated schedule: legal
+            return
         if len(self.orders) != self.p:
             raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
         for stage, rank in enumerate(self.placement):
@@ -470,6 +497,8 @@ class Schedule:
         microbatch is in ``0..m-1``; both parts of a pair count. Missing or repeated
         actions are allowed.
         """
+        if "_lowered_from" in self.__dict__:  # lowered by lower_comms from a validated schedule: legal
+            return
         if len(self.orders) != self.p:
             raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
         self._check_pipes()
@@ -754,10 +783,7 @@ class Schedule:
         if self.has_comms:
             rows = torch_csv.compute_rows(self.orders if comms else self.compute_only().orders)
         elif comms:
-            empty = [r for r, order in enumerate(self.orders) if not order]
-            if empty:
-                raise ScheduleError(f"rank(s) {empty} of {self.name!r} have no action: PyTorch's lowering needs every "
-                                    f"rank to compute")
+            self._refuse_idle_ranks()
             try:
                 rows = torch_csv.lower(self.orders, self.placement, self.m)
             except ValueError as exc:
@@ -966,13 +992,12 @@ def _check_placement(placement: object) -> tuple[int, ...]:
     return tuple(check_int(f"placement[{s}]", r, minimum=0) for s, r in enumerate(placement))
 
 
-_new_action = partial(tuple.__new__, Action)
 _ACTION_TYPES = frozenset((Action, Pair))
 
 
 def actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]:
     """``[Action(stage, kind, i) for i in microbatches]``, built in bulk (generators call it for speed)."""
-    return list(map(_new_action, zip(repeat(stage), repeat(kind), microbatches)))
+    return list(map(tuple.__new__, repeat(Action), zip(repeat(stage), repeat(kind), microbatches)))
 
 
 def flatten(orders: Iterable[Iterable[Action]]) -> list[Action]:

@@ -8,7 +8,7 @@ dropped; ``tests/test_torch_orders.py`` checks it where torch is installed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import count
+from itertools import chain, count
 
 from bubblekit.actions import Action
 from bubblekit.i18n import register, tr
@@ -64,7 +64,7 @@ def one_f_one_b(p: int, m: int) -> Schedule:
     for r in range(p):
         warm = min(p - r, m)
         forwards, backwards = actions(r, "F", range(m)), actions(r, "B", range(m))
-        steady = [a for pair in zip(backwards, forwards[warm:]) for a in pair]  # B k, F warm+k
+        steady = list(chain.from_iterable(zip(backwards, forwards[warm:])))  # B k, F warm+k
         orders.append(tuple(forwards[:warm] + steady + backwards[m - warm:]))
     return Schedule(
         "1f1b", p, m, tuple(range(p)), tuple(orders),

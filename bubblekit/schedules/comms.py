@@ -27,15 +27,22 @@ and its receive are posted. Lesson 07 shows the bubble and its fix.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
+from itertools import repeat
+from typing import NamedTuple
 
 from bubblekit.actions import Action, Pair, parts
 from bubblekit.schedules.torch_csv import TorchAction, lower
 
 _new_action = partial(tuple.__new__, Action)
 
-__all__ = ["RECV_PLACEMENTS", "lower_rows", "lower_actions", "defer_recv_rows", "early_recv_rows", "to_actions"]
+
+def _actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]:
+    """``[Action(stage, kind, i) for i in microbatches]``, built in bulk."""
+    return list(map(tuple.__new__, repeat(Action), zip(repeat(stage), repeat(kind), microbatches)))
+
+__all__ = ["RECV_PLACEMENTS", "lower_rows", "lower_actions", "lower_with_layout", "Layout", "layout_of", "defer_recv_rows", "early_recv_rows", "to_actions"]
 
 #: Where :meth:`bubblekit.Schedule.lower_comms` posts each receive.
 RECV_PLACEMENTS: dict[str, str] = {
@@ -106,6 +113,106 @@ def _fillers(order: Sequence[Action], m: int, max_active: int = 3) -> tuple[list
     return before, after, len(active)
 
 
+class Layout(NamedTuple):
+    """Where a lowered order's compute and receives stand (for the tuned engine; built with the orders).
+
+    ``pos[r][c]``: the index in rank ``r``'s lowered order of its ``c``-th compute action. For the
+    receive of each message, by its receiving stage ``s`` and microbatch ``i`` (key ``s * m + i`` for
+    an activation, ``n_stages * m + s * m + i`` for a gradient; -1 where there is no message):
+    ``recv_k[key]``, the number of compute actions its rank runs before posting it, and
+    ``recv_pos[key]``, its index in that rank's lowered order; ``send_pos`` the same for its send,
+    by the sending stage (key ``s * m + i`` for an activation, ``n_stages * m + s * m + i`` for a gradient).
+    """
+
+    pos: list[list[int]]
+    recv_k: list[int]
+    recv_pos: list[int]
+    send_pos: list[int]
+
+
+def layout_of(rows: Sequence[Sequence[Action]], n_stages: int, m: int) -> Layout:
+    """The :class:`Layout` of lowered orders, read from the orders (any receive placement; no pairs)."""
+    size = n_stages * m
+    pos: list[list[int]] = []
+    recv_k, recv_pos, send_pos = [-1] * (2 * size), [-1] * (2 * size), [-1] * (2 * size)
+    for row in rows:
+        mine: list[int] = []
+        for j, (s, k, i) in enumerate(row):
+            if k == "RECV_F" or k == "RECV_B":
+                key = s * m + i + (size if k == "RECV_B" else 0)
+                recv_k[key], recv_pos[key] = len(mine), j
+            elif k == "SEND_F" or k == "SEND_B":
+                send_pos[s * m + i + (size if k == "SEND_B" else 0)] = j
+            else:
+                mine.append(j)
+        pos.append(mine)
+    return Layout(pos, recv_k, recv_pos, send_pos)
+
+
+def _rows_with_fillers(orders: Sequence[Sequence[Action]], m: int, fast: bool = True) -> list[list[Action | None]]:
+    """Each rank's cells for the walk: its compute actions and the first two passes' cells (``None``).
+
+    ``fast``: a rank of at most ``3`` stages (``_add_unshard_reshard``'s ``max_active``) and no pairs
+    keeps every stage it holds unsharded from its first action to the stage's last (:func:`_few_stages`);
+    otherwise (and with ``fast=False``, the reference) :func:`_fillers` follows PyTorch's passes step by step.
+    """
+    items: list[list[Action | None]] = []
+    for order in orders:
+        sparse = _few_stages(order, m) if fast else None
+        if sparse is not None:
+            places, tail = sparse
+            row: list[Action | None] = []
+            prev = 0
+            for k in sorted(places):
+                b, c = places[k]
+                row.extend(order[prev:k])
+                row.extend([None] * b)
+                row.append(order[k])
+                row.extend([None] * c)
+                prev = k + 1
+            row.extend(order[prev:])
+            row.extend([None] * tail)
+            items.append(row)
+            continue
+        before, after, tail = _fillers(order, m)
+        row = []
+        for a, b, c in zip(order, before, after):
+            row.extend([None] * b)
+            row.append(a)
+            row.extend([None] * c)
+        row.extend([None] * tail)
+        items.append(row)
+    return items
+
+
+def _few_stages(order: Sequence[Action], m: int, max_active: int = 3) -> tuple[dict[int, list[int]], int] | None:
+    """:func:`_fillers` for a rank of at most ``max_active`` stages and no pairs, sparse: ``({index: [before,
+    after]}, tail)`` for the actions with cells around them, or ``None`` for any other rank.
+
+    Every stage is among the next ``max_active`` from the first action on, so all are fetched before it;
+    a stage is evicted before the action after its last one; a ``REDUCE_GRAD`` follows a stage's ``m``-th
+    ``B`` or ``W``; at the end only the last action's stage is still active.
+    """
+    if not order or any(type(a) is Pair for a in order):
+        return None
+    last: dict[int, int] = {}
+    for k, a in enumerate(order):
+        last[a[0]] = k
+    if len(last) > max_active:
+        return None
+    places: dict[int, list[int]] = {0: [len(last), 0]}
+    for k in last.values():
+        if k + 1 < len(order):
+            places.setdefault(k + 1, [0, 0])[0] += 1
+    count: dict[int, int] = {}
+    for k, (s, kind, _) in enumerate(order):
+        if kind == "B" or kind == "W":
+            c = count[s] = count.get(s, 0) + 1
+            if c == m:
+                places.setdefault(k, [0, 0])[1] += 1
+    return places, 1
+
+
 def lower_actions(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: int) -> list[list[Action]]:
     """:func:`lower_rows` on bubblekit's actions, fast: PyTorch's ``_add_send_recv`` walk, step by step.
 
@@ -115,22 +222,108 @@ def lower_actions(orders: Sequence[Sequence[Action]], placement: Sequence[int], 
     taking a compute whose result another rank needs appends its send here and its receive
     there. Raises ``ValueError`` when no rank can go on (PyTorch's "Malformed compute schedule").
     """
+    return lower_with_layout(orders, placement, m)[0]
+
+
+def lower_with_layout(orders: Sequence[Sequence[Action]], placement: Sequence[int],
+                      m: int) -> tuple[list[list[Action]], Layout | None]:
+    """:func:`lower_actions`, and the :class:`Layout` of its result (``None`` for a schedule with pairs)."""
+    items = _rows_with_fillers(orders, m)
+    if any(type(a) is Pair for order in orders for a in order):
+        return _walk(items, placement, m), None
+    return _walk_singles(items, placement, m)
+
+
+def _no_progress(items: Sequence[Sequence[Action | None]], pending: Sequence[int], cursor: Sequence[int]) -> ValueError:
+    stuck = ", ".join(f"rank {r} at {items[r][cursor[r]]}" for r in pending)
+    return ValueError(f"PyTorch cannot place the sends and receives of this schedule: no rank can go on "
+                      f"({stuck}); an action waits for one that comes later")
+
+
+def _walk_singles(items: list[list[Action | None]], placement: Sequence[int],
+                  m: int) -> tuple[list[list[Action]], Layout]:
+    """:func:`_walk` for orders of single actions (no pairs): one readiness test per cell, and the layout."""
+    n = len(placement)
+    size = n * m
+    done = bytearray(2 * size)  # taken by the walk: a forward at stage * m + microbatch, a backward size later
+    # per stage: the rank its activation / gradient goes to (-1: none), and the comm actions, one per microbatch
+    to_next = [placement[s + 1] if s + 1 < n and placement[s + 1] != placement[s] else -1 for s in range(n)]
+    to_prev = [placement[s - 1] if s and placement[s - 1] != placement[s] else -1 for s in range(n)]
+    mbs = range(m)
+    send_f = [_actions(s, "SEND_F", mbs) if to_next[s] >= 0 else [] for s in range(n)]
+    recv_f = [_actions(s + 1, "RECV_F", mbs) if to_next[s] >= 0 else [] for s in range(n)]
+    send_b = [_actions(s, "SEND_B", mbs) if to_prev[s] >= 0 else [] for s in range(n)]
+    recv_b = [_actions(s - 1, "RECV_B", mbs) if to_prev[s] >= 0 else [] for s in range(n)]
+    out: list[list[Action]] = [[] for _ in items]
+    pos: list[list[int]] = [[] for _ in items]
+    recv_k, recv_pos, send_pos = [-1] * (2 * size), [-1] * (2 * size), [-1] * (2 * size)
+    pending = [r for r in range(len(items)) if items[r]]
+    cursor = [0] * len(items)
+    lengths = [len(row) for row in items]
+    last = n - 1
+    while pending:
+        progress = finished = False
+        for rank in pending:
+            c = cursor[rank]
+            item = items[rank][c]
+            if item is not None:
+                s, k, i = item
+                b = s * m + i
+                if k == "F":
+                    if s and not done[b - m]:
+                        continue
+                    done[b] = 1
+                    here = out[rank]
+                    pos[rank].append(len(here))
+                    here.append(item)
+                    peer = to_next[s]
+                    if peer >= 0:
+                        send_pos[b] = len(here)
+                        here.append(send_f[s][i])
+                        there = out[peer]
+                        recv_k[b + m] = len(pos[peer])
+                        recv_pos[b + m] = len(there)
+                        there.append(recv_f[s][i])
+                elif k == "W":
+                    here = out[rank]
+                    pos[rank].append(len(here))
+                    here.append(item)
+                else:  # B or I
+                    b += size
+                    if s != last and not done[b + m]:
+                        continue
+                    done[b] = 1
+                    here = out[rank]
+                    pos[rank].append(len(here))
+                    here.append(item)
+                    peer = to_prev[s]
+                    if peer >= 0:
+                        send_pos[b] = len(here)
+                        here.append(send_b[s][i])
+                        there = out[peer]
+                        recv_k[b - m] = len(pos[peer])
+                        recv_pos[b - m] = len(there)
+                        there.append(recv_b[s][i])
+            c += 1
+            cursor[rank] = c
+            progress = True
+            if c == lengths[rank]:
+                finished = True
+        if not progress:
+            raise _no_progress(items, pending, cursor)
+        if finished:
+            pending = [r for r in pending if cursor[r] < lengths[r]]
+    return out, Layout(pos, recv_k, recv_pos, send_pos)
+
+
+def _walk(items: list[list[Action | None]], placement: Sequence[int], m: int) -> list[list[Action]]:
+    """The walk of ``_add_send_recv`` over each rank's cells (any actions, pairs too)."""
     n = len(placement)
     size = n * m
     act_done, grad_done = bytearray(size), bytearray(size)  # stage * m + microbatch: taken by the walk
-    items: list[list[Action | None]] = []
-    for order in orders:
-        before, after, tail = _fillers(order, m)
-        row: list[Action | None] = []
-        for a, b, c in zip(order, before, after):
-            row.extend([None] * b)
-            row.append(a)
-            row.extend([None] * c)
-        row.extend([None] * tail)
-        items.append(row)
-    out: list[list[Action]] = [[] for _ in orders]
-    pending = [r for r in range(len(orders)) if items[r]]
-    cursor = [0] * len(orders)
+    out: list[list[Action]] = [[] for _ in items]
+    pending = [r for r in range(len(items)) if items[r]]
+    cursor = [0] * len(items)
     new = _new_action
     while pending:
         progress = False
@@ -162,9 +355,7 @@ def lower_actions(orders: Sequence[Sequence[Action]], placement: Sequence[int], 
             cursor[rank] += 1
             progress = True
         if not progress:
-            stuck = ", ".join(f"rank {r} at {items[r][cursor[r]]}" for r in pending)
-            raise ValueError(f"PyTorch cannot place the sends and receives of this schedule: no rank can go on "
-                             f"({stuck}); an action waits for one that comes later")
+            raise _no_progress(items, pending, cursor)
         pending = [r for r in pending if cursor[r] < len(items[r])]
     return out
 
