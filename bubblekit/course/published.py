@@ -146,7 +146,7 @@ register({
     "published.ws.ratio_from": {"en": "computed: {method}", "zh": "计算：{method}"},
     "published.ws.overhead": {"en": "bubble_overhead = idle / busy", "zh": "气泡开销（Megatron 口径）= 空闲 / 忙碌"},
     "published.ws.overhead_from": {"en": "computed, same run", "zh": "计算（同上）"},
-    "published.ws.hours": {"en": "GPU-hours of the run", "zh": "这个任务的 GPU 小时数"},
+    "published.ws.hours": {"en": "GPU-hours of the run", "zh": "任务总 GPU 小时数"},
     "published.ws.idle": {"en": "idle GPU-hours = bubble_ratio × GPU-hours", "zh": "空闲 GPU 小时数 = 气泡比例 × GPU 小时数"},
     "published.ws.price": {"en": "price (USD per GPU-hour)", "zh": "价格（美元 / GPU 小时）"},
     "published.ws.price_from": {"en": "assumed: the DeepSeek-V3 report's H800 rental", "zh": "假设：DeepSeek-V3 报告中的 H800 租用价格"},
@@ -155,7 +155,7 @@ register({
     "published.ws.assumed": {"en": "assumed (see the note)", "zh": "假设（见表下说明）"},
     "published.ws.note": {"en": "model: equal stages, backward = 2 × forward (split into I = W = F where the schedule splits "
                                 "it), no communication cost; assumed: {assumptions}",
-                          "zh": "耗时模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），不计通信开销；假设：{assumptions}"},
+                          "zh": "耗时模型：各流水级耗时相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），不计通信开销；假设：{assumptions}"},
     "published.studies.title": {"en": "Four published runs: the bubble their schedules imply (${usd:g} per GPU-hour)",
                                 "zh": "四个案例：调度带来的气泡（每 GPU 小时 {usd:g} 美元）"},
     "published.studies.note": {"en": "bubble_ratio = idle / (p × makespan); bubble_overhead = idle / busy; estimates under each "
@@ -170,7 +170,7 @@ register({
               "p={p} 时 m={m} 不满足，最近的可用值是 m = {below} 或 {above}"},
     "published.options.note": {"en": "same model for every option: equal stages, backward = 2 × forward (split into I = W = F "
                                      "for ZB-H1 and DualPipe), no communication cost",
-                               "zh": "所有方案用同一套耗时模型：各流水级相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），"
+                               "zh": "所有方案用同一套耗时模型：各流水级耗时相同，反向 = 2 × 前向（调度拆分反向时取 I = W = F），"
                                      "不计通信开销"},
     "published.megatron.where": {"en": "{source}, Table 1, with the bubble_ratio each row implies",
                                  "zh": "{source}表 1，附各行对应的气泡比例"},
@@ -179,14 +179,14 @@ register({
                                   "zh": "Megatron-LM 论文（Narayanan 等，SC21，arXiv 2104.04473）"},
     "published.megatron.note": {"en": "m assumes micro-batch {mb} (not published); v max = one layer per chunk; bubble_ratio = "
                                       "idle / (p × makespan) for equal stages, B = 2F, no communication cost",
-                                "zh": "m 假设微批大小为 {mb}（未公开）；v 最大值 = 每个 chunk 一层；气泡比例"
-                                      "= 空闲 / (p × 单步耗时)，按各流水级相同、反向 = 2 × 前向、不计通信开销计算"},
+                                "zh": "m 按微批大小为 {mb} 计算（论文未公开）；v 最大值 = 每个 chunk 一层；气泡比例"
+                                      " = 空闲 / (p × 单步耗时)，按各流水级耗时相同、反向 = 2 × 前向、不计通信开销计算"},
     "published.megatron.params": {"en": "params (B)", "zh": "参数量（十亿）"},
     "published.megatron.layers": {"en": "layers", "zh": "层数"},
     "published.megatron.batch": {"en": "batch", "zh": "全局批大小"},
     "published.megatron.v_max": {"en": "v max", "zh": "v 最大值"},
     "published.megatron.inter": {"en": "interleaved, v max", "zh": "交错式，v 取最大"},
-    "published.megatron.tflops": {"en": "TFLOP/s per GPU", "zh": "每 GPU 的 TFLOP/s"},
+    "published.megatron.tflops": {"en": "TFLOP/s per GPU", "zh": "单卡 TFLOP/s"},
     # the cases' assumptions, shown under each worksheet (Case.assumptions keeps the English)
     "published.assume.mb1": {"en": "micro-batch size 1 (Table 1 does not give it)", "zh": "微批大小为 1（表 1 没有给出）"},
     "published.assume.megatron_v": {

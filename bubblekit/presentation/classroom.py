@@ -218,14 +218,14 @@ register({
     "classroom.say.starting": {
         "en": "bubblekit classroom: starting Voila for {nb} on {ip}:{port}, preheating {pool} "
               "({per_page} per page x {pages})...",
-        "zh": "bubblekit classroom：正在为 {nb} 在 {ip}:{port} 上启动 Voila，预热 {pool}"
+        "zh": "bubblekit classroom：正在为 {nb} 在 {ip}:{port} 上启动 Voila，预启动 {pool}"
               "（每个页面 {per_page} 个 × {pages}）……"},
     "classroom.say.no_start": {
         "en": "bubblekit classroom: Voila did not start (exit code {code}). Its last output:\n{tail}",
         "zh": "bubblekit classroom：Voila 没有启动（退出码 {code}）。它最后的输出：\n{tail}"},
     "classroom.say.preheating": {
         "en": "bubblekit classroom: preheating, {running} of {pool} kernels started ({secs:.0f} s)",
-        "zh": "bubblekit classroom：正在预热，{pool} 个 kernel 中已启动 {running} 个（{secs:.0f} 秒）"},
+        "zh": "bubblekit classroom：正在预启动 kernel，{pool} 个中已启动 {running} 个（{secs:.0f} 秒）"},
     "classroom.say.exited": {
         "en": "bubblekit classroom: Voila exited with code {code}. Its last output:\n{tail}",
         "zh": "bubblekit classroom：Voila 已退出，退出码 {code}。它最后的输出：\n{tail}"},
@@ -239,7 +239,7 @@ register({
               "或者用 --port 换一个端口）"},
     "classroom.say.ready": {
         "en": "bubblekit classroom: room ready for {students} after {secs:.0f} s ({kernels} preheated).",
-        "zh": "bubblekit classroom：教室已就绪，可供 {students}使用，用时 {secs:.0f} 秒（已预热 {kernels}）。"},
+        "zh": "bubblekit classroom：教室已就绪，可供 {students}使用，用时 {secs:.0f} 秒（已预启动 {kernels}）。"},
     "classroom.say.short_pool": {
         "en": " Only {kernels} of {pool} kernels started: Voila starts another for each student beyond them "
               "(see its log with --verbose).",
@@ -253,7 +253,7 @@ register({
     "classroom.say.memory": {
         "en": "  memory: {now} now (Voila {voila} + {n} kernels of ~{per}); ~{full} with every student connected and "
               "the pool refilled behind them{available}",
-        "zh": "  当前内存占用 {now}（Voila {voila} + {n} 个 kernel，每个约 {per}）；所有学生都连上、预热池补满之后约 "
+        "zh": "  当前内存占用 {now}（Voila {voila} + {n} 个 kernel，每个约 {per}）；所有学生都连上、预启动的 kernel 池重新补满之后约 "
               "{full}{available}"},
     "classroom.say.available": {"en": " ({available} available)", "zh": "（可用 {available}）"},
     "classroom.say.memory_warning": {
