@@ -513,7 +513,20 @@ def build_bubblekit_wheel(dest: Path, root: Path = ROOT) -> Path:
     say("building the bubblekit wheel")
     subprocess.run(args, check=True, cwd=root)
     (wheel,) = dest.glob("bubblekit-*.whl")
-    return wheel
+    return wheel.rename(wheel.with_name(tagged_wheel_name(wheel.name, wheel.read_bytes())))
+
+
+def tagged_wheel_name(name: str, data: bytes) -> str:
+    """The wheel's file name with a build tag from its content (``bubblekit-0.1.0-0<sha8>-py3-none-any.whl``).
+
+    A browser that kept an earlier build of bubblekit in its HTTP cache would hand Pyodide a file
+    whose sha256 is not the lock's; a new name for new content never meets a stale copy.
+    """
+    parts = name[: -len(".whl")].split("-")
+    if len(parts) == 6:  # already has a build tag
+        del parts[2]
+    dist, version, *tags = parts
+    return "-".join([dist, version, "0" + hashlib.sha256(data).hexdigest()[:8], *tags]) + ".whl"
 
 
 # ---------------------------------------------------------------------------- the build
@@ -622,9 +635,12 @@ def build(output: Path = SITE, cache: Path = CACHE, offline: bool = False) -> tu
     build_cache = cache / "jupyterlite"  # doit's state and the build's own cache
     shutil.rmtree(build_cache, ignore_errors=True)
     say("jupyter lite build")
-    subprocess.run([sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(stage),
-                    "--output-dir", str(output), f"--LiteBuildConfig.cache_dir={build_cache}"],
-                   check=True, cwd=stage)
+    run = subprocess.run([sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(stage),
+                          "--output-dir", str(output), f"--LiteBuildConfig.cache_dir={build_cache}"],
+                         cwd=stage, capture_output=True, text=True)
+    if run.returncode != 0:  # its task list only when it failed
+        print(run.stdout[-6000:], run.stderr[-6000:], sep="\n", file=sys.stderr)
+        raise SystemExit(f"jupyter lite build failed (exit {run.returncode})")
     for stray in (output / ".jupyterlite.doit.db", stage / ".jupyterlite.doit.db"):
         stray.unlink(missing_ok=True)
     check_site(output)

@@ -156,6 +156,14 @@ def test_trim_lock_refuses_a_dependency_the_site_lacks(tmp_path: Path) -> None:
         lite.trim_lock(UPSTREAM, wheels + wheels, not_locked=["sympy"])
 
 
+def test_bubblekit_wheel_name_changes_with_its_content() -> None:
+    a = lite.tagged_wheel_name("bubblekit-0.1.0-py3-none-any.whl", b"one")
+    b = lite.tagged_wheel_name("bubblekit-0.1.0-py3-none-any.whl", b"two")
+    assert a != b and a.startswith("bubblekit-0.1.0-0") and a.endswith("-py3-none-any.whl")
+    assert len(a.split("-")) == 6  # name, version, build tag (a digit first), python, abi, platform
+    assert lite.tagged_wheel_name(a, b"one") == a
+
+
 def test_pinned_wheels_cover_what_the_kernel_installs() -> None:
     # the Pyodide kernel installs these when it starts; with the PyPI fallback off they must be in
     # the lock (or be the kernel's own wheels)
