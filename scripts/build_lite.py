@@ -55,6 +55,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the course's bubblekit, run from anywhere
+from bubblekit.i18n import register, translate  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".lite-cache"
 SITE = ROOT / "_site"
@@ -116,8 +119,10 @@ LESSON_06 = "06_profiling_practice.ipynb"
 KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 PYODIDE_KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 
+# The learner-facing words the build adds to the notebooks, in both languages (bubblekit's
+# message catalogue: bubblekit.i18n)
 TEXT: dict[str, dict[str, str]] = {
-    "storage": {
+    "build_lite.storage": {
         "en": (
             "> **No-install edition.** This notebook runs in your browser: Python (Pyodide) runs on this page "
             "and nothing is installed on your computer. **Your work is kept in this browser's storage** "
@@ -134,12 +139,12 @@ TEXT: dict[str, dict[str, str]] = {
             "下面保存的输出来自完整课程。"
         ),
     },
-    "install": {
+    "build_lite.install": {
         "en": "# No-install edition: install bubblekit (its wheel comes with this site) into the browser's Python\n"
         "%pip install bubblekit",
         "zh": "# 免安装版：把 bubblekit（它的 wheel 随网站一起提供）装进浏览器里的 Python\n%pip install bubblekit",
     },
-    "lesson06": {
+    "build_lite.lesson06": {
         "en": (
             "# 06 · Profiling practice\n\n"
             "This lesson needs **JupyterLab**, not the browser edition: it reads the profiler trace files "
@@ -166,6 +171,8 @@ TEXT: dict[str, dict[str, str]] = {
         ),
     },
 }
+
+register(TEXT)
 
 #: the environment markers of Pyodide's interpreter (for the wheels' Requires-Dist)
 PYODIDE_MARKERS = {
@@ -323,9 +330,9 @@ def lite_cells(lang: str) -> list[dict[str, Any]]:
     """The two cells the build puts at the top of each notebook: the storage note and the install cell."""
     return [
         {"cell_type": "markdown", "id": "lite-storage", "metadata": {"tags": ["lite"]},
-         "source": _source(TEXT["storage"][lang])},
+         "source": _source(translate("build_lite.storage", lang))},
         {"cell_type": "code", "id": "lite-install", "metadata": {"tags": ["lite"]}, "execution_count": None,
-         "outputs": [], "source": _source(TEXT["install"][lang])},
+         "outputs": [], "source": _source(translate("build_lite.install", lang))},
     ]
 
 
@@ -350,7 +357,7 @@ def prepare_notebook(nb: Mapping[str, Any], lang: str) -> dict[str, Any]:
 def lesson06_page(lang: str) -> dict[str, Any]:
     """Lesson 06's page in the site: markdown only, it sends the learner to JupyterLab."""
     return {
-        "cells": [{"cell_type": "markdown", "id": "lite-lesson06", "metadata": {}, "source": _source(TEXT["lesson06"][lang])}],
+        "cells": [{"cell_type": "markdown", "id": "lite-lesson06", "metadata": {}, "source": _source(translate("build_lite.lesson06", lang))}],
         "metadata": {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}},
         "nbformat": 4,
         "nbformat_minor": 5,
