@@ -115,6 +115,9 @@ LESSONS = (
 EXERCISES = LESSONS[1:]
 LESSON_06 = "06_profiling_practice.ipynb"
 
+#: the install cell's code: piplite's %pip finds bubblekit in the site's pyodide-lock.json
+INSTALL = "%pip install bubblekit"
+
 #: the Pyodide kernel's name in JupyterLite (the lessons name ipykernel's python3)
 KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 PYODIDE_KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
@@ -139,10 +142,9 @@ TEXT: dict[str, dict[str, str]] = {
             "下面保存的输出来自完整课程。"
         ),
     },
-    "build_lite.install": {
-        "en": "# No-install edition: install bubblekit (its wheel comes with this site) into the browser's Python\n"
-        "%pip install bubblekit",
-        "zh": "# 免安装版：把 bubblekit（它的 wheel 随网站一起提供）装进浏览器里的 Python\n%pip install bubblekit",
+    "build_lite.install": {  # the install cell's comment (INSTALL follows it)
+        "en": "# No-install edition: install bubblekit into the browser's Python (its wheel comes with this site)",
+        "zh": "# 免安装版：把 bubblekit 装进浏览器里的 Python（安装包随网站一起提供）",
     },
     "build_lite.lesson06": {
         "en": (
@@ -332,7 +334,7 @@ def lite_cells(lang: str) -> list[dict[str, Any]]:
         {"cell_type": "markdown", "id": "lite-storage", "metadata": {"tags": ["lite"]},
          "source": _source(translate("build_lite.storage", lang))},
         {"cell_type": "code", "id": "lite-install", "metadata": {"tags": ["lite"]}, "execution_count": None,
-         "outputs": [], "source": _source(translate("build_lite.install", lang))},
+         "outputs": [], "source": _source(translate("build_lite.install", lang) + "\n" + INSTALL)},
     ]
 
 
