@@ -513,14 +513,23 @@ def _backend_here() -> bool:
 
 
 def build_bubblekit_wheel(dest: Path, root: Path = ROOT) -> Path:
-    """A wheel of bubblekit from this repository's pyproject.toml (pure Python)."""
+    """A wheel of bubblekit from this repository's pyproject.toml (pure Python).
+
+    It is built from a fresh copy of the package's sources (pyproject.toml, README.md,
+    bubblekit/), so nothing of an earlier build (setuptools' build/lib) can slip into it and
+    nothing is written into the repository.
+    """
     shutil.rmtree(dest, ignore_errors=True)
-    dest.mkdir(parents=True)
-    args = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(root)]
+    src = dest / "src"
+    shutil.copytree(root / "bubblekit", src / "bubblekit", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(root / name, src / name)
+    args = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(src)]
     if _backend_here():
         args.insert(5, "--no-build-isolation")  # no isolated build: nothing downloaded
     say("building the bubblekit wheel")
-    subprocess.run(args, check=True, cwd=root)
+    subprocess.run(args, check=True, cwd=src)
+    shutil.rmtree(src)
     (wheel,) = dest.glob("bubblekit-*.whl")
     return wheel.rename(wheel.with_name(tagged_wheel_name(wheel.name, wheel.read_bytes())))
 
