@@ -2,7 +2,7 @@
 # No target overwrites or deletes a learner's file: `exercises` runs the generator, which
 # rewrites only the exercise notebooks it wrote and nobody changed (see scripts/make_exercises.py),
 # and `workspace` only copies exercises that workspace/ does not have yet.
-.PHONY: help setup lab test workspace exercises figures
+.PHONY: help setup lab test lite workspace exercises figures
 
 help:
 	@bash course.sh help
@@ -15,6 +15,9 @@ lab:
 
 test:
 	bash course.sh test
+
+lite:
+	bash course.sh lite
 
 workspace: setup
 

@@ -12,13 +12,17 @@
 #   bash course.sh setup --slides  ... and add RISE, live slideshows of the lessons in JupyterLab
 #   bash course.sh setup --nbgrader   ... and add nbgrader with its panels in JupyterLab (instructors,
 #                                  students of an nbgrader course); --no-nbgrader hides them again
+#   bash course.sh lite            build the no-install edition (JupyterLite, Python in the browser) in _site/;
+#                                  serve it with: python -m http.server -d _site
 #
 # Set-up makes a virtual environment in .venv (python3 -m venv) and installs what the command
 # needs into it: `lab` and `setup` install `pip install -e ".[course]"` (bubblekit, JupyterLab,
 # ipywidgets, matplotlib, sympy); `setup --torch` adds torch==2.13.0 (the `lab` extra), `setup
 # --classroom` Voila, `setup --nbgrader` nbgrader; `test` installs everything it checks
 # (".[course,classroom,nbgrader,test]" and torch). A stamp per extra, keyed on pyproject.toml,
-# makes a second run skip the installation.
+# makes a second run skip the installation. `lite` installs the `lite` extra (JupyterLite) and
+# runs scripts/build_lite.py: Pyodide's core files come from npm (`npm pack`, so it needs npm),
+# wheels from PyPI, both cached in .lite-cache/ (a rebuild downloads nothing); it writes _site/.
 #
 # What it writes: .venv, and your workspace/. The Jupyter kernel is the one inside .venv, found
 # first through JUPYTER_PATH; the notebook-trust database, JupyterLab's workspace state (open
@@ -105,6 +109,7 @@ extra_modules() {  # the modules that show extra $1 is there (BUBBLEKIT_NO_INSTA
         classroom) echo "voila" ;;
         nbgrader) echo "nbgrader" ;;
         test) echo "pytest nbval playwright" ;;
+        lite) echo "jupyterlite_core jupyterlite_pyodide_kernel jupyter_server packaging" ;;
         lab) echo "torch" ;;
         zh) echo "jupyterlab_language_pack_zh_CN" ;;
     esac
@@ -324,8 +329,8 @@ PY
 }
 
 print_address() {  # print_address RUNTIME_FILE START: once the server is up, one line with its address and token
-    local file=$1 i
-    for i in $(seq 1 1200); do  # at most 10 minutes
+    local file=$1
+    for _ in $(seq 1 1200); do  # at most 10 minutes
         if [ -f "$file" ]; then
             "$VENV/bin/python" - "$file" "$2" <<'PY' && return 0
 import json, sys, time, urllib.parse
@@ -450,7 +455,7 @@ test_all() {
 }
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-help}
@@ -522,6 +527,14 @@ case $cmd in
         COURSE_LANG=zh
         language_pack
         test_all "$@" ;;
+    lite)
+        # the no-install edition: a static JupyterLite site in _site/ (scripts/build_lite.py says what is in it)
+        parse_lang "$@"
+        command -v npm >/dev/null 2>&1 \
+            || die "$(t "npm is needed to fetch Pyodide's core files (Debian/Ubuntu: apt-get install npm)" "需要 npm 来下载 Pyodide 的核心文件（Debian/Ubuntu：apt-get install npm）")"
+        setup "lite"
+        "$VENV/bin/python" scripts/build_lite.py ${REST[@]+"${REST[@]}"}
+        say "$(t "serve it: python -m http.server -d _site, then open http://127.0.0.1:8000/ (lessons in notebooks/, the Chinese ones in notebooks/zh/)" "启动服务：python -m http.server -d _site，然后打开 http://127.0.0.1:8000/（课程在 notebooks/，中文版在 notebooks/zh/）")" ;;
     help|-h|--help) usage ;;
     *) usage; die "unknown command '$cmd'" ;;
 esac

@@ -56,8 +56,8 @@ CEILINGS_FILE = ROOT / "tests" / "data" / "zh_english_ceilings.json"
 #: bubblekit modules not imported to collect the catalogue (need torch, or run on import).
 _NOT_IMPORTED = ("bubblekit.lab._worker", "bubblekit.lab._launch", "bubblekit.lab._model")
 
-#: scripts/ files whose messages join the catalogue when they are imported (issue 24's classroom kit).
-_CATALOGUE_SCRIPTS = ("make_slides", "make_nbgrader")
+#: scripts/ files whose messages join the catalogue when they are imported (issue 24's classroom kit; issue 27's no-install edition).
+_CATALOGUE_SCRIPTS = ("make_slides", "make_nbgrader", "build_lite")
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -204,7 +204,7 @@ def chinese_texts(root: Path = ROOT, catalogue: bool = True) -> Iterator[Text]:
 ALLOWED = frozenset("""
 GPipe DualPipe DualPipeV ZB Half Min Flush PipeDream BFS looped Looped VPP OVERLAP
 PyTorch Megatron LM NVIDIA DeepSeek DeepSpeed Llama BLOOM GPT Nsight Systems HTA Holistic Trace Analysis
-Kineto Chrome Perfetto Jupyter JupyterLab Voil Voilà nbgrader nbval nbconvert sympy SymPy NumPy numpy
+Kineto Chrome Perfetto Jupyter JupyterLab JupyterLite Pyodide Voil Voilà nbgrader nbval nbconvert sympy SymPy NumPy numpy
 matplotlib ipywidgets Python pip bash conda GitHub Zhihu arXiv Hugging Face Meta Google Microsoft
 Narayanan Huang Qi Shoeybi Rajbhandari Smith Harlap Dubey Liu al et Sea AI Lab sail sg MoE
 GPU GPUs CPU CPUs H100 H200 A100 NVLink InfiniBand IB Ethernet CUDA NCCL RDMA PCIe HBM TFLOPS FLOPs FLOP

@@ -5,7 +5,7 @@ Rules:
 * every package of ``[project] dependencies`` and of the ``plots``, ``course``, ``classroom``, ``nbgrader``
   and ``test`` extras is
   a conda dependency of environment.yml with the same version specifier, and vice versa;
-* the ``lab`` extra (torch) and the optional ``slides`` extra (jupyterlab-rise) are pip-only
+* the ``lab`` extra (torch), the optional ``slides`` extra (jupyterlab-rise) and ``lite`` (JupyterLite) are pip-only
   and must not be conda dependencies;
 * environment.yml uses the conda-forge channel, ``python>=3.10`` (pyproject's
   ``requires-python``) and installs the package itself with ``pip: [-e .]``.
@@ -31,7 +31,7 @@ NAME_MAP: dict[str, str] = {}
 #: Extras mirrored in environment.yml (the "lab" extra is pip-only: torch; "slides" is optional: RISE).
 #: course.sh installs them apart (lab: course; setup --classroom, --nbgrader; test: all), conda all at once.
 MIRRORED_EXTRAS = ("plots", "course", "classroom", "nbgrader", "test")
-PIP_ONLY_EXTRAS = ("lab", "slides", "zh")  # torch; RISE; JupyterLab's zh-CN language pack (course.sh lab --lang zh)
+PIP_ONLY_EXTRAS = ("lab", "slides", "zh", "lite")  # torch; RISE; JupyterLab's zh-CN language pack (course.sh lab --lang zh); JupyterLite (course.sh lite)
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([^;]*?)\s*(;.*)?$")
 
