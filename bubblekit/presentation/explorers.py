@@ -224,7 +224,7 @@ register({
     "ex.builder.legal": {"en": "✓ legal schedule: p={p}, m={m}, v={v}, {n} actions", "zh": "✓ 合法调度：p = {p}，m = {m}，v = {v}，共 {n} 个动作"},
     "ex.builder.yours": {"en": "yours", "zh": "你的调度"},
     "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "气泡开销 bubble_overhead（空闲 / 忙碌）：{overhead:.4f}"},
-    "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活）："},
+    "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活计）："},
     "ex.builder.same": {"en": "matches {name} (the same orders, action for action)", "zh": "与 {name} 完全一致（每个动作的顺序都相同）"},
     "ex.builder.matches": {"en": "matches {name} (same makespan and peak memory)", "zh": "与 {name} 等效（单步耗时和显存峰值都相同）"},
     "ex.builder.fast_but": {"en": "as fast as the best ({best}) but peaks at {mine} microbatch activations instead of {theirs}",
@@ -238,9 +238,9 @@ register({
     # the builder's still says what the builder is for: its text is edited, not only its sliders moved
     "ex.still.builder": {"en": "▶ A still picture of the schedule builder ({settings}): run this cell (Shift+Enter) "
                                "to move its sliders.",
-                         "zh": "▶ 调度构建器的静态截图（{settings}）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序并检查。"},
+                         "zh": "▶ 调度构建器的静态截图（{settings}）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序，再点“检查”验证。"},
     "ex.builder.table.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
-    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（单位：个微批的激活）"},
+    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（以微批的激活计）"},
     "ex.title.frontier": {"en": "Memory / bubble frontier", "zh": "显存–气泡前沿"},
     "ex.frontier.settings": {"en": "p = {p}, m = {m}, v = {v}, costs {preset}", "zh": "p = {p}，m = {m}，v = {v}，耗时预设 {preset}"},
     "ex.plain.frontier": {"en": "Memory/bubble frontier ({settings}): run the cell to move its sliders.",
