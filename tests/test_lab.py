@@ -261,6 +261,24 @@ def test_record_round_trip_without_torch(tmp_path: Path) -> None:
         lab.LabResult.from_record({"format": "other"})
 
 
+def test_median_step_and_median_ratio_agree_for_an_even_count() -> None:
+    """With two steps the printed median is the median step's own ratio (the lower one), as in compare()."""
+    cfg = lab.LabConfig(schedule="1F1B", ranks=2, microbatches=4, steps=2, warmup=1)
+    sims = [bk.simulate(bk.schedule("1f1b", 2, 4), bk.Costs(f=3.0, b=6.0, comm=c, unit="ms")) for c in (0.5, 0.5, 2.0)]
+    events = []
+    for step, sim in enumerate(sims):
+        base = 10**9 * (step + 1)
+        for sp in sim.spans():
+            events.append([sp.rank, step, sp.action.stage, sp.action.kind, sp.action.microbatch,
+                           base + int(float(sp.start) * 1e6), base + int(float(sp.end) * 1e6)])
+    res = lab.LabResult.from_record({"format": "bubblekit-lab-record/1", "config": cfg.to_dict(), "events": events})
+    ratios = res.bubble_ratios
+    assert len(ratios) == 2 and ratios[0] != ratios[1]
+    assert res.median_bubble_ratio == res.median_step.bubble_ratio == min(ratios)
+    assert res.compare().measured == pytest.approx(res.median_bubble_ratio)
+    assert f"median step {res.median_bubble_ratio:.4f}" in res.summary()
+
+
 # ------------------------------------------- any schedule, through PyTorch's _PipelineScheduleRuntime
 #: A learner's schedule: split backward, W passes late on rank 1 (no registered schedule has this order).
 LEARNERS = "rank 0: 0F0 0F1 0I0 0I1 0W0 0W1\nrank 1: 1F0 1I0 1F1 1I1 1W1 1W0"

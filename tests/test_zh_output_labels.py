@@ -42,7 +42,7 @@ def test_benchmark_tables_keep_english_and_speak_chinese() -> None:
     assert not any("Interleaved1F1B" in r for r in zh_runs)
     assert [r.replace("交错式 1F1B", "Interleaved1F1B") for r in zh_runs] == en_runs
     assert not any("Interleaved1F1B" in r for r in bench.predictions_table().column("from"))
-    assert bench.summary("real").column("statistic")[0] == "分类型模型（默认）"
+    assert bench.summary("real").column("statistic")[0] == "逐类型模型（默认）"
 
 
 def test_lab_summary_config_line() -> None:

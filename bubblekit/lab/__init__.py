@@ -35,7 +35,6 @@ module, the result type and the command-line parser work without it.
 from __future__ import annotations
 
 import json
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,8 +95,9 @@ register({
                          "batch={batch} layers/stage={layers} backend={backend} threads/rank={threads}",
                    "zh": "{schedule}（{torch_class}），p={ranks} m={microbatches} v={v}，隐藏维度 {hidden}，序列长度 {seq}，"
                          "每个微批 {batch} 个样本，每级 {layers} 层，后端 {backend}，每个 rank {threads} 个线程"},
-    "lab.per_step": {"en": "measured bubble_ratio per step: {ratios}  (median {median:.4f})",
-                     "zh": "每步实测的气泡比例：{ratios}（中位数 {median:.4f}）"},
+    "lab.per_step": {"en": "measured bubble_ratio per step: {ratios}  (median step {median:.4f}, the lower middle one "
+                           "for an even count; the table below is that step)",
+                     "zh": "每步实测的气泡比例：{ratios}（中位数那一步 {median:.4f}：步数为偶数时取中间两步里较低的一步；下表就是这一步）"},
     "lab.order.bubblekit": {"en": "executed order == bubblekit's order: {verdict}",
                             "zh": "实际执行顺序 == bubblekit 的顺序：{verdict}"},
     "lab.order.torch": {"en": "executed order == PyTorch's static pipeline_order: {verdict}",
@@ -204,8 +204,12 @@ class LabResult:
 
     @property
     def median_bubble_ratio(self) -> float:
-        """Median over the measured steps of the bubble ratio."""
-        return float(statistics.median(self.bubble_ratios))
+        """The bubble ratio of :attr:`median_step` (the lower middle for an even count of steps).
+
+        It is a measured step's own value, not the mean of the two middle ones, so it is the
+        "measured" row of :meth:`compare` and :meth:`summary`.
+        """
+        return float(self.median_step.bubble_ratio)
 
     @property
     def median_step(self) -> MeasuredTimeline:
