@@ -156,9 +156,14 @@ _register_messages({
 #: The core, the analysis layer and the checks import none of them.
 _PLOTS_EXTRA = ("matplotlib", "numpy", "ipywidgets")
 
+#: Modules with a pure-Python stand-in where matplotlib or numpy cannot be imported (the browser
+#: edition on Pyodide): ``bk.plotting`` is then :mod:`bubblekit.presentation.svg_plotting` (SVG pictures).
+_STAND_INS = {"bubblekit.presentation.plotting": "bubblekit.presentation.svg_plotting"}
+
 
 def _import_layer(target: str) -> Any:
-    """Import ``target``; a module of the plots layer without its packages says how to get them."""
+    """Import ``target`` (or its stand-in of :data:`_STAND_INS` without matplotlib); a module of the
+    plots layer without its packages says how to get them."""
     import importlib
 
     try:
@@ -167,6 +172,8 @@ def _import_layer(target: str) -> Any:
         missing = (error.name or "").split(".")[0]
         if missing not in _PLOTS_EXTRA:
             raise
+        if target in _STAND_INS and missing in ("matplotlib", "numpy"):
+            return importlib.import_module(_STAND_INS[target])
         from bubblekit.i18n import tr
 
         short = target.rsplit(".", 1)[-1]
@@ -182,6 +189,24 @@ def _install_short_names() -> None:
 
 
 _install_short_names()
+
+
+def _without_matplotlib_in_ipython() -> None:
+    """In an IPython kernel where matplotlib or numpy cannot be found (the browser edition), make
+    ``%matplotlib inline`` a quiet no-op: the lessons' first cell runs it right after ``import bubblekit``."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    if shell is None or not hasattr(shell, "register_magic_function"):
+        return
+    import importlib.util
+
+    if all(importlib.util.find_spec(name) is not None for name in ("matplotlib", "numpy")):
+        return
+    from bubblekit.presentation.svg_plotting import install_matplotlib_magic
+
+    install_matplotlib_magic(shell)
 
 
 def __getattr__(name: str) -> Any:
@@ -219,3 +244,6 @@ def _plot_pipeline_function() -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_MODULES) | {"check", "plot_pipeline"})
+
+
+_without_matplotlib_in_ipython()
