@@ -160,10 +160,10 @@ def pipeline_animation_html(
     interval = float(interval_ms)
     x_end = g.x_of(g.t1)
     out: list[str] = []
-    rules = [f".{uid} .bk-frame {{ visibility: hidden; animation: {uid}-show {_num(interval)}ms linear 1 forwards; }}",
-             f".{uid} .bk-frame-last {{ animation-name: {uid}-last; }}",
-             f"@keyframes {uid}-show {{ from {{ visibility: visible; }} to {{ visibility: hidden; }} }}",
-             f"@keyframes {uid}-last {{ from {{ visibility: visible; }} to {{ visibility: visible; }} }}"]
+    # a frame is hidden but while its animation runs (interval ms from its delay); the last one stays
+    rules = [f".{uid} .bk-frame {{ visibility: hidden; animation: {uid}-show {_num(interval)}ms linear 1 none; }}",
+             f".{uid} .bk-frame-last {{ animation-fill-mode: forwards; }}",
+             f"@keyframes {uid}-show {{ from, to {{ visibility: visible; }} }}"]
     for k, t in enumerate(times):
         last = k == len(times) - 1
         rules.append(f".{uid} .bk-frame-{k} {{ animation-delay: {_num(k * interval)}ms; }}")
