@@ -66,7 +66,7 @@ register({
                "the pipeline diagram and its animation, as SVG): open this lesson in the JupyterLab edition "
                "(bash course.sh setup installs matplotlib) to draw it"),
         "zh": ("{name} 需要 matplotlib，但当前环境没有安装（课程的浏览器版只用 SVG 画流水线图和它的动画）："
-               "请在 JupyterLab 版中打开这一课（bash course.sh setup 会装好 matplotlib）再画这张图"),
+               "请在 JupyterLab 版中打开这一课（课程的安装脚本会装好 matplotlib）再画这张图"),
     },
     "svgplot.replay": {"en": "↻ play again", "zh": "↻ 重新播放"},
 })
