@@ -25,7 +25,8 @@ The other modules load on first use under short names, so ``import bubblekit`` s
 light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.memory``, ``bk.checks``, ...
 (``from bubblekit import plotting`` works too), and ``bk.check("03.2", answer)`` checks an
 exercise. ``bk.plot_pipeline(r)`` draws a pipeline diagram: matplotlib's where it is installed,
-else an SVG picture in pure Python (``bk.svg.pipeline_svg``, for the browser edition). ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
+else an SVG picture in pure Python (``bk.svg.pipeline_svg``, for the browser edition); there
+``bk.plotting`` is :mod:`bubblekit.presentation.svg_plotting` (the diagram and its animation as SVG). ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
 Chinese (see :mod:`bubblekit.i18n`).
 """
 

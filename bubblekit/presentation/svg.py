@@ -27,9 +27,10 @@ The picture is a :class:`SvgPicture`: a notebook shows it inline (``_repr_svg_``
 JupyterLite), ``.svg`` is the text and ``.save(path)`` writes a new file (never overwriting one
 without ``force=True``).
 
-Used by ``bk.plot_pipeline`` where matplotlib cannot be imported (the browser edition: the
-pipeline diagrams of every lesson but 08 come from it there), and by lesson 01's explorer with
-``picture="svg"`` (:func:`bubblekit.presentation.explorers.pipeline_explorer`).
+Used by ``bk.plot_pipeline`` and ``bk.plotting`` where matplotlib cannot be imported (the browser
+edition: the pipeline diagrams of every lesson but 08 come from it there, and lesson 01's
+animation, :mod:`bubblekit.presentation.svg_plotting`), and by lesson 01's explorer with
+``picture="svg"`` (:func:`bubblekit.presentation.explorers.pipeline_explorer`; the default there).
 """
 
 from __future__ import annotations
