@@ -203,7 +203,10 @@ def _without_matplotlib_in_ipython() -> None:
         return
     import importlib.util
 
-    if all(importlib.util.find_spec(name) is not None for name in ("matplotlib", "numpy")):
+    try:
+        if all(importlib.util.find_spec(name) is not None for name in ("matplotlib", "numpy")):
+            return
+    except (ImportError, ValueError):  # a module without a spec: leave IPython's magic alone
         return
     from bubblekit.presentation.svg_plotting import install_matplotlib_magic
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -124,6 +126,23 @@ def test_lesson_01_runs_top_to_bottom_without_numpy_and_matplotlib(lite_python: 
         assert got["bubble_overhead"] == pytest.approx(ref.bubble_overhead, abs=1e-15), key
         assert got["peak"] == [float(x) for x in ref.peak_activations], key
         assert f"{ref.bubble_ratio:.4f}" in got["cards"][0] and f"{ref.bubble_overhead:.4f}" in got["cards"][1], key
+
+
+def test_with_matplotlib_ipython_keeps_its_own_matplotlib_magic(tmp_path: Path) -> None:
+    """``import bubblekit`` replaces ``%matplotlib`` only where matplotlib is missing (the lesson test above)."""
+    pytest.importorskip("IPython")
+    pytest.importorskip("matplotlib")
+    code = textwrap.dedent("""
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        before = shell.magics_manager.magics["line"]["matplotlib"]
+        assert shell.run_cell("import bubblekit as bk").success
+        print(shell.magics_manager.magics["line"]["matplotlib"] == before)
+    """)
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "True"
 
 
 def test_the_animation_honours_frames_and_interval() -> None:
