@@ -25,7 +25,8 @@ The other modules load on first use under short names, so ``import bubblekit`` s
 light: ``bk.plotting``, ``bk.explorers``, ``bk.traces``, ``bk.planner``, ``bk.memory``, ``bk.checks``, ...
 (``from bubblekit import plotting`` works too), and ``bk.check("03.2", answer)`` checks an
 exercise. ``bk.plot_pipeline(r)`` draws a pipeline diagram: matplotlib's where it is installed,
-else an SVG picture in pure Python (``bk.svg.pipeline_svg``, for the browser edition). ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
+else an SVG picture in pure Python (``bk.svg.pipeline_svg``, for the browser edition); there
+``bk.plotting`` is :mod:`bubblekit.presentation.svg_plotting` (the diagram and its animation as SVG). ``bk.set_language("zh")`` switches learner-facing text (checks, labels, figures) to
 Chinese (see :mod:`bubblekit.i18n`).
 """
 
@@ -156,9 +157,14 @@ _register_messages({
 #: The core, the analysis layer and the checks import none of them.
 _PLOTS_EXTRA = ("matplotlib", "numpy", "ipywidgets")
 
+#: Modules with a pure-Python stand-in where matplotlib or numpy cannot be imported (the browser
+#: edition on Pyodide): ``bk.plotting`` is then :mod:`bubblekit.presentation.svg_plotting` (SVG pictures).
+_STAND_INS = {"bubblekit.presentation.plotting": "bubblekit.presentation.svg_plotting"}
+
 
 def _import_layer(target: str) -> Any:
-    """Import ``target``; a module of the plots layer without its packages says how to get them."""
+    """Import ``target`` (or its stand-in of :data:`_STAND_INS` without matplotlib); a module of the
+    plots layer without its packages says how to get them."""
     import importlib
 
     try:
@@ -167,6 +173,8 @@ def _import_layer(target: str) -> Any:
         missing = (error.name or "").split(".")[0]
         if missing not in _PLOTS_EXTRA:
             raise
+        if target in _STAND_INS and missing in ("matplotlib", "numpy"):
+            return importlib.import_module(_STAND_INS[target])
         from bubblekit.i18n import tr
 
         short = target.rsplit(".", 1)[-1]
@@ -182,6 +190,27 @@ def _install_short_names() -> None:
 
 
 _install_short_names()
+
+
+def _without_matplotlib_in_ipython() -> None:
+    """In an IPython kernel where matplotlib or numpy cannot be found (the browser edition), make
+    ``%matplotlib inline`` a quiet no-op: the lessons' first cell runs it right after ``import bubblekit``."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    if shell is None or not hasattr(shell, "register_magic_function"):
+        return
+    import importlib.util
+
+    try:
+        if all(importlib.util.find_spec(name) is not None for name in ("matplotlib", "numpy")):
+            return
+    except (ImportError, ValueError):  # a module without a spec: leave IPython's magic alone
+        return
+    from bubblekit.presentation.svg_plotting import install_matplotlib_magic
+
+    install_matplotlib_magic(shell)
 
 
 def __getattr__(name: str) -> Any:
@@ -219,3 +248,6 @@ def _plot_pipeline_function() -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_MODULES) | {"check", "plot_pipeline"})
+
+
+_without_matplotlib_in_ipython()

@@ -91,3 +91,43 @@ def test_the_svg_picture_s_text_fits_in_the_browser(tmp_path: Path) -> None:
     assert all(f["labels"] > 0 for f in found)
     problems = [p for f in found for p in f["problems"]]
     assert not problems, "\n".join(problems)
+
+
+_FRAMES = "() => [...document.querySelectorAll('.bk-frame')].map(g => getComputedStyle(g).visibility === 'visible')"
+
+
+def test_the_svg_animation_plays_one_frame_at_a_time_and_stays_on_the_last(tmp_path: Path) -> None:
+    """The browser edition's animation (``bk.plotting.pipeline_animation_html`` without matplotlib):
+    CSS shows its frames one after the other, then the whole step; the button plays it again."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from bubblekit.presentation.svg_plotting import pipeline_animation_html
+
+    r = bk.simulate(bk.schedule("gpipe", p=4, m=4), bk.preset("b=2f"))
+    html = pipeline_animation_html(r, frames=30, interval_ms=100)  # 22 frames: 2.2 s
+    page_html = "<!doctype html><meta charset='utf-8'><body style='margin:0'>" + html + "</body>"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 400})
+            page.set_content(page_html)
+            shown = []
+            for _ in range(6):
+                page.wait_for_timeout(250)
+                shown.append(page.evaluate(_FRAMES))
+            page.wait_for_timeout(1200)
+            end = page.evaluate(_FRAMES)
+            for folder in (tmp_path, ARTIFACTS):
+                folder.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(folder / "svg-animation-end.png"))
+            page.click("button.bk-replay")
+            page.wait_for_timeout(150)
+            again = page.evaluate(_FRAMES)
+        finally:
+            browser.close()
+    assert all(sum(frame) == 1 for frame in shown), [sum(frame) for frame in shown]  # one frame at a time
+    order = [frame.index(True) for frame in shown]
+    assert order == sorted(order) and order[0] < order[-1] < 21, order  # forward in time, not yet at the end
+    assert end == [False] * 21 + [True]  # then the whole step, and it stays
+    assert sum(again) == 1 and again.index(True) < 10  # played again from the start

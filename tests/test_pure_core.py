@@ -3,22 +3,17 @@
 The no-install (JupyterLite) edition runs on Pyodide, where only pure-Python wheels are shipped:
 everything but the pictures must import and work on sympy alone. The test builds a virtual
 environment that truly lacks the plotting stack (``python -m venv --without-pip`` and a path
-file naming only bubblekit, sympy and mpmath) and runs the core there in a fresh interpreter:
-no network, nothing installed.
+file naming only bubblekit, sympy and mpmath: ``tests/_bare.py``) and runs the core there in a
+fresh interpreter: no network, nothing installed.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import textwrap
-import venv
 from pathlib import Path
 
-import mpmath
 import pytest
-import sympy
+from _bare import bare_environment, run_bare
 
 try:
     import tomllib
@@ -32,29 +27,7 @@ PLOTS = ("matplotlib", "numpy", "ipywidgets")
 @pytest.fixture(scope="module")
 def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A venv's python that sees bubblekit, sympy and mpmath, and nothing else installed."""
-    base = tmp_path_factory.mktemp("pure")
-    env = base / "venv"
-    venv.EnvBuilder(with_pip=False, symlinks=True).create(env)
-    python = env / "bin" / "python"
-    if not python.exists():  # Windows layout
-        python = env / "Scripts" / "python.exe"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    shelf = base / "packages"
-    shelf.mkdir()
-    for name, module in (("bubblekit", None), ("sympy", sympy), ("mpmath", mpmath)):
-        source = ROOT / "bubblekit" if module is None else Path(module.__file__).parent  # type: ignore[arg-type]
-        (shelf / name).symlink_to(source, target_is_directory=True)
-    Path(site, "bubblekit_pure.pth").write_text(str(shelf) + "\n", encoding="utf-8")
-    return python
-
-
-def run_bare(python: Path, code: str) -> dict:
-    """Run ``code`` in the bare environment (isolated from the user's site and PYTHONPATH); it prints JSON."""
-    done = subprocess.run([str(python), "-I", "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=300, cwd=python.parent)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return bare_environment(tmp_path_factory.mktemp("pure"))
 
 
 def test_the_environment_really_lacks_the_plotting_stack(bare_python: Path) -> None:
@@ -132,8 +105,7 @@ def test_the_svg_picture_draws_without_numpy_and_matplotlib(bare_python: Path) -
     assert out == {"type": "SvgPicture", "boxes": 64, "zh": True, "same": True, "loaded": []}
 
 
-@pytest.mark.parametrize("module, package", [("plotting", "matplotlib"), ("explorers", "ipywidgets"),
-                                             ("fonts", "matplotlib")])
+@pytest.mark.parametrize("module, package", [("explorers", "ipywidgets"), ("fonts", "matplotlib")])
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_picture_module_says_how_to_get_its_packages(bare_python: Path, module: str, package: str,
                                                        language: str) -> None:
@@ -156,6 +128,43 @@ def test_a_picture_module_says_how_to_get_its_packages(bare_python: Path, module
     for message in (out["message"], out["second"]):
         assert message is not None
         assert f"bk.{module}" in message and package in message and 'bubblekit[plots]' in message
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_plotting_is_the_svg_stand_in_and_the_other_pictures_say_they_need_matplotlib(bare_python: Path,
+                                                                                       language: str) -> None:
+    """Without matplotlib, bk.plotting draws the pipeline diagram and its animation as SVG; every other
+    picture function names itself and matplotlib (never an AttributeError)."""
+    out = run_bare(bare_python, f"""
+        import json
+        import bubblekit as bk
+        from bubblekit import plotting
+        import bubblekit.plotting as short
+        bk.set_language({language!r})
+        r = bk.simulate(bk.schedule("1f1b", 2, 4))
+        errors = {{}}
+        for name in ("plot_memory", "plot_sweep", "plot_frontier", "animate_pipeline", "save_animation_gif",
+                     "placement_strip_width"):
+            try:
+                getattr(bk.plotting, name)(r)
+            except ModuleNotFoundError as error:
+                errors[name] = [type(error).__name__, str(error), error.name]
+            except Exception as error:
+                errors[name] = [type(error).__name__, str(error), None]
+        print(json.dumps({{
+            "module": bk.plotting.__name__, "same": plotting is bk.plotting is short,
+            "style": bk.plotting.use_course_style(), "picture": type(bk.plotting.plot_pipeline(r)).__name__,
+            "animation": "<svg" in bk.plotting.pipeline_animation_html(r, frames=5),
+            "palette": bk.plotting.PALETTE == bk.svg.diagram.PALETTE, "errors": errors,
+        }}))
+    """)
+    assert out["module"] == "bubblekit.presentation.svg_plotting" and out["same"]
+    assert out["style"] is None and out["picture"] == "SvgPicture" and out["animation"] and out["palette"]
+    assert len(out["errors"]) == 6
+    for name, (kind, message, missing) in out["errors"].items():
+        assert kind == "ModuleNotFoundError" and missing == "matplotlib", (name, kind, message)
+        assert f"bk.plotting.{name}" in message and "matplotlib" in message and "JupyterLab" in message
+        assert ("浏览器版" in message) == (language == "zh")
 
 
 def test_pip_metadata_asks_only_for_sympy_and_the_course_gets_the_pictures() -> None:

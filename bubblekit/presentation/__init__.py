@@ -2,6 +2,9 @@
 
 * :mod:`~bubblekit.presentation.diagram` holds the pipeline diagram's rules (colours, span kinds,
   texts) in pure Python, shared by plotting and svg;
+* :mod:`~bubblekit.presentation.svg` draws the pipeline diagram as SVG text (pure Python), and
+  :mod:`~bubblekit.presentation.svg_plotting` is ``bk.plotting`` where matplotlib cannot be
+  imported (the browser edition): the diagram and its animation as SVG;
 * :mod:`~bubblekit.presentation.plotting` draws pipeline diagrams, memory curves, sweeps
   and animations with matplotlib;
 * :mod:`~bubblekit.presentation.explorers` builds ipywidgets explorers (sliders for p, m, v,

@@ -11,11 +11,15 @@ one rule, one place. The module imports the standard library and bubblekit's cor
 * spans: :class:`SpanRows` reads a :class:`~bubblekit.Timeline` into flat lists (kind,
   microbatch, chunk, label; sends and receives, which take no time, left out);
 * texts: :func:`timeline_name`, :func:`costs_title`, :func:`metrics_line` and the legend's
-  words, in the i18n catalogue (``bk.set_language("zh")`` gives the Chinese).
+  words, in the i18n catalogue (``bk.set_language("zh")`` gives the Chinese);
+* the animation of the diagram filling in (matplotlib's frames and the SVG ones): its frame
+  times (:func:`frame_times`), the cursor's colour (:data:`CURSOR_COLOR`) and the readout line
+  under it (:func:`animation_readout`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -32,6 +36,7 @@ __all__ = [
     "BUBBLE_HATCH_COLOR", "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH", "LABEL_LIMIT", "hex_to_rgb", "rgb_to_hex", "lighten",
     "round_color", "microbatch_color", "text_color", "SpanRows", "span_color", "costs_title", "timeline_name",
     "metrics_line", "kind_name", "chunk_name", "ordinal", "label_stage", "rank_stages",
+    "CURSOR_COLOR", "frame_times", "animation_readout",
 ]
 
 #: Microbatch colours: Okabe & Ito's colour-blind-safe palette (2008) without black (orange,
@@ -56,6 +61,8 @@ BUBBLE_HATCH_COLOR = "#A8A8A8"
 #: Chunks 1, 2, ... of a rank (its second, third ... stage) are outlined in this colour.
 CHUNK_EDGE_COLOR = "#1A1A1A"
 CHUNK_EDGE_WIDTH = 1.6
+#: The animation's time cursor and the outline of the actions running at its time (also the memory cap's line).
+CURSOR_COLOR = "#D55E00"
 
 #: Above this many boxes, automatic labels (``labels=None``) are switched off.
 LABEL_LIMIT = 3000
@@ -85,6 +92,10 @@ register({
               "（空闲 ÷ 忙碌）   |   单步耗时 {makespan} {unit}",
     },
     "plot.stages": {"en": "stages", "zh": "流水级"},
+    "plot.anim.readout": {
+        "en": "t = {t} of {total} {unit}  |  running now: {running:>2}  |  bubble so far: {bubble:6.1%}",
+        "zh": "t = {t} / {total} {unit}  |  正在计算：{running:>2}  |  目前气泡：{bubble:6.1%}",
+    },
 })
 
 
@@ -295,3 +306,32 @@ def rank_stages(tl: Timeline) -> list[tuple[int, ...]]:
         found = {label_stage(lb) for lb in tl.arrays(r)[2]}
         out.append(tuple(sorted(x for x in found if x >= 0)))
     return out
+
+
+# ---------------------------------------------------------------------------- animation
+def frame_times(t0: float, t1: float, frames: int) -> list[float]:
+    """An animation's frame times ``t0, t0 + step, ...`` and ``t1`` (at most ``frames``): ``step`` is the
+    smallest of 1, 2, 2.5, 5 x 10^k with ``(t1 - t0) / step <= frames - 1``, so readouts show round times."""
+    span = t1 - t0
+    if not span > 0:
+        return [t0, t1]
+    want = span / (frames - 1)
+    power = 10.0 ** math.floor(math.log10(want))
+    step = next(f * power for f in (1.0, 2.0, 2.5, 5.0, 10.0) if f * power >= want * (1 - 1e-12))
+    n = int(math.floor(span / step * (1 + 1e-12)))
+    times = [t0 + k * step for k in range(n + 1)]
+    if t1 - times[-1] > step * 1e-9:
+        times.append(t1)
+    else:
+        times[-1] = t1
+    return [float(t) for t in times]
+
+
+def animation_readout(tl: Timeline, t: float, times: list[float], running: int) -> str:
+    """The line under an animation's frame at time ``t``: the elapsed time (as wide as the widest of
+    ``times``), of the whole step, the ``running`` actions and the bubble ratio so far
+    (:meth:`~bubblekit.Timeline.bubble_so_far`), in the current language."""
+    t0, t1 = float(tl.t0), float(tl.t1)
+    width = max(len(format_number(float(x) - t0)) for x in times)
+    return tr("plot.anim.readout", t=f"{format_number(t - t0):>{width}}", total=format_number(t1 - t0),
+              unit=plural(tl.unit), running=running, bubble=tl.bubble_so_far(t))

@@ -31,7 +31,10 @@ rank holding its whole share of the model), plus bytes for the measured preset.
 Pictures are drawn with matplotlib's Agg backend into one reused
 :class:`~matplotlib.figure.Figure` (never registered with pyplot, so nothing leaks) and
 shown as PNG bytes in an :class:`ipywidgets.Image`, which works the same in JupyterLab, in
-Voila (``bubblekit classroom``) and in a headless browser test. Bad input never raises out
+Voila (``bubblekit classroom``) and in a headless browser test. Where matplotlib cannot be
+imported (the browser edition on Pyodide, which has ipywidgets but no numpy or matplotlib) the
+module still imports: the pipeline explorer draws its diagram as SVG (``picture="svg"``, then
+the default) and the other two explorers say they need matplotlib. Bad input never raises out
 of a callback: the library's own message is shown in the ``message`` readout.
 
 **A picture before anything runs.** Displaying an explorer gives the widget and, beside it
@@ -62,23 +65,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
-import matplotlib
-import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import to_hex
-from matplotlib.figure import Figure
 
 from bubblekit._validate import Number, check_choice
 from bubblekit.compare import compare as compare_table
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.costs import preset as cost_preset
 from bubblekit.i18n import get_language, register, tr
-from bubblekit.presentation import plotting
+from bubblekit.presentation.diagram import costs_title
 from bubblekit.presentation.svg import SvgPicture, pipeline_svg
-from bubblekit.presentation.textcache import TextCacheCanvas
 from bubblekit.schedules import (
     REGISTRY,
     Schedule,
@@ -92,6 +89,10 @@ from bubblekit.schedules import (
 from bubblekit.schedules import schedule as build_schedule
 from bubblekit.simulator import DeadlockError, SimResult, simulate
 from bubblekit.text import counted, format_number, plural
+
+if TYPE_CHECKING:  # matplotlib and numpy are imported where a PNG picture is drawn: the module (and the
+    import numpy as np  # pipeline explorer's picture="svg") works without them (the browser edition)
+    from matplotlib.figure import Figure
 
 __all__ = [
     "pipeline_explorer",
@@ -278,8 +279,19 @@ _WIDTH_IN = 12.0
 LAYOUTS: tuple[str, ...] = ("notebook", "presenter")
 #: Environment variable: ``1`` makes ``"presenter"`` the default layout (``bubblekit classroom --presenter``).
 PRESENTER_ENV = "BUBBLEKIT_PRESENTER"
-#: How the pipeline explorer draws (``picture=``): ``"png"`` (matplotlib, default) or ``"svg"`` (pure Python).
+#: How the pipeline explorer draws (``picture=``): ``"png"`` (matplotlib, the default where it imports) or
+#: ``"svg"`` (pure Python, the default where it does not).
 PICTURES: tuple[str, ...] = ("png", "svg")
+
+
+def _default_picture() -> str:
+    """``"png"`` where matplotlib and numpy import, else ``"svg"`` (the browser edition)."""
+    try:
+        import matplotlib  # noqa: F401
+        import numpy  # noqa: F401
+    except ImportError:
+        return "svg"
+    return "png"
 
 _CSS = """
 <style>
@@ -373,6 +385,9 @@ def render_png(fig: Figure, dpi: float | None = None, *, compress: int = 1) -> b
     move; 9 for the still pictures stored in notebooks. An opaque picture (every explorer's)
     is stored as RGB, a quarter fewer bytes to encode, send and decode than RGBA.
     """
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     old = fig.dpi
@@ -392,6 +407,8 @@ def _png(pixels: np.ndarray, level: int) -> bytes:
     diagrams no filter compresses about as well and encodes 2-3 times faster (``benchmarks/
     bench_explorer.py --breakdown``).
     """
+    import numpy as np
+
     h, w, channels = pixels.shape
     rows = np.zeros((h, w * channels + 1), dtype=np.uint8)  # each row: filter type 0, then its bytes
     rows[:, 1:] = pixels.reshape(h, w * channels)
@@ -404,7 +421,18 @@ def _png(pixels: np.ndarray, level: int) -> bytes:
             + chunk(b"IEND", b""))
 
 
-def _new_figure() -> Figure:
+def _new_figure(what: str) -> Figure:
+    """The explorer's reused figure; ``what`` (the explorer) is named when matplotlib cannot be imported."""
+    try:
+        from matplotlib.figure import Figure
+
+        from bubblekit.presentation.textcache import TextCacheCanvas
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in ("matplotlib", "numpy"):
+            raise
+        from bubblekit.presentation.svg_plotting import needs_matplotlib
+
+        raise needs_matplotlib(what) from error
     fig = Figure(figsize=(_WIDTH_IN, 6.0))  # fixed margins: a layout engine would double the draw time
     TextCacheCanvas(fig)  # Agg, each distinct text rasterized once (text was 80 % of a redraw)
     return fig
@@ -461,6 +489,8 @@ def _positions(fig: Figure, heights: Sequence[float], scale: float = 1.0,
 
 def _stack_axes(fig: Figure, heights: Sequence[float], scale: float = 1.0, left_extra_in: float = 0.0) -> list[Any]:
     """Resize ``fig`` and add one full-width Axes per height (inches), top to bottom."""
+    import matplotlib
+
     # a fixed title height skips matplotlib's title-vs-ticks overlap search at every draw
     with matplotlib.rc_context({"axes.titley": 1.0}):
         return [fig.add_axes(pos) for pos in _positions(fig, heights, scale, left_extra_in)]
@@ -497,6 +527,8 @@ def _strip(ax: Any) -> None:
 
 def _line_styles(ax: Any) -> dict[int, tuple[str, str]]:
     """Colour (hex) and line style of each rank's memory curve, read from the drawn lines."""
+    from matplotlib.colors import to_hex
+
     out: dict[int, tuple[str, str]] = {}
     for line in ax.get_lines():
         gid = line.get_gid() or ""
@@ -537,6 +569,10 @@ def _panel_title(x: SimResult) -> str:
 @contextmanager
 def _style(look: _Look | None = None) -> Iterator[None]:
     """The course style, applied only while an explorer draws (global rcParams are restored)."""
+    import matplotlib
+
+    from bubblekit.presentation import plotting
+
     with matplotlib.rc_context():
         plotting.use_course_style(font_size=(look or _look("notebook")).font_size)
         yield
@@ -638,7 +674,7 @@ def _still_png(fig: Figure, dpi: float) -> bytes:
     return buf.getvalue()
 
 
-def _static_html(kind: str, settings: str, look: _Look, fig: Figure, parts: Sequence[str],
+def _static_html(kind: str, settings: str, look: _Look, fig: Figure | None, parts: Sequence[str],
                  still: str | None = None, svg: str | None = None) -> str:
     """A still picture of an explorer: a line saying how to get the live one, its readouts
     (``parts``, HTML) and the figure as a PNG (or ``svg``, an SVG picture's text, inline): what a
@@ -648,6 +684,7 @@ def _static_html(kind: str, settings: str, look: _Look, fig: Figure, parts: Sequ
     if svg is not None:
         picture = f'<div class="bk-figure-static">{svg}</div>'
     else:
+        assert fig is not None, "a still picture needs the figure or the SVG"
         png = base64.b64encode(_still_png(fig, look.dpi)).decode("ascii")
         picture = (f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
                    f'src="data:image/png;base64,{png}"/>')
@@ -723,7 +760,7 @@ class PipelineExplorer:
         readouts: HTML widgets keyed ``"bubble_ratio"``, ``"bubble_overhead"``,
             ``"formula"``, ``"makespan"``, ``"peak"``, ``"costs"``, ``"compare"``, ``"cap"``,
             ``"message"``.
-        figure: the matplotlib Figure drawn last (reused between redraws; unused with ``picture="svg"``).
+        figure: the matplotlib Figure drawn last (reused between redraws; ``None`` with ``picture="svg"``).
         image: the :class:`ipywidgets.Image` showing ``figure`` as PNG.
         picture: ``"png"`` (matplotlib's diagrams and memory curves as PNG in ``image``) or ``"svg"``
             (the pipeline diagram of :func:`bubblekit.presentation.svg.pipeline_svg` in ``svg_view``;
@@ -749,10 +786,10 @@ class PipelineExplorer:
         preset: str = "b=2f",
         compare: str | None = None,
         layout: str | None = None,
-        picture: str = "png",
+        picture: str | None = None,
     ) -> None:
         all_names = names()
-        self.picture = check_choice("picture", picture, PICTURES)
+        self.picture = check_choice("picture", _default_picture() if picture is None else picture, PICTURES)
         schedule = spec(schedule).name
         compare = None if compare is None or compare == _NONE else spec(compare).name
         if preset not in COST_PRESETS:
@@ -767,7 +804,8 @@ class PipelineExplorer:
         self._hold = 0
         self._dirty = False
         self._snapping = False
-        self.figure: Figure = _new_figure()
+        self.figure: Figure | None = (_new_figure("bk.explorers.pipeline_explorer(picture='png')")
+                                      if self.picture == "png" else None)
         self.result: SimResult | None = None
         self.compare_result: SimResult | None = None
         self.error: str | None = None
@@ -921,7 +959,7 @@ class PipelineExplorer:
                 c[ctl.key].max = max(ctl.hi, math.ceil(val * 2))
                 c[ctl.key].value = val
         unit = plural(base.unit)
-        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(tr('ex.unit_note', preset=plotting.costs_title(base), unit=unit))}</span>"
+        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(tr('ex.unit_note', preset=costs_title(base), unit=unit))}</span>"
 
     def _chunks_chosen(self) -> bool:
         """True when a shown schedule runs with the learner's ``v`` (interleaved 1F1B, looped BFS)."""
@@ -1025,7 +1063,7 @@ class PipelineExplorer:
         if not changed:
             return base
         costs = base.with_(**changed)
-        return costs.with_(name=tr("ex.costs.changed", base=plotting.costs_title(base), fields=", ".join(sorted(changed))))
+        return costs.with_(name=tr("ex.costs.changed", base=costs_title(base), fields=", ".join(sorted(changed))))
 
     def _simulate(self, name: str) -> SimResult:
         c = self.controls
@@ -1140,10 +1178,13 @@ class PipelineExplorer:
             self.svg = pipeline_svg(results, title=[_panel_title(x) for x in results], width=round(1100 * look.scale))
             self.svg_view.value = self.svg.svg
             return
+        from bubblekit.presentation import plotting
+
         mem_h = (2.1 if other is None else 1.6) * look.scale
         panels = [(x, "pipeline", _pipeline_height(x.p, look.scale)) for x in results] + [
             (x, "memory", mem_h) for x in results]
         fig = self.figure
+        assert fig is not None  # picture="png" made it
         heights = [h for _, _, h in panels]
         t_end = max(float(x.t1) for x in results)
         strip_in = max(plotting.placement_strip_width(x) for x in results) / 72.0
@@ -1177,7 +1218,7 @@ def pipeline_explorer(
     preset: str = "b=2f",
     compare: str | None = None,
     layout: str | None = None,
-    picture: str = "png",
+    picture: str | None = None,
 ) -> PipelineExplorer:
     """A live explorer: schedule, ``p``, ``m``, ``v``, costs, latency and memory cap on sliders.
 
@@ -1194,7 +1235,8 @@ def pipeline_explorer(
             ``"presenter"`` when the environment variable :data:`PRESENTER_ENV` is ``1``.
         picture: ``"png"`` (matplotlib: the diagram and the memory curves) or ``"svg"`` (the
             pipeline diagram as SVG text, :func:`bubblekit.presentation.svg.pipeline_svg`, for the
-            browser edition; the memory is in the peak readout).
+            browser edition; the memory is in the peak readout); ``None`` (default): ``"png"`` where
+            matplotlib and numpy import, else ``"svg"``.
 
     Display the result in a notebook cell; drive it from code with
     ``ex.controls["m"].value = 16`` and read ``ex.result`` / ``ex.readouts``.
@@ -1269,7 +1311,7 @@ class ScheduleBuilder:
             raise TypeError(f"text must be a string of per-rank orders or None, got {type(text).__name__}")
         self.look = _look(_check_layout(layout))
         self.layout = self.look.name
-        self.figure: Figure = _new_figure()
+        self.figure: Figure = _new_figure("bk.explorers.schedule_builder")
         self.schedule: Schedule | None = None
         self.result: SimResult | None = None
         self.score: BuilderScore | None = None
@@ -1400,6 +1442,8 @@ class ScheduleBuilder:
             r["message"].value += _error_html(self.error)
 
     def _draw(self, res: SimResult) -> None:
+        from bubblekit.presentation import plotting
+
         sched = res.schedule
         fig = self.figure
         fig.clear()
@@ -1529,7 +1573,7 @@ class FrontierExplorer:
             cost_preset(preset)
         self.look = _look(_check_layout(layout))
         self.layout = self.look.name
-        self.figure: Figure = _new_figure()
+        self.figure: Figure = _new_figure("bk.explorers.frontier_explorer")
         self.table: Any = None
         self.frontier: list[str] = []
         self.skipped: dict[str, str] = {}
@@ -1620,6 +1664,8 @@ class FrontierExplorer:
 
     def _draw(self, rows: list[dict[str, Any]], points: list[tuple[float, float]], on: list[bool],
               costs: Costs) -> None:
+        from bubblekit.presentation import plotting
+
         look = self.look
         fig = self.figure
         fig.clear()

@@ -22,7 +22,6 @@ kept only where they fit the box in display pixels, and not at all for more than
 from __future__ import annotations
 
 import functools
-import math
 import re
 import warnings
 from collections.abc import Sequence
@@ -70,7 +69,7 @@ from bubblekit.presentation.diagram import (
 )
 from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
 from bubblekit.simulator import SimResult, simulate
-from bubblekit.text import format_number, plural, time_label
+from bubblekit.text import format_number, time_label
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -112,10 +111,6 @@ register({
     "plot.sweep.simulated": {"en": "{name} (simulated)", "zh": "{name}（模拟）"},
     "plot.sweep.simulated_v": {"en": "{name}, v={v} (simulated)", "zh": "{name}，v={v}（模拟）"},
     "plot.sweep.title": {"en": "Bubble ratio against m, p = {p}   |   {costs}", "zh": "气泡比例随 m 的变化，p = {p}   |   {costs}"},
-    "plot.anim.readout": {
-        "en": "t = {t} of {total} {unit}  |  running now: {running:>2}  |  bubble so far: {bubble:6.1%}",
-        "zh": "t = {t} / {total} {unit}  |  正在计算：{running:>2}  |  目前气泡：{bubble:6.1%}",
-    },
     "plot.anim.once": {"en": "Once", "zh": "播放一次"},
     "plot.anim.loop": {"en": "Loop", "zh": "循环"},
     "plot.anim.reflect": {"en": "Reflect", "zh": "往返"},
@@ -139,7 +134,7 @@ class _KindNames:
 _KIND_NAMES = _KindNames()
 #: Outline of the critical path, and the animation's time cursor.
 CRITICAL_COLOR = "#000000"
-CURSOR_COLOR = "#D55E00"
+CURSOR_COLOR = diagram.CURSOR_COLOR
 #: Height of one box in rank rows (a row is 1.0 high): a box of duration ``d`` has area ``d * BOX_HEIGHT``.
 BOX_HEIGHT = 0.8
 #: Above this many boxes, action boxes are drawn as one compound path per colour (same
@@ -1114,7 +1109,7 @@ def animate_pipeline(
     _readable_text(fig, min(READABLE_PX * 72.0 / float(dpi), 15.0))  # tiny frames: no room for more than 15 pt
     ax = fig.axes[0]
     t0, t1 = float(result.t0), float(result.t1)
-    times = _round_frame_times(t0, t1, frames)
+    times = np.asarray(diagram.frame_times(t0, t1, frames), dtype=float)
     sp = _Spans(result)
     veil = Rectangle((t0, -0.5), t1 - t0, result.p, facecolor="white", alpha=0.72, edgecolor="none",
                      zorder=5, gid="veil")
@@ -1129,15 +1124,12 @@ def animate_pipeline(
     text = fig.supxlabel("", fontsize=max(13.0, 15.0 * 72.0 / float(dpi)),
                          family=["DejaVu Sans Mono", cjk] if cjk else "monospace",
                          color="#222222", gid="readout")
-    unit = plural(result.unit)
-    width = max(len(format_number(float(x) - t0)) for x in times)
+    time_list = [float(x) for x in times]
 
     def readout(k: int) -> str:
         t = float(times[k])
         n_run = int(np.count_nonzero((sp.start <= t) & (t < sp.end)))
-        b = result.bubble_so_far(t)
-        return tr("plot.anim.readout", t=f"{format_number(t - t0):>{width}}", total=format_number(t1 - t0),
-                  unit=unit, running=n_run, bubble=b)
+        return diagram.animation_readout(result, t, time_list, n_run)
 
     def update(k: int) -> list[Any]:
         t = float(times[k])
@@ -1189,24 +1181,6 @@ def _readable_text(fig: Figure, min_pt: float) -> None:
                 grow(text, counts=False)
     width, height = fig.get_size_inches()
     fig.set_size_inches(width, height + grown_pt / 72.0)
-
-
-def _round_frame_times(t0: float, t1: float, frames: int) -> np.ndarray:
-    """Frame times ``t0, t0 + step, ...`` and ``t1`` (at most ``frames``): ``step`` is the smallest
-    of 1, 2, 2.5, 5 x 10^k with ``(t1 - t0) / step <= frames - 1``, so readouts show round times."""
-    span = t1 - t0
-    if not span > 0:
-        return np.array([t0, t1])
-    want = span / (frames - 1)
-    power = 10.0 ** math.floor(math.log10(want))
-    step = next(f * power for f in (1.0, 2.0, 2.5, 5.0, 10.0) if f * power >= want * (1 - 1e-12))
-    n = int(math.floor(span / step * (1 + 1e-12)))
-    times = [t0 + k * step for k in range(n + 1)]
-    if t1 - times[-1] > step * 1e-9:
-        times.append(t1)
-    else:
-        times[-1] = t1
-    return np.asarray(times, dtype=float)
 
 
 #: Inline SVG for the icons of matplotlib's animation player (it asks for font-awesome from a

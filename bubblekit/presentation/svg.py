@@ -27,9 +27,10 @@ The picture is a :class:`SvgPicture`: a notebook shows it inline (``_repr_svg_``
 JupyterLite), ``.svg`` is the text and ``.save(path)`` writes a new file (never overwriting one
 without ``force=True``).
 
-Used by ``bk.plot_pipeline`` where matplotlib cannot be imported (the browser edition: the
-pipeline diagrams of every lesson but 08 come from it there), and by lesson 01's explorer with
-``picture="svg"`` (:func:`bubblekit.presentation.explorers.pipeline_explorer`).
+Used by ``bk.plot_pipeline`` and ``bk.plotting`` where matplotlib cannot be imported (the browser
+edition: the pipeline diagrams of every lesson but 08 come from it there, and lesson 01's
+animation, :mod:`bubblekit.presentation.svg_plotting`), and by lesson 01's explorer with
+``picture="svg"`` (:func:`bubblekit.presentation.explorers.pipeline_explorer`; the default there).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import math
 import numbers
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -61,7 +63,7 @@ from bubblekit.presentation.diagram import (
 from bubblekit.text import format_number, plural, time_label
 from bubblekit.timeline import Timeline
 
-__all__ = ["SvgPicture", "pipeline_svg", "plot_pipeline_svg", "MAX_BOXES", "MIN_WIDTH", "MAX_WIDTH", "FONT_FAMILY"]
+__all__ = ["SvgPicture", "PanelGeometry", "pipeline_svg", "plot_pipeline_svg", "MAX_BOXES", "MIN_WIDTH", "MAX_WIDTH", "FONT_FAMILY"]
 
 #: The most action boxes one picture draws (``max_boxes``' default): an SVG holds one element per
 #: box, and beyond about ten thousand a notebook grows by megabytes and the browser slows down.
@@ -86,16 +88,46 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _HATCH = "\x00hatch\x00"  # stands for the hatch pattern's id until the picture is complete
 
 
+@dataclass(frozen=True)
+class PanelGeometry:
+    """Where one panel's plot lies in a picture, in CSS pixels from its top left corner, and its time scale.
+
+    ``left``, ``top``, ``width``, ``height``: the plot (the rank rows, without the rank names and
+    the time axis); time ``t`` is at ``x_of(t) = left + (t - lo) * scale``; rank ``r``'s row is
+    centred on ``y_of(r)``, ``row_height`` high, its boxes ``box_height`` high; ``t0`` and ``t1``
+    are the time window drawn. What the animation of the diagram draws over it.
+    """
+
+    left: float
+    top: float
+    width: float
+    height: float
+    lo: float
+    scale: float
+    row_height: float
+    box_height: float
+    t0: float
+    t1: float
+
+    def x_of(self, t: float) -> float:
+        return self.left + (t - self.lo) * self.scale
+
+    def y_of(self, rank: float) -> float:
+        return self.top + (rank + 0.5) * self.row_height
+
+
 class SvgPicture:
     """An SVG picture: Jupyter shows it inline; ``.svg`` is its text; ``.save(path)`` writes it.
 
-    ``width`` and ``height`` are its size in CSS pixels.
+    ``width`` and ``height`` are its size in CSS pixels; ``panels`` the :class:`PanelGeometry`
+    of each panel of a pipeline picture, top to bottom.
     """
 
-    def __init__(self, svg: str, width: float, height: float) -> None:
+    def __init__(self, svg: str, width: float, height: float, panels: Sequence[PanelGeometry] = ()) -> None:
         self.svg = svg
         self.width = width
         self.height = height
+        self.panels = tuple(panels)
 
     def _repr_svg_(self) -> str:
         return self.svg
@@ -292,12 +324,13 @@ def pipeline_svg(
     same_unit = len({t.unit for t in tls}) == 1
     window = (min(float(t.t0) for t in tls), max(float(t.t1) for t in tls)) if same_unit else None
     body: list[str] = []
+    panels: list[PanelGeometry] = []
     y = 0.0
     for k, tl in enumerate(tls):
         last = k == len(tls) - 1
         xlabel = (unit_label or time_label(tl.unit)) if (last or not same_unit) else None
         y = _panel(body, tl, y, width, title=titles[k], color_by=color_by, show_bubbles=show_bubbles,
-                   labels=labels, xlabel=xlabel, window=window)
+                   labels=labels, xlabel=xlabel, window=window, geometry=panels)
     height = math.ceil(y + 8)
     text = "\n".join(body)
     uid = "bk" + hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:10]
@@ -310,7 +343,8 @@ def pipeline_svg(
         f'<line x1="0" y1="0" x2="0" y2="6" stroke="{BUBBLE_HATCH_COLOR}" stroke-width="1.2"/></pattern></defs>',
         f'<rect class="bk-background" x="0" y="0" width="{_num(width)}" height="{height}" fill="white"/>',
     ]
-    return SvgPicture("\n".join(head) + "\n" + text.replace(_HATCH, f"{uid}-hatch") + "\n</svg>\n", width, height)
+    return SvgPicture("\n".join(head) + "\n" + text.replace(_HATCH, f"{uid}-hatch") + "\n</svg>\n", width, height,
+                      panels)
 
 
 def plot_pipeline_svg(
@@ -371,8 +405,9 @@ def _strip(tl: Timeline) -> tuple[list[tuple[int, ...]], int, float, float]:
 def _panel(
     out: list[str], tl: Timeline, top: float, width: float, *, title: str | None, color_by: str,
     show_bubbles: bool, labels: bool | None, xlabel: str | None, window: tuple[float, float] | None,
+    geometry: list[PanelGeometry],
 ) -> float:
-    """Draw one timeline's panel from ``top`` down; return the y below it."""
+    """Draw one timeline's panel from ``top`` down (its plot's place appended to ``geometry``); return the y below it."""
     sp = SpanRows(tl)
     p = tl.p
     stages, v, cell, gap = _strip(tl)
@@ -406,6 +441,9 @@ def _panel(
 
     def y_of(rank: float) -> float:  # the centre of a rank's row
         return plot_top + (rank + 0.5) * row_h
+
+    geometry.append(PanelGeometry(left, plot_top, plot_w, row_h * p, lo, scale, row_h, row_h * _BOX_HEIGHT,
+                                  float(tl.t0), float(tl.t1)))
 
     clip_id = f"{_HATCH}-clip{_num(top)}"  # boxes of a trace outside its window are cut at the plot's edges
     out.append(f'<clipPath id="{clip_id}"><rect x="{_num(left)}" y="{_num(plot_top)}" width="{_num(plot_w)}" '

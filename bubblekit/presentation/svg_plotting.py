@@ -1,0 +1,215 @@
+"""``bk.plotting`` where matplotlib cannot be imported: the lessons' pictures as SVG, in pure Python.
+
+The no-install edition of the course runs in the browser (JupyterLite on Pyodide) without numpy
+and matplotlib. There ``bk.plotting`` (and ``from bubblekit import plotting``) is this module, so
+that a lesson's cells run unchanged; it draws with :mod:`bubblekit.presentation.svg` and the
+diagram's rules of :mod:`bubblekit.presentation.diagram` (one drawing model, no second copy of
+:mod:`bubblekit.presentation.plotting`):
+
+* :func:`use_course_style` does nothing (the SVG pictures carry their own letters and colours);
+* :func:`plot_pipeline` is :func:`bubblekit.presentation.svg.plot_pipeline_svg` (``bk.plot_pipeline``
+  there too): the pipeline diagram as an :class:`~bubblekit.presentation.svg.SvgPicture`;
+* :func:`pipeline_animation_html` is the diagram filling in over time: SVG frames that a CSS
+  animation shows one after the other (``frames=`` and ``interval_ms=`` as in matplotlib's;
+  ``dpi`` is accepted and ignored), the cursor, the actions running and the readout line of
+  matplotlib's animation, and a button that plays it again;
+* the diagram's colours and constants (``PALETTE``, ``microbatch_color``, ...) are those of
+  :mod:`~bubblekit.presentation.diagram`, the same objects as ``plotting``'s;
+* every other picture function of ``plotting`` (``plot_memory``, ``plot_sweep``, ...) is here
+  and raises a ``ModuleNotFoundError`` that names it and says it needs matplotlib: the JupyterLab
+  edition (``bash course.sh setup``) draws it.
+
+``import bubblekit`` in an IPython kernel without matplotlib also makes ``%matplotlib inline`` (the
+first cell of the lessons) a quiet no-op (:func:`install_matplotlib_magic`): IPython's own magic
+can only fail there, and bubblekit's pictures need no backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, NoReturn
+
+from bubblekit.i18n import register, tr
+from bubblekit.presentation import diagram
+from bubblekit.presentation.diagram import (
+    BUBBLE_COLOR,
+    CHUNK_EDGE_COLOR,
+    CHUNK_EDGE_WIDTH,
+    CURSOR_COLOR,
+    KIND_COLORS,
+    LABEL_LIMIT,
+    PALETTE,
+    SECOND_ROUND_DARKEN,
+    SpanRows,
+    microbatch_color,
+)
+from bubblekit.presentation.svg import FONT_FAMILY, _attr, _esc, _num, plot_pipeline_svg
+from bubblekit.text import time_label
+from bubblekit.timeline import Timeline
+
+#: What ``bk.plotting`` offers without matplotlib: the same names as plotting's, those that need
+#: matplotlib raising :func:`needs_matplotlib`'s error when called.
+__all__ = [
+    "PALETTE", "SECOND_ROUND_DARKEN", "microbatch_color", "KIND_COLORS", "BUBBLE_COLOR", "CURSOR_COLOR",
+    "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH", "LABEL_LIMIT", "time_label",
+    "use_course_style", "plot_pipeline", "pipeline_animation_html",
+    "plot_memory", "plot_sweep", "plot_frontier", "animate_pipeline", "save_animation_gif", "placement_strip_width",
+    "needs_matplotlib", "install_matplotlib_magic", "SVG_EDITION",
+]
+
+#: True: this is the stand-in (``bk.plotting.SVG_EDITION`` tells a notebook which pictures it gets).
+SVG_EDITION = True
+
+register({
+    "svgplot.needs_matplotlib": {
+        "en": ("{name} needs matplotlib, which is not installed here (the browser edition of the course draws only "
+               "the pipeline diagram and its animation, as SVG): open this lesson in the JupyterLab edition "
+               "(bash course.sh setup installs matplotlib) to draw it"),
+        "zh": ("{name} 需要 matplotlib，但当前环境没有安装（课程的浏览器版只用 SVG 画流水线图和它的动画）："
+               "请在 JupyterLab 版中打开这一课（课程的安装脚本会装好 matplotlib）再画这张图"),
+    },
+    "svgplot.replay": {"en": "↻ play again", "zh": "↻ 重新播放"},
+})
+
+_READOUT_PX = 13.0
+_READOUT_FONT = "'DejaVu Sans Mono', Menlo, Consolas, 'Noto Sans Mono CJK SC', monospace"
+
+
+def needs_matplotlib(name: str) -> ModuleNotFoundError:
+    """The error of a picture that only matplotlib draws: it names ``name`` and says where it is drawn."""
+    return ModuleNotFoundError(tr("svgplot.needs_matplotlib", name=name), name="matplotlib")
+
+
+def _matplotlib_only(name: str, doc: str) -> Any:
+    def function(*args: Any, **kwargs: Any) -> NoReturn:
+        raise needs_matplotlib(f"bk.plotting.{name}")
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"{doc} Needs matplotlib (the JupyterLab edition): here it raises ``ModuleNotFoundError``."
+    return function
+
+
+plot_memory = _matplotlib_only("plot_memory", "Memory curves per rank.")
+plot_sweep = _matplotlib_only("plot_sweep", "Bubble ratio against m for several schedules.")
+plot_frontier = _matplotlib_only("plot_frontier", "Bubble against memory for every schedule.")
+animate_pipeline = _matplotlib_only("animate_pipeline", "The animation as a matplotlib FuncAnimation.")
+save_animation_gif = _matplotlib_only("save_animation_gif", "The animation written as a GIF.")
+placement_strip_width = _matplotlib_only("placement_strip_width", "The placement strip's width in points.")
+
+#: plotting's constants that only matter to matplotlib's drawing: not here, with a clear AttributeError.
+_MATPLOTLIB_CONSTANTS = ("SERIES_COLORS", "LINE_COLORS", "CRITICAL_COLOR", "BOX_HEIGHT", "COMPOUND_ABOVE",
+                         "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO", "SMALL_LABEL_PT", "READABLE_PX", "rcParams")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MATPLOTLIB_CONSTANTS:
+        raise AttributeError(tr("svgplot.needs_matplotlib", name=f"bk.plotting.{name}"))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def use_course_style(*, font_size: float = 12.0) -> None:
+    """Nothing to set: the SVG pictures carry their letters, colours and fonts (matplotlib's
+    :func:`~bubblekit.presentation.plotting.use_course_style` sets its rcParams)."""
+    return None
+
+
+plot_pipeline = plot_pipeline_svg
+
+
+def _check_animation(result: Any, frames: Any, interval_ms: Any, dpi: Any) -> None:
+    if not isinstance(result, Timeline):
+        raise TypeError(f"result must be one bubblekit Timeline, got {type(result).__name__}")
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 2:
+        raise ValueError(f"frames must be a whole number >= 2, got {frames!r}")
+    if isinstance(interval_ms, bool) or not isinstance(interval_ms, (int, float)) or not interval_ms > 0:
+        raise ValueError(f"interval_ms must be a positive number of milliseconds, got {interval_ms!r}")
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 20 <= dpi <= 600:
+        raise ValueError(f"dpi must be a number of dots per inch from 20 to 600, got {dpi!r}")
+
+
+def pipeline_animation_html(
+    result: Timeline,
+    *,
+    frames: int = 60,
+    interval_ms: float = 80,
+    color_by: str = "microbatch",
+    dpi: float = 72.0,
+    **plot_kw: Any,
+) -> str:
+    """The diagram filling in over time, as self-contained HTML with an SVG picture (no matplotlib, no network).
+
+    The same frames as matplotlib's animation (:func:`bubblekit.presentation.diagram.frame_times`:
+    at most ``frames``, on round times, the last one the whole step), one every ``interval_ms``
+    milliseconds, played once by a CSS animation when the output is shown: the time not yet reached
+    veiled in white, the cursor and the actions running at its time outlined, and under the diagram
+    the readout line (elapsed time, actions running, bubble so far). A button plays it again. Where
+    CSS does not run, the last frame shows. ``dpi`` is accepted (and checked) for the same call as
+    matplotlib's and ignored: an SVG is sharp at any size. ``color_by`` and ``plot_kw`` go to
+    :func:`plot_pipeline`.
+    """
+    _check_animation(result, frames, interval_ms, dpi)
+    picture = plot_pipeline_svg(result, color_by=color_by, **plot_kw)
+    g = picture.panels[0]
+    times = diagram.frame_times(float(result.t0), float(result.t1), frames)
+    sp = SpanRows(result)
+    body = picture.svg.rstrip("\n")
+    uid = "bkanim" + hashlib.sha1(body.encode("utf-8"), usedforsecurity=False).hexdigest()[:10] + f"x{len(times)}"
+    readout_y = picture.height + _READOUT_PX * 0.9
+    height = picture.height + round(_READOUT_PX * 2.0)
+    width = picture.width
+    interval = float(interval_ms)
+    x_end = g.x_of(g.t1)
+    out: list[str] = []
+    # a frame is hidden but while its animation runs (interval ms from its delay); the last one stays
+    rules = [f".{uid} .bk-frame {{ visibility: hidden; animation: {uid}-show {_num(interval)}ms linear 1 none; }}",
+             f".{uid} .bk-frame-last {{ animation-fill-mode: forwards; }}",
+             f"@keyframes {uid}-show {{ from, to {{ visibility: visible; }} }}"]
+    for k, t in enumerate(times):
+        last = k == len(times) - 1
+        rules.append(f".{uid} .bk-frame-{k} {{ animation-delay: {_num(k * interval)}ms; }}")
+        hidden = "" if last else ' visibility="hidden"'
+        cls = f"bk-frame bk-frame-{k}" + (" bk-frame-last" if last else "")
+        out.append(f'<g class="{cls}"{hidden}>')
+        x = g.x_of(t)
+        if x_end - x > 0:
+            out.append(f'<rect class="bk-veil" x="{_num(x)}" y="{_num(g.top)}" width="{_num(x_end - x)}" '
+                       f'height="{_num(g.height)}" fill="white" fill-opacity="0.72"/>')
+        running = [i for i in range(sp.n) if sp.start[i] <= t < sp.end[i]]
+        for i in running:
+            x0, x1 = g.x_of(sp.start[i]), g.x_of(sp.end[i])
+            out.append(f'<rect class="bk-running" x="{_num(x0)}" y="{_num(g.y_of(sp.rank[i]) - g.box_height / 2)}" '
+                       f'width="{_num(x1 - x0)}" height="{_num(g.box_height)}" fill="none" stroke="{CURSOR_COLOR}" '
+                       f'stroke-width="2.5"/>')
+        out.append(f'<line class="bk-cursor" x1="{_num(x)}" y1="{_num(g.top)}" x2="{_num(x)}" '
+                   f'y2="{_num(g.top + g.height)}" stroke="{CURSOR_COLOR}" stroke-width="2.2"/>')
+        text = diagram.animation_readout(result, t, times, len(running))
+        out.append(f'<text class="bk-readout" x="{_num(width / 2)}" y="{_num(readout_y)}" dy="0.35em" '
+                   f'font-size="{_num(_READOUT_PX)}" text-anchor="middle" fill="#222222" '
+                   f'font-family={_attr(_READOUT_FONT)} xml:space="preserve">{_esc(text)}</text>')
+        out.append("</g>")
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" class="{uid} bk-animation-svg" width="{_num(width)}" '
+           f'height="{height}" viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img">\n'
+           f'<title>{_esc(diagram.animation_readout(result, times[-1], times, 0))}</title>\n'
+           f'<style>\n' + "\n".join(rules) + "\n</style>\n"
+           f'<rect x="0" y="{_num(picture.height)}" width="{_num(width)}" height="{_num(height - picture.height)}" '
+           f'fill="white"/>\n' + body + "\n" + "\n".join(out) + "\n</svg>")
+    replay = ("var box = this.parentNode.parentNode; var old = box.querySelector('svg.bk-animation-svg'); "
+              "old.parentNode.replaceChild(old.cloneNode(true), old);")
+    return (f'<div class="bk-animation" style="max-width:100%;overflow-x:auto">{svg}'
+            f'<div><button type="button" class="bk-replay" onclick="{replay}">{_esc(tr("svgplot.replay"))}</button>'
+            f"</div></div>")
+
+
+def _matplotlib_magic(line: str = "") -> None:
+    """``%matplotlib`` without matplotlib (the browser edition): nothing to set up, so nothing is done.
+
+    bubblekit draws its pictures as SVG here (``bk.plotting`` is :mod:`bubblekit.presentation.svg_plotting`);
+    IPython's own ``%matplotlib`` would fail on the missing package.
+    """
+    return None
+
+
+def install_matplotlib_magic(shell: Any) -> None:
+    """Register :func:`_matplotlib_magic` as ``shell``'s ``%matplotlib`` line magic (called by ``import
+    bubblekit`` in an IPython kernel where matplotlib or numpy cannot be found, and only there)."""
+    shell.register_magic_function(_matplotlib_magic, "line", "matplotlib")

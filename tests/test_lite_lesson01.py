@@ -1,0 +1,214 @@
+"""Lesson 01 runs top to bottom without numpy and matplotlib, as in JupyterLite on Pyodide (issue 27).
+
+The browser edition has IPython and ipywidgets but no numpy or matplotlib. The test builds such an
+environment (``tests/_bare.py``: bubblekit, sympy, mpmath, IPython, ipywidgets and their pure-Python
+dependencies, nothing else) and runs every code cell of ``notebooks/01_*.ipynb`` and
+``notebooks/zh/01_*.ipynb`` in order in one IPython shell there, as a kernel would (magics, the
+display of each cell's value, ``display(...)``). No cell may raise and no display may fail; the
+pictures are SVG; the pipeline explorer draws SVG and its readouts equal the simulator's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from _bare import bare_environment, locate, run_bare
+
+import bubblekit as bk
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = [next((ROOT / "notebooks").glob("01_*.ipynb")), next((ROOT / "notebooks" / "zh").glob("01_*.ipynb"))]
+#: What the browser edition's kernel has besides bubblekit and sympy: IPython, ipywidgets and what they
+#: import, all pure Python (matplotlib_inline too: IPython asks for it; it imports matplotlib only when used).
+KERNEL = ("IPython", "traitlets", "ipywidgets", "comm", "pygments", "prompt_toolkit", "jedi", "parso", "stack_data",
+          "executing", "asttokens", "pure_eval", "wcwidth", "decorator", "matplotlib_inline",
+          "ipython_pygments_lexers", "typing_extensions")
+
+
+@pytest.fixture(scope="module")
+def lite_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv's python with the browser edition's packages: IPython and ipywidgets, no numpy, no matplotlib."""
+    pytest.importorskip("IPython")
+    pytest.importorskip("ipywidgets")
+    packages = tuple(name for name in KERNEL if locate(name) is not None)  # decorator: only older IPythons
+    return bare_environment(tmp_path_factory.mktemp("lite"), packages)
+
+
+RUN_LESSON = """
+    import contextlib, io, json, sys
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    problems, displayed, values, objects = [], [], {}, {}
+    cell_id = None
+
+    def showtraceback(*args, **kwargs):  # a cell's error, or a display formatter's: recorded, not printed
+        etype, value, _ = sys.exc_info()
+        problems.append(f"cell {cell_id}: {getattr(etype, '__name__', etype)}: {value}")
+
+    shell.showtraceback = showtraceback
+    shell.display_pub.publish = lambda data, metadata=None, **kw: displayed.append((cell_id, sorted(data)))
+    notebook = json.load(open(NOTEBOOK, encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        cell_id = cell.get("id")
+        source = "".join(cell["source"])
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = shell.run_cell(source, store_history=True)
+        if not result.success and not any(p.startswith(f"cell {cell_id}:") for p in problems):
+            problems.append(f"cell {cell_id}: {result.error_before_exec or result.error_in_exec!r}")
+        if result.result is not None:
+            values[cell_id] = type(result.result).__name__
+            objects[cell_id] = result.result
+    bk = shell.user_ns["bk"]
+    ex = objects.get("l01-27")  # the explorer cell's value
+    readouts = {}
+    if type(ex).__name__ == "PipelineExplorer":
+        def read(explorer):
+            r = explorer.result
+            return {"picture": explorer.picture, "makespan": float(r.makespan), "bubble_ratio": float(r.bubble_ratio),
+                    "bubble_overhead": float(r.bubble_overhead), "peak": [float(x) for x in r.peak_activations],
+                    "cards": [explorer.readouts[k].value for k in ("bubble_ratio", "bubble_overhead", "makespan")],
+                    "svg": explorer.svg_view.value.startswith("<svg"), "error": explorer.error}
+        readouts["start"] = read(ex)
+        ex.controls["m"].value = 8
+        readouts["m8"] = read(ex)
+        ex.controls["schedule"].value = "1f1b"
+        readouts["1f1b"] = read(ex)
+    print(json.dumps({"problems": problems, "displayed": displayed, "values": values, "readouts": readouts,
+                      "plotting": bk.plotting.__name__,
+                      "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "matplotlib"))}))
+"""
+
+
+def test_the_environment_has_the_kernel_but_not_numpy_or_matplotlib(lite_python: Path) -> None:
+    found = run_bare(lite_python, """
+        import importlib.util, json
+        print(json.dumps({name: importlib.util.find_spec(name) is not None
+                          for name in ("numpy", "matplotlib", "PIL", "IPython", "ipywidgets", "comm")}))
+    """)
+    assert found == {"numpy": False, "matplotlib": False, "PIL": False, "IPython": True, "ipywidgets": True,
+                     "comm": True}
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=["en", "zh"])
+def test_lesson_01_runs_top_to_bottom_without_numpy_and_matplotlib(lite_python: Path, lesson: Path,
+                                                                   tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "MPLBACKEND"}
+    env["IPYTHONDIR"] = str(tmp_path / "ipython")  # IPython's profile folder: not the user's
+    out = run_bare(lite_python, f"NOTEBOOK = {str(lesson)!r}\n" + textwrap.dedent(RUN_LESSON), timeout=120, env=env)
+    assert out["problems"] == []
+    assert out["loaded"] == [] and out["plotting"] == "bubblekit.presentation.svg_plotting"
+    values = out["values"]
+    assert values["l01-03"] == values["l01-11"] == "SvgPicture"  # the factory line and GPipe's diagram
+    assert values["l01-27"] == "PipelineExplorer"
+    animation = [kinds for cell, kinds in out["displayed"] if cell == "l01-17"]
+    assert animation and "text/html" in animation[0]  # display(HTML(bk.plotting.pipeline_animation_html(...)))
+    # the explorer's readouts are the simulator's, as it starts and after two moves
+    costs = bk.preset("b=2f")
+    for key, (name, m) in {"start": ("gpipe", 4), "m8": ("gpipe", 8), "1f1b": ("1f1b", 8)}.items():
+        got = out["readouts"][key]
+        ref = bk.simulate(bk.schedule(name, p=4, m=m), costs)
+        assert got["picture"] == "svg" and got["svg"] and got["error"] is None, key
+        assert got["makespan"] == float(ref.makespan), key
+        assert got["bubble_ratio"] == pytest.approx(ref.bubble_ratio, abs=1e-15), key
+        assert got["bubble_overhead"] == pytest.approx(ref.bubble_overhead, abs=1e-15), key
+        assert got["peak"] == [float(x) for x in ref.peak_activations], key
+        assert f"{ref.bubble_ratio:.4f}" in got["cards"][0] and f"{ref.bubble_overhead:.4f}" in got["cards"][1], key
+
+
+def test_with_matplotlib_ipython_keeps_its_own_matplotlib_magic(tmp_path: Path) -> None:
+    """``import bubblekit`` replaces ``%matplotlib`` only where matplotlib is missing (the lesson test above)."""
+    pytest.importorskip("IPython")
+    pytest.importorskip("matplotlib")
+    code = textwrap.dedent("""
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        before = shell.magics_manager.magics["line"]["matplotlib"]
+        assert shell.run_cell("import bubblekit as bk").success
+        print(shell.magics_manager.magics["line"]["matplotlib"] == before)
+    """)
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_the_animation_honours_frames_and_interval() -> None:
+    """The SVG animation (built here too: it is pure Python) has one frame per frame time, spaced by interval_ms."""
+    import xml.etree.ElementTree as ET
+
+    from bubblekit.presentation import diagram, svg_plotting
+
+    r = bk.simulate(bk.schedule("gpipe", p=4, m=4), bk.preset("b=2f"))
+    html = svg_plotting.pipeline_animation_html(r, frames=30, dpi=64, interval_ms=150)
+    svg = html[html.index("<svg"):html.rindex("</svg>") + len("</svg>")]
+    root = ET.fromstring(svg)
+    frames = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if "bk-frame" in (g.get("class") or "").split()]
+    times = diagram.frame_times(0.0, float(r.makespan), 30)
+    assert len(frames) == len(times) == 22  # makespan 21 slots: one frame a slot and the end
+    assert [g.get("visibility") for g in frames] == ["hidden"] * 21 + [None]  # without CSS: the whole step shows
+    delays = [float(x) for x in re.findall(r"bk-frame-\d+ \{ animation-delay: ([\d.]+)ms; \}", svg)]
+    assert delays == [150.0 * k for k in range(22)]
+    readouts = ["".join(t.itertext()).replace("\u00a0", " ") for g in frames
+                for t in g.iter("{http://www.w3.org/2000/svg}text")]
+    assert readouts[0].startswith("t =  0 of 21 slots") and readouts[-1].endswith("bubble so far:  42.9%")
+    def running(t: float) -> int:
+        return sum(1 for rank in range(r.p) for s, e in zip(*r.arrays(rank)[:2]) if s <= t < e)
+
+    assert readouts == [diagram.animation_readout(r, t, times, running(t)) for t in times]
+    outlined = [sum(1 for x in g.iter("{http://www.w3.org/2000/svg}rect") if x.get("class") == "bk-running")
+                for g in frames]
+    assert outlined == [running(t) for t in times]
+    with pytest.raises(ValueError, match="frames"):
+        svg_plotting.pipeline_animation_html(r, frames=1)
+    with pytest.raises(ValueError, match="interval_ms"):
+        svg_plotting.pipeline_animation_html(r, interval_ms=0)
+
+
+def test_the_svg_animation_has_matplotlibs_frames_and_readouts() -> None:
+    pytest.importorskip("matplotlib")
+    from bubblekit.presentation import plotting, svg_plotting
+
+    r = bk.simulate(bk.schedule("1f1b", p=3, m=5), bk.Costs(f=1, b=2))
+    anim = plotting.animate_pipeline(r, frames=12, dpi=40)
+    html = svg_plotting.pipeline_animation_html(r, frames=12, dpi=40)
+    shown = [x.replace("&#160;", " ").replace("\u00a0", " ")
+             for x in re.findall(r'<text class="bk-readout"[^>]*>([^<]*)</text>', html)]
+    assert shown == [anim.readout(k) for k in range(len(anim.frame_times))]
+    anim._draw_was_started = True  # nothing to render: keep matplotlib from warning about an unused animation
+
+
+def test_the_stand_in_has_every_name_of_plotting() -> None:
+    """Each public name of plotting is in the stand-in: the same object, an SVG version, or a clear error."""
+    pytest.importorskip("matplotlib")
+    from bubblekit.presentation import diagram, plotting, svg_plotting
+
+    svg_versions = {"use_course_style", "plot_pipeline", "pipeline_animation_html"}
+    for name in plotting.__all__:
+        if name in svg_versions:
+            assert callable(getattr(svg_plotting, name)), name
+            continue
+        try:
+            value = getattr(svg_plotting, name)
+        except AttributeError as error:  # a constant of matplotlib's drawing only
+            assert f"bk.plotting.{name}" in str(error) and "matplotlib" in str(error), name
+            assert not callable(getattr(plotting, name)), name
+            continue
+        if getattr(diagram, name, None) is value or name == "time_label":
+            assert value is getattr(plotting, name), name
+            continue
+        with pytest.raises(ModuleNotFoundError, match=rf"bk\.plotting\.{name} needs matplotlib"):
+            value()
+    assert json.dumps(svg_plotting.use_course_style()) == "null"
