@@ -117,11 +117,6 @@ LESSON_06 = "06_profiling_practice.ipynb"
 
 #: the install cell's code: piplite's %pip finds bubblekit in the site's pyodide-lock.json
 INSTALL = "%pip install bubblekit"
-#: after the install: the lessons' ``%matplotlib inline`` (JupyterLab's inline figures) becomes a no-op where
-#: matplotlib is not shipped, so the rest of a lesson's first cell runs (the pictures are SVG here)
-INLINE_NOOP = ('import importlib.util\n'
-               'if importlib.util.find_spec("matplotlib") is None:\n'
-               '    get_ipython().register_magic_function(lambda line="": None, "line", "matplotlib")')
 
 #: the Pyodide kernel's name in JupyterLite (the lessons name ipykernel's python3)
 KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
@@ -146,10 +141,6 @@ TEXT: dict[str, dict[str, str]] = {
             "请下载笔记本（“文件 ▸ 下载”）。完整课程里的图需要在 JupyterLab 里运行（`bash course.sh lab`）；"
             "下面保存的输出来自完整课程。"
         ),
-    },
-    "build_lite.inline": {  # the comment above INLINE_NOOP
-        "en": "# the lessons' `%matplotlib inline` does nothing here: pictures are drawn as SVG by the browser",
-        "zh": "# 课里的 `%matplotlib inline` 在这里什么也不做：图由浏览器按 SVG 画出",
     },
     "build_lite.install": {  # the install cell's comment (INSTALL follows it)
         "en": "# No-install edition: install bubblekit into the browser's Python (its wheel comes with this site)",
@@ -343,8 +334,7 @@ def lite_cells(lang: str) -> list[dict[str, Any]]:
         {"cell_type": "markdown", "id": "lite-storage", "metadata": {"tags": ["lite"]},
          "source": _source(translate("build_lite.storage", lang))},
         {"cell_type": "code", "id": "lite-install", "metadata": {"tags": ["lite"]}, "execution_count": None,
-         "outputs": [], "source": _source(translate("build_lite.install", lang) + "\n" + INSTALL + "\n\n"
-                                    + translate("build_lite.inline", lang) + "\n" + INLINE_NOOP)},
+         "outputs": [], "source": _source(translate("build_lite.install", lang) + "\n" + INSTALL)},
     ]
 
 
