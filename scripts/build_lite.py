@@ -29,7 +29,7 @@ The notebooks: lessons 00-05 and exercises 01-05, English and Chinese, keep the 
 layout (``notebooks/``, ``notebooks/zh/``, ``exercises/``, ``exercises/zh/``, so their links
 between each other work). Each gets two cells at the top (``prepare_notebook``): a note that
 the learner's work is kept in this browser's storage and a cell that installs bubblekit
-(``%pip install bubblekit``: the bundled wheel). Lesson 06 (torch, trace files) becomes a short
+(``%pip install bubblekit ipywidgets``: the bundled wheels). Lesson 06 (torch, trace files) becomes a short
 page that sends the learner to JupyterLab (``lesson06_page``).
 
 Downloads are cached in ``.lite-cache/`` (gitignored), so a rebuild needs no network. At the
@@ -116,7 +116,7 @@ EXERCISES = LESSONS[1:]
 LESSON_06 = "06_profiling_practice.ipynb"
 
 #: the install cell's code: piplite's %pip finds bubblekit in the site's pyodide-lock.json
-INSTALL = "%pip install bubblekit"
+INSTALL = "%pip install bubblekit ipywidgets"  # ipywidgets: the explorers (bubblekit's core needs neither)
 
 #: the Pyodide kernel's name in JupyterLite (the lessons name ipykernel's python3)
 KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}

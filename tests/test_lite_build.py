@@ -198,7 +198,7 @@ def test_prepare_notebook_adds_the_storage_note_and_the_install_cell(lang: str) 
     assert ("browser's storage" in text) if lang == "en" else ("浏览器的本地存储" in text)
     assert install["cell_type"] == "code" and install["id"] == "lite-install" and install["outputs"] == []
     lines = "".join(install["source"]).splitlines()
-    assert lines[-1] == "%pip install bubblekit" and lines[0].startswith("#")
+    assert lines[-1] == "%pip install bubblekit ipywidgets" and lines[0].startswith("#")
     assert rest == LESSON["cells"]  # the lesson, outputs included, as it was
     assert nb["metadata"]["kernelspec"]["name"] == "python"  # JupyterLite's Pyodide kernel
     assert LESSON["metadata"]["kernelspec"]["name"] == "python3"  # the input is not changed
