@@ -30,6 +30,7 @@ register({
     "factory.makespan.pipeline": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "factory.idle.factory": {"en": "idle per station ({unit})", "zh": "每个工位的空闲（{unit}）"},
     "factory.idle.pipeline": {"en": "idle per rank ({unit})", "zh": "每个 rank 的空闲（{unit}）"},
+    "factory.forward_only": {"en": "forward only", "zh": "仅前向"},
     "factory.idle_share": {"en": "idle share", "zh": "空闲占比"},
     "factory.note.factory": {"en": "{p} stations, forward only; idle share = idle station-minutes / all station-minutes",
                              "zh": "{p} 个工位，只有前向；空闲占比 = 空闲的工位·分钟 / 全部工位·分钟"},
@@ -65,7 +66,7 @@ def forward_only(p: int, m: int, f: Number = 1) -> SimResult:
     p = check_int("p", p)
     m = check_int("m", m)
     f = check_number("f", f, minimum=0, allow_equal=False)
-    return simulate(_line(p, m, "forward only"), Costs(f=f, name=f"F = {f}"), validate=False)
+    return simulate(_line(p, m, tr("factory.forward_only")), Costs(f=f, name=f"F = {f}"), validate=False)
 
 
 def dilution_table(p: int, ms: Sequence[int], *, factory: bool = False) -> Table:

@@ -174,7 +174,15 @@ _FRONTIER = """import bubblekit as bk
 frontier = bk.explorers.frontier_explorer(p=4, m=8, v=2, preset="f=i=w")
 frontier"""
 
+#: Code lines of the pages that the Chinese twin follows with a comment (a catalogue key): the
+#: same program, one comment more (the English reader sees v in the slider's tooltip).
+_ZH_CODE_NOTES = {
+    'explorer = bk.explorers.pipeline_explorer("1f1b", p=4, m=8, v=2, preset="b=2f")': "classroom.code.v_note",
+}
+
 register({
+    "classroom.code.v_note": {"en": "v=2 takes effect once you switch to interleaved 1F1B; 1F1B itself has v = 1",
+                              "zh": "v=2 在切换到交错式 1F1B 时生效；1F1B 本身 v = 1"},
     # the classroom pages' text (apps/zh/ is written from the Chinese; no {fields}: markdown as it is)
     "classroom.page.intro": {"en": _INTRO, "zh": """# 流水线气泡：交互探索器
 
@@ -186,13 +194,13 @@ register({
 
 试试看：调大 **m**，气泡变小；在 **调度** 里切换 GPipe 和 1F1B，看显存怎么变；选 **交错式 1F1B**，再调大 **v**；加上 **通信延迟**；设一个 **显存上限**；在 **对比** 里再选一个调度。
 
-v 是每个 rank 上的 chunk（虚拟流水级）数。只有交错式 1F1B 和 looped BFS 能调 v；V 形调度和 DualPipe 固定为 2，其余调度都是 1。"""},
+v 是每个 rank 上的 chunk（虚拟流水级）数。只有交错式 1F1B 和 looped BFS 能调 v；V 形调度（包括 DualPipe）固定为 2，其余调度都是 1。"""},
     "classroom.page.builder_intro": {"en": _BUILDER_INTRO, "zh": """## 自己编排一个调度
 
-给每个 rank 写出它的动作顺序。动作按“流水级 + 类型 + 微批”来写，比如 `0F3` 是流水级 0 上微批 3 的前向；把其中的 F 换成 `B` 就是反向。模拟器会检查这些顺序是否合法；如果出现死锁，还会指出是哪个 rank 卡在哪个动作上。随后画出时间线，并和 GPipe、1F1B 比较、打分。先点 **载入 GPipe** / **载入 1F1B** 拿到模板。"""},
+给每个 rank 写出它的动作顺序。动作按“流水级 + 类型 + 微批”来写，比如 `0F3` 是流水级 0 上微批 3 的前向；把其中的 F 换成 `B` 就是反向。模拟器会检查这些顺序是否合法；如果出现死锁，还会指出是哪个 rank 卡在哪个动作上。检查通过后，会画出时间线，并和 GPipe、1F1B 对比打分。先点 **载入 GPipe** / **载入 1F1B** 拿到模板。"""},
     "classroom.page.builder": {"en": _BUILDER_PAGE, "zh": """# 流水线气泡：自己编排调度
 
-给每个 rank 写出它的动作顺序。动作按“流水级 + 类型 + 微批”来写，比如 `0F3` 是流水级 0 上微批 3 的前向；把其中的 F 换成 `B` 就是反向，反向还可以拆成 `I`（输入梯度）和 `W`（权重梯度）两步。模拟器会检查这些顺序是否合法；如果出现死锁，还会指出是哪个 rank 卡在哪个动作上、在等什么。随后画出时间线，并和相同 `p`、`m` 下的内置调度比较、打分。先点 **载入 GPipe** / **载入 1F1B** 拿到模板，调整动作顺序，再点 **检查**。"""},
+给每个 rank 写出它的动作顺序。动作按“流水级 + 类型 + 微批”来写，比如 `0F3` 是流水级 0 上微批 3 的前向；把其中的 F 换成 `B` 就是反向，反向还可以拆成 `I`（输入梯度）和 `W`（权重梯度）两步。模拟器会检查这些顺序是否合法；如果出现死锁，还会指出是哪个 rank 卡在哪个动作上、在等什么。检查通过后，会画出时间线，并和相同 `p`、`m` 下的内置调度对比打分。先点 **载入 GPipe** / **载入 1F1B** 拿到模板，调整动作顺序，再点 **检查**。"""},
     "classroom.page.frontier": {"en": _FRONTIER_INTRO, "zh": """# 流水线气泡：显存与气泡的权衡
 
 在相同的 rank 数（**p**）、微批数（**m**）和耗时下，把 bubblekit 内置的每个调度各跑一遍，每个调度就是图上的一个点。横轴是各 rank 激活峰值中的最大值，以“几个微批的激活”计；纵轴是一步里空闲时间的占比（**bubble_ratio** = 空闲 / (p × 单步耗时)）。如果没有哪个调度能在显存和气泡上同时不输给它、还至少赢一项，它就在**帕累托前沿**上：想让气泡再小，就只能多花显存。
@@ -331,6 +339,9 @@ def page_cells(name: str = "explorer.ipynb", language: str = "en") -> list[tuple
             src = translate(_PAGE_TEXT_KEYS[src], language)
         elif first_code:
             src, first_code = LANGUAGE_LINE + "\n" + src.removeprefix("import bubblekit as bk\n"), False
+        if kind == "code":
+            src = "\n".join(line + "  # " + translate(_ZH_CODE_NOTES[line], language) if line in _ZH_CODE_NOTES
+                             else line for line in src.split("\n"))
         out.append((kind, src))
     return out
 

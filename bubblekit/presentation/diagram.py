@@ -273,9 +273,10 @@ def timeline_name(tl: Timeline) -> str:
     """A diagram's default title: schedule, p, m, v and costs of a simulation, or a trace's own name."""
     if isinstance(tl, SimResult):
         s = tl.schedule
-        name = f"{display_name(s.name)}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "")
-        cost = costs_title(tl.costs, split=s.split_backward)
-        return f"{name}   |   {cost}"
+        name, cost = display_name(s.name), costs_title(tl.costs, split=s.split_backward)
+        if get_language() == "zh":  # Chinese punctuation, as the explorers' panel titles write it
+            return f"{name}：p = {s.p}，m = {s.m}" + (f"，v = {s.v}" if s.v > 1 else "") + f"；{cost}"
+        return f"{name}  p={s.p}, m={s.m}" + (f", v={s.v}" if s.v > 1 else "") + f"   |   {cost}"
     return tl.source or "timeline"  # a trace's own name (its file), never translated
 
 
