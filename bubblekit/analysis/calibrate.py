@@ -1188,6 +1188,22 @@ def _signed3(x: float) -> str:
     return f"{x:+.3f}"
 
 
+def _gap_format(tolerance: float, signed: bool = False) -> Callable[[float], str]:
+    """Three decimals, or more where three would hide which side of the tolerance ``|x|`` is on.
+
+    A gap of 0.0503 shown as 0.050 reads as within 0.05 although it is counted as outside;
+    this shows it as 0.0503, so the digits agree with the verdict.
+    """
+    def fmt(x: float) -> str:
+        text = ""
+        for digits in range(3, 8):
+            text = f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+            if (abs(float(text)) <= tolerance) == (abs(x) <= tolerance):
+                break
+        return text
+    return fmt
+
+
 def _machine_text(machine: Any) -> str:
     """The benchmark's machine (``"x86_64, 2 CPU cores, Linux"``, as bench_calibration.py writes it) in the
     course's language; any other text as it is."""
@@ -1310,7 +1326,7 @@ class CalibrationBenchmark:
                  "within": f"{hit} / {n}", "mean |gap|": mean, "worst": worst}
                 for s, (hit, n, mean, worst) in scores.items()]
         n = len(self._selected(which))
-        return Table(rows, formats={"mean |gap|": _f3, "worst": _f3},
+        return Table(rows, formats={"mean |gap|": _gap_format(self.tolerance), "worst": _gap_format(self.tolerance)},
                      headers={"statistic": tr("calibrate.bench.statistic"),
                               "within": tr("calibrate.bench.within", tol=self.tolerance),
                               "mean |gap|": tr("calibrate.bench.mean_gap"), "worst": tr("calibrate.bench.worst")},
@@ -1325,7 +1341,7 @@ class CalibrationBenchmark:
                                    "measured": case.step.bubble_ratio}
             row.update({s: g.get(s) for s in STATISTICS})
             rows.append(row)
-        fmt = dict.fromkeys(STATISTICS, _signed3)
+        fmt = dict.fromkeys(STATISTICS, _gap_format(self.tolerance, signed=True))
         return Table(rows, formats={"measured": _f3, **fmt},
                      headers={"run": tr("calibrate.bench.run"), "kind": tr("calibrate.bench.kind"),
                               "measured": tr("calibrate.bench.measured"),
@@ -1341,7 +1357,7 @@ class CalibrationBenchmark:
             measured = self.cases[j].step.bubble_ratio
             rows.append({"from": _run_label(self.cases[i].name), "to": _run_label(self.cases[j].name), "measured": measured,
                          "predicted": measured + g[statistic], "gap": g[statistic]})
-        return Table(rows, formats={"measured": _f3, "predicted": _f3, "gap": _signed3},
+        return Table(rows, formats={"measured": _f3, "predicted": _f3, "gap": _gap_format(self.tolerance, signed=True)},
                      headers={"from": tr("calibrate.bench.from"), "to": tr("calibrate.bench.to"),
                               "measured": tr("calibrate.bench.measured"), "predicted": tr("calibrate.bench.predicted"),
                               "gap": tr("calibrate.bench.gap")},

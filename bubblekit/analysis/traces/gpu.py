@@ -72,7 +72,7 @@ register({
     "traces.gpu.note": {"en": "idle: no GPU event runs; compute: compute kernels; non-compute: communication and "
                               "memory; kernel_share: (span - idle) / span",
                         "zh": "空闲：GPU 上没有任何事件；计算：计算 kernel；非计算：通信与内存拷贝；"
-                              "kernel 占比 =（时间跨度 − 空闲）/ 时间跨度；各列即 HTA 的 span、idle、compute、non-compute"},
+                              "kernel 占比 =（时间跨度 − 空闲）/ 时间跨度；各列即 HTA 的 kernel_time、idle_time、compute_time、non_compute_time"},
     # the tables' column headers (the row keys stay HTA's names: span_us, idle_us, ...)
     "traces.gpu.col.span_us": {"en": "span_us", "zh": "时间跨度（μs）"},
     "traces.gpu.col.idle_us": {"en": "idle_us", "zh": "空闲（μs）"},
