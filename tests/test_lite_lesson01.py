@@ -195,7 +195,7 @@ def test_the_stand_in_has_every_name_of_plotting() -> None:
     pytest.importorskip("matplotlib")
     from bubblekit.presentation import diagram, plotting, svg_plotting
 
-    svg_versions = {"use_course_style", "plot_pipeline", "pipeline_animation_html"}
+    svg_versions = {"use_course_style", "plot_pipeline", "pipeline_animation_html", "plot_memory", "plot_sweep"}
     for name in plotting.__all__:
         if name in svg_versions:
             assert callable(getattr(svg_plotting, name)), name
