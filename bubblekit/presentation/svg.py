@@ -23,6 +23,10 @@ All text comes from the i18n catalogue (``bk.set_language("zh")`` draws Chinese)
 drawn by the browser's fonts: a Latin font first, then CJK fonts. Every text is XML-escaped.
 Sizes are in CSS pixels (``width``); the height follows from the number of ranks.
 
+:func:`line_chart_svg` draws line charts the same way (axes, ticks, one ``<polyline>`` or marker
+``<path>`` per series, a legend): ``bk.plotting.plot_memory`` and ``plot_sweep`` of the browser
+edition, from :mod:`~bubblekit.presentation.diagram`'s numbers (:class:`LineChart`).
+
 The picture is a :class:`SvgPicture`: a notebook shows it inline (``_repr_svg_``, also in
 JupyterLite), ``.svg`` is the text and ``.save(path)`` writes a new file (never overwriting one
 without ``force=True``).

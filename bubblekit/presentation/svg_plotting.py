@@ -82,9 +82,9 @@ SVG_EDITION = True
 register({
     "svgplot.needs_matplotlib": {
         "en": ("{name} needs matplotlib, which is not installed here (the browser edition of the course draws only "
-               "the pipeline diagram and its animation, as SVG): open this lesson in the JupyterLab edition "
+               "the pipeline diagram, its animation, the memory curves and the bubble sweep, as SVG): open this lesson in the JupyterLab edition "
                "(bash course.sh setup installs matplotlib) to draw it"),
-        "zh": ("{name} 需要 matplotlib，但当前环境没有安装（课程的浏览器版只用 SVG 画流水线图和它的动画）："
+        "zh": ("{name} 需要 matplotlib，但当前环境没有安装（课程的浏览器版只用 SVG 画流水线图、它的动画、显存曲线和气泡随 m 变化的曲线）："
                "请在 JupyterLab 版中打开这一课（课程的安装脚本会装好 matplotlib）再画这张图"),
     },
     "svgplot.replay": {"en": "↻ play again", "zh": "↻ 重新播放"},
