@@ -413,6 +413,14 @@ def test_the_charts_refuse_hostile_inputs_with_clear_errors() -> None:
         svg_plotting.plot_memory(r, legend="yes")
     with pytest.raises(TypeError, match="ax is a matplotlib Axes"):
         svg_plotting.plot_memory(r, ax=object())
+    with pytest.raises(ValueError, match="ranks must name at least one rank"):
+        svg_plotting.plot_memory(r, ranks=[])
+    with pytest.raises(TypeError, match=r"ms must be a list of microbatch counts .* got 8"):
+        svg_plotting.plot_sweep("1f1b", 4, 8)
+    with pytest.raises(TypeError, match="schedule_names must be a schedule name or a list of them"):
+        svg_plotting.plot_sweep(3, 4, [4])
+    with pytest.raises(TypeError, match=r"v must be a whole number \(int\) >= 1, got '2'"):
+        svg_plotting.plot_sweep("interleaved", 4, [4], v="2")
     with pytest.raises(ValueError, match="schedule_names must name at least one schedule"):
         svg_plotting.plot_sweep([], 4, [4])
     with pytest.raises(ValueError, match="ms must hold at least one microbatch count"):

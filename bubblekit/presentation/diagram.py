@@ -413,6 +413,8 @@ def memory_arguments(result_or_results: Any, cap: Any, ranks: Any) -> tuple[list
     sels: list[list[int]] = []
     for r in res:
         sel = list(range(r.p)) if ranks is None else list(ranks)
+        if not sel:
+            raise ValueError("ranks must name at least one rank (None draws all of them), got []")
         for q in sel:
             if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q < r.p:
                 raise ValueError(f"ranks must be rank numbers in 0..{r.p - 1}, got {q!r}")
@@ -464,11 +466,17 @@ def sweep_arguments(
     schedule_names: Any, p: Any, ms: Any, v: Any, costs: Any
 ) -> tuple[list[ScheduleSpec], list[int], list[int], Costs]:
     """Check ``plot_sweep``'s arguments: registry entries, sorted ``m``, the ``v`` list, costs."""
+    if not isinstance(schedule_names, str) and not (isinstance(schedule_names, Sequence)
+                                                    and all(isinstance(n, str) for n in schedule_names)):
+        raise TypeError(f"schedule_names must be a schedule name or a list of them (e.g. ['gpipe', '1f1b']), "
+                        f"got {schedule_names!r}")
     names = [schedule_names] if isinstance(schedule_names, str) else list(schedule_names)
     if not names:
         raise ValueError("schedule_names must name at least one schedule")
     entries = [spec(n) for n in names]
     check_int("p", p)
+    if isinstance(ms, (str, bytes)) or not isinstance(ms, Sequence):
+        raise TypeError(f"ms must be a list of microbatch counts (whole numbers >= 1, e.g. [2, 4, 8]), got {ms!r}")
     m_list = sorted({check_int(f"ms[{k}]", m) for k, m in enumerate(ms)})
     if not m_list:
         raise ValueError("ms must hold at least one microbatch count")
