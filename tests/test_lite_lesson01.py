@@ -1,9 +1,10 @@
-"""Lesson 01 runs top to bottom without numpy and matplotlib, as in JupyterLite on Pyodide (issue 27).
+"""Lessons 01, 03, 04 and 05 run top to bottom without numpy and matplotlib, as in JupyterLite on Pyodide (issue 27).
 
 The browser edition has IPython and ipywidgets but no numpy or matplotlib. The test builds such an
 environment (``tests/_bare.py``: bubblekit, sympy, mpmath, IPython, ipywidgets and their pure-Python
 dependencies, nothing else) and runs every code cell of ``notebooks/01_*.ipynb`` and
-``notebooks/zh/01_*.ipynb`` in order in one IPython shell there, as a kernel would (magics, the
+``notebooks/zh/01_*.ipynb`` (and of the English lessons 03, 04 and 05, whose sweeps and memory
+curves are SVG charts there) in order in one IPython shell there, as a kernel would (magics, the
 display of each cell's value, ``display(...)``). No cell may raise and no display may fail; the
 pictures are SVG; the pipeline explorer draws SVG and its readouts equal the simulator's.
 """
@@ -195,7 +196,7 @@ def test_the_stand_in_has_every_name_of_plotting() -> None:
     pytest.importorskip("matplotlib")
     from bubblekit.presentation import diagram, plotting, svg_plotting
 
-    svg_versions = {"use_course_style", "plot_pipeline", "pipeline_animation_html"}
+    svg_versions = {"use_course_style", "plot_pipeline", "pipeline_animation_html", "plot_memory", "plot_sweep"}
     for name in plotting.__all__:
         if name in svg_versions:
             assert callable(getattr(svg_plotting, name)), name
@@ -212,3 +213,22 @@ def test_the_stand_in_has_every_name_of_plotting() -> None:
         with pytest.raises(ModuleNotFoundError, match=rf"bk\.plotting\.{name} needs matplotlib"):
             value()
     assert json.dumps(svg_plotting.use_course_style()) == "null"
+
+
+LESSONS_03_05 = [next((ROOT / "notebooks").glob(f"{n}_*.ipynb")) for n in ("03", "04", "05")]
+
+
+@pytest.mark.parametrize("lesson", LESSONS_03_05, ids=["03", "04", "05"])
+def test_lessons_03_to_05_run_without_numpy_and_matplotlib(lite_python: Path, lesson: Path, tmp_path: Path) -> None:
+    """Every code cell of lessons 03, 04 and 05 runs in the browser edition's environment: their
+    sweeps (``bk.plotting.plot_sweep``) and memory curves (``bk.plotting.plot_memory``) are SVG charts."""
+    env = {key: value for key, value in os.environ.items() if key != "MPLBACKEND"}
+    env["IPYTHONDIR"] = str(tmp_path / "ipython")
+    out = run_bare(lite_python, f"NOTEBOOK = {str(lesson)!r}\n" + textwrap.dedent(RUN_LESSON), timeout=280, env=env)
+    assert out["problems"] == []
+    assert out["loaded"] == [] and out["plotting"] == "bubblekit.presentation.svg_plotting"
+    if lesson.name.startswith("04"):
+        shown = [kinds for cell, kinds in out["displayed"] if cell == "4680d729"]  # display(plot_memory(runs), ...)
+        assert shown and "image/svg+xml" in shown[0]
+    else:  # the cell of bk.plotting.plot_sweep(...)
+        assert out["values"]["l03-41" if lesson.name.startswith("03") else "b8dcd8c2"] == "SvgPicture"

@@ -133,8 +133,8 @@ def test_a_picture_module_says_how_to_get_its_packages(bare_python: Path, module
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_plotting_is_the_svg_stand_in_and_the_other_pictures_say_they_need_matplotlib(bare_python: Path,
                                                                                        language: str) -> None:
-    """Without matplotlib, bk.plotting draws the pipeline diagram and its animation as SVG; every other
-    picture function names itself and matplotlib (never an AttributeError)."""
+    """Without matplotlib, bk.plotting draws the pipeline diagram, its animation, the memory curves and the
+    bubble sweep as SVG; every other picture function names itself and matplotlib (never an AttributeError)."""
     out = run_bare(bare_python, f"""
         import json
         import bubblekit as bk
@@ -143,8 +143,7 @@ def test_plotting_is_the_svg_stand_in_and_the_other_pictures_say_they_need_matpl
         bk.set_language({language!r})
         r = bk.simulate(bk.schedule("1f1b", 2, 4))
         errors = {{}}
-        for name in ("plot_memory", "plot_sweep", "plot_frontier", "animate_pipeline", "save_animation_gif",
-                     "placement_strip_width"):
+        for name in ("plot_frontier", "animate_pipeline", "save_animation_gif", "placement_strip_width"):
             try:
                 getattr(bk.plotting, name)(r)
             except ModuleNotFoundError as error:
@@ -156,11 +155,14 @@ def test_plotting_is_the_svg_stand_in_and_the_other_pictures_say_they_need_matpl
             "style": bk.plotting.use_course_style(), "picture": type(bk.plotting.plot_pipeline(r)).__name__,
             "animation": "<svg" in bk.plotting.pipeline_animation_html(r, frames=5),
             "palette": bk.plotting.PALETTE == bk.svg.diagram.PALETTE, "errors": errors,
+            "memory": bk.plotting.plot_memory(r).svg, "sweep": bk.plotting.plot_sweep(["1f1b"], 2, [2, 4]).svg,
         }}))
     """)
     assert out["module"] == "bubblekit.presentation.svg_plotting" and out["same"]
     assert out["style"] is None and out["picture"] == "SvgPicture" and out["animation"] and out["palette"]
-    assert len(out["errors"]) == 6
+    assert len(out["errors"]) == 4
+    assert out["memory"].startswith("<svg") and out["sweep"].startswith("<svg")
+    assert ("持有的激活" in out["memory"] and "每步微批数 m" in out["sweep"]) == (language == "zh")
     for name, (kind, message, missing) in out["errors"].items():
         assert kind == "ModuleNotFoundError" and missing == "matplotlib", (name, kind, message)
         assert f"bk.plotting.{name}" in message and "matplotlib" in message and "JupyterLab" in message

@@ -298,3 +298,156 @@ def test_a_trace_clipped_to_its_window_and_numpy_numbers() -> None:
     assert picture.width == 500 and len(actions(root)) == 2
     assert root.find(".//s:clipPath", NS) is not None
     assert "time (µs)" in texts(root)
+
+
+# --------------------------------------------------------------- the charts (plot_sweep, plot_memory)
+def _series(picture: SvgPicture) -> dict[str, tuple[str, list[tuple[float, float]]]]:
+    """Each series of a chart: ``key -> (element tag, its points in data units)``."""
+    root = parse(picture)
+    out = {}
+    for el in root.iter():
+        if (el.get("class") or "") == "bk-series":
+            points = [tuple(float(x) for x in pair.split(",")) for pair in el.get("data-points", "").split()]
+            assert el.get("data-series") not in out
+            out[el.get("data-series")] = (el.tag.split("}")[1], points)
+    return out
+
+
+def _texts(picture: SvgPicture) -> list[str]:
+    return ["".join(t.itertext()).replace("\u00a0", " ") for t in parse(picture).iter(f"{{{NS['s']}}}text")]
+
+
+def test_plot_sweep_svg_draws_the_simulated_points_and_the_closed_forms() -> None:
+    from bubblekit.presentation import svg_plotting
+
+    costs = bk.preset("uniform")
+    ms = [1, 2, 4, 8, 16, 24, 32, 48, 64]
+    pic = svg_plotting.plot_sweep(["gpipe", "1f1b", "interleaved"], p=8, v=2, costs=costs, ms=ms)  # lesson 03's call
+    assert isinstance(pic, SvgPicture)
+    series = _series(pic)
+    assert set(series) == {"sim:gpipe:v=1", "sim:1f1b:v=1", "sim:interleaved:v=2", "formula:v=1", "formula:v=2"}
+    for name, v in (("gpipe", 1), ("1f1b", 1), ("interleaved", 2)):
+        tag, points = series[f"sim:{name}:v={v}"]
+        assert tag == "path"
+        expected = []
+        for m in ms:
+            try:
+                sched = bk.schedule(name, 8, m, None if v == 1 else v)
+            except ValueError:
+                continue  # PyTorch's interleaving rule: listed under the chart
+            expected.append((float(m), bk.simulate(sched, costs).bubble_ratio))
+        assert points == expected
+    for v in (1, 2):
+        tag, points = series[f"formula:v={v}"]
+        assert tag == "polyline" and points and all(y == bk.bubble_ratio(8, int(m), v) for m, y in points)
+        assert all(m >= 8 for m, _ in points) or v == 1
+    texts = _texts(pic)
+    assert any(t.startswith("Bubble ratio against m, p = 8") for t in texts)
+    assert "microbatches per step, m" in texts and "0%" in texts and [str(m) for m in ms] == [t for t in texts if t in {str(m) for m in ms}][:len(ms)]
+    assert not any(t.startswith("not simulated") for t in texts)  # every m of lesson 03 is accepted
+    refused = _texts(svg_plotting.plot_sweep("interleaved", 4, [4, 9], v=2))  # 9 % (9 // 4) != 0: PyTorch's rule
+    assert any(t.startswith("not simulated: interleaved v=2 m=9") for t in refused)
+    colors = {el.get("data-series"): el.get("stroke") for el in parse(pic).iter() if el.get("class") == "bk-series"}
+    assert [colors[f"sim:{n}:v={v}"] for n, v in (("gpipe", 1), ("1f1b", 1), ("interleaved", 2))] == \
+        list(diagram.SERIES_COLORS[:3])
+
+
+def test_plot_sweep_svg_in_chinese_and_lesson_05s_call() -> None:
+    from bubblekit.presentation import svg_plotting
+
+    with using_language("zh"):
+        pic = svg_plotting.plot_sweep(["gpipe", "1f1b", "interleaved"], p=4, ms=[2, 4, 8, 16, 32], v=2)
+    texts = _texts(pic)
+    assert "每步微批数 m" in texts and any(t.startswith("气泡比例随 m 的变化，p = 4") for t in texts)
+    assert any("（模拟）" in t for t in texts) and any(t.startswith("闭式解") for t in texts)
+    assert "气泡比例 = 空闲 ÷ (p × 单步耗时)" in texts
+    tag, points = _series(pic)["sim:1f1b:v=1"]
+    assert points == [(float(m), bk.simulate(bk.schedule("1f1b", 4, m)).bubble_ratio) for m in (2, 4, 8, 16, 32)]
+
+
+def test_plot_memory_svg_draws_each_ranks_curve_and_its_peak() -> None:
+    from bubblekit.presentation import svg_plotting
+
+    costs = bk.preset("b=2f")
+    runs = [bk.simulate(bk.schedule("gpipe", 4, 8), costs), bk.simulate(bk.schedule("1f1b", 4, 8), costs)]
+    pic = svg_plotting.plot_memory(runs, cap=5)
+    root = parse(pic)
+    assert len([g for g in root.iter() if g.get("class") == "bk-chart"]) == 2
+    polylines = [el for el in root.iter(f"{{{NS['s']}}}polyline") if el.get("class") == "bk-series"]
+    assert len(polylines) == 2 * (4 + 1)  # a line per rank and the cap, per panel
+    for k, r in enumerate(runs):
+        mine = polylines[5 * k:5 * k + 5]
+        for q in range(4):
+            el = mine[q]
+            assert el.get("data-series") == f"memory-rank-{q}" and el.get("stroke") == diagram.LINE_COLORS[q]
+            pts = [tuple(float(x) for x in pair.split(",")) for pair in el.get("data-points").split()]
+            curve = r.memory_curves[q]
+            assert pts == [(float(t), float(v)) for t, v in curve] + [(float(r.t1), float(curve[-1][1]))]
+            assert max(y for _, y in pts) == r.peak_activations[q]
+        assert mine[4].get("data-series") == "cap"
+    peaks = [el for el in root.iter(f"{{{NS['s']}}}path") if el.get("data-series") == "peaks"]
+    assert len(peaks) == 2
+    assert [float(pair.split(",")[1]) for pair in peaks[1].get("data-points").split()] == list(runs[1].peak_activations)
+    texts = _texts(pic)
+    assert "over the cap: rank 0, rank 1, rank 2, rank 3" in " ".join(texts) and "all ranks under the cap" in " ".join(texts)
+    assert "rank 0: peak 4" in texts and "time (slots)" in texts and "cap 5" in texts
+    with using_language("zh"):
+        zh = _texts(svg_plotting.plot_memory(runs[1], ranks=[0, 3]))
+    assert "rank 0：峰值 4" in zh and "rank 3：峰值 1" in zh and "持有的激活" in zh and "（单位：微批）" in zh
+    assert any("最大峰值" in t for t in zh) and not any("rank 1：" in t for t in zh)
+
+
+def test_the_charts_refuse_hostile_inputs_with_clear_errors() -> None:
+    from bubblekit.presentation import svg_plotting
+
+    r = bk.simulate(bk.schedule("1f1b", 4, 8))
+    with pytest.raises(ValueError, match=r"ranks must be rank numbers in 0\.\.3, got 4"):
+        svg_plotting.plot_memory(r, ranks=[4])
+    with pytest.raises(TypeError, match="ranks must be None"):
+        svg_plotting.plot_memory(r, ranks=2)
+    with pytest.raises(ValueError, match="cap must be a positive number"):
+        svg_plotting.plot_memory(r, cap=-1)
+    with pytest.raises(TypeError, match="result_or_results must be a bubblekit Timeline"):
+        svg_plotting.plot_memory("run")
+    with pytest.raises(TypeError, match="legend must be True or False"):
+        svg_plotting.plot_memory(r, legend="yes")
+    with pytest.raises(TypeError, match="ax is a matplotlib Axes"):
+        svg_plotting.plot_memory(r, ax=object())
+    with pytest.raises(ValueError, match="ranks must name at least one rank"):
+        svg_plotting.plot_memory(r, ranks=[])
+    with pytest.raises(TypeError, match=r"ms must be a list of microbatch counts .* got 8"):
+        svg_plotting.plot_sweep("1f1b", 4, 8)
+    with pytest.raises(TypeError, match="schedule_names must be a schedule name or a list of them"):
+        svg_plotting.plot_sweep(3, 4, [4])
+    with pytest.raises(TypeError, match=r"v must be a whole number \(int\) >= 1, got '2'"):
+        svg_plotting.plot_sweep("interleaved", 4, [4], v="2")
+    with pytest.raises(ValueError, match="schedule_names must name at least one schedule"):
+        svg_plotting.plot_sweep([], 4, [4])
+    with pytest.raises(ValueError, match="ms must hold at least one microbatch count"):
+        svg_plotting.plot_sweep("1f1b", 4, [])
+    with pytest.raises((TypeError, ValueError), match=r"ms\[1\]"):
+        svg_plotting.plot_sweep("1f1b", 4, [4, "8"])
+    with pytest.raises((TypeError, ValueError), match="nosuch"):
+        svg_plotting.plot_sweep("nosuch", 4, [4])
+    with pytest.raises(TypeError, match="costs must be a bubblekit Costs"):
+        svg_plotting.plot_sweep("1f1b", 4, [4], costs="uniform")
+    with pytest.raises(TypeError, match="ax is a matplotlib Axes"):
+        svg_plotting.plot_sweep("1f1b", 4, [4], ax=object())
+
+
+def test_the_charts_numbers_are_matplotlibs() -> None:
+    """plotting's plot_sweep and plot_memory draw the same numbers (both from diagram's pure functions)."""
+    pytest.importorskip("matplotlib")
+    from bubblekit.presentation import plotting, svg_plotting
+
+    fig = plotting.plot_sweep(["gpipe", "1f1b", "interleaved"], p=4, ms=[2, 4, 8, 16, 32], v=2)
+    pic = _series(svg_plotting.plot_sweep(["gpipe", "1f1b", "interleaved"], p=4, ms=[2, 4, 8, 16, 32], v=2))
+    for line in fig.axes[0].get_lines():
+        key = line.get_gid()
+        assert [(float(x), float(y)) for x, y in zip(line.get_xdata(), line.get_ydata())] == pic[key][1], key
+    r = bk.simulate(bk.schedule("1f1b", 4, 8), bk.preset("b=2f"))
+    fig = plotting.plot_memory(r)
+    pic = _series(svg_plotting.plot_memory(r))
+    for line in fig.axes[0].get_lines():
+        key = line.get_gid()
+        assert [(float(x), float(y)) for x, y in zip(line.get_xdata(), line.get_ydata())] == pic[key][1], key

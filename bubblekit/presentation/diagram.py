@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from bubblekit._validate import check_int
 from bubblekit.actions import Action, Pair, is_comm
 from bubblekit.costs import PRESETS, Costs
+from bubblekit.formulas import bubble_ratio
 from bubblekit.i18n import get_language, register, tr
-from bubblekit.schedules import display_name
-from bubblekit.simulator import SimResult
+from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
+from bubblekit.simulator import SimResult, simulate
 from bubblekit.text import format_number, plural
 from bubblekit.timeline import Timeline
 
@@ -37,6 +41,8 @@ __all__ = [
     "round_color", "microbatch_color", "text_color", "SpanRows", "span_color", "costs_title", "timeline_name",
     "metrics_line", "kind_name", "chunk_name", "ordinal", "label_stage", "rank_stages",
     "CURSOR_COLOR", "frame_times", "animation_readout",
+    "SERIES_COLORS", "LINE_COLORS", "LINE_STYLES", "MARKERS", "ChartSeries", "memory_arguments", "memory_series",
+    "memory_title", "memory_top", "SweepData", "sweep_arguments", "sweep_data",
 ]
 
 #: Microbatch colours: Okabe & Ito's colour-blind-safe palette (2008) without black (orange,
@@ -63,6 +69,17 @@ CHUNK_EDGE_COLOR = "#1A1A1A"
 CHUNK_EDGE_WIDTH = 1.6
 #: The animation's time cursor and the outline of the actions running at its time (also the memory cap's line).
 CURSOR_COLOR = "#D55E00"
+
+#: Colours for compared series (schedules in a sweep or a frontier), most distinct first:
+#: blue, vermillion, bluish green, reddish purple, orange, sky blue, black, wine.
+SERIES_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+                                  "#882255")
+#: Colours for lines and markers on white (the palette without its pale yellow).
+LINE_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+#: Line styles of the charts' lines, in turn (matplotlib's names; the SVG charts dash them alike).
+LINE_STYLES: tuple[str, ...] = ("-", "--", "-.", ":")
+#: Markers of the sweep's simulated points, one per series in turn (matplotlib's names).
+MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 #: Above this many boxes, automatic labels (``labels=None``) are switched off.
 LABEL_LIMIT = 3000
@@ -96,6 +113,22 @@ register({
         "en": "t = {t} of {total} {unit}  |  running now: {running:>2}  |  bubble so far: {bubble:6.1%}",
         "zh": "t = {t} / {total} {unit}  |  正在计算：{running:>2}  |  目前气泡：{bubble:6.1%}",
     },
+    # the memory chart's and the sweep's texts (plotting's plot_memory and plot_sweep, and their SVG versions)
+    "plot.memory.rank_peak": {"en": "rank {rank}: peak {peak}", "zh": "rank {rank}：峰值 {peak}"},
+    "plot.memory.peak_marker": {"en": "peak (where first reached)", "zh": "峰值（首次达到处）"},
+    "plot.memory.max_peak": {"en": "max peak {peak} microbatch activations", "zh": "显存峰值：{peak} 个微批的激活"},
+    "plot.memory.cap": {"en": "cap {cap}", "zh": "上限 {cap}"},
+    "plot.memory.over_cap": {"en": "over the cap: {ranks}", "zh": "超过上限：{ranks}"},
+    "plot.memory.under_cap": {"en": "all ranks under the cap", "zh": "所有 rank 都在上限以内"},
+    "plot.memory.ylabel": {"en": "activations held\n(microbatch activations)", "zh": "持有量（个微批的激活）"},
+    "plot.sweep.skipped": {"en": "not simulated: {what}", "zh": "未模拟：{what}"},
+    "plot.sweep.more": {"en": "... and {n} more", "zh": "……另有 {n} 项"},
+    "plot.sweep.closed_form": {"en": "closed form {form}", "zh": "闭式解 {form}"},
+    "plot.sweep.xlabel": {"en": "microbatches per step, m", "zh": "每步微批数 m"},
+    "plot.sweep.ylabel": {"en": "bubble_ratio = idle ÷ (p × makespan)", "zh": "气泡比例 = 空闲 ÷ (p × 单步耗时)"},
+    "plot.sweep.simulated": {"en": "{name} (simulated)", "zh": "{name}（模拟）"},
+    "plot.sweep.simulated_v": {"en": "{name}, v={v} (simulated)", "zh": "{name}，v={v}（模拟）"},
+    "plot.sweep.title": {"en": "Bubble ratio against m, p = {p}   |   {costs}", "zh": "气泡比例随 m 的变化，p = {p}   |   {costs}"},
 })
 
 
@@ -336,3 +369,198 @@ def animation_readout(tl: Timeline, t: float, times: list[float], running: int) 
     width = max(len(format_number(float(x) - t0)) for x in times)
     return tr("plot.anim.readout", t=f"{format_number(t - t0):>{width}}", total=format_number(t1 - t0),
               unit=plural(tl.unit), running=running, bubble=tl.bubble_so_far(t))
+
+
+# ------------------------------------------------------------------ charts: memory and sweep
+@dataclass(frozen=True)
+class ChartSeries:
+    """One series of a chart, in data units: what plotting's matplotlib charts and the SVG ones both draw.
+
+    ``key``: its name in the picture (matplotlib's gid, the SVG's ``data-series``); ``label``: the
+    legend's text; ``xs``, ``ys``: its points; ``color``; ``style``: an index into
+    :data:`LINE_STYLES`; ``marker``: an index into :data:`MARKERS` for points drawn without a line
+    (``None``: a line); ``filled``: the marker filled with the colour (else white or hollow);
+    ``steps``: a step line (each value holds until the next point).
+    """
+
+    key: str
+    label: str
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+    color: str
+    style: int = 0
+    marker: int | None = None
+    filled: bool = True
+    steps: bool = False
+
+
+def memory_arguments(result_or_results: Any, cap: Any, ranks: Any) -> tuple[list[SimResult], list[list[int]]]:
+    """Check ``plot_memory``'s arguments: the simulated results, and the ranks drawn of each."""
+    if isinstance(result_or_results, Timeline):
+        res: list[Any] = [result_or_results]
+    elif (isinstance(result_or_results, (list, tuple)) and result_or_results
+          and all(isinstance(t, Timeline) for t in result_or_results)):
+        res = list(result_or_results)
+    else:
+        raise TypeError("result_or_results must be a bubblekit Timeline (e.g. bk.simulate(...)) or a non-empty list "
+                        f"of them, got {type(result_or_results).__name__}")
+    for r in res:
+        if not isinstance(r, SimResult):
+            raise TypeError(f"plot_memory needs simulated results (bk.simulate(...)), got {type(r).__name__}")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
+        raise ValueError(f"cap must be a positive number of microbatch activations, got {cap!r}")
+    if ranks is not None and (isinstance(ranks, (str, bytes)) or not isinstance(ranks, Sequence)):
+        raise TypeError(f"ranks must be None (all ranks) or a list of rank numbers, got {ranks!r}")
+    sels: list[list[int]] = []
+    for r in res:
+        sel = list(range(r.p)) if ranks is None else list(ranks)
+        if not sel:
+            raise ValueError("ranks must name at least one rank (None draws all of them), got []")
+        for q in sel:
+            if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q < r.p:
+                raise ValueError(f"ranks must be rank numbers in 0..{r.p - 1}, got {q!r}")
+        sels.append(sel)
+    return res, sels
+
+
+def memory_series(r: SimResult, sel: Sequence[int]) -> tuple[list[ChartSeries], ChartSeries]:
+    """The memory chart of one result: a step line per rank in ``sel`` (activations held over time,
+    from :attr:`SimResult.memory_curves`, to the step's end) and the peaks, each where first reached."""
+    curves = r.memory_curves
+    t1 = float(r.t1)
+    peaks = r.peak_activations
+    lines: list[ChartSeries] = []
+    px: list[float] = []
+    py: list[float] = []
+    for q in sel:
+        pts = curves[q]
+        xs = tuple([float(t) for t, _ in pts] + [t1])
+        ys = tuple([v for _, v in pts] + [pts[-1][1]])
+        peak = peaks[q]
+        lines.append(ChartSeries(f"memory-rank-{q}", tr("plot.memory.rank_peak", rank=q,
+                                                         peak=format_number(peak, 3, fractions=False)),
+                                 xs, ys, LINE_COLORS[q % len(LINE_COLORS)],
+                                 style=(q // len(LINE_COLORS)) % len(LINE_STYLES), steps=True))
+        px.append(next(float(t) for t, v in pts if round(v, 9) >= peak))
+        py.append(peak)
+    marks = ChartSeries("peaks", tr("plot.memory.peak_marker"), tuple(px), tuple(py), "#000000", marker=4,
+                        filled=False)
+    return lines, marks
+
+
+def memory_title(r: SimResult, sel: Sequence[int], cap: float | None) -> str:
+    """The memory chart's title: the run's name, its largest peak and, with a cap, the ranks over it."""
+    title = f"{timeline_name(r)}\n" + tr("plot.memory.max_peak", peak=format_number(r.max_peak_activations))
+    if cap is not None:
+        over = [q for q in sel if r.peak_activations[q] > cap]
+        title += "   |   " + (tr("plot.memory.over_cap", ranks=", ".join(f"rank {q}" for q in over)) if over
+                                else tr("plot.memory.under_cap"))
+    return title
+
+
+def memory_top(res: Sequence[SimResult], cap: float | None) -> float:
+    """The top of the memory charts' shared y axis: the largest peak (or the cap) and some room."""
+    return max([max(r.peak_activations) for r in res] + [cap or 0.0]) * 1.15 + 0.1
+
+
+def sweep_arguments(
+    schedule_names: Any, p: Any, ms: Any, v: Any, costs: Any
+) -> tuple[list[ScheduleSpec], list[int], list[int], Costs]:
+    """Check ``plot_sweep``'s arguments: registry entries, sorted ``m``, the ``v`` list, costs."""
+    if not isinstance(schedule_names, str) and not (isinstance(schedule_names, Sequence)
+                                                    and all(isinstance(n, str) for n in schedule_names)):
+        raise TypeError(f"schedule_names must be a schedule name or a list of them (e.g. ['gpipe', '1f1b']), "
+                        f"got {schedule_names!r}")
+    names = [schedule_names] if isinstance(schedule_names, str) else list(schedule_names)
+    if not names:
+        raise ValueError("schedule_names must name at least one schedule")
+    entries = [spec(n) for n in names]
+    check_int("p", p)
+    if isinstance(ms, (str, bytes)) or not isinstance(ms, Sequence):
+        raise TypeError(f"ms must be a list of microbatch counts (whole numbers >= 1, e.g. [2, 4, 8]), got {ms!r}")
+    m_list = sorted({check_int(f"ms[{k}]", m) for k, m in enumerate(ms)})
+    if not m_list:
+        raise ValueError("ms must hold at least one microbatch count")
+    vs = [v] if isinstance(v, int) and not isinstance(v, bool) else list(v)
+    for x in vs:
+        check_int("v", x)
+    costs = Costs() if costs is None else costs
+    if not isinstance(costs, Costs):
+        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
+    return entries, m_list, vs, costs
+
+
+@dataclass(frozen=True)
+class SweepData:
+    """What ``plot_sweep`` draws: simulated points per (schedule, v), the closed form per v used,
+    the m values (the x ticks), the title, the ``m`` a schedule refused (``skipped``) and whether
+    the m axis is logarithmic (base 2: when m spans 8x or more)."""
+
+    points: list[ChartSeries]
+    forms: list[ChartSeries]
+    m_list: list[int]
+    title: str
+    skipped: list[str]
+    log_m: bool
+
+
+def _geom_grid(lo: int, hi: int, n: int = 200) -> list[int]:
+    """Whole numbers spread evenly on a log scale from ``lo`` to ``hi`` (numpy's geomspace, rounded)."""
+    if hi == lo:
+        return [lo]
+    ratio = math.log(hi / lo)
+    inner = {int(round(lo * math.exp(ratio * k / (n - 1)))) for k in range(1, n - 1)}
+    return sorted(inner | {lo, hi})
+
+
+def sweep_data(
+    schedule_names: Any, p: Any, ms: Any, v: Any = 1, costs: Any = None,
+    step: Callable[[int], Any] | None = None, reporter_for: Callable[[int, float], Callable[[int], Any]] | None = None,
+) -> SweepData:
+    """The bubble sweep's numbers (``plot_sweep``'s arguments, checked): ``bk.simulate(...).bubble_ratio``
+    for each schedule, v and m (an ``m`` a schedule refuses is skipped and listed), and the closed form
+    ``bk.bubble_ratio(p, m, v)`` on a dense m grid for each v used (for ``v >= 2`` only from ``m = p``
+    on: with fewer microbatches than ranks it does not hold). ``reporter_for(series, estimate_s)``
+    gives a progress step called after each series."""
+    entries, m_list, vs, costs = sweep_arguments(schedule_names, p, ms, v, costs)
+    runs = [(entry, vv) for entry in entries
+            for vv in ([1] if entry.chunks == "one" else [2] if entry.chunks == "two" else [x for x in vs if x >= 2] or [2])]
+    if reporter_for is not None:
+        total = sum(e.n_actions(p, m, vv) for e, vv in runs for m in m_list)
+        step = reporter_for(len(runs), total * 2e-6)
+    skipped: list[str] = []
+    used_v: list[int] = []
+    points: list[ChartSeries] = []
+    for series, (entry, vv) in enumerate(runs):
+        xs: list[int] = []
+        ys: list[float] = []
+        for m in m_list:
+            try:
+                sched = schedule(entry.name, p, m, None if entry.chunks == "one" else vv)
+            except ValueError as exc:
+                skipped.append(f"{entry.name} v={vv} m={m}: {str(exc).splitlines()[0]}")
+                continue
+            xs.append(m)
+            ys.append(simulate(sched, costs).bubble_ratio)
+        if vv not in used_v:
+            used_v.append(vv)
+        name = display_name(entry.name)
+        label = (tr("plot.sweep.simulated", name=name) if entry.chunks == "one"
+                 else tr("plot.sweep.simulated_v", name=name, v=vv))
+        points.append(ChartSeries(f"sim:{entry.name}:v={vv}", label, tuple(xs), tuple(ys),
+                                  SERIES_COLORS[series % len(SERIES_COLORS)], marker=series % len(MARKERS),
+                                  filled=not series % 2))
+        if step is not None:
+            step(series + 1)
+    grid = _geom_grid(m_list[0], m_list[-1])
+    grid = sorted(set(grid) | set(m_list))
+    forms: list[ChartSeries] = []
+    for j, vv in enumerate(sorted(used_v)):
+        form = "(p−1)/(m+p−1)" if vv == 1 else f"(p−1)/(m·v+p−1), v={vv}, m ≥ p"
+        fx = grid if vv == 1 else [m for m in grid if m >= p]
+        if not fx:
+            continue
+        forms.append(ChartSeries(f"formula:v={vv}", tr("plot.sweep.closed_form", form=form), tuple(fx),
+                                 tuple(bubble_ratio(p, m, vv) for m in fx), "#444444", style=j % len(LINE_STYLES)))
+    return SweepData(points, forms, m_list, tr("plot.sweep.title", p=p, costs=costs_title(costs)), skipped,
+                     m_list[-1] / m_list[0] >= 8)

@@ -47,10 +47,8 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from matplotlib.transforms import Bbox, TransformedBbox
 
 from bubblekit._progress import Progress, reporter
-from bubblekit._validate import check_int
 from bubblekit.actions import Action, inputs, is_comm, parts
 from bubblekit.costs import Costs
-from bubblekit.formulas import bubble_ratio
 from bubblekit.i18n import get_language, register, tr
 from bubblekit.presentation import (
     diagram,
@@ -62,14 +60,14 @@ from bubblekit.presentation.diagram import (
     CHUNK_EDGE_COLOR,
     CHUNK_EDGE_WIDTH,
     KIND_COLORS,
+    LINE_COLORS,
     PALETTE,
     SECOND_ROUND_DARKEN,
-    costs_title,
+    SERIES_COLORS,
     microbatch_color,
 )
-from bubblekit.schedules import ScheduleSpec, display_name, schedule, spec
-from bubblekit.simulator import SimResult, simulate
-from bubblekit.text import format_number, time_label
+from bubblekit.simulator import SimResult
+from bubblekit.text import format_number, time_label  # noqa: F401  (format_number: plotting.format_number)
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -83,12 +81,6 @@ __all__ = [
 
 TimelineOrList = Union[Timeline, Sequence[Timeline]]
 
-#: Colours for compared series (schedules in a sweep or a frontier), most distinct first:
-#: blue, vermillion, bluish green, reddish purple, orange, sky blue, black, wine.
-SERIES_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
-                                  "#882255")
-#: Colours for lines and markers on white (the palette without its pale yellow).
-LINE_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000")
 register({
     # every text the pictures draw, in both languages (bubblekit.i18n; read when a figure is drawn)
     "plot.critical_path": {"en": "critical path", "zh": "关键路径"},
@@ -96,21 +88,6 @@ register({
     "plot.phase.steady": {"en": "steady", "zh": "稳态"},
     "plot.phase.between": {"en": "between fill and drain", "zh": "填充与排空之间"},
     "plot.phase.drain": {"en": "drain", "zh": "排空"},
-    "plot.memory.rank_peak": {"en": "rank {rank}: peak {peak}", "zh": "rank {rank}：峰值 {peak}"},
-    "plot.memory.peak_marker": {"en": "peak (where first reached)", "zh": "峰值（首次达到处）"},
-    "plot.memory.max_peak": {"en": "max peak {peak} microbatch activations", "zh": "显存峰值：{peak} 个微批的激活"},
-    "plot.memory.cap": {"en": "cap {cap}", "zh": "上限 {cap}"},
-    "plot.memory.over_cap": {"en": "over the cap: {ranks}", "zh": "超过上限：{ranks}"},
-    "plot.memory.under_cap": {"en": "all ranks under the cap", "zh": "所有 rank 都在上限以内"},
-    "plot.memory.ylabel": {"en": "activations held\n(microbatch activations)", "zh": "持有量（个微批的激活）"},
-    "plot.sweep.skipped": {"en": "not simulated: {what}", "zh": "未模拟：{what}"},
-    "plot.sweep.more": {"en": "... and {n} more", "zh": "……另有 {n} 项"},
-    "plot.sweep.closed_form": {"en": "closed form {form}", "zh": "闭式解 {form}"},
-    "plot.sweep.xlabel": {"en": "microbatches per step, m", "zh": "每步微批数 m"},
-    "plot.sweep.ylabel": {"en": "bubble_ratio = idle ÷ (p × makespan)", "zh": "气泡比例 = 空闲 ÷ (p × 单步耗时)"},
-    "plot.sweep.simulated": {"en": "{name} (simulated)", "zh": "{name}（模拟）"},
-    "plot.sweep.simulated_v": {"en": "{name}, v={v} (simulated)", "zh": "{name}，v={v}（模拟）"},
-    "plot.sweep.title": {"en": "Bubble ratio against m, p = {p}   |   {costs}", "zh": "气泡比例随 m 的变化，p = {p}   |   {costs}"},
     "plot.anim.once": {"en": "Once", "zh": "播放一次"},
     "plot.anim.loop": {"en": "Loop", "zh": "循环"},
     "plot.anim.reflect": {"en": "Reflect", "zh": "往返"},
@@ -853,75 +830,46 @@ def plot_memory(
 
     Used in lesson 04.
     """
-    res = _as_list(result_or_results)
-    for r in res:
-        if not isinstance(r, SimResult):
-            raise TypeError(f"plot_memory needs simulated results (bk.simulate(...)), got {type(r).__name__}")
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
-        raise ValueError(f"cap must be a positive number of microbatch activations, got {cap!r}")
+    res, sels = diagram.memory_arguments(result_or_results, cap, ranks)
     same_unit = len({r.unit for r in res}) == 1
     fig, axes = _panels(ax, 11.0, [3.4] * len(res), "results", sharex=same_unit, sharey=True)
-    for k, (r, a) in enumerate(zip(res, axes)):
-        sel = list(range(r.p)) if ranks is None else list(ranks)
-        for q in sel:
-            if isinstance(q, bool) or not isinstance(q, int) or not 0 <= q < r.p:
-                raise ValueError(f"ranks must be rank numbers in 0..{r.p - 1}, got {q!r}")
-        _draw_memory(a, cast(SimResult, r), sel, cap, legend)
+    for k, (r, a, sel) in enumerate(zip(res, axes, sels)):
+        _draw_memory(a, r, sel, cap, legend)
         if k == len(res) - 1 or not same_unit or ax is not None:
             a.set_xlabel(time_label(r.unit))
     # one y scale for every panel (they share it), one time range when the units agree
-    top = max([max(cast(SimResult, r).peak_activations) for r in res] + [cap or 0.0])
+    top = diagram.memory_top(res, cap)
     for a in axes:
-        a.set_ylim(0, top * 1.15 + 0.1)
+        a.set_ylim(0, top)
         if same_unit and len(res) > 1:
             a.set_xlim(min(float(x.t0) for x in res), max(float(x.t1) for x in res))
     return fig
 
 
-_LINESTYLES = ("-", "--", "-.", ":")
+_LINESTYLES = diagram.LINE_STYLES
 
 
 def _draw_memory(ax: Axes, r: SimResult, sel: list[int], cap: float | None, legend: bool = True) -> None:
-    curves = r.memory_curves
-    t1 = float(r.t1)
-    peaks = r.peak_activations
-    px: list[float] = []
-    py: list[float] = []
-    for q in sel:
-        pts = curves[q]
-        xs = [float(t) for t, _ in pts] + [t1]
-        ys = [v for _, v in pts] + [pts[-1][1]]
-        color = LINE_COLORS[q % len(LINE_COLORS)]
-        ls = _LINESTYLES[(q // len(LINE_COLORS)) % len(_LINESTYLES)]
-        peak = peaks[q]
+    lines, peaks = diagram.memory_series(r, sel)
+    for s in lines:
         # the peak's value goes into the legend, not beside the marker: ranks often peak at the
         # same moment, and labels there overlap the markers and each other
-        ax.plot(xs, ys, drawstyle="steps-post", color=color, linestyle=ls, linewidth=1.8,
-                label=tr("plot.memory.rank_peak", rank=q, peak=format_number(peak, 3, fractions=False)), gid=f"memory-rank-{q}")
-        t_peak = next(float(t) for t, v in pts if round(v, 9) >= peak)
-        px.append(t_peak)
-        py.append(peak)
-    ax.plot(px, py, linestyle="none", marker="v", markersize=7, markerfacecolor="white",
-            markeredgecolor="black", zorder=5, label=tr("plot.memory.peak_marker"), gid="peaks")
-    title = f"{_timeline_name(r)}\n" + tr("plot.memory.max_peak", peak=format_number(r.max_peak_activations))
+        ax.plot(list(s.xs), list(s.ys), drawstyle="steps-post", color=s.color, linestyle=_LINESTYLES[s.style],
+                linewidth=1.8, label=s.label, gid=s.key)
+    ax.plot(list(peaks.xs), list(peaks.ys), linestyle="none", marker="v", markersize=7, markerfacecolor="white",
+            markeredgecolor="black", zorder=5, label=peaks.label, gid=peaks.key)
     if cap is not None:
         ax.axhline(cap, color=CURSOR_COLOR, linestyle="--", linewidth=1.5, label=tr("plot.memory.cap", cap=f"{cap:g}"), gid="cap")
-        over = [q for q in sel if peaks[q] > cap]
-        title += "   |   " + (tr("plot.memory.over_cap", ranks=", ".join(f"rank {q}" for q in over)) if over
-                                else tr("plot.memory.under_cap"))
-    ax.set_title(title, loc="left", fontsize=_title_size())
+    ax.set_title(diagram.memory_title(r, sel, cap), loc="left", fontsize=_title_size())
     ax.set_ylabel(tr("plot.memory.ylabel"))
-    ax.set_xlim(float(r.t0), t1)
+    ax.set_xlim(float(r.t0), float(r.t1))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(axis="y", color="#E5E5E5", linewidth=0.6)
     if legend and len(sel) <= 12:
         ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize="small", frameon=False,
                   borderaxespad=0.0)
 
-
 # -------------------------------------------------------------------------- sweep
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-
 
 def plot_sweep(
     schedule_names: str | Sequence[str],
@@ -952,27 +900,23 @@ def plot_sweep(
 
     Used in lessons 03 and 05.
     """
-    entries, m_list, vs, costs = _sweep_arguments(schedule_names, p, ms, v, costs)
+    data = diagram.sweep_data(schedule_names, p, ms, v, costs,
+                              reporter_for=lambda n, estimate: reporter(progress, "plot_sweep", n, estimate))
     if ax is None:
         fig = _new_figure(11.5, [5.0])
         ax = fig.subplots()
     else:
         fig = ax.get_figure()  # type: ignore[assignment]
     assert fig is not None
-    skipped: list[str] = []
-    used_v: list[int] = []
-    runs = [(entry, vv) for entry in entries
-            for vv in ([1] if entry.chunks == "one" else [2] if entry.chunks == "two" else [x for x in vs if x >= 2] or [2])]
-    total = sum(e.n_actions(p, m, vv) for e, vv in runs for m in m_list)
-    step = reporter(progress, "plot_sweep", len(runs), total * 2e-6)
-    for series, (entry, vv) in enumerate(runs):
-        xs, ys = _simulated_points(entry, p, m_list, vv, costs, skipped)
-        if vv not in used_v:
-            used_v.append(vv)
-        _draw_points(ax, entry, vv, xs, ys, series)
-        step(series + 1)
-    _draw_closed_forms(ax, p, m_list, sorted(used_v))
-    _style_sweep_axes(ax, p, m_list, costs)
+    for s in data.points:
+        ax.plot(list(s.xs), list(s.ys), linestyle="none", marker=_MARKERS[s.marker or 0], markersize=8,
+                markerfacecolor=s.color if s.filled else "none", markeredgewidth=1.8, color=s.color,
+                label=s.label, zorder=3, gid=s.key)
+    for s in data.forms:  # the closed form (p-1)/(m v+p-1), a line for each v used
+        ax.plot(list(s.xs), list(s.ys), color=s.color, linestyle=_LINESTYLES[s.style], linewidth=1.4, zorder=2,
+                label=s.label, gid=s.key)
+    _style_sweep_axes(ax, data)
+    skipped = data.skipped
     if skipped:
         shown = skipped[:4] + ([tr("plot.sweep.more", n=len(skipped) - 4)] if len(skipped) > 4 else [])
         fig.text(0.01, 0.0, tr("plot.sweep.skipped", what="; ".join(shown)), fontsize="x-small", va="bottom",
@@ -980,72 +924,13 @@ def plot_sweep(
     return fig
 
 
-def _sweep_arguments(
-    schedule_names: Any, p: Any, ms: Any, v: Any, costs: Any
-) -> tuple[list[ScheduleSpec], list[int], list[int], Costs]:
-    """Check :func:`plot_sweep`'s arguments: registry entries, sorted ``m``, the ``v`` list, costs."""
-    names = [schedule_names] if isinstance(schedule_names, str) else list(schedule_names)
-    if not names:
-        raise ValueError("schedule_names must name at least one schedule")
-    entries = [spec(n) for n in names]
-    check_int("p", p)
-    m_list = sorted({check_int(f"ms[{k}]", m) for k, m in enumerate(ms)})
-    if not m_list:
-        raise ValueError("ms must hold at least one microbatch count")
-    vs = [v] if isinstance(v, int) and not isinstance(v, bool) else list(v)
-    for x in vs:
-        check_int("v", x)
-    costs = Costs() if costs is None else costs
-    if not isinstance(costs, Costs):
-        raise TypeError(f"costs must be a bubblekit Costs, got {type(costs).__name__}")
-    return entries, m_list, vs, costs
+_MARKERS = diagram.MARKERS
 
 
-def _simulated_points(
-    entry: ScheduleSpec, p: int, m_list: list[int], v: int, costs: Costs, skipped: list[str]
-) -> tuple[list[int], list[float]]:
-    """``(m values, simulated bubble ratios)``; each refused ``m`` is noted in ``skipped``."""
-    xs: list[int] = []
-    ys: list[float] = []
-    for m in m_list:
-        try:
-            sched = schedule(entry.name, p, m, None if entry.chunks == "one" else v)
-        except ValueError as exc:
-            skipped.append(f"{entry.name} v={v} m={m}: {str(exc).splitlines()[0]}")
-            continue
-        xs.append(m)
-        ys.append(simulate(sched, costs).bubble_ratio)
-    return xs, ys
-
-
-def _draw_points(ax: Axes, entry: ScheduleSpec, v: int, xs: list[int], ys: list[float], series: int) -> None:
-    """One schedule's simulated points (marker and colour by series number)."""
-    name = display_name(entry.name)
-    label = tr("plot.sweep.simulated", name=name) if entry.chunks == "one" else tr("plot.sweep.simulated_v", name=name, v=v)
-    color = SERIES_COLORS[series % len(SERIES_COLORS)]
-    ax.plot(xs, ys, linestyle="none", marker=_MARKERS[series % len(_MARKERS)], markersize=8,
-            markerfacecolor="none" if series % 2 else color, markeredgewidth=1.8, color=color,
-            label=label, zorder=3, gid=f"sim:{entry.name}:v={v}")
-
-
-def _draw_closed_forms(ax: Axes, p: int, m_list: list[int], used_v: list[int]) -> None:
-    """The closed form ``(p-1)/(m v+p-1)`` as a line for each ``v`` used, on a dense m grid
-    (for ``v >= 2`` only from ``m = p`` on: with fewer microbatches than ranks it does not hold)."""
-    lo, hi = m_list[0], m_list[-1]
-    grid = sorted({int(round(x)) for x in np.geomspace(lo, hi, 200)} | set(m_list))
-    for j, vv in enumerate(used_v):
-        form = "(p−1)/(m+p−1)" if vv == 1 else f"(p−1)/(m·v+p−1), v={vv}, m ≥ p"
-        xs = grid if vv == 1 else [m for m in grid if m >= p]
-        if not xs:
-            continue
-        ax.plot(xs, [bubble_ratio(p, m, vv) for m in xs], color="#444444",
-                linestyle=_LINESTYLES[j % len(_LINESTYLES)], linewidth=1.4, zorder=2,
-                label=tr("plot.sweep.closed_form", form=form), gid=f"formula:v={vv}")
-
-
-def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None:
+def _style_sweep_axes(ax: Axes, data: diagram.SweepData) -> None:
     """Axes of the sweep: log m when it spans 8x, percent bubble, labels, title, legend."""
-    if m_list[-1] / m_list[0] >= 8:
+    m_list = data.m_list
+    if data.log_m:
         ax.set_xscale("log", base=2)
     ax.set_xticks(m_list, [str(m) for m in m_list])
     ax.minorticks_off()
@@ -1053,8 +938,7 @@ def _style_sweep_axes(ax: Axes, p: int, m_list: list[int], costs: Costs) -> None
     ax.set_ylim(bottom=0)
     ax.set_xlabel(tr("plot.sweep.xlabel"))
     ax.set_ylabel(tr("plot.sweep.ylabel"))
-    cname = costs_title(costs)
-    ax.set_title(tr("plot.sweep.title", p=p, costs=cname), loc="left")
+    ax.set_title(data.title, loc="left")
     ax.grid(color="#E5E5E5", linewidth=0.6)
     ax.legend(fontsize="small", frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               borderaxespad=0.0)  # outside the axes: it never covers a point

@@ -23,6 +23,10 @@ All text comes from the i18n catalogue (``bk.set_language("zh")`` draws Chinese)
 drawn by the browser's fonts: a Latin font first, then CJK fonts. Every text is XML-escaped.
 Sizes are in CSS pixels (``width``); the height follows from the number of ranks.
 
+:func:`line_chart_svg` draws line charts the same way (axes, ticks, one ``<polyline>`` or marker
+``<path>`` per series, a legend): ``bk.plotting.plot_memory`` and ``plot_sweep`` of the browser
+edition, from :mod:`~bubblekit.presentation.diagram`'s numbers (:class:`LineChart`).
+
 The picture is a :class:`SvgPicture`: a notebook shows it inline (``_repr_svg_``, also in
 JupyterLite), ``.svg`` is the text and ``.save(path)`` writes a new file (never overwriting one
 without ``force=True``).
@@ -63,7 +67,7 @@ from bubblekit.presentation.diagram import (
 from bubblekit.text import format_number, plural, time_label
 from bubblekit.timeline import Timeline
 
-__all__ = ["SvgPicture", "PanelGeometry", "pipeline_svg", "plot_pipeline_svg", "MAX_BOXES", "MIN_WIDTH", "MAX_WIDTH", "FONT_FAMILY"]
+__all__ = ["SvgPicture", "PanelGeometry", "pipeline_svg", "plot_pipeline_svg", "LineChart", "line_chart_svg", "MAX_BOXES", "MIN_WIDTH", "MAX_WIDTH", "FONT_FAMILY"]
 
 #: The most action boxes one picture draws (``max_boxes``' default): an SVG holds one element per
 #: box, and beyond about ten thousand a notebook grows by megabytes and the browser slows down.
@@ -662,3 +666,220 @@ def _legend(out: list[str], sp: SpanRows, color_by: str, show_bubbles: bool, chu
     out.append("</g>")
     return y + size
 
+
+
+# ------------------------------------------------------------------------------ line charts
+@dataclass(frozen=True)
+class LineChart:
+    """One panel of :func:`line_chart_svg`: its series (:class:`~bubblekit.presentation.diagram.ChartSeries`,
+    in data units), texts and axes.
+
+    ``x_range``/``y_range``: the data window; ``x_ticks``: where the x axis is labelled (default:
+    round numbers); ``log2_x``: a base-2 logarithmic x axis; ``percent_y``: y is a fraction shown in
+    percent; ``integer_y``: only whole y ticks; ``note``: a small line under the panel; ``legend``:
+    name the series right of the plot.
+    """
+
+    series: Sequence[diagram.ChartSeries]
+    title: str
+    ylabel: str
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    xlabel: str | None = None
+    x_ticks: Sequence[float] | None = None
+    log2_x: bool = False
+    percent_y: bool = False
+    integer_y: bool = False
+    note: str = ""
+    legend: bool = True
+
+
+#: The charts' dashes per :data:`~bubblekit.presentation.diagram.LINE_STYLES` entry, in pixels.
+_LINE_DASHES = {"-": "", "--": "6 3", "-.": "6 2.5 1.5 2.5", ":": "1.5 2.5"}
+_MARKER_PX = 4.5  # a marker's half size
+
+
+def _marker_path(kind: str, x: float, y: float, r: float = _MARKER_PX) -> str:
+    """One marker (matplotlib's ``o s ^ D v P X *``) centred on ``(x, y)`` as path data."""
+    if kind == "o":
+        return f"M{_num(x - r)} {_num(y)}a{_num(r)} {_num(r)} 0 1 0 {_num(2 * r)} 0a{_num(r)} {_num(r)} 0 1 0 {_num(-2 * r)} 0z"
+    if kind == "s":
+        return f"M{_num(x - r)} {_num(y - r)}h{_num(2 * r)}v{_num(2 * r)}h{_num(-2 * r)}z"
+    if kind in "^v":
+        s = -1 if kind == "^" else 1
+        return f"M{_num(x)} {_num(y + s * r)}L{_num(x + r)} {_num(y - s * r)}L{_num(x - r)} {_num(y - s * r)}z"
+    if kind == "D":
+        return f"M{_num(x)} {_num(y - r)}L{_num(x + r)} {_num(y)}L{_num(x)} {_num(y + r)}L{_num(x - r)} {_num(y)}z"
+    if kind in "PX":
+        a = r * 0.38
+        pts = [(-a, -r), (a, -r), (a, -a), (r, -a), (r, a), (a, a), (a, r), (-a, r), (-a, a), (-r, a), (-r, -a), (-a, -a)]
+        if kind == "X":
+            c = math.sqrt(0.5)
+            pts = [((px - py) * c, (px + py) * c) for px, py in pts]
+        return "M" + "L".join(f"{_num(x + px)} {_num(y + py)}" for px, py in pts) + "z"
+    pts = []
+    for k in range(10):  # "*": a five-pointed star
+        rad = r * 1.2 if k % 2 == 0 else r * 0.5
+        ang = math.pi * k / 5 - math.pi / 2
+        pts.append((x + rad * math.cos(ang), y + rad * math.sin(ang)))
+    return "M" + "L".join(f"{_num(px)} {_num(py)}" for px, py in pts) + "z"
+
+
+def _data_points(s: diagram.ChartSeries) -> str:
+    return " ".join(f"{float(x)!r},{float(y)!r}" for x, y in zip(s.xs, s.ys))
+
+
+def _y_ticks(lo: float, hi: float, integer: bool) -> list[float]:
+    step = _nice_step(hi - lo, 5)
+    if integer:
+        step = max(1.0, float(math.ceil(step)))
+    first = math.ceil((lo - 1e-9 * step) / step)
+    return [k * step for k in range(first, math.floor((hi + 1e-9 * step) / step) + 1)]
+
+
+def _chart(out: list[str], chart: LineChart, top: float, width: float) -> float:
+    """Draw one chart panel from ``top`` down; return the y below it."""
+    size = _FONT_PX * 0.92
+    labels = [s.label for s in chart.series] if chart.legend else []
+    legend_w = min(max((_em(t) * size for t in labels), default=0.0) + 44.0, width * 0.4) if labels else 0.0
+    ylabel_lines = chart.ylabel.split("\n")
+    left = 14.0 + len(ylabel_lines) * _FONT_PX * 1.25 + 46.0
+    plot_w = max(width - left - legend_w - 16.0, 60.0)
+    out.append('<g class="bk-chart">')
+    y = top + 10.0
+    for raw in chart.title.split("\n"):
+        for line in _wrap(raw, width - 20.0, _TITLE_PX):
+            y += _TITLE_PX * 1.35
+            out.append(_text(10.0, y - _TITLE_PX * 0.5, line, size=_TITLE_PX, fill="#111111", cls="bk-title",
+                             extra=' font-weight="bold"'))
+    plot_top = y + 12.0
+    plot_h = 300.0 if chart.percent_y else 220.0
+    x0, x1 = chart.x_range
+    y0, y1 = chart.y_range
+    if chart.log2_x:
+        lx0, lx1 = math.log2(x0), math.log2(x1)
+        pad = (lx1 - lx0) * 0.04 or 0.5
+
+        def x_of(x: float) -> float:
+            return left + (math.log2(x) - lx0 + pad) / (lx1 - lx0 + 2 * pad) * plot_w
+    else:
+        pad = (x1 - x0) * (0.04 if chart.x_ticks is not None else 0.0) or 0.5
+
+        def x_of(x: float) -> float:
+            return left + (x - x0 + pad) / (x1 - x0 + 2 * pad) * plot_w
+
+    def y_of(v: float) -> float:
+        return plot_top + plot_h - (v - y0) / (y1 - y0) * plot_h
+
+    axis_y = plot_top + plot_h
+    if chart.x_ticks is not None:
+        xt = list(chart.x_ticks)
+    else:
+        xstep = _nice_step(x1 - x0, max(int(plot_w / 90), 2))
+        xt = [k * xstep for k in range(math.ceil(x0 / xstep - 1e-9), math.floor(x1 / xstep + 1e-9) + 1)]
+    yt = _y_ticks(y0, y1, chart.integer_y)
+    out.append('<g class="bk-grid" stroke="#E5E5E5" stroke-width="0.6">')
+    out.extend(f'<line x1="{_num(left)}" y1="{_num(y_of(v))}" x2="{_num(left + plot_w)}" y2="{_num(y_of(v))}"/>'
+               for v in yt)
+    if chart.percent_y:
+        out.extend(f'<line x1="{_num(x_of(x))}" y1="{_num(plot_top)}" x2="{_num(x_of(x))}" y2="{_num(axis_y)}"/>'
+                   for x in xt)
+    out.append("</g>")
+    clip_id = f"{_HATCH}-chart{_num(top)}"
+    out.append(f'<clipPath id="{clip_id}"><rect x="{_num(left)}" y="{_num(plot_top - 8)}" width="{_num(plot_w)}" '
+               f'height="{_num(plot_h + 8)}"/></clipPath>')
+    out.append(f'<g clip-path="url(#{clip_id})">')
+    for s in chart.series:
+        key = _attr(s.key)
+        data = _attr(_data_points(s))
+        if s.marker is None:
+            pts: list[tuple[float, float]] = []
+            for k, (x, v) in enumerate(zip(s.xs, s.ys)):
+                if s.steps and k:
+                    pts.append((x_of(x), y_of(s.ys[k - 1])))
+                pts.append((x_of(x), y_of(v)))
+            dash = _LINE_DASHES[diagram.LINE_STYLES[s.style % len(diagram.LINE_STYLES)]]
+            dashes = f' stroke-dasharray="{dash}"' if dash else ""
+            out.append(f'<polyline class="bk-series" data-series={key} data-points={data} fill="none" '
+                       f'stroke="{s.color}" stroke-width="1.8"{dashes} stroke-linejoin="round" '
+                       f'points="{" ".join(f"{_num(a)},{_num(b)}" for a, b in pts)}"/>')
+        else:
+            kind = diagram.MARKERS[s.marker % len(diagram.MARKERS)]
+            d = "".join(_marker_path(kind, x_of(x), y_of(v)) for x, v in zip(s.xs, s.ys))
+            fill = s.color if s.filled else "white"
+            out.append(f'<path class="bk-series" data-series={key} data-points={data} fill="{fill}" '
+                       f'stroke="{s.color}" stroke-width="1.6" d="{d}"/>')
+    out.append("</g>")
+    # axes, ticks and labels
+    out.append(f'<g class="bk-axes" stroke="#333333" stroke-width="0.8">'
+               f'<line x1="{_num(left)}" y1="{_num(axis_y)}" x2="{_num(left + plot_w)}" y2="{_num(axis_y)}"/>'
+               f'<line x1="{_num(left)}" y1="{_num(plot_top)}" x2="{_num(left)}" y2="{_num(axis_y)}"/>'
+               + "".join(f'<line x1="{_num(x_of(x))}" y1="{_num(axis_y)}" x2="{_num(x_of(x))}" y2="{_num(axis_y + 4)}"/>'
+                         for x in xt)
+               + "".join(f'<line x1="{_num(left - 4)}" y1="{_num(y_of(v))}" x2="{_num(left)}" y2="{_num(y_of(v))}"/>'
+                         for v in yt)
+               + "</g>")
+    out.extend(_text(x_of(x), axis_y + 4 + _FONT_PX * 0.8, format_number(x), anchor="middle", cls="bk-tick")
+               for x in xt)
+    out.extend(_text(left - 7.0, y_of(v), f"{format_number(round(v * 100, 9))}%" if chart.percent_y
+                     else format_number(round(v, 9)), anchor="end", cls="bk-tick") for v in yt)
+    yc = plot_top + plot_h / 2
+    for k, line in enumerate(ylabel_lines):
+        xl = 16.0 + k * _FONT_PX * 1.25
+        out.append(f'<text class="bk-ylabel" x="{_num(xl)}" y="{_num(yc)}" dy="0.35em" font-size="{_num(_FONT_PX)}" '
+                   f'text-anchor="middle" fill="#222222" transform="rotate(-90 {_num(xl)} {_num(yc)})">'
+                   f"{_esc(line)}</text>")
+    y = axis_y + 6 + _FONT_PX * 1.4
+    if chart.xlabel:
+        y += _FONT_PX * 1.4
+        out.append(_text(left + plot_w / 2, y - _FONT_PX * 0.6, chart.xlabel, anchor="middle", cls="bk-xlabel"))
+    if labels:  # the legend, right of the plot
+        out.append('<g class="bk-legend">')
+        lx, ly = left + plot_w + 14.0, plot_top + size * 0.6
+        for s in chart.series:
+            if s.marker is None:
+                dash = _LINE_DASHES[diagram.LINE_STYLES[s.style % len(diagram.LINE_STYLES)]]
+                dashes = f' stroke-dasharray="{dash}"' if dash else ""
+                out.append(f'<line x1="{_num(lx)}" y1="{_num(ly)}" x2="{_num(lx + 24)}" y2="{_num(ly)}" '
+                           f'stroke="{s.color}" stroke-width="1.8"{dashes}/>')
+            else:
+                kind = diagram.MARKERS[s.marker % len(diagram.MARKERS)]
+                out.append(f'<path d="{_marker_path(kind, lx + 12, ly)}" fill="{s.color if s.filled else "white"}" '
+                           f'stroke="{s.color}" stroke-width="1.6"/>')
+            out.append(_text(lx + 30.0, ly, s.label, size=size))
+            ly += size * 1.6
+        out.append("</g>")
+        y = max(y, ly)
+    if chart.note:
+        for line in _wrap(chart.note, width - 20.0, size * 0.9):
+            y += size * 1.3
+            out.append(_text(10.0, y - size * 0.5, line, size=size * 0.9, cls="bk-note"))
+    out.append("</g>")
+    return y + 6.0
+
+
+def line_chart_svg(charts: LineChart | Sequence[LineChart], *, width: float = 960) -> SvgPicture:
+    """Line charts as SVG (pure Python), stacked top to bottom: the memory curves and the bubble sweep
+    of the browser edition (:mod:`bubblekit.presentation.svg_plotting`).
+
+    Each series is one element of class ``bk-series`` (a ``<polyline>`` for a line, a ``<path>`` of
+    markers for points) whose ``data-series`` is its key and ``data-points`` its points in data units.
+    """
+    panels = [charts] if isinstance(charts, LineChart) else list(charts)
+    if not panels or not all(isinstance(c, LineChart) for c in panels):
+        raise TypeError("charts must be a LineChart or a non-empty list of them")
+    width = _check_width(width)
+    body: list[str] = []
+    y = 0.0
+    for chart in panels:
+        y = _chart(body, chart, y, width)
+    height = math.ceil(y + 8)
+    text = "\n".join(body)
+    uid = "bk" + hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:10]
+    head = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{height}" '
+        f'viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img" class="bk-chart-svg">',
+        f"<title>{_esc(panels[0].title.splitlines()[0] if panels[0].title else '')}</title>",
+        f'<rect class="bk-background" x="0" y="0" width="{_num(width)}" height="{height}" fill="white"/>',
+    ]
+    return SvgPicture("\n".join(head) + "\n" + text.replace(_HATCH, uid) + "\n</svg>\n", width, height)

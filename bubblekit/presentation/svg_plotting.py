@@ -15,7 +15,11 @@ diagram's rules of :mod:`bubblekit.presentation.diagram` (one drawing model, no 
   matplotlib's animation, and a button that plays it again;
 * the diagram's colours and constants (``PALETTE``, ``microbatch_color``, ...) are those of
   :mod:`~bubblekit.presentation.diagram`, the same objects as ``plotting``'s;
-* every other picture function of ``plotting`` (``plot_memory``, ``plot_sweep``, ...) is here
+* :func:`plot_memory` (lesson 04) and :func:`plot_sweep` (lessons 03 and 05) draw their charts as
+  SVG line charts (:func:`bubblekit.presentation.svg.line_chart_svg`) from the same numbers as
+  matplotlib's (:func:`~bubblekit.presentation.diagram.memory_series`,
+  :func:`~bubblekit.presentation.diagram.sweep_data`);
+* every other picture function of ``plotting`` (``plot_frontier``, ``animate_pipeline``, ...) is here
   and raises a ``ModuleNotFoundError`` that names it and says it needs matplotlib: the JupyterLab
   edition (``bash course.sh setup``) draws it.
 
@@ -27,8 +31,11 @@ can only fail there, and bubblekit's pictures need no backend.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from bubblekit._progress import Progress, reporter
+from bubblekit.costs import Costs
 from bubblekit.i18n import register, tr
 from bubblekit.presentation import diagram
 from bubblekit.presentation.diagram import (
@@ -38,12 +45,24 @@ from bubblekit.presentation.diagram import (
     CURSOR_COLOR,
     KIND_COLORS,
     LABEL_LIMIT,
+    LINE_COLORS,
     PALETTE,
     SECOND_ROUND_DARKEN,
+    SERIES_COLORS,
     SpanRows,
     microbatch_color,
 )
-from bubblekit.presentation.svg import FONT_FAMILY, _attr, _esc, _num, plot_pipeline_svg
+from bubblekit.presentation.svg import (
+    FONT_FAMILY,
+    LineChart,
+    SvgPicture,
+    _attr,
+    _esc,
+    _num,
+    line_chart_svg,
+    plot_pipeline_svg,
+)
+from bubblekit.simulator import SimResult
 from bubblekit.text import time_label
 from bubblekit.timeline import Timeline
 
@@ -51,7 +70,7 @@ from bubblekit.timeline import Timeline
 #: matplotlib raising :func:`needs_matplotlib`'s error when called.
 __all__ = [
     "PALETTE", "SECOND_ROUND_DARKEN", "microbatch_color", "KIND_COLORS", "BUBBLE_COLOR", "CURSOR_COLOR",
-    "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH", "LABEL_LIMIT", "time_label",
+    "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH", "LABEL_LIMIT", "SERIES_COLORS", "LINE_COLORS", "time_label",
     "use_course_style", "plot_pipeline", "pipeline_animation_html",
     "plot_memory", "plot_sweep", "plot_frontier", "animate_pipeline", "save_animation_gif", "placement_strip_width",
     "needs_matplotlib", "install_matplotlib_magic", "SVG_EDITION",
@@ -63,9 +82,9 @@ SVG_EDITION = True
 register({
     "svgplot.needs_matplotlib": {
         "en": ("{name} needs matplotlib, which is not installed here (the browser edition of the course draws only "
-               "the pipeline diagram and its animation, as SVG): open this lesson in the JupyterLab edition "
+               "the pipeline diagram, its animation, the memory curves and the bubble sweep, as SVG): open this lesson in the JupyterLab edition "
                "(bash course.sh setup installs matplotlib) to draw it"),
-        "zh": ("{name} 需要 matplotlib，但当前环境没有安装（课程的浏览器版只用 SVG 画流水线图和它的动画）："
+        "zh": ("{name} 需要 matplotlib，但当前环境没有安装（课程的浏览器版只用 SVG 画流水线图、它的动画、显存曲线和气泡随 m 变化的曲线）："
                "请在 JupyterLab 版中打开这一课（课程的安装脚本会装好 matplotlib）再画这张图"),
     },
     "svgplot.replay": {"en": "↻ play again", "zh": "↻ 重新播放"},
@@ -89,15 +108,13 @@ def _matplotlib_only(name: str, doc: str) -> Any:
     return function
 
 
-plot_memory = _matplotlib_only("plot_memory", "Memory curves per rank.")
-plot_sweep = _matplotlib_only("plot_sweep", "Bubble ratio against m for several schedules.")
 plot_frontier = _matplotlib_only("plot_frontier", "Bubble against memory for every schedule.")
 animate_pipeline = _matplotlib_only("animate_pipeline", "The animation as a matplotlib FuncAnimation.")
 save_animation_gif = _matplotlib_only("save_animation_gif", "The animation written as a GIF.")
 placement_strip_width = _matplotlib_only("placement_strip_width", "The placement strip's width in points.")
 
 #: plotting's constants that only matter to matplotlib's drawing: not here, with a clear AttributeError.
-_MATPLOTLIB_CONSTANTS = ("SERIES_COLORS", "LINE_COLORS", "CRITICAL_COLOR", "BOX_HEIGHT", "COMPOUND_ABOVE",
+_MATPLOTLIB_CONSTANTS = ("CRITICAL_COLOR", "BOX_HEIGHT", "COMPOUND_ABOVE",
                          "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO", "SMALL_LABEL_PT", "READABLE_PX", "rcParams")
 
 
@@ -114,6 +131,82 @@ def use_course_style(*, font_size: float = 12.0) -> None:
 
 
 plot_pipeline = plot_pipeline_svg
+
+
+def _no_ax(ax: Any, name: str) -> None:
+    if ax is not None:
+        raise TypeError(f"ax is a matplotlib Axes, and matplotlib is not available here: call bk.plotting.{name} "
+                        f"without ax (it returns an SVG picture), got ax={ax!r}")
+
+
+def plot_memory(
+    result_or_results: SimResult | Sequence[SimResult],
+    *,
+    ax: Any = None,
+    cap: float | None = None,
+    ranks: Sequence[int] | None = None,
+    legend: bool = True,
+) -> SvgPicture:
+    """``bk.plotting.plot_memory`` without matplotlib: activations held over time, one step line per
+    rank, the peaks marked, as an SVG picture (:func:`bubblekit.presentation.svg.line_chart_svg`).
+
+    The same arguments and numbers as :func:`bubblekit.presentation.plotting.plot_memory`
+    (:func:`bubblekit.presentation.diagram.memory_series`): one panel per result, sharing the y
+    scale; ``cap`` a dashed line; ``ranks`` the ranks drawn; ``legend`` the names and peaks right of
+    the plot. ``ax`` (a matplotlib Axes) is a ``TypeError``. Used in lesson 04.
+    """
+    _no_ax(ax, "plot_memory")
+    if not isinstance(legend, bool):
+        raise TypeError(f"legend must be True or False, got {legend!r}")
+    res, sels = diagram.memory_arguments(result_or_results, cap, ranks)
+    same_unit = len({r.unit for r in res}) == 1
+    top = diagram.memory_top(res, cap)
+    window = (min(float(r.t0) for r in res), max(float(r.t1) for r in res))
+    charts = []
+    for k, (r, sel) in enumerate(zip(res, sels)):
+        lines, peaks = diagram.memory_series(r, sel)
+        series = [*lines, peaks]
+        x_range = window if same_unit and len(res) > 1 else (float(r.t0), float(r.t1))
+        if cap is not None:
+            series.append(diagram.ChartSeries("cap", tr("plot.memory.cap", cap=f"{cap:g}"), x_range,
+                                              (float(cap), float(cap)), CURSOR_COLOR, style=1))
+        charts.append(LineChart(series, diagram.memory_title(r, sel, cap), tr("plot.memory.ylabel"), x_range,
+                                (0.0, top), xlabel=time_label(r.unit) if k == len(res) - 1 or not same_unit else None,
+                                integer_y=True, legend=legend and len(sel) <= 12))
+    return line_chart_svg(charts)
+
+
+def plot_sweep(
+    schedule_names: str | Sequence[str],
+    p: int,
+    ms: Sequence[int],
+    *,
+    v: int | Sequence[int] = 1,
+    costs: Costs | None = None,
+    ax: Any = None,
+    progress: Progress = None,
+) -> SvgPicture:
+    """``bk.plotting.plot_sweep`` without matplotlib: bubble ratio against m, simulated points over
+    the closed forms, as an SVG picture (:func:`bubblekit.presentation.svg.line_chart_svg`).
+
+    The same arguments and numbers as :func:`bubblekit.presentation.plotting.plot_sweep`
+    (:func:`bubblekit.presentation.diagram.sweep_data`): points ``bk.simulate(...).bubble_ratio``,
+    lines ``bk.bubble_ratio(p, m, v)``, m on a base-2 log axis when it spans 8x, the bubble in
+    percent, an ``m`` a schedule refuses listed under the chart. ``ax`` is a ``TypeError``. Used in
+    lessons 03 and 05.
+    """
+    _no_ax(ax, "plot_sweep")
+    data = diagram.sweep_data(schedule_names, p, ms, v, costs,
+                              reporter_for=lambda n, estimate: reporter(progress, "plot_sweep", n, estimate))
+    note = ""
+    if data.skipped:
+        shown = data.skipped[:4] + ([tr("plot.sweep.more", n=len(data.skipped) - 4)] if len(data.skipped) > 4 else [])
+        note = tr("plot.sweep.skipped", what="; ".join(shown))
+    top = max([y for s in data.points + data.forms for y in s.ys] + [0.01]) * 1.05
+    chart = LineChart([*data.points, *data.forms], data.title, tr("plot.sweep.ylabel"),
+                      (float(data.m_list[0]), float(data.m_list[-1])), (0.0, top), xlabel=tr("plot.sweep.xlabel"),
+                      x_ticks=[float(m) for m in data.m_list], log2_x=data.log_m, percent_y=True, note=note)
+    return line_chart_svg(chart)
 
 
 def _check_animation(result: Any, frames: Any, interval_ms: Any, dpi: Any) -> None:
