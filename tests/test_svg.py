@@ -393,8 +393,8 @@ def test_plot_memory_svg_draws_each_ranks_curve_and_its_peak() -> None:
     assert "rank 0: peak 4" in texts and "time (slots)" in texts and "cap 5" in texts
     with using_language("zh"):
         zh = _texts(svg_plotting.plot_memory(runs[1], ranks=[0, 3]))
-    assert "rank 0：峰值 4" in zh and "rank 3：峰值 1" in zh and "持有的激活" in zh and "（单位：微批）" in zh
-    assert any("最大峰值" in t for t in zh) and not any("rank 1：" in t for t in zh)
+    assert "rank 0：峰值 4" in zh and "rank 3：峰值 1" in zh and "持有量（个微批的激活）" in zh
+    assert any("显存峰值" in t for t in zh) and not any("rank 1：" in t for t in zh)
 
 
 def test_the_charts_refuse_hostile_inputs_with_clear_errors() -> None:
