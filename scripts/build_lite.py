@@ -409,6 +409,9 @@ def lite_config(lock_url: str = "./static/pyodide/pyodide-lock.json") -> dict[st
 #: JupyterLab settings of the site: no news or update check (a classroom may be offline)
 SETTINGS_OVERRIDES = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+    # every cell drawn when a lesson opens (lessons are a few dozen cells): the browser's find (Ctrl+F) sees the
+    # whole lesson, and a widget output is live without scrolling to it first
+    "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
 }
 
 

@@ -394,3 +394,98 @@ def test_lesson01_runs_bubblekit_in_the_browser(served_site: str) -> None:
     print(f"\nlite: lesson 01 opened to first result (bubble_ratio {expected}) in {elapsed:.1f} s")
     assert not blocked, f"requests to other hosts: {blocked[:10]}"
 
+
+
+#: lesson 01's self-check in the lite site: 3 stations, 4 cars, 1 minute each: 6 idle of 18 station-minutes
+SELF_CHECK_ANSWER = "my_answer = 1/3"
+STORAGE_NOTE = {"en": "browser's storage", "zh": "浏览器的本地存储"}
+
+
+def _run_all_cells(page: Any) -> None:
+    """Run → Run All Cells (JupyterLite's menu), then wait until no cell is queued or running."""
+    page.get_by_role("menuitem", name="Run").first.click()
+    page.get_by_text("Run All Cells", exact=True).first.click()
+    prompts = page.locator(".jp-CodeCell .jp-InputPrompt")
+    deadline = time.monotonic() + FIRST_RESULT_MS / 1000
+    while time.monotonic() < deadline:
+        texts = prompts.all_inner_texts()
+        # every prompt settled and the last cell run (a collapsed check cell shows no prompt)
+        if texts and not any("*" in t for t in texts) and texts[-1].strip() not in ("", "[ ]:"):
+            return
+        time.sleep(1)
+    raise AssertionError(f"cells still running or never run: {prompts.all_inner_texts()}")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_learner_works_through_lesson01_in_the_browser(served_site: str, lang: str) -> None:
+    """Lesson 01 in the lite site, as a learner: answer the self-check, run every cell, see the diagram,
+    move the explorer's m slider and read the simulator's value, save, reload: the answer is still there."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"!!! BROWSER TEST SKIPPED: no Chromium at {CHROMIUM} (Debian package 'chromium') !!!")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the Python package 'playwright' (test extra)")
+    import bubblekit as bk
+
+    # the explorer starts at GPipe, p = 4, m = 4, b = 2f; one step right on the m slider gives m = 5
+    start = bk.simulate(bk.schedule("gpipe", 4, 4), bk.preset("b=2f")).bubble_ratio
+    moved = bk.simulate(bk.schedule("gpipe", 4, 5), bk.preset("b=2f")).bubble_ratio
+    lesson = "notebooks/01_what_is_a_bubble.ipynb" if lang == "en" else "notebooks/zh/01_what_is_a_bubble.ipynb"
+    blocked: list[str] = []
+
+    def only_this_host(route: Any) -> None:
+        if urllib.parse.urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / f"lite_lesson01_{lang}"
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
+        try:
+            context = browser.new_context(viewport={"width": 1440, "height": 1000})
+            context.route("**/*", only_this_host)
+            page = context.new_page()
+            page.route("**/*", only_this_host)
+            page.set_default_timeout(FIRST_RESULT_MS)
+            started = time.monotonic()
+            page.goto(f"{served_site}/lab/index.html?path={lesson}")
+            try:
+                page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
+                assert page.locator(".jp-MarkdownCell", has_text=STORAGE_NOTE[lang]).count() == 1  # the page says so
+                # the learner answers the self-check (the cell says my_answer = None)
+                answer = page.locator(".jp-CodeCell", has_text="my_answer = None").first
+                answer.locator(".cm-content").click()
+                page.keyboard.press("Control+a")
+                page.keyboard.insert_text(f'{SELF_CHECK_ANSWER}\nbk.check("01.0", my_answer)')
+                _run_all_cells(page)
+                ran = time.monotonic() - started
+                errors = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts()
+                          if "Traceback" in t or "Error" in t]
+                assert not errors, errors[:3]
+                assert page.locator("svg rect.bk-action").count() > 0  # the pipeline diagrams, drawn as SVG
+                checked = page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first
+                assert "✓ 01.0" in checked.locator(".jp-OutputArea").inner_text()
+                card = page.locator(".bk-card .bk-value").first  # bubble_ratio, the explorer's first card
+                assert card.inner_text().strip() == f"{start:.4f}"
+                page.locator(".widget-slider").nth(1).locator(".noUi-handle").focus()  # m (microbatches)
+                page.keyboard.press("ArrowRight")
+                sync_api.expect(card).to_have_text(f"{moved:.4f}", timeout=60_000)  # the card is redrawn
+                page.screenshot(path=f"{shot}.png")
+                # saved (Ctrl+S) into the browser's storage, the answer survives a reload
+                answer_cell = page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first
+                answer_cell.locator(".cm-content").click()
+                page.keyboard.press("Control+s")
+                page.locator(".jp-mod-dirty").first.wait_for(state="detached")
+                page.reload()
+                page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
+                page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first.wait_for()
+            except Exception:
+                page.screenshot(path=f"{shot}_failed.png")
+                raise
+        finally:
+            browser.close()
+    print(f"\nlite ({lang}): lesson 01 opened and run top to bottom in {ran:.1f} s; m slider "
+          f"{start:.4f} -> {moved:.4f} as simulated; answer kept after a reload")
+    assert not blocked, f"requests to other hosts: {blocked[:10]}"

@@ -197,6 +197,8 @@ register({
     "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（按实测字节数，峰值最高的 rank 约 {gib:.2f} GiB）"},
     "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
                       "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活，曲线见下图）：{ranks}{extra}"},
+    "ex.peak.title_no_curves": {"en": "<b>peak memory per rank</b> (microbatch activations): {ranks}{extra}",
+                                "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活）：{ranks}{extra}"},
     "ex.costs": {"en": "costs: {costs}", "zh": "耗时：{costs}"},
     # the costs in Chinese words (costs.describe() in English): "F = 1，B = 2，通信延迟 = 0（单位：时间槽）"
     "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
@@ -1153,7 +1155,8 @@ class PipelineExplorer:
         nbytes = res.costs.extra.get("activation_bytes_per_microbatch")
         if nbytes:
             extra = tr("ex.peak.bytes", gib=max(peaks) * nbytes / 2**30)
-        r["peak"].value = f"<div style='line-height:1.7'>{tr('ex.peak.title', ranks=per_rank, extra=extra)}</div>"
+        title = "ex.peak.title" if self.picture == "png" else "ex.peak.title_no_curves"  # SVG: no memory curves
+        r["peak"].value = f"<div style='line-height:1.7'>{tr(title, ranks=per_rank, extra=extra)}</div>"
         r["costs"].value = (f"<div class='bk-hint' style='margin:0'>"
                             f"{html.escape(tr('ex.costs', costs=_costs_text(res.costs, split=res.schedule.split_backward)))}</div>")
         if other is None:

@@ -211,13 +211,17 @@ def _text(x: float, y: float, text: str, *, size: float = _FONT_PX, anchor: str 
 
 
 def _wrap(text: str, avail_px: float, size: float) -> list[str]:
-    """Lines of ``text`` that fit ``avail_px``: split at its "   |   " separators, then packed greedily."""
+    """Lines of ``text`` that fit ``avail_px``: split at its "   |   " separators (and after a Chinese
+    title's "；", which stays at the line's end), then packed greedily."""
     lines: list[str] = []
     for raw in text.split("\n"):
-        parts = raw.split("   |   ")
+        parts: list[tuple[str, str]] = []  # (separator before it, part)
+        for i, chunk in enumerate(raw.split("   |   ")):
+            pieces = re.split(r"(?<=；)", chunk)
+            parts += [("   |   " if i and not j else "", piece) for j, piece in enumerate(pieces) if piece or not j]
         current = ""
-        for part in parts:
-            trial = part if not current else f"{current}   |   {part}"
+        for sep, part in parts:
+            trial = part if not current else f"{current}{sep}{part}"
             if current and _em(trial) * size > avail_px:
                 lines.append(current)
                 current = part
@@ -340,7 +344,8 @@ def pipeline_svg(
     uid = "bk" + hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:10]
     head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{height}" '
-        f'viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img" class="bk-pipeline">',
+        f'viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img" class="bk-pipeline" '
+        f'style="max-width:100%;height:auto">',
         f"<title>{_esc(titles[0] if titles[0] is not None else diagram.timeline_name(tls[0]))}</title>",
         f'<defs><pattern id="{uid}-hatch" patternUnits="userSpaceOnUse" width="6" height="6" '
         f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{BUBBLE_COLOR}"/>'
@@ -878,7 +883,8 @@ def line_chart_svg(charts: LineChart | Sequence[LineChart], *, width: float = 96
     uid = "bk" + hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:10]
     head = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" height="{height}" '
-        f'viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img" class="bk-chart-svg">',
+        f'viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img" class="bk-chart-svg" '
+        f'style="max-width:100%;height:auto">',
         f"<title>{_esc(panels[0].title.splitlines()[0] if panels[0].title else '')}</title>",
         f'<rect class="bk-background" x="0" y="0" width="{_num(width)}" height="{height}" fill="white"/>',
     ]

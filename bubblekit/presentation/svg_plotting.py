@@ -281,7 +281,8 @@ def pipeline_animation_html(
                    f'font-family={_attr(_READOUT_FONT)} xml:space="preserve">{_esc(text)}</text>')
         out.append("</g>")
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" class="{uid} bk-animation-svg" width="{_num(width)}" '
-           f'height="{height}" viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img">\n'
+           f'height="{height}" viewBox="0 0 {_num(width)} {height}" font-family={_attr(FONT_FAMILY)} role="img" '
+           f'style="max-width:100%;height:auto">\n'
            f'<title>{_esc(diagram.animation_readout(result, times[-1], times, 0))}</title>\n'
            f'<style>\n' + "\n".join(rules) + "\n</style>\n"
            f'<rect x="0" y="{_num(picture.height)}" width="{_num(width)}" height="{_num(height - picture.height)}" '
