@@ -40,7 +40,7 @@ register({
     # the tables' headers, titles and notes (column keys stay English in both languages)
     "compare.note": {"en": COMPARE_NOTE,
                      "zh": "气泡比例（bubble_ratio）= 空闲 / (p × 单步耗时)，占单步的比例；"
-                           "气泡开销（bubble_overhead，Megatron 口径）= 空闲 / 忙碌，理想 1F1B 下等于 (p − 1)/m；峰值单位：个微批的激活"},
+                           "气泡开销（bubble_overhead，Megatron 口径）= 空闲 / 忙碌，理想 1F1B 下等于 (p − 1)/m；峰值的单位是一个微批的激活"},
     "compare.schedule": {"en": "schedule", "zh": "调度"},
     "compare.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "compare.peak": {"en": "peak activations", "zh": "激活峰值"},

@@ -104,12 +104,12 @@ register({
                         "zh": "实际执行顺序 == PyTorch 静态的 pipeline_order：{verdict}"},
     "lab.yes": {"en": "yes", "zh": "是"},
     "lab.no": {"en": "NO: {why}", "zh": "否：{why}"},
-    "lab.no_known": {"en": "no ({why})", "zh": "否（{why}）"},
+    "lab.no_known": {"en": "no ({why})", "zh": "否。{why}"},
     "lab.see_order_check": {"en": "see order_check()", "zh": "见 order_check()"},
     "lab.rss": {"en": "peak memory per rank (resident): {sizes}", "zh": "每个 rank 的内存峰值（常驻）：{sizes}"},
     "lab.known.1F1B": {"en": KNOWN_ORDER_DIFFERENCES["1F1B"],
-                       "zh": "Schedule1F1B.pipeline_order（静态调度表，即 IR）在最后一个 rank 上是错的：它的前向计数器在使用前就加了 1，"
-                             "所以列出的是 F1 .. Fm（缺 F0，Fm 越界）。运行时（_step_microbatches）执行的是 F0 B0 F1 B1 ...，"
+                       "zh": "Schedule1F1B 的静态调度表 pipeline_order（即 IR）在最后一个 rank 上有误：前向计数器在使用前就先加了 1，"
+                             "所以列出的是 F1 .. Fm（缺 F0，Fm 越界）；运行时（_step_microbatches）实际执行的是 F0 B0 F1 B1 ……，"
                              "也就是 bubblekit 的 1f1b 顺序。"},
     "lab.known.GPipe": {"en": KNOWN_ORDER_DIFFERENCES["GPipe"],
                         "zh": "ScheduleGPipe.pipeline_order 用空闲槽补齐；去掉它们后与实际执行顺序相同。"},
