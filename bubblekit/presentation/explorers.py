@@ -219,7 +219,7 @@ register({
     "ex.builder.load": {"en": "load {name}", "zh": "载入 {name}"},
     "ex.builder.settings": {"en": "p = {p}, m = {m}, costs {preset}", "zh": "p = {p}，m = {m}，耗时预设 {preset}"},
     "ex.plain.builder": {"en": "Schedule builder ({settings}): run the cell to write and check a schedule.",
-                         "zh": "调度构建器（{settings}）：运行这个单元格，即可编写并检查调度。"},
+                         "zh": "调度构建器（{settings}）：运行这个单元格即可编写并检查调度。"},
     "ex.kind.builder": {"en": "schedule builder", "zh": "调度构建器"},
     "ex.builder.deadlock": {"en": "deadlock", "zh": "死锁"},
     "ex.builder.illegal": {"en": "illegal schedule", "zh": "调度不合法"},
