@@ -132,25 +132,23 @@ _EXPLORER = """import bubblekit as bk
 explorer = bk.explorers.pipeline_explorer("1f1b", p=4, m=8, v=2, preset="b=2f")
 explorer"""
 
-_BUILDER_INTRO = """## Build your own schedule
+#: How to use the schedule builder: the builder page and the explorer page's builder section say it alike.
+_BUILDER_HOW = """Write, for each rank, the order in which it runs its actions (`0F3` = stage 0, forward,
+microbatch 3; `B` = backward; or split it into `I`, the input gradient, and `W`, the weight
+gradient). The simulator says whether the orders are legal (and, if a rank would wait forever,
+on what), draws them, and scores them against the built-in schedules for the same `p` and `m`.
+Start from a template with **load GPipe** / **load 1F1B**, then move actions and press **check**."""
 
-Write, for each rank, the order in which it runs its actions (`0F3` = stage 0, forward,
-microbatch 3; `B` = backward). The simulator says whether the orders are legal (and, if a
-rank would wait forever, on what), draws them, and scores them against GPipe and 1F1B.
-Start from a template with **load GPipe** / **load 1F1B**."""
+_BUILDER_HOW_ZH = """给每个 rank 写出它的动作顺序。动作按“流水级 + 类型 + 微批”来写，比如 `0F3` 是流水级 0 上微批 3 的前向；把其中的 F 换成 `B` 就是反向，反向还可以拆成 `I`（输入梯度）和 `W`（权重梯度）两步。模拟器会检查这些顺序是否合法；如果出现死锁，还会指出是哪个 rank 卡在哪个动作上、在等什么。检查通过后，工具会画出时间线，并与相同 `p`、`m` 下的内置调度比较、给出评分。先点 **载入 GPipe** / **载入 1F1B** 拿到模板，调整动作顺序，再点 **检查**。"""
+
+_BUILDER_INTRO = "## Build your own schedule\n\n" + _BUILDER_HOW
 
 # The builder opens at a size no exercise asks for (03.5 asks for 1F1B written by hand at p = 3,
 # m = 6): "load 1F1B" must not hand out an answer (tests/test_explorers.py checks every exercise).
 _BUILDER = """builder = bk.explorers.schedule_builder(p=4, m=8)
 builder"""
 
-_BUILDER_PAGE = """# Pipeline bubbles: build your own schedule
-
-Write, for each rank, the order in which it runs its actions (`0F3` = stage 0, forward,
-microbatch 3; `B` = backward; or split it into `I`, the input gradient, and `W`, the weight
-gradient). The simulator says whether the orders are legal (and, if a rank would wait forever,
-on what), draws them, and scores them against the built-in schedules for the same `p` and `m`.
-Start from a template with **load GPipe** / **load 1F1B**, then move actions and press **check**."""
+_BUILDER_PAGE = "# Pipeline bubbles: build your own schedule\n\n" + _BUILDER_HOW
 
 _BUILDER_ONLY = """import bubblekit as bk
 
@@ -195,12 +193,8 @@ register({
 试试看：调大 **m**，气泡会变小；在 **调度** 里切换 GPipe 和 1F1B，对比显存曲线；选 **交错式 1F1B** 后再调大 **v**；再分别加上 **通信延迟**、设置 **显存上限**，或在 **对比** 里加一个调度放在一起看。
 
 v 是每个 rank 上的 chunk（虚拟流水级）数。只有交错式 1F1B 和 looped BFS 能调 v；V 形调度（包括 DualPipe）固定为 2，其余调度都是 1。"""},
-    "classroom.page.builder_intro": {"en": _BUILDER_INTRO, "zh": """## 自己编排一个调度
-
-给每个 rank 写出它的动作顺序。动作按“流水级 + 类型 + 微批”来写，比如 `0F3` 是流水级 0 上微批 3 的前向；把其中的 F 换成 `B` 就是反向。模拟器会检查这些顺序是否合法；如果出现死锁，还会指出是哪个 rank 卡在哪个动作上、在等什么。检查通过后，工具会画出时间线，并与相同 p、m 下的 GPipe、1F1B 比较、给出评分。先点 **载入 GPipe** / **载入 1F1B** 拿到模板，调整动作顺序后再检查。"""},
-    "classroom.page.builder": {"en": _BUILDER_PAGE, "zh": """# 流水线气泡：自己编排调度
-
-给每个 rank 写出它的动作顺序。动作按“流水级 + 类型 + 微批”来写，比如 `0F3` 是流水级 0 上微批 3 的前向；把其中的 F 换成 `B` 就是反向，反向还可以拆成 `I`（输入梯度）和 `W`（权重梯度）两步。模拟器会检查这些顺序是否合法；如果出现死锁，还会指出是哪个 rank 卡在哪个动作上、在等什么。检查通过后，工具会画出时间线，并与相同 `p`、`m` 下的内置调度比较、给出评分。先点 **载入 GPipe** / **载入 1F1B** 拿到模板，调整动作顺序，再点 **检查**。"""},
+    "classroom.page.builder_intro": {"en": _BUILDER_INTRO, "zh": "## 自己编排一个调度\n\n" + _BUILDER_HOW_ZH},
+    "classroom.page.builder": {"en": _BUILDER_PAGE, "zh": "# 流水线气泡：自己编排调度\n\n" + _BUILDER_HOW_ZH},
     "classroom.page.frontier": {"en": _FRONTIER_INTRO, "zh": """# 流水线气泡：显存与气泡的权衡
 
 在相同的 rank 数（**p**）、微批数（**m**）和耗时下，把 bubblekit 内置的每个调度各跑一遍，每个调度就是图上的一个点。横轴是各 rank 激活峰值中的最大值，以“几个微批的激活”计；纵轴是一步里空闲时间的占比（**bubble_ratio** = 空闲 / (p × 单步耗时)）。如果没有哪个调度能在显存和气泡上同时不输给它、还至少赢一项，它就在**帕累托前沿**上：想让气泡再小，就只能多花显存。
