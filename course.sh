@@ -20,7 +20,8 @@
 # ipywidgets, matplotlib, sympy); `setup --torch` adds torch==2.13.0 (the `lab` extra), `setup
 # --classroom` Voila, `setup --nbgrader` nbgrader; `test` installs everything it checks
 # (".[course,classroom,nbgrader,test]" and torch). A stamp per extra, keyed on pyproject.toml,
-# makes a second run skip the installation. `lite` installs the `lite` extra (JupyterLite) and
+# makes a second run skip the installation. `lite` installs the `lite` extra (JupyterLite) into its own
+# build environment, .lite-cache/venv (never .venv), and
 # runs scripts/build_lite.py: Pyodide's core files come from npm (`npm pack`, so it needs npm),
 # wheels from PyPI, both cached in .lite-cache/ (a rebuild downloads nothing); it writes _site/.
 #
@@ -532,6 +533,10 @@ case $cmd in
         parse_lang "$@"
         command -v npm >/dev/null 2>&1 \
             || die "$(t "npm is needed to fetch Pyodide's core files (Debian/Ubuntu: apt-get install npm)" "需要 npm 来下载 Pyodide 的核心文件（Debian/Ubuntu：apt-get install npm）")"
+        # a build environment of its own (in .lite-cache/, never the course's .venv): JupyterLite's packages
+        # carry JupyterLab extensions that the course's JupyterLab and Voila must not load
+        VENV=${BUBBLEKIT_LITE_VENV:-$ROOT/.lite-cache/venv}
+        STAMPS="$VENV/.bubblekit-setup.d"
         setup "lite"
         "$VENV/bin/python" scripts/build_lite.py ${REST[@]+"${REST[@]}"}
         say "$(t "serve it: python -m http.server -d _site, then open http://127.0.0.1:8000/ (lessons in notebooks/, the Chinese ones in notebooks/zh/)" "启动服务：python -m http.server -d _site，然后打开 http://127.0.0.1:8000/（课程在 notebooks/，中文版在 notebooks/zh/）")" ;;
