@@ -564,3 +564,15 @@ def sweep_data(
                                  tuple(bubble_ratio(p, m, vv) for m in fx), "#444444", style=j % len(LINE_STYLES)))
     return SweepData(points, forms, m_list, tr("plot.sweep.title", p=p, costs=costs_title(costs)), skipped,
                      m_list[-1] / m_list[0] >= 8)
+
+
+def check_animation(result: Any, frames: Any, interval_ms: Any, dpi: Any) -> None:
+    """The animation's arguments, checked alike by plotting's (matplotlib) and svg_plotting's (SVG) animations."""
+    if not isinstance(result, Timeline):
+        raise TypeError(f"result must be one bubblekit Timeline, got {type(result).__name__}")
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 2:
+        raise ValueError(f"frames must be a whole number >= 2, got {frames!r}")
+    if isinstance(interval_ms, bool) or not isinstance(interval_ms, (int, float)) or not interval_ms > 0:
+        raise ValueError(f"interval_ms must be a positive number of milliseconds, got {interval_ms!r}")
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 20 <= dpi <= 600:
+        raise ValueError(f"dpi must be a number of dots per inch from 20 to 600, got {dpi!r}")

@@ -980,14 +980,7 @@ def animate_pipeline(
     ``frame_times`` (the time of each frame) and ``readout(k)`` (the text of frame k).
     Every frame re-renders the whole figure: keep timelines small (a few hundred boxes).
     """
-    if not isinstance(result, Timeline):
-        raise TypeError(f"result must be one bubblekit Timeline, got {type(result).__name__}")
-    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 2:
-        raise ValueError(f"frames must be a whole number >= 2, got {frames!r}")
-    if isinstance(interval_ms, bool) or not isinstance(interval_ms, (int, float)) or not interval_ms > 0:
-        raise ValueError(f"interval_ms must be a positive number of milliseconds, got {interval_ms!r}")
-    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 20 <= dpi <= 600:
-        raise ValueError(f"dpi must be a number of dots per inch from 20 to 600, got {dpi!r}")
+    diagram.check_animation(result, frames, interval_ms, dpi)
     fig = plot_pipeline(result, color_by=color_by, **plot_kw)
     fig.set_dpi(dpi)
     _readable_text(fig, min(READABLE_PX * 72.0 / float(dpi), 15.0))  # tiny frames: no room for more than 15 pt

@@ -209,17 +209,6 @@ def plot_sweep(
     return line_chart_svg(chart)
 
 
-def _check_animation(result: Any, frames: Any, interval_ms: Any, dpi: Any) -> None:
-    if not isinstance(result, Timeline):
-        raise TypeError(f"result must be one bubblekit Timeline, got {type(result).__name__}")
-    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 2:
-        raise ValueError(f"frames must be a whole number >= 2, got {frames!r}")
-    if isinstance(interval_ms, bool) or not isinstance(interval_ms, (int, float)) or not interval_ms > 0:
-        raise ValueError(f"interval_ms must be a positive number of milliseconds, got {interval_ms!r}")
-    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not 20 <= dpi <= 600:
-        raise ValueError(f"dpi must be a number of dots per inch from 20 to 600, got {dpi!r}")
-
-
 def pipeline_animation_html(
     result: Timeline,
     *,
@@ -240,7 +229,7 @@ def pipeline_animation_html(
     matplotlib's and ignored: an SVG is sharp at any size. ``color_by`` and ``plot_kw`` go to
     :func:`plot_pipeline`.
     """
-    _check_animation(result, frames, interval_ms, dpi)
+    diagram.check_animation(result, frames, interval_ms, dpi)
     picture = plot_pipeline_svg(result, color_by=color_by, **plot_kw)
     g = picture.panels[0]
     times = diagram.frame_times(float(result.t0), float(result.t1), frames)
