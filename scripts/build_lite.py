@@ -626,8 +626,20 @@ def site_size(folder: Path) -> tuple[int, int]:
     return sum(p.stat().st_size for p in files), len(files)
 
 
-def build(output: Path = SITE, cache: Path = CACHE, offline: bool = False) -> tuple[int, int]:
-    """Build the site into ``output``; returns its (bytes, files)."""
+def check_output(output: Path, force: bool = False) -> None:
+    """``output`` is replaced by the build: refuse a file, and a non-empty folder that is not an earlier
+    site (no jupyter-lite.json) unless ``force`` -- a folder a learner named may hold their own files."""
+    if output.exists() and not output.is_dir():
+        raise SystemExit(f"--output {str(output)!r} is a file, not a folder: give a folder for the site, such as _site")
+    if (output.is_dir() and any(output.iterdir()) and not (output / "jupyter-lite.json").is_file() and not force):
+        raise SystemExit(f"--output {str(output)!r} is a folder with files that is not an earlier site (no "
+                         f"jupyter-lite.json): the build replaces the whole folder, so it is kept; choose another "
+                         f"folder or pass --force to replace it")
+
+
+def build(output: Path = SITE, cache: Path = CACHE, offline: bool = False, force: bool = False) -> tuple[int, int]:
+    """Build the site into ``output`` (replaced: see :func:`check_output`); returns its (bytes, files)."""
+    check_output(output, force)
     check_lite_installed()
     extensions = labextension_dirs()
     fetch = Fetcher(cache=cache, offline=offline)
@@ -692,10 +704,12 @@ def check_site(output: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path, default=SITE, help="the site's folder (default: _site)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace --output even if it holds files that are not an earlier site")
     parser.add_argument("--cache", type=Path, default=CACHE, help="the download cache (default: .lite-cache)")
     parser.add_argument("--offline", action="store_true", help="download nothing: use only the cache")
     args = parser.parse_args(argv)
-    build(args.output, args.cache.resolve(), args.offline)
+    build(args.output, args.cache.resolve(), args.offline, args.force)
     return 0
 
 

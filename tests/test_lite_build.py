@@ -489,3 +489,22 @@ def test_a_learner_works_through_lesson01_in_the_browser(served_site: str, lang:
     print(f"\nlite ({lang}): lesson 01 opened and run top to bottom in {ran:.1f} s; m slider "
           f"{start:.4f} -> {moved:.4f} as simulated; answer kept after a reload")
     assert not blocked, f"requests to other hosts: {blocked[:10]}"
+
+
+def test_the_build_keeps_a_folder_that_is_not_an_earlier_site(tmp_path: Path) -> None:
+    """--output names a folder the build replaces: a learner's folder with their files is refused, not deleted."""
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "my_answers.ipynb").write_text("{}", encoding="utf-8")
+    with pytest.raises(SystemExit, match="not an earlier site"):
+        lite.build(mine, tmp_path / "cache", offline=True)
+    assert (mine / "my_answers.ipynb").read_text(encoding="utf-8") == "{}"
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(SystemExit, match="is a file"):
+        lite.check_output(tmp_path / "file.txt")
+    lite.check_output(tmp_path / "empty")  # missing: fine
+    lite.check_output(mine, force=True)  # asked for
+    site = tmp_path / "old_site"
+    site.mkdir()
+    (site / "jupyter-lite.json").write_text("{}", encoding="utf-8")
+    lite.check_output(site)  # an earlier site is rebuilt
