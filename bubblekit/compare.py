@@ -39,12 +39,12 @@ COMPARE_NOTE = (
 register({
     # the tables' headers, titles and notes (column keys stay English in both languages)
     "compare.note": {"en": COMPARE_NOTE,
-                     "zh": "气泡比例（bubble_ratio）= 空闲 / (p × 单步耗时)，占单步的比例；"
+                     "zh": "气泡比例（bubble_ratio）= 空闲 / (p × 单步耗时)，即整步里空闲所占的比例；"
                            "气泡开销（bubble_overhead，Megatron 口径）= 空闲 / 忙碌，理想 1F1B 下等于 (p − 1)/m；峰值的单位是一个微批的激活"},
     "compare.schedule": {"en": "schedule", "zh": "调度"},
     "compare.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
     "compare.peak": {"en": "peak activations", "zh": "激活峰值"},
-    "compare.peak_long": {"en": "peak activations (microbatch activations)", "zh": "激活峰值（单位：个微批的激活）"},
+    "compare.peak_long": {"en": "peak activations (microbatch activations)", "zh": "激活峰值（单位：一个微批的激活）"},
     "compare.formula": {"en": "closed form", "zh": "公式值"},
     "compare.hops": {"en": "messages per step", "zh": "每步消息数"},
     "compare.per_rank.idle": {"en": "idle time ({unit})", "zh": "空闲时间（{unit}）"},

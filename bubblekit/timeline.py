@@ -51,7 +51,7 @@ register({
     "timeline.measures_note": {
         "en": "bubble_ratio = idle / (p × makespan), the fraction of the step; "
               "bubble_overhead = idle / busy (Megatron's measure, (p − 1)/m for ideal 1F1B)",
-        "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)，占单步的比例；"
+        "zh": "bubble_ratio（气泡比例）= 空闲 / (p × 单步耗时)，即整步里空闲所占的比例；"
               "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌，理想 1F1B 下等于 (p − 1)/m",
     },
 })

@@ -51,7 +51,7 @@ register({
     "traces.report.overhead": {"en": "bubble_overhead = idle / busy = {o:.4f}",
                                "zh": "bubble_overhead（气泡开销，Megatron 口径）= 空闲 / 忙碌 = {o:.4f}"},
     "traces.report.rank": {"en": "  rank {r}: busy {busy:.3f} {u}, idle {idle:.3f} {u} ({share:.1%} of the step)",
-                           "zh": "  rank {r}：忙碌 {busy:.3f} {u}，空闲 {idle:.3f} {u}（占单步的 {share:.1%}）"},
+                           "zh": "  rank {r}：忙碌 {busy:.3f} {u}，空闲 {idle:.3f} {u}（占单步耗时的 {share:.1%}）"},
     "traces.report.gaps": {"en": "largest gaps ({n}):", "zh": "最长的空闲间隙（{n} 个）："},
     "traces.report.note": {"en": "note: {note}", "zh": "注：{note}"},
 })
