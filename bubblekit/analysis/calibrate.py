@@ -126,7 +126,7 @@ register({
     "calibrate.gaps.mean": {"en": "mean ({u})", "zh": "均值（{u}）"},
     "calibrate.gaps.used": {"en": "{stat} used ({u})", "zh": "{stat}的取值（{u}）"},
     "calibrate.gaps.note": {"en": "raw gaps; 'used': the overhead per action, the latency and pickup net of the overhead",
-                            "zh": "原始间隙；“取值”一列：每个动作的开销，以及扣除开销后的延迟和接收滞后"},
+                            "zh": "中位数和均值按原始间隙算；“取值”一列里，开销按每个动作计，延迟和接收滞后都已扣掉开销"},
     "calibrate.describe.head": {"en": "calibration ({u}):", "zh": "校准结果（{u}）："},
     "calibrate.describe.stage": {"en": "  stage {s} {k}: mean {mean:.3f} {u} (median {median:.3f}, sd {sd:.3f}, n={n})",
                                  "zh": "  流水级 {s} {k}：均值 {mean:.3f} {u}（中位数 {median:.3f}，标准差 {sd:.3f}，n={n}）"},
