@@ -189,16 +189,16 @@ register({
     "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
                           "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
     "ex.formula.title": {"en": "closed form bubble_ratio {formula}", "zh": "公式值 bubble_ratio {formula}"},
-    "ex.card.ratio.note": {"en": "{ratio:.1%} of device-time idle (simulated)", "zh": "设备时间的 {ratio:.1%} 处于空闲（模拟）"},
-    "ex.card.overhead.note": {"en": "Megatron's convention (simulated)", "zh": "Megatron 口径（模拟）"},
+    "ex.card.ratio.note": {"en": "{ratio:.1%} of device-time idle (simulated)", "zh": "{ratio:.1%} 的设备时间在空等（模拟值）"},
+    "ex.card.overhead.note": {"en": "Megatron's convention (simulated)", "zh": "Megatron 口径（模拟值）"},
     "ex.card.makespan": {"en": "makespan (one step)", "zh": "单步耗时"},
     "ex.card.makespan.short": {"en": "makespan", "zh": "单步耗时"},
     "ex.card.utilization": {"en": "utilization {u:.1%}", "zh": "利用率 {u:.1%}"},
     "ex.peak.bytes": {"en": " (max {gib:.2f} GiB per rank, measured bytes)", "zh": "（按实测字节数，峰值最高的 rank 约 {gib:.2f} GiB）"},
     "ex.peak.title": {"en": "<b>peak memory per rank</b> (microbatch activations, curves below): {ranks}{extra}",
-                      "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活，曲线见下图）：{ranks}{extra}"},
+                      "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活计，曲线见下图）：{ranks}{extra}"},
     "ex.peak.title_no_curves": {"en": "<b>peak memory per rank</b> (microbatch activations): {ranks}{extra}",
-                                "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活）：{ranks}{extra}"},
+                                "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活计）：{ranks}{extra}"},
     "ex.costs": {"en": "costs: {costs}", "zh": "耗时：{costs}"},
     # the costs in Chinese words (costs.describe() in English): "F = 1，B = 2，通信延迟 = 0（单位：时间槽）"
     "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
@@ -227,7 +227,7 @@ register({
     "ex.builder.legal": {"en": "✓ legal schedule: p={p}, m={m}, v={v}, {n} actions", "zh": "✓ 合法调度：p = {p}，m = {m}，v = {v}，共 {n} 个动作"},
     "ex.builder.yours": {"en": "yours", "zh": "你的调度"},
     "ex.builder.overhead": {"en": "bubble_overhead (idle / busy) {overhead:.4f}", "zh": "气泡开销 bubble_overhead（空闲 / 忙碌）：{overhead:.4f}"},
-    "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（单位：个微批的激活）："},
+    "ex.builder.peak": {"en": "<b>peak memory per rank</b> (microbatch activations): ", "zh": "<b>每个 rank 的显存峰值</b>（以微批的激活计）："},
     "ex.builder.same": {"en": "matches {name} (the same orders, action for action)", "zh": "与 {name} 完全一致（每个动作的顺序都相同）"},
     "ex.builder.matches": {"en": "matches {name} (same makespan and peak memory)", "zh": "与 {name} 等效（单步耗时和显存峰值都相同）"},
     "ex.builder.fast_but": {"en": "as fast as the best ({best}) but peaks at {mine} microbatch activations instead of {theirs}",
@@ -688,7 +688,8 @@ def _static_html(kind: str, settings: str, look: _Look, fig: Figure | None, part
     else:
         assert fig is not None, "a still picture needs the figure or the SVG"
         png = base64.b64encode(_still_png(fig, look.dpi)).decode("ascii")
-        picture = (f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
+        colon = "：" if _zh() else ": "
+        picture = (f'<img class="bk-figure-static" alt="{html.escape(kind)}{colon}{html.escape(settings)}" '
                    f'src="data:image/png;base64,{png}"/>')
     return (
         f'{_CSS}<div class="{cls}">'
@@ -1143,7 +1144,7 @@ class PipelineExplorer:
         r["bubble_overhead"].value = _card(
             tr("ex.card.overhead.name"), f"{res.bubble_overhead:.4f}",
             tr("ex.card.overhead.note"))
-        r["makespan"].value = _card(tr("ex.card.makespan"), f"{format_number(res.makespan, fractions=False)} {unit}",
+        r["makespan"].value = _card(tr("ex.card.makespan"), f"{format_number(res.makespan, fractions=False)} {counted(res.unit)}",
                                     tr("ex.card.utilization", u=res.utilization))
         r["formula"].value = self._formula_card(res)
         peaks = res.peak_activations
@@ -1207,6 +1208,10 @@ class PipelineExplorer:
                     # Ranks are keyed, and their peaks given, by colour chips in the peak readout:
                     # a legend would cost ~30% of a redraw.
                     plotting.plot_memory(x, ax=ax, cap=cap, legend=False)
+                    if _zh():  # name the run as the timeline above it does (its costs in the same words)
+                        below = ax.get_title(loc="left").partition("\n")[2]
+                        ax.set_title(_panel_title(x) + "\n" + below, loc="left",
+                                     fontsize=plotting._title_size())
                     if x is res:
                         self._rank_styles = _line_styles(ax)
                 ax.set_xlim(0, t_end * 1.005)
@@ -1436,7 +1441,7 @@ class ScheduleBuilder:
         r["message"].value = f"<div class='bk-msg-ok'>{legal}</div>"
         r["bubble_ratio"].value = _card(tr("ex.card.ratio.name"), f"{res.bubble_ratio:.4f}",
                                         tr("ex.builder.overhead", overhead=res.bubble_overhead))
-        r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {unit}")
+        r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {counted(res.unit)}")
         r["peak"].value = ("<div style='font-size:15px'>" + tr("ex.builder.peak")
                            + " · ".join((f"rank {k}：" if _zh() else f"r{k} ") + format_number(x, 3, fractions=False)
                                         for k, x in enumerate(res.peak_activations)) + "</div>")
