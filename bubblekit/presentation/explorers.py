@@ -1137,7 +1137,6 @@ class PipelineExplorer:
 
     def _readouts(self, res: SimResult, other: SimResult | None) -> None:
         r, s = self.readouts, res.schedule
-        unit = plural(res.unit)
         r["bubble_ratio"].value = _card(
             tr("ex.card.ratio.name"), f"{res.bubble_ratio:.4f}",
             tr("ex.card.ratio.note", ratio=res.bubble_ratio))
@@ -1436,7 +1435,6 @@ class ScheduleBuilder:
             self.image.layout.visibility = "visible"
         except Exception as exc:  # a drawing bug must not leave a traceback in a classroom UI
             self.error = tr("ex.error.draw", error=f"{type(exc).__name__}: {exc}")
-        unit = plural(res.unit)
         legal = tr("ex.builder.legal", p=sched.p, m=sched.m, v=sched.v, n=sched.n_actions)
         r["message"].value = f"<div class='bk-msg-ok'>{legal}</div>"
         r["bubble_ratio"].value = _card(tr("ex.card.ratio.name"), f"{res.bubble_ratio:.4f}",
