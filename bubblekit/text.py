@@ -51,7 +51,7 @@ def format_number(x: Number, digits: int = 4, *, fractions: bool = True) -> str:
 register({
     "text.slots": {"en": "slots", "zh": "时间槽"},
     "text.minutes": {"en": "min", "zh": "分钟"},
-    # slots counted inside a sentence ("33 slots" / "33 个时间槽"); a card's big number keeps "33 时间槽"
+    # slots counted ("33 slots" / "33 个时间槽"): in a sentence and on an explorer card alike
     "text.slots.counted": {"en": "slots", "zh": "个时间槽"},
     "text.time_axis": {"en": "time ({unit})", "zh": "时间（{unit}）"},
     "text.yes": {"en": "yes", "zh": "是"},

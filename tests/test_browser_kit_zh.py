@@ -5,7 +5,7 @@
   slide shows the Chinese header, the right arrow brings the next slide, and its text is Chinese.
 * ``python -m bubblekit classroom --lang zh`` (the command itself, in a subprocess): it says, in
   Chinese, when the room is ready; the page it serves (Voila, ``apps/zh/explorer.ipynb``) shows
-  the Chinese title and text, the explorer's Chinese readout (设备时间的 …% 处于空闲), no code,
+  the Chinese title and text, the explorer's Chinese readout (…% 的设备时间在空等), no code,
   and asks nothing of any host but 127.0.0.1.
 
 Debian's Chromium (``/usr/bin/chromium``) through the Python ``playwright`` package (never
@@ -49,8 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 READY_MS = 60_000
 #: Chinese characters (CJK Unified Ideographs).
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-#: The explorer's bubble_ratio note in Chinese, e.g. "设备时间的 42.9% 处于空闲（模拟）".
-_RATIO_NOTE = re.compile(r"设备时间的 \d+\.\d% 处于空闲")
+#: The explorer's bubble_ratio note in Chinese, e.g. "42.9% 的设备时间在空等（模拟值）".
+_RATIO_NOTE = re.compile(r"\d+\.\d% 的设备时间在空等")
 #: The index of the slide shown (reveal.js marks it ``present``).
 CURRENT = "[...document.querySelectorAll('.reveal .slides > section')].findIndex(s => s.classList.contains('present'))"
 

@@ -12,7 +12,7 @@ Debian's Chromium (``/usr/bin/chromium``, driven by the Python ``playwright`` pa
   so matplotlib's "Glyph ... missing from font(s)" warning is an error in the cell that draws a
   figure (a control run shows that setting does turn the warning into an error);
 * the explorer's ``m`` slider, moved with the keyboard, changes the Chinese readout
-  (设备时间的 …% 处于空闲) to the simulator's bubble for the new ``m``;
+  (…% 的设备时间在空等) to the simulator's bubble for the new ``m``;
 * the lesson's warm-up check, answered in its cell, shows a Chinese result;
 * the page's Chinese text is drawn by a font with CJK glyphs: Chromium says which platform
   font drew the lesson's title and the readout (DevTools ``CSS.getPlatformFontsForNode``: a
@@ -66,8 +66,8 @@ LESSON = "notebooks/zh/01_what_is_a_bubble.ipynb"
 CHANGE_MS = 60_000
 #: Chinese characters (CJK Unified Ideographs).
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-#: The explorer's bubble_ratio note in Chinese, e.g. "设备时间的 42.9% 处于空闲（模拟）".
-_RATIO_NOTE = re.compile(r"设备时间的 (\d+\.\d)% 处于空闲")
+#: The explorer's bubble_ratio note in Chinese, e.g. "42.9% 的设备时间在空等（模拟值）".
+_RATIO_NOTE = re.compile(r"(\d+\.\d)% 的设备时间在空等")
 
 
 def _require_language_pack() -> None:
@@ -307,7 +307,7 @@ def test_explorer_slider_changes_the_chinese_readout(lab: str, page: Any) -> Non
     handle.focus()
     page.keyboard.press("ArrowRight")
     ratio1 = bk.simulate(bk.schedule("gpipe", 4, m0 + 1), bk.preset("b=2f")).bubble_ratio
-    want = f"设备时间的 {ratio1:.1%} 处于空闲"
+    want = f"{ratio1:.1%} 的设备时间在空等"
     page.wait_for_function(
         "([want, src]) => { const b = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .bk-pipeline-explorer');"
         " const c = b.querySelector('.bk-readout-bubble_ratio'); const i = b.querySelector('img.bk-figure');"

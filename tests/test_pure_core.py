@@ -162,7 +162,7 @@ def test_plotting_is_the_svg_stand_in_and_the_other_pictures_say_they_need_matpl
     assert out["style"] is None and out["picture"] == "SvgPicture" and out["animation"] and out["palette"]
     assert len(out["errors"]) == 4
     assert out["memory"].startswith("<svg") and out["sweep"].startswith("<svg")
-    assert ("持有量（个微批的激活）" in out["memory"] and "每步微批数 m" in out["sweep"]) == (language == "zh")
+    assert ("占用显存（个微批的激活）" in out["memory"] and "每步微批数 m" in out["sweep"]) == (language == "zh")
     for name, (kind, message, missing) in out["errors"].items():
         assert kind == "ModuleNotFoundError" and missing == "matplotlib", (name, kind, message)
         assert f"bk.plotting.{name}" in message and "matplotlib" in message and "JupyterLab" in message

@@ -393,7 +393,7 @@ def test_plot_memory_svg_draws_each_ranks_curve_and_its_peak() -> None:
     assert "rank 0: peak 4" in texts and "time (slots)" in texts and "cap 5" in texts
     with using_language("zh"):
         zh = _texts(svg_plotting.plot_memory(runs[1], ranks=[0, 3]))
-    assert "rank 0：峰值 4" in zh and "rank 3：峰值 1" in zh and "持有量（个微批的激活）" in zh
+    assert "rank 0：峰值 4" in zh and "rank 3：峰值 1" in zh and "占用显存（个微批的激活）" in zh
     assert any("显存峰值" in t for t in zh) and not any("rank 1：" in t for t in zh)
 
 

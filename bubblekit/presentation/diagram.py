@@ -120,7 +120,7 @@ register({
     "plot.memory.cap": {"en": "cap {cap}", "zh": "上限 {cap}"},
     "plot.memory.over_cap": {"en": "over the cap: {ranks}", "zh": "超过上限：{ranks}"},
     "plot.memory.under_cap": {"en": "all ranks under the cap", "zh": "所有 rank 都在上限以内"},
-    "plot.memory.ylabel": {"en": "activations held\n(microbatch activations)", "zh": "持有量（个微批的激活）"},
+    "plot.memory.ylabel": {"en": "activations held\n(microbatch activations)", "zh": "占用显存（个微批的激活）"},
     "plot.sweep.skipped": {"en": "not simulated: {what}", "zh": "未模拟：{what}"},
     "plot.sweep.more": {"en": "... and {n} more", "zh": "……另有 {n} 项"},
     "plot.sweep.closed_form": {"en": "closed form {form}", "zh": "闭式解 {form}"},

@@ -189,8 +189,8 @@ register({
     "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
                           "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
     "ex.formula.title": {"en": "closed form bubble_ratio {formula}", "zh": "公式值 bubble_ratio {formula}"},
-    "ex.card.ratio.note": {"en": "{ratio:.1%} of device-time idle (simulated)", "zh": "设备时间的 {ratio:.1%} 处于空闲（模拟）"},
-    "ex.card.overhead.note": {"en": "Megatron's convention (simulated)", "zh": "Megatron 口径（模拟）"},
+    "ex.card.ratio.note": {"en": "{ratio:.1%} of device-time idle (simulated)", "zh": "{ratio:.1%} 的设备时间在空等（模拟值）"},
+    "ex.card.overhead.note": {"en": "Megatron's convention (simulated)", "zh": "Megatron 口径（模拟值）"},
     "ex.card.makespan": {"en": "makespan (one step)", "zh": "单步耗时"},
     "ex.card.makespan.short": {"en": "makespan", "zh": "单步耗时"},
     "ex.card.utilization": {"en": "utilization {u:.1%}", "zh": "利用率 {u:.1%}"},
@@ -688,7 +688,8 @@ def _static_html(kind: str, settings: str, look: _Look, fig: Figure | None, part
     else:
         assert fig is not None, "a still picture needs the figure or the SVG"
         png = base64.b64encode(_still_png(fig, look.dpi)).decode("ascii")
-        picture = (f'<img class="bk-figure-static" alt="{html.escape(kind)}: {html.escape(settings)}" '
+        colon = "：" if _zh() else ": "
+        picture = (f'<img class="bk-figure-static" alt="{html.escape(kind)}{colon}{html.escape(settings)}" '
                    f'src="data:image/png;base64,{png}"/>')
     return (
         f'{_CSS}<div class="{cls}">'
@@ -1136,14 +1137,13 @@ class PipelineExplorer:
 
     def _readouts(self, res: SimResult, other: SimResult | None) -> None:
         r, s = self.readouts, res.schedule
-        unit = plural(res.unit)
         r["bubble_ratio"].value = _card(
             tr("ex.card.ratio.name"), f"{res.bubble_ratio:.4f}",
             tr("ex.card.ratio.note", ratio=res.bubble_ratio))
         r["bubble_overhead"].value = _card(
             tr("ex.card.overhead.name"), f"{res.bubble_overhead:.4f}",
             tr("ex.card.overhead.note"))
-        r["makespan"].value = _card(tr("ex.card.makespan"), f"{format_number(res.makespan, fractions=False)} {unit}",
+        r["makespan"].value = _card(tr("ex.card.makespan"), f"{format_number(res.makespan, fractions=False)} {counted(res.unit)}",
                                     tr("ex.card.utilization", u=res.utilization))
         r["formula"].value = self._formula_card(res)
         peaks = res.peak_activations
@@ -1207,6 +1207,10 @@ class PipelineExplorer:
                     # Ranks are keyed, and their peaks given, by colour chips in the peak readout:
                     # a legend would cost ~30% of a redraw.
                     plotting.plot_memory(x, ax=ax, cap=cap, legend=False)
+                    if _zh():  # name the run as the timeline above it does (its costs in the same words)
+                        below = ax.get_title(loc="left").partition("\n")[2]
+                        ax.set_title(_panel_title(x) + "\n" + below, loc="left",
+                                     fontsize=plotting._title_size())
                     if x is res:
                         self._rank_styles = _line_styles(ax)
                 ax.set_xlim(0, t_end * 1.005)
@@ -1431,12 +1435,11 @@ class ScheduleBuilder:
             self.image.layout.visibility = "visible"
         except Exception as exc:  # a drawing bug must not leave a traceback in a classroom UI
             self.error = tr("ex.error.draw", error=f"{type(exc).__name__}: {exc}")
-        unit = plural(res.unit)
         legal = tr("ex.builder.legal", p=sched.p, m=sched.m, v=sched.v, n=sched.n_actions)
         r["message"].value = f"<div class='bk-msg-ok'>{legal}</div>"
         r["bubble_ratio"].value = _card(tr("ex.card.ratio.name"), f"{res.bubble_ratio:.4f}",
                                         tr("ex.builder.overhead", overhead=res.bubble_overhead))
-        r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {unit}")
+        r["makespan"].value = _card(tr("ex.card.makespan.short"), f"{format_number(res.makespan, fractions=False)} {counted(res.unit)}")
         r["peak"].value = ("<div style='font-size:15px'>" + tr("ex.builder.peak")
                            + " · ".join((f"rank {k}：" if _zh() else f"r{k} ") + format_number(x, 3, fractions=False)
                                         for k, x in enumerate(res.peak_activations)) + "</div>")
