@@ -149,7 +149,7 @@ def test_a_chinese_check_prints_chinese_for_right_close_and_wrong() -> None:
     assert "和上次的答案一样" in again.detail and "提示 2：" in repr(again)
     assert "还没有作答" in repr(missing)
     percent = check("00.1", f"{right:.2%}")
-    assert percent and "已把你填的百分数换算成占单步耗时的比例" in repr(percent)
+    assert percent and "已把你填的百分数换算成占整步的比例" in repr(percent)
     with pytest.raises(AssertionError, match=r"^00\.1 还不对：偏大。提示：用 bk\.simulate"):
         require("00.1", wrong)
 

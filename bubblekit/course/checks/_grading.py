@@ -137,7 +137,7 @@ register({
 })
 
 #: What a percentage's note and a fraction's check name as "the whole" (``fraction_of``), in both languages.
-THE_STEP = msg("the step", "单步耗时", key="checks.of.step")
+THE_STEP = msg("the step", "整步", key="checks.of.step")
 
 CLOSE_DIGITS = msg("give at least {digits} significant digits", "请至少给出 {digits} 位有效数字",
                    key="checks.close_digits")

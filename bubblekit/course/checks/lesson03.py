@@ -269,15 +269,15 @@ def _megatron_quarter(p: int = 8, overhead: float = 0.25) -> tuple[int, float, f
 @exercise("03.6", unit=(MICROBATCHES, None), hint=(msg("Answer (m, b): first the smallest whole m whose Megatron overhead is at most 25 %, "
                             "then that configuration's bubble as a fraction of the step.",
                             "答案写成 (m, b)：先是 Megatron 口径的气泡开销不超过 25% 的最小整数 m，再是这个配"
-                            "置的气泡比例（占单步耗时的比例）。"),
+                            "置的气泡比例（占整步的比例）。"),
                         msg("Solve (p - 1)/m <= 1/4 for m at p = 8 and round up; for the second number, both measures "
                             "divide the same idle time: the step is the busy time plus that idle time.",
                             "p = 8 时解 (p - 1)/m <= 1/4 求 m，再向上取整；第二个数：两种口径的分子是同一段空闲时间，"
-                            "而单步耗时 = 忙碌时间 + 这段空闲时间。")),
+                            "而 p × 单步耗时 = 全部忙碌时间 + 这段空闲时间。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: _megatron_quarter()[:2],
                             msg("the second number is Megatron's overhead again; convert it to the fraction of the step",
-                                "第二个数又是 Megatron 口径的气泡开销；要换算成占单步耗时的比例")),
+                                "第二个数又是 Megatron 口径的气泡开销；要换算成占整步的比例")),
                     swapped_items()))
 def _megatron_quarter_expected() -> Any:
     m, _, b = _megatron_quarter()
