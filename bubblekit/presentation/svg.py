@@ -813,7 +813,7 @@ def _chart(out: list[str], chart: LineChart, top: float, width: float) -> float:
             d = "".join(_marker_path(kind, x_of(x), y_of(v)) for x, v in zip(s.xs, s.ys))
             fill = s.color if s.filled else "white"
             out.append(f'<path class="bk-series" data-series={key} data-points={data} fill="{fill}" '
-                       f'stroke="{s.color}" stroke-width="1.6" d="{d}"/>')
+                       f'stroke="{s.edge or s.color}" stroke-width="1.6" d="{d}"/>')
     out.append("</g>")
     # axes, ticks and labels
     out.append(f'<g class="bk-axes" stroke="#333333" stroke-width="0.8">'
@@ -850,7 +850,7 @@ def _chart(out: list[str], chart: LineChart, top: float, width: float) -> float:
             else:
                 kind = diagram.MARKERS[s.marker % len(diagram.MARKERS)]
                 out.append(f'<path d="{_marker_path(kind, lx + 12, ly)}" fill="{s.color if s.filled else "white"}" '
-                           f'stroke="{s.color}" stroke-width="1.6"/>')
+                           f'stroke="{s.edge or s.color}" stroke-width="1.6"/>')
             out.append(_text(lx + 30.0, ly, s.label, size=size))
             ly += size * 1.6
         out.append("</g>")
