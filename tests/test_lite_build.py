@@ -222,9 +222,9 @@ def test_lesson06_page_is_markdown_and_sends_to_jupyterlab(lang: str) -> None:
     assert ("trace files" in text) if lang == "en" else ("trace 文件" in text)
 
 
-def test_site_notebooks_are_lessons_00_05_and_exercises_01_05_in_both_languages() -> None:
+def test_site_notebooks_are_lessons_00_05_exercises_01_05_and_the_apps_in_both_languages() -> None:
     items = lite.site_notebooks()
-    assert len(items) == 2 * (6 + 1 + 5)
+    assert len(items) == 2 * (6 + 1 + 5 + 3)
     for rel, lang, src in items:
         assert ("/zh/" in rel) == (lang == "zh")
         if src is None:
@@ -234,13 +234,18 @@ def test_site_notebooks_are_lessons_00_05_and_exercises_01_05_in_both_languages(
             assert src == ROOT / rel  # the repository's layout: links between lessons and exercises work
     names = {Path(rel).name for rel, _, _ in items}
     assert {"00_start_here.ipynb", "05_shrinking_bubbles.ipynb"} <= names
+    apps = {rel for rel, _, _ in items if rel.startswith("apps/")}  # the three classroom pages, en and zh
+    assert apps == {f"apps/{sub}{n}.ipynb" for sub in ("", "zh/") for n in ("explorer", "builder", "frontier")}
     assert not any(n.startswith(("07", "08", "09", "10")) for n in names)
 
 
 def test_write_contents(tmp_path: Path) -> None:
     count = lite.write_contents(tmp_path)
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.ipynb"))
-    assert count == len(written) == 24
+    assert count == len(written) == 30
+    app = json.loads((tmp_path / "apps/zh/frontier.ipynb").read_text(encoding="utf-8"))
+    assert [c["id"] for c in app["cells"][:3]] == ["lite-storage", "lite-install", "frontier-0"]
+    assert "浏览器" in "".join(app["cells"][0]["source"]) and app["metadata"]["kernelspec"]["name"] == "python"
     zh = json.loads((tmp_path / "notebooks/zh/01_what_is_a_bubble.ipynb").read_text(encoding="utf-8"))
     assert "浏览器" in "".join(zh["cells"][0]["source"])
     assert zh["cells"][2]["id"] == "l01-00"
