@@ -220,6 +220,7 @@ def test_lesson06_page_is_markdown_and_sends_to_jupyterlab(lang: str) -> None:
     assert text.startswith("# 06 · ")
     assert "JupyterLab" in text and "torch" in text and "bash course.sh lab" in text
     assert ("trace files" in text) if lang == "en" else ("trace 文件" in text)
+    assert ("apps/" if lang == "en" else "apps/zh/") in text  # the classroom pages work in the browser
 
 
 def test_site_notebooks_are_lessons_00_05_exercises_01_05_and_the_apps_in_both_languages() -> None:

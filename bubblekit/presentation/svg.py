@@ -33,8 +33,10 @@ without ``force=True``).
 
 Used by ``bk.plot_pipeline`` and ``bk.plotting`` where matplotlib cannot be imported (the browser
 edition: the pipeline diagrams of every lesson but 08 come from it there, and lesson 01's
-animation, :mod:`bubblekit.presentation.svg_plotting`), and by lesson 01's explorer with
-``picture="svg"`` (:func:`bubblekit.presentation.explorers.pipeline_explorer`; the default there).
+animation, :mod:`bubblekit.presentation.svg_plotting`), and by the explorers with ``picture="svg"``
+(the default there): :func:`~bubblekit.presentation.explorers.pipeline_explorer` and
+:func:`~bubblekit.presentation.explorers.schedule_builder` draw :func:`pipeline_svg`,
+:func:`~bubblekit.presentation.explorers.frontier_explorer` a :func:`line_chart_svg` chart.
 """
 
 from __future__ import annotations
