@@ -243,6 +243,15 @@ def test_picture_must_be_png_or_svg(make: Any, bad: Any) -> None:
         make(picture=bad)
 
 
+@pytest.mark.parametrize("edge", ["black", '#000" onload="x', 0, "#12345"])
+def test_a_chart_series_edge_is_a_hex_colour(edge: Any) -> None:
+    from bubblekit.presentation.diagram import ChartSeries
+
+    with pytest.raises(ValueError, match=r"edge must be None or a colour written #RRGGBB"):
+        ChartSeries("k", "label", (1.0,), (0.5,), "#0072B2", marker=0, edge=edge)
+    assert ChartSeries("k", "label", (1.0,), (0.5,), "#0072B2", marker=0, edge="#000000").edge == "#000000"
+
+
 def test_the_frontier_svg_has_no_markup_from_schedule_names() -> None:
     """A schedule's name reaches the SVG escaped (the names come from the registry and the catalogue)."""
     f = bk.explorers.frontier_explorer(p=2, m=4, v=2, picture="svg")

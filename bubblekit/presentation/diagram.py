@@ -395,6 +395,10 @@ class ChartSeries:
     steps: bool = False
     edge: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.edge is not None and (not isinstance(self.edge, str) or not _HEX.match(self.edge)):
+            raise ValueError(f"edge must be None or a colour written #RRGGBB (e.g. '#000000'), got {self.edge!r}")
+
 
 def memory_arguments(result_or_results: Any, cap: Any, ranks: Any) -> tuple[list[SimResult], list[list[int]]]:
     """Check ``plot_memory``'s arguments: the simulated results, and the ranks drawn of each."""
