@@ -25,12 +25,16 @@ lock that lists exactly the wheels it ships (``trim_lock``), and points the kern
 Pyodide and that lock (``lite_config``) with the PyPI fallback off: the site fetches nothing
 from another host.
 
-The notebooks: lessons 00-05 and exercises 01-05, English and Chinese, keep the repository's
-layout (``notebooks/``, ``notebooks/zh/``, ``exercises/``, ``exercises/zh/``, so their links
-between each other work). Each gets two cells at the top (``prepare_notebook``): a note that
-the learner's work is kept in this browser's storage and a cell that installs bubblekit
-(``%pip install bubblekit ipywidgets``: the bundled wheels). Lesson 06 (torch, trace files) becomes a short
-page that sends the learner to JupyterLab (``lesson06_page``).
+The notebooks: lessons 00-05, exercises 01-05 and the three classroom pages (``APPS``:
+``apps/explorer.ipynb``, the pipeline explorer and the schedule builder; ``apps/builder.ipynb``,
+the schedule builder; ``apps/frontier.ipynb``, the memory/bubble frontier), English and Chinese,
+keep the repository's layout (``notebooks/``, ``notebooks/zh/``, ``exercises/``,
+``exercises/zh/``, ``apps/``, ``apps/zh/``, so their links between each other work). In the
+browser the explorers draw SVG (``picture="svg"``: no matplotlib there). Each gets two cells at
+the top (``prepare_notebook``): a note that the learner's work is kept in this browser's storage
+and a cell that installs bubblekit (``%pip install bubblekit ipywidgets``: the bundled wheels).
+Lesson 06 (torch, trace files) becomes a short page that sends the learner to JupyterLab
+(``lesson06_page``).
 
 Downloads are cached in ``.lite-cache/`` (gitignored), so a rebuild needs no network. At the
 end the script prints the site's size and file count.
@@ -113,6 +117,8 @@ LESSONS = (
     "05_shrinking_bubbles.ipynb",
 )
 EXERCISES = LESSONS[1:]
+#: the classroom pages (apps/ and apps/zh/): explorer, schedule builder, memory/bubble frontier
+APPS = ("explorer.ipynb", "builder.ipynb", "frontier.ipynb")
 LESSON_06 = "06_profiling_practice.ipynb"
 
 #: the install cell's code: piplite's %pip finds bubblekit in the site's pyodide-lock.json
@@ -157,7 +163,8 @@ TEXT: dict[str, dict[str, str]] = {
             "bash course.sh lab                 # set up once, then open JupyterLab\n"
             "bash course.sh setup --torch       # add torch for the lesson's real run\n"
             "```\n\n"
-            "and open `notebooks/06_profiling_practice.ipynb`. Lessons 00-05 and their exercises work "
+            "and open `notebooks/06_profiling_practice.ipynb`. Lessons 00-05, their exercises and the "
+            "classroom pages (`apps/`: the explorer, the schedule builder, the memory/bubble frontier) work "
             "here in the browser."
         ),
         "zh": (
@@ -169,7 +176,8 @@ TEXT: dict[str, dict[str, str]] = {
             "bash course.sh lab --lang zh       # 第一次先完成配置，然后打开 JupyterLab\n"
             "bash course.sh setup --torch       # 再装上 torch，用于本课的真实运行\n"
             "```\n\n"
-            "然后打开 `notebooks/zh/06_profiling_practice.ipynb`。第 00 到 05 课和它们的练习都可以在浏览器里完成。"
+            "然后打开 `notebooks/zh/06_profiling_practice.ipynb`。第 00 到 05 课、它们的练习和课堂页面"
+            "（`apps/zh/`：交互探索器、调度构建器、显存–气泡前沿）都可以在浏览器里完成。"
         ),
     },
 }
@@ -373,6 +381,7 @@ def site_notebooks(root: Path = ROOT) -> list[tuple[str, str, Path | None]]:
         out += [(f"notebooks/{sub}{n}", lang, root / "notebooks" / sub / n) for n in LESSONS]
         out.append((f"notebooks/{sub}{LESSON_06}", lang, None))
         out += [(f"exercises/{sub}{n}", lang, root / "exercises" / sub / n) for n in EXERCISES]
+        out += [(f"apps/{sub}{n}", lang, root / "apps" / sub / n) for n in APPS]
     return out
 
 

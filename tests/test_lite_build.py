@@ -220,11 +220,12 @@ def test_lesson06_page_is_markdown_and_sends_to_jupyterlab(lang: str) -> None:
     assert text.startswith("# 06 · ")
     assert "JupyterLab" in text and "torch" in text and "bash course.sh lab" in text
     assert ("trace files" in text) if lang == "en" else ("trace 文件" in text)
+    assert ("apps/" if lang == "en" else "apps/zh/") in text  # the classroom pages work in the browser
 
 
-def test_site_notebooks_are_lessons_00_05_and_exercises_01_05_in_both_languages() -> None:
+def test_site_notebooks_are_lessons_00_05_exercises_01_05_and_the_apps_in_both_languages() -> None:
     items = lite.site_notebooks()
-    assert len(items) == 2 * (6 + 1 + 5)
+    assert len(items) == 2 * (6 + 1 + 5 + 3)
     for rel, lang, src in items:
         assert ("/zh/" in rel) == (lang == "zh")
         if src is None:
@@ -234,13 +235,18 @@ def test_site_notebooks_are_lessons_00_05_and_exercises_01_05_in_both_languages(
             assert src == ROOT / rel  # the repository's layout: links between lessons and exercises work
     names = {Path(rel).name for rel, _, _ in items}
     assert {"00_start_here.ipynb", "05_shrinking_bubbles.ipynb"} <= names
+    apps = {rel for rel, _, _ in items if rel.startswith("apps/")}  # the three classroom pages, en and zh
+    assert apps == {f"apps/{sub}{n}.ipynb" for sub in ("", "zh/") for n in ("explorer", "builder", "frontier")}
     assert not any(n.startswith(("07", "08", "09", "10")) for n in names)
 
 
 def test_write_contents(tmp_path: Path) -> None:
     count = lite.write_contents(tmp_path)
     written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.ipynb"))
-    assert count == len(written) == 24
+    assert count == len(written) == 30
+    app = json.loads((tmp_path / "apps/zh/frontier.ipynb").read_text(encoding="utf-8"))
+    assert [c["id"] for c in app["cells"][:3]] == ["lite-storage", "lite-install", "frontier-0"]
+    assert "浏览器" in "".join(app["cells"][0]["source"]) and app["metadata"]["kernelspec"]["name"] == "python"
     zh = json.loads((tmp_path / "notebooks/zh/01_what_is_a_bubble.ipynb").read_text(encoding="utf-8"))
     assert "浏览器" in "".join(zh["cells"][0]["source"])
     assert zh["cells"][2]["id"] == "l01-00"
@@ -508,3 +514,80 @@ def test_the_build_keeps_a_folder_that_is_not_an_earlier_site(tmp_path: Path) ->
     site.mkdir()
     (site / "jupyter-lite.json").write_text("{}", encoding="utf-8")
     lite.check_output(site)  # an earlier site is rebuilt
+
+
+@pytest.mark.browser
+def test_a_classroom_page_runs_in_the_browser(served_site: str) -> None:
+    """apps/zh/frontier.ipynb in the lite site: run it, see the frontier drawn as SVG by the live widget, move
+    the m slider one step and read 1F1B's row of the table and its point: the simulator's values at m = 9."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"!!! BROWSER TEST SKIPPED: no Chromium at {CHROMIUM} (Debian package 'chromium') !!!")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the Python package 'playwright' (test extra)")
+    import bubblekit as bk
+    from bubblekit.text import format_number
+
+    # the page starts at p = 4, m = 8, v = 2, f=i=w; one step right on the m slider gives m = 9
+    start, moved = (bk.simulate(bk.schedule("1f1b", 4, m), bk.preset("f=i=w")) for m in (8, 9))
+    blocked: list[str] = []
+
+    def only_this_host(route: Any) -> None:
+        if urllib.parse.urlsplit(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    def row_1f1b(page: Any) -> list[str]:
+        row = page.locator(".bk-frontier-explorer .bk-table tr").filter(
+            has=page.locator("td", has_text="1F1B").first).first  # the 1F1B row (not "interleaved 1F1B")
+        cells = [c.strip() for c in row.locator("td").all_inner_texts()]
+        return cells if cells and cells[0] == "1F1B" else []
+
+    def point_1f1b(page: Any) -> str:
+        return str(page.locator('.bk-frontier-explorer svg.bk-chart-svg [data-series="point:1F1B"]').first
+                   .get_attribute("data-points"))
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "lite_apps_zh_frontier"
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
+        try:
+            context = browser.new_context(viewport={"width": 1440, "height": 1000})
+            context.route("**/*", only_this_host)
+            page = context.new_page()
+            page.route("**/*", only_this_host)
+            page.set_default_timeout(FIRST_RESULT_MS)
+            started = time.monotonic()
+            page.goto(f"{served_site}/lab/index.html?path=apps/zh/frontier.ipynb")
+            try:
+                page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
+                assert page.locator(".jp-MarkdownCell", has_text=STORAGE_NOTE["zh"]).count() == 1
+                _run_all_cells(page)
+                ran = time.monotonic() - started
+                errors = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts()
+                          if "Traceback" in t or "Error" in t]
+                assert not errors, errors[:3]
+                chart = page.locator(".bk-frontier-explorer svg.bk-chart-svg").first  # the live widget's picture
+                chart.wait_for()
+                assert chart.locator("path.bk-series").count() >= 8  # a point per schedule
+                assert "帕累托前沿" in page.locator(".bk-frontier-explorer").first.inner_text()  # the Chinese page
+                assert point_1f1b(page) == f"{float(start.max_peak_activations)!r},{start.bubble_ratio!r}"
+                before = row_1f1b(page)
+                assert before[2:4] == [format_number(start.makespan), f"{start.bubble_ratio:.1%}"], before
+                page.locator(".bk-frontier-explorer .widget-slider").nth(1).locator(".noUi-handle").focus()  # m
+                page.keyboard.press("ArrowRight")
+                deadline = time.monotonic() + 60
+                while row_1f1b(page) == before and time.monotonic() < deadline:
+                    time.sleep(0.5)
+                after = row_1f1b(page)
+                assert after[2:4] == [format_number(moved.makespan), f"{moved.bubble_ratio:.1%}"], after
+                assert point_1f1b(page) == f"{float(moved.max_peak_activations)!r},{moved.bubble_ratio!r}"
+                page.screenshot(path=f"{shot}.png")
+            except Exception:
+                page.screenshot(path=f"{shot}_failed.png")
+                raise
+        finally:
+            browser.close()
+    print(f"\nlite: apps/zh/frontier.ipynb run in {ran:.1f} s; m slider: 1F1B makespan {before[2]} -> {after[2]}, "
+          f"bubble_ratio {before[3]} -> {after[3]} as simulated")
+    assert not blocked, f"requests to other hosts: {blocked[:10]}"

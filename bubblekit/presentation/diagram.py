@@ -380,7 +380,8 @@ class ChartSeries:
     legend's text; ``xs``, ``ys``: its points; ``color``; ``style``: an index into
     :data:`LINE_STYLES`; ``marker``: an index into :data:`MARKERS` for points drawn without a line
     (``None``: a line); ``filled``: the marker filled with the colour (else white or hollow);
-    ``steps``: a step line (each value holds until the next point).
+    ``steps``: a step line (each value holds until the next point); ``edge``: the markers' outline
+    colour (``None``: ``color``), e.g. black for the schedules on the memory/bubble frontier.
     """
 
     key: str
@@ -392,6 +393,11 @@ class ChartSeries:
     marker: int | None = None
     filled: bool = True
     steps: bool = False
+    edge: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.edge is not None and (not isinstance(self.edge, str) or not _HEX.match(self.edge)):
+            raise ValueError(f"edge must be None or a colour written #RRGGBB (e.g. '#000000'), got {self.edge!r}")
 
 
 def memory_arguments(result_or_results: Any, cap: Any, ranks: Any) -> tuple[list[SimResult], list[list[int]]]:

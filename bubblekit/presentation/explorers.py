@@ -33,9 +33,13 @@ Pictures are drawn with matplotlib's Agg backend into one reused
 shown as PNG bytes in an :class:`ipywidgets.Image`, which works the same in JupyterLab, in
 Voila (``bubblekit classroom``) and in a headless browser test. Where matplotlib cannot be
 imported (the browser edition on Pyodide, which has ipywidgets but no numpy or matplotlib) the
-module still imports: the pipeline explorer draws its diagram as SVG (``picture="svg"``, then
-the default) and the other two explorers say they need matplotlib. Bad input never raises out
-of a callback: the library's own message is shown in the ``message`` readout.
+module still imports and every explorer draws SVG in pure Python (``picture="svg"``, then the
+default), from the one drawing model of :mod:`~bubblekit.presentation.diagram` and
+:mod:`~bubblekit.presentation.svg`: the pipeline explorer and the schedule builder their pipeline
+diagram (:func:`~bubblekit.presentation.svg.pipeline_svg`; no memory curves, the peak readout
+gives the memory), the frontier explorer its points and frontier as a chart
+(:func:`~bubblekit.presentation.svg.line_chart_svg`). Bad input never raises out of a callback:
+the library's own message is shown in the ``message`` readout.
 
 **A picture before anything runs.** Displaying an explorer gives the widget and, beside it
 in the same output, a still picture of its current state (``text/html``: the readouts and
@@ -74,8 +78,8 @@ from bubblekit.compare import compare as compare_table
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.costs import preset as cost_preset
 from bubblekit.i18n import get_language, register, tr
-from bubblekit.presentation.diagram import costs_title
-from bubblekit.presentation.svg import SvgPicture, pipeline_svg
+from bubblekit.presentation.diagram import MARKERS, SERIES_COLORS, ChartSeries, costs_title
+from bubblekit.presentation.svg import LineChart, SvgPicture, line_chart_svg, pipeline_svg
 from bubblekit.schedules import (
     REGISTRY,
     Schedule,
@@ -281,8 +285,8 @@ _WIDTH_IN = 12.0
 LAYOUTS: tuple[str, ...] = ("notebook", "presenter")
 #: Environment variable: ``1`` makes ``"presenter"`` the default layout (``bubblekit classroom --presenter``).
 PRESENTER_ENV = "BUBBLEKIT_PRESENTER"
-#: How the pipeline explorer draws (``picture=``): ``"png"`` (matplotlib, the default where it imports) or
-#: ``"svg"`` (pure Python, the default where it does not).
+#: How the explorers draw (``picture=``): ``"png"`` (matplotlib, the default where it imports) or
+#: ``"svg"`` (pure Python, the default where it does not: the browser edition).
 PICTURES: tuple[str, ...] = ("png", "svg")
 
 
@@ -369,6 +373,18 @@ def _check_size(name: str, value: Any, hi: int, where: str) -> None:
         raise TypeError(f"{name} must be a whole number (int) between 1 and {hi} for the {where}, got {value!r}")
     if not 1 <= value <= hi:
         raise ValueError(f"{name} must be between 1 and {hi} for the {where} (its slider's range), got {value!r}")
+
+
+def _picture(picture: str | None) -> str:
+    """The ``picture=`` of an explorer, checked: ``"png"``, ``"svg"``, or ``None`` for :func:`_default_picture`."""
+    return str(check_choice("picture", _default_picture() if picture is None else picture, PICTURES))
+
+
+def _svg_view() -> widgets.HTML:
+    """The widget an explorer with ``picture="svg"`` shows its picture in (the SVG's text as HTML)."""
+    view = widgets.HTML(value="", layout=widgets.Layout(width="100%", max_width="1200px"))
+    view.add_class("bk-figure")
+    return view
 
 
 def _check_layout(layout: str | None) -> str:
@@ -792,7 +808,7 @@ class PipelineExplorer:
         picture: str | None = None,
     ) -> None:
         all_names = names()
-        self.picture = check_choice("picture", _default_picture() if picture is None else picture, PICTURES)
+        self.picture = _picture(picture)
         schedule = spec(schedule).name
         compare = None if compare is None or compare == _NONE else spec(compare).name
         if preset not in COST_PRESETS:
@@ -845,8 +861,7 @@ class PipelineExplorer:
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="1200px"))
         self.image.add_class("bk-figure")
         self.svg: SvgPicture | None = None
-        self.svg_view = widgets.HTML(value="", layout=widgets.Layout(width="100%", max_width="1200px"))
-        self.svg_view.add_class("bk-figure")
+        self.svg_view = _svg_view()
         self._unit_note = widgets.HTML(value="")
         self.widget = self._layout()
 
@@ -1308,17 +1323,22 @@ class ScheduleBuilder:
         score: a :class:`BuilderScore`, ``None`` while the text is illegal.
         schedule, result: the parsed :class:`~bubblekit.Schedule` and its simulation, or ``None``.
         error: the message shown when the text is illegal, else ``None``.
-        figure, image, widget, layout: as in :class:`PipelineExplorer`.
+        picture: ``"png"`` (matplotlib's diagram in ``image``) or ``"svg"`` (the diagram of
+            :func:`bubblekit.presentation.svg.pipeline_svg` in ``svg_view``, its picture in ``svg``).
+        figure, image, svg_view, svg, widget, layout: as in :class:`PipelineExplorer`.
     """
 
-    def __init__(self, p: int = 2, m: int = 4, text: str | None = None, layout: str | None = None) -> None:
+    def __init__(self, p: int = 2, m: int = 4, text: str | None = None, layout: str | None = None,
+                 picture: str | None = None) -> None:
+        self.picture = _picture(picture)
         for key, val, hi in (("p", p, 8), ("m", m, 16)):
             _check_size(key, val, hi, "builder")
         if text is not None and not isinstance(text, str):
             raise TypeError(f"text must be a string of per-rank orders or None, got {type(text).__name__}")
         self.look = _look(_check_layout(layout))
         self.layout = self.look.name
-        self.figure: Figure = _new_figure("bk.explorers.schedule_builder")
+        self.figure: Figure | None = (_new_figure("bk.explorers.schedule_builder(picture='png')")
+                                      if self.picture == "png" else None)
         self.schedule: Schedule | None = None
         self.result: SimResult | None = None
         self.score: BuilderScore | None = None
@@ -1348,6 +1368,8 @@ class ScheduleBuilder:
         }
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="1200px"))
         self.image.add_class("bk-figure")
+        self.svg: SvgPicture | None = None
+        self.svg_view = _svg_view()
         c["check"].on_click(lambda _b: self.update())
         c["load_1f1b"].on_click(lambda _b: self.load("1f1b"))
         c["load_gpipe"].on_click(lambda _b: self.load("gpipe"))
@@ -1371,8 +1393,13 @@ class ScheduleBuilder:
             for key in ("p", "m", "preset"):
                 c[key].layout.width = "480px"
                 c[key].style.description_width = "190px"
-        box = widgets.VBox([title, widgets.HBox([left, right]), self.image])
+        box = widgets.VBox([title, widgets.HBox([left, right]), self._view])
         return _box_class(box, self.look, "bk-schedule-builder")
+
+    @property
+    def _view(self) -> widgets.DOMWidget:
+        """The widget that shows the picture: the PNG image, or the SVG's HTML."""
+        return self.svg_view if self.picture == "svg" else self.image
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """The live widget, with a still picture beside it (see :meth:`PipelineExplorer._repr_mimebundle_`)."""
@@ -1382,7 +1409,8 @@ class ScheduleBuilder:
         bundle["text/plain"] = tr("ex.plain.builder", settings=settings)
         text = f"<pre style='font-size:13px'>{html.escape(c['text'].value)}</pre>"
         bundle["text/html"] = _static_html(tr("ex.kind.builder"), settings, self.look, self.figure,
-                                           [text, r["message"].value, r["score"].value], still="ex.still.builder")
+                                           [text, r["message"].value, r["score"].value], still="ex.still.builder",
+                                           svg=self.svg.svg if self.picture == "svg" and self.svg is not None else None)
         return bundle
 
     def load(self, name: str) -> None:
@@ -1425,14 +1453,14 @@ class ScheduleBuilder:
             r["message"].value = f"<b style='color:#a00000'>✗ {kind}</b>" + _error_html(body)
             for key in ("score", "bubble_ratio", "makespan", "peak"):
                 r[key].value = ""
-            self.image.layout.visibility = "hidden"
+            self._view.layout.visibility = "hidden"
             return
         self.error = None
         self.schedule, self.result = sched, res
         self.score = self._score(res)
         try:  # the picture first: the browser receives it before the numbers that describe it
             self._draw(res)
-            self.image.layout.visibility = "visible"
+            self._view.layout.visibility = "visible"
         except Exception as exc:  # a drawing bug must not leave a traceback in a classroom UI
             self.error = tr("ex.error.draw", error=f"{type(exc).__name__}: {exc}")
         legal = tr("ex.builder.legal", p=sched.p, m=sched.m, v=sched.v, n=sched.n_actions)
@@ -1448,17 +1476,22 @@ class ScheduleBuilder:
             r["message"].value += _error_html(self.error)
 
     def _draw(self, res: SimResult) -> None:
+        sched = res.schedule
+        look = self.look
+        title = tr("ex.builder.title", p=sched.p, m=sched.m, costs=_costs_text(res.costs, split=sched.split_backward))
+        if self.picture == "svg":  # the pure-Python diagram
+            self.svg = pipeline_svg(res, title=title, width=round(1100 * look.scale))
+            self.svg_view.value = self.svg.svg
+            return
         from bubblekit.presentation import plotting
 
-        sched = res.schedule
         fig = self.figure
+        assert fig is not None  # picture="png" made it
         fig.clear()
-        look = self.look
         with _style(look):
             (ax,) = _stack_axes(fig, [_pipeline_height(sched.p, look.scale) + 0.3], look.scale,
                                 plotting.placement_strip_width(res) / 72.0)
-            plotting.plot_pipeline(res, ax=ax, title=tr("ex.builder.title", p=sched.p, m=sched.m,
-                                                        costs=_costs_text(res.costs, split=sched.split_backward)))
+            plotting.plot_pipeline(res, ax=ax, title=title)
             self.image.value = render_png(fig, look.dpi)
 
     def _references(self, sched: Schedule) -> dict[str, SimResult]:
@@ -1520,7 +1553,8 @@ class ScheduleBuilder:
         )
 
 
-def schedule_builder(p: int = 2, m: int = 4, text: str | None = None, layout: str | None = None) -> ScheduleBuilder:
+def schedule_builder(p: int = 2, m: int = 4, text: str | None = None, layout: str | None = None,
+                     picture: str | None = None) -> ScheduleBuilder:
     """A text box for per-rank orders, the simulated diagram, legality messages and a score.
 
     Args:
@@ -1529,6 +1563,8 @@ def schedule_builder(p: int = 2, m: int = 4, text: str | None = None, layout: st
         text: initial orders, one line per rank (``rank 0: 0F0 0F1 0B0 0B1``); default the
             GPipe template for ``p``, ``m``.
         layout: ``"notebook"``, ``"presenter"`` or ``None`` (see :func:`pipeline_explorer`).
+        picture: ``"png"`` (matplotlib), ``"svg"`` (pure Python, the browser edition) or ``None``:
+            ``"png"`` where matplotlib and numpy import, else ``"svg"`` (see :func:`pipeline_explorer`).
 
     The defaults (and the classroom pages' sizes) are chosen so that neither template
     answers an exercise that asks for a schedule written by hand (``tests/test_explorers.py``
@@ -1536,7 +1572,7 @@ def schedule_builder(p: int = 2, m: int = 4, text: str | None = None, layout: st
 
     Used in the classroom app (apps/explorer.ipynb, apps/builder.ipynb).
     """
-    return ScheduleBuilder(p, m, text, layout)
+    return ScheduleBuilder(p, m, text, layout, picture)
 
 
 # ------------------------------------------------------------------ frontier explorer
@@ -1547,6 +1583,43 @@ def _dominated(point: tuple[float, float], others: Sequence[tuple[float, float]]
 
 
 _FRONTIER_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
+#: The frontier's staircase (both pictures) and the outline of a point on it.
+_FRONTIER_LINE = "#777777"
+_FRONTIER_EDGE = "#000000"
+
+
+def _frontier_point_name(row: dict[str, Any]) -> str:
+    """A point's name in the legend: the schedule, and its ``v`` when it has several chunks."""
+    return row["schedule"] + ((f"，v={row['v']}" if _zh() else f", v={row['v']}") if row["v"] > 1 else "")
+
+
+def _frontier_chart(rows: Sequence[dict[str, Any]], points: Sequence[tuple[float, float]], on: Sequence[bool],
+                    title: str) -> LineChart:
+    """The frontier explorer's picture as a :class:`~bubblekit.presentation.svg.LineChart` (``picture="svg"``).
+
+    The same picture as the matplotlib one: the frontier as a dashed staircase (steps after each
+    point, on to the right edge), each schedule one marker (outlined black when on the frontier), y
+    the bubble_ratio in percent. Colours :data:`~bubblekit.presentation.diagram.SERIES_COLORS` in
+    turn; the marker :data:`~bubblekit.presentation.diagram.MARKERS` ``[(k + k // 8) % 8]`` for
+    the ``k``-th schedule, so that no two of 64 schedules look alike (matplotlib has more marker shapes).
+    """
+    series: list[ChartSeries] = []
+    right = max(x for x, _ in points) * 1.08 + 0.5
+    front = sorted(pt for pt, ok in zip(points, on) if ok)
+    if front:
+        xs = tuple(x for x, _ in front) + (right,)
+        ys = tuple(y for _, y in front)
+        series.append(ChartSeries("frontier", tr("ex.frontier.label"), xs, ys + ys[-1:], _FRONTIER_LINE, style=1,
+                                  steps=True))
+    n = len(SERIES_COLORS)
+    for k, (row, (x, y), ok) in enumerate(zip(rows, points, on)):
+        name = _frontier_point_name(row)
+        series.append(ChartSeries(f"point:{row['schedule']}", tr("ex.frontier.point.on", name=name) if ok else name,
+                                  (x,), (y,), SERIES_COLORS[k % n], marker=(k + k // n) % len(MARKERS),
+                                  edge=_FRONTIER_EDGE if ok else None))
+    top = max(y for _, y in points)
+    return LineChart(series, title=title, ylabel=tr("ex.frontier.ylabel"), xlabel=tr("ex.frontier.xlabel"),
+                     x_range=(0.0, right), y_range=(0.0, max(top * 1.1, 0.01)), percent_y=True)
 
 
 class FrontierExplorer:
@@ -1566,10 +1639,16 @@ class FrontierExplorer:
         table: the :class:`~bubblekit.text.Table` of the schedules shown (``bk.compare``).
         frontier: display names of the schedules on the frontier, least memory first.
         skipped: display name -> why a schedule is not shown (an ``m`` it refuses).
-        figure, image, widget, layout: as in :class:`PipelineExplorer`.
+        picture: ``"png"`` (matplotlib's chart in ``image``) or ``"svg"`` (the same chart drawn by
+            :func:`bubblekit.presentation.svg.line_chart_svg` in ``svg_view``, its picture in ``svg``:
+            one ``bk-series`` element per schedule, ``data-series="point:NAME"``, ``data-points`` its
+            peak and bubble_ratio).
+        figure, image, svg_view, svg, widget, layout: as in :class:`PipelineExplorer`.
     """
 
-    def __init__(self, p: int = 4, m: int = 8, v: int = 2, preset: str = "f=i=w", layout: str | None = None) -> None:
+    def __init__(self, p: int = 4, m: int = 8, v: int = 2, preset: str = "f=i=w", layout: str | None = None,
+                 picture: str | None = None) -> None:
+        self.picture = _picture(picture)
         for key, val, hi in (("p", p, 16), ("m", m, 64), ("v", v, 8)):
             _check_size(key, val, hi, "frontier explorer")
         if v < 2:
@@ -1579,7 +1658,8 @@ class FrontierExplorer:
             cost_preset(preset)
         self.look = _look(_check_layout(layout))
         self.layout = self.look.name
-        self.figure: Figure = _new_figure("bk.explorers.frontier_explorer")
+        self.figure: Figure | None = (_new_figure("bk.explorers.frontier_explorer(picture='png')")
+                                      if self.picture == "png" else None)
         self.table: Any = None
         self.frontier: list[str] = []
         self.skipped: dict[str, str] = {}
@@ -1595,6 +1675,8 @@ class FrontierExplorer:
         self.readouts: dict[str, widgets.HTML] = {k: _readout(k) for k in ("frontier", "table", "message")}
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="1200px"))
         self.image.add_class("bk-figure")
+        self.svg: SvgPicture | None = None
+        self.svg_view = _svg_view()
         self.widget = self._layout()
         for w in c.values():
             w.observe(lambda _ch: self.update(), names="value")
@@ -1609,8 +1691,13 @@ class FrontierExplorer:
                 w.style.description_width = "190px"
         controls = widgets.HBox([widgets.VBox([c["p"], c["m"], c["v"]]), widgets.VBox([c["preset"], c["comm"]])],
                                 layout=widgets.Layout(flex_flow="row wrap"))
-        box = widgets.VBox([title, controls, r["frontier"], r["message"], self.image, r["table"]])
+        box = widgets.VBox([title, controls, r["frontier"], r["message"], self._view, r["table"]])
         return _box_class(box, self.look, "bk-frontier-explorer")
+
+    @property
+    def _view(self) -> widgets.DOMWidget:
+        """The widget that shows the picture: the PNG image, or the SVG's HTML."""
+        return self.svg_view if self.picture == "svg" else self.image
 
     def _settings(self) -> str:
         c = self.controls
@@ -1622,7 +1709,8 @@ class FrontierExplorer:
         r = self.readouts
         bundle["text/plain"] = tr("ex.plain.frontier", settings=self._settings())
         bundle["text/html"] = _static_html(tr("ex.kind.frontier"), self._settings(), self.look, self.figure,
-                                           [r["frontier"].value, r["message"].value, r["table"].value])
+                                           [r["frontier"].value, r["message"].value, r["table"].value],
+                                           svg=self.svg.svg if self.picture == "svg" and self.svg is not None else None)
         return bundle
 
     def _costs(self) -> Costs:
@@ -1651,7 +1739,7 @@ class FrontierExplorer:
         except (ValueError, TypeError) as exc:
             self.table, self.frontier, self.error = None, [], str(exc)
             r["message"].value, r["frontier"].value, r["table"].value = _error_html(self.error), "", ""
-            self.image.layout.visibility = "hidden"
+            self._view.layout.visibility = "hidden"
             return
         self.error = None
         rows = list(self.table)
@@ -1660,7 +1748,7 @@ class FrontierExplorer:
         order = sorted((pt[0], -pt[1], row["schedule"]) for pt, row, ok in zip(points, rows, on) if ok)
         self.frontier = list(dict.fromkeys(name for _, _, name in order))
         self._draw(rows, points, on, costs)
-        self.image.layout.visibility = "visible"
+        self._view.layout.visibility = "visible"
         names = ("、" if _zh() else ", ").join(html.escape(n) for n in self.frontier)
         r["frontier"].value = f"<div>{tr('ex.frontier.on', names=names)}</div>"
         r["table"].value = f"<div class='bk-table'>{self.table._repr_html_()}</div>"
@@ -1670,12 +1758,18 @@ class FrontierExplorer:
 
     def _draw(self, rows: list[dict[str, Any]], points: list[tuple[float, float]], on: list[bool],
               costs: Costs) -> None:
+        look = self.look
+        c = self.controls
+        title = tr("ex.frontier.title", p=c["p"].value, m=c["m"].value, v=c["v"].value, costs=_costs_text(costs))
+        if self.picture == "svg":  # the same chart in pure Python (svg.line_chart_svg)
+            self.svg = line_chart_svg(_frontier_chart(rows, points, on, title), width=round(1100 * look.scale))
+            self.svg_view.value = self.svg.svg
+            return
         from bubblekit.presentation import plotting
 
-        look = self.look
         fig = self.figure
+        assert fig is not None  # picture="png" made it
         fig.clear()
-        c = self.controls
         with _style(look):
             (ax,) = _stack_axes(fig, [4.2 * look.scale], look.scale)
             front = sorted(pt for pt, ok in zip(points, on) if ok)
@@ -1683,13 +1777,13 @@ class FrontierExplorer:
                 xs = [x for x, _ in front]
                 ys = [100 * y for _, y in front]
                 right = max(x for x, _ in points) * 1.08 + 0.5
-                ax.plot([*xs, right], [*ys, ys[-1]], drawstyle="steps-post", color="#777777", linestyle="--",
+                ax.plot([*xs, right], [*ys, ys[-1]], drawstyle="steps-post", color=_FRONTIER_LINE, linestyle="--",
                         linewidth=1.4, zorder=1, label=tr("ex.frontier.label"), gid="frontier")
             for k, (row, (x, y), ok) in enumerate(zip(rows, points, on)):
                 color = plotting.SERIES_COLORS[k % len(plotting.SERIES_COLORS)]
-                name = row["schedule"] + ((f"，v={row['v']}" if _zh() else f", v={row['v']}") if row["v"] > 1 else "")
+                name = _frontier_point_name(row)
                 ax.plot([x], [100 * y], linestyle="none", marker=_FRONTIER_MARKERS[k % len(_FRONTIER_MARKERS)],
-                        markersize=11, color=color, markeredgecolor="black" if ok else color,
+                        markersize=11, color=color, markeredgecolor=_FRONTIER_EDGE if ok else color,
                         markeredgewidth=1.6 if ok else 1.0, zorder=3,
                         label=tr("ex.frontier.point.on", name=name) if ok else name, gid=f"point:{row['schedule']}")
             ax.set_xlim(left=0)
@@ -1697,8 +1791,7 @@ class FrontierExplorer:
             ax.set_xlabel(tr("ex.frontier.xlabel"))
             ax.set_ylabel(tr("ex.frontier.ylabel"))
             ax.grid(color="#E5E5E5", linewidth=0.6)
-            ax.set_title(tr("ex.frontier.title", p=c["p"].value, m=c["m"].value, v=c["v"].value, costs=_costs_text(costs)),
-                         loc="left",
+            ax.set_title(title, loc="left",
                          fontsize=plotting.rcParams["axes.titlesize"])
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False,
                       borderaxespad=0.0)
@@ -1706,7 +1799,7 @@ class FrontierExplorer:
 
 
 def frontier_explorer(p: int = 4, m: int = 8, v: int = 2, preset: str = "f=i=w",
-                      layout: str | None = None) -> FrontierExplorer:
+                      layout: str | None = None, picture: str | None = None) -> FrontierExplorer:
     """Every registered schedule as a point of bubble against peak memory, the frontier marked.
 
     Args:
@@ -1715,7 +1808,10 @@ def frontier_explorer(p: int = 4, m: int = 8, v: int = 2, preset: str = "f=i=w",
         preset: cost preset, one of :data:`COST_PRESETS` (default ``"f=i=w"``: the split-backward
             schedules' textbook costs).
         layout: ``"notebook"``, ``"presenter"`` or ``None`` (see :func:`pipeline_explorer`).
+        picture: ``"png"`` (matplotlib), ``"svg"`` (pure Python, the browser edition: the same chart by
+            :func:`bubblekit.presentation.svg.line_chart_svg`) or ``None``: ``"png"`` where matplotlib and
+            numpy import, else ``"svg"``.
 
     Used in the classroom app (apps/frontier.ipynb) and the workshop track's memory/bubble block.
     """
-    return FrontierExplorer(p, m, v, preset, layout)
+    return FrontierExplorer(p, m, v, preset, layout, picture)

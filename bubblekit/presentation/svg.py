@@ -33,8 +33,10 @@ without ``force=True``).
 
 Used by ``bk.plot_pipeline`` and ``bk.plotting`` where matplotlib cannot be imported (the browser
 edition: the pipeline diagrams of every lesson but 08 come from it there, and lesson 01's
-animation, :mod:`bubblekit.presentation.svg_plotting`), and by lesson 01's explorer with
-``picture="svg"`` (:func:`bubblekit.presentation.explorers.pipeline_explorer`; the default there).
+animation, :mod:`bubblekit.presentation.svg_plotting`), and by the explorers with ``picture="svg"``
+(the default there): :func:`~bubblekit.presentation.explorers.pipeline_explorer` and
+:func:`~bubblekit.presentation.explorers.schedule_builder` draw :func:`pipeline_svg`,
+:func:`~bubblekit.presentation.explorers.frontier_explorer` a :func:`line_chart_svg` chart.
 """
 
 from __future__ import annotations
@@ -813,7 +815,7 @@ def _chart(out: list[str], chart: LineChart, top: float, width: float) -> float:
             d = "".join(_marker_path(kind, x_of(x), y_of(v)) for x, v in zip(s.xs, s.ys))
             fill = s.color if s.filled else "white"
             out.append(f'<path class="bk-series" data-series={key} data-points={data} fill="{fill}" '
-                       f'stroke="{s.color}" stroke-width="1.6" d="{d}"/>')
+                       f'stroke="{s.edge or s.color}" stroke-width="1.6" d="{d}"/>')
     out.append("</g>")
     # axes, ticks and labels
     out.append(f'<g class="bk-axes" stroke="#333333" stroke-width="0.8">'
@@ -850,7 +852,7 @@ def _chart(out: list[str], chart: LineChart, top: float, width: float) -> float:
             else:
                 kind = diagram.MARKERS[s.marker % len(diagram.MARKERS)]
                 out.append(f'<path d="{_marker_path(kind, lx + 12, ly)}" fill="{s.color if s.filled else "white"}" '
-                           f'stroke="{s.color}" stroke-width="1.6"/>')
+                           f'stroke="{s.edge or s.color}" stroke-width="1.6"/>')
             out.append(_text(lx + 30.0, ly, s.label, size=size))
             ly += size * 1.6
         out.append("</g>")
