@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import textwrap
 import venv
@@ -55,7 +56,12 @@ def bare_environment(base: Path, packages: tuple[str, ...] = ()) -> Path:
 
 
 def run_bare(python: Path, code: str, timeout: float = 300, env: dict[str, str] | None = None) -> dict:
-    """Run ``code`` in the bare environment (isolated from the user's site and PYTHONPATH); it prints JSON last."""
+    """Run ``code`` in the bare environment (isolated from the user's site and PYTHONPATH); it prints JSON last.
+
+    ``VIRTUAL_ENV`` is dropped from the environment: an activated course venv there would make IPython
+    add that venv's site-packages (numpy, matplotlib) to ``sys.path`` ("Attempting to work in a virtualenv").
+    """
+    env = {key: value for key, value in (os.environ if env is None else env).items() if key != "VIRTUAL_ENV"}
     done = subprocess.run([str(python), "-I", "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           timeout=timeout, cwd=python.parent, env=env)
     assert done.returncode == 0, done.stderr[-4000:]
