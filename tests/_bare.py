@@ -73,8 +73,8 @@ def bare_environment(base: Path, packages: tuple[str, ...] = ()) -> Path:
 def run_bare(python: Path, code: str, timeout: float = 300, env: dict[str, str] | None = None) -> dict:
     """Run ``code`` in the bare environment (isolated from the user's site and PYTHONPATH); it prints JSON last.
 
-    ``VIRTUAL_ENV`` is dropped from the environment: an activated course venv there would make IPython
-    add that venv's site-packages (numpy, matplotlib) to ``sys.path`` ("Attempting to work in a virtualenv").
+    ``VIRTUAL_ENV`` is left out of its environment: an IPython shell started there would otherwise add that
+    virtual environment's site-packages (the course's .venv, with matplotlib) to ``sys.path``.
     """
     env = {key: value for key, value in (os.environ if env is None else env).items() if key != "VIRTUAL_ENV"}
     done = subprocess.run([str(python), "-I", "-c", textwrap.dedent(code)], capture_output=True, text=True,
