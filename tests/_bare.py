@@ -2,13 +2,15 @@
 
 :func:`bare_environment` builds a virtual environment that truly lacks the plotting stack
 (``python -m venv --without-pip`` and a path file naming only a shelf of links: bubblekit, sympy,
-mpmath and the pure-Python packages asked for, taken from this interpreter's installation), so a
-fresh interpreter there sees what JupyterLite on Pyodide has: no network, nothing installed.
+mpmath and the pure-Python packages asked for, taken from this interpreter's installation, with
+their ``.dist-info`` metadata, as Pyodide installs a wheel), so a fresh interpreter there sees what
+JupyterLite on Pyodide has: no network, nothing installed.
 :func:`run_bare` runs code there, isolated from the user's site and ``PYTHONPATH``.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -31,6 +33,16 @@ def locate(name: str) -> Path | None:
     return origin.parent if found.submodule_search_locations else origin
 
 
+def dist_info(name: str) -> Path | None:
+    """The ``.dist-info`` folder of the distribution that provides top-level package ``name`` here, or None."""
+    for dist_name in importlib.metadata.packages_distributions().get(name, []):
+        dist = importlib.metadata.distribution(dist_name)
+        for file in dist.files or ():
+            if file.name == "METADATA" and file.parent.name.endswith(".dist-info"):
+                return Path(str(dist.locate_file(file))).parent
+    return None
+
+
 def bare_environment(base: Path, packages: tuple[str, ...] = ()) -> Path:
     """A venv under ``base`` whose python sees bubblekit, sympy, mpmath and ``packages``, and nothing else.
 
@@ -51,6 +63,9 @@ def bare_environment(base: Path, packages: tuple[str, ...] = ()) -> Path:
         if source is None:
             raise LookupError(f"{name} is not installed here, so the bare environment cannot have it")
         (shelf / source.name).symlink_to(source, target_is_directory=source.is_dir())
+        info = dist_info(name)  # importlib.metadata.version(...) works there, as for a wheel Pyodide installed
+        if info is not None and not (shelf / info.name).exists():
+            (shelf / info.name).symlink_to(info, target_is_directory=True)
     Path(site, "bubblekit_pure.pth").write_text(str(shelf) + "\n", encoding="utf-8")
     return python
 

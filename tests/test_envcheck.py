@@ -96,3 +96,39 @@ def test_the_report_in_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
     starts = [line.index(">=") if ">=" in line else line.index("本") if "本" in line else line.index("可") for line in lines]
     widths = {sum(2 if ord(ch) > 0x2E80 else 1 for ch in line[:k]) for line, k in zip(lines, starts)}
     assert len(widths) == 1, text
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_no_install_edition_needs_no_matplotlib_numpy_or_torch(monkeypatch: pytest.MonkeyPatch,
+                                                                    language: str) -> None:
+    """In the browser (JupyterLite on Pyodide) numpy, matplotlib, torch and JupyterLab are missing, and that is
+    expected: the report is ready, says why in the learner's language, and still requires ipywidgets and sympy."""
+    real = envcheck._installed
+    absent = ("numpy", "matplotlib", "torch", "jupyterlab")
+    monkeypatch.setattr(envcheck, "_installed", lambda name: None if name in absent else real(name))
+    monkeypatch.setattr(envcheck, "svg_edition", lambda: True)
+    monkeypatch.setattr(envcheck, "_in_browser", lambda: True)
+    words = {"en": ("not needed in the no-install edition", "JupyterLab edition", "Pyodide",
+                    "environment ready for the no-install edition"),
+             "zh": ("免安装版不需要", "JupyterLab 版", "Pyodide", "免安装版的环境已就绪")}[language]
+    with using_language(language):
+        report = envcheck.environment_report()
+        text, html = repr(report), report._repr_html_()
+        assert report.ok and report.problems == [] and report.svg and report.browser
+        assert {row.name: row.status for row in report.rows if row.name in absent} == dict.fromkeys(absent, "missing")
+        assert MARKS["wrong"] not in text
+        for word in words:
+            assert word in text and word in html, word
+        assert text.splitlines()[0].endswith(words[2] + ("：Python 在这个浏览器页面里运行）" if language == "zh"
+                                                         else ": Python runs in this browser page)"))
+        # ipywidgets and sympy are still needed there (the explorers, the formulas)
+        monkeypatch.setattr(envcheck, "_installed", lambda name: None if name in (*absent, "ipywidgets") else real(name))
+        missing = envcheck.environment_report()
+        assert not missing.ok and [p.split(":")[0].split("：")[0] for p in missing.problems] == ["ipywidgets"]
+
+
+def test_svg_edition_is_where_matplotlib_or_numpy_cannot_be_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert envcheck.svg_edition() is False  # the test environment has both
+    real = envcheck.importlib.util.find_spec
+    monkeypatch.setattr(envcheck.importlib.util, "find_spec", lambda name, *a: None if name == "numpy" else real(name, *a))
+    assert envcheck.svg_edition() is True

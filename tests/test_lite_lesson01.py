@@ -1,4 +1,4 @@
-"""Lessons 01, 03, 04 and 05 run top to bottom without numpy and matplotlib, as in JupyterLite on Pyodide (issue 27).
+"""Lessons 00 to 05 run top to bottom without numpy and matplotlib, as in JupyterLite on Pyodide (issue 27).
 
 The browser edition has IPython and ipywidgets but no numpy or matplotlib. The test builds such an
 environment (``tests/_bare.py``: bubblekit, sympy, mpmath, IPython, ipywidgets and their pure-Python
@@ -7,6 +7,11 @@ dependencies, nothing else) and runs every code cell of ``notebooks/01_*.ipynb``
 curves are SVG charts there) in order in one IPython shell there, as a kernel would (magics, the
 display of each cell's value, ``display(...)``). No cell may raise and no display may fail; the
 pictures are SVG; the pipeline explorer draws SVG and its readouts equal the simulator's.
+
+Lessons 00 and 02 (English and Chinese), exercise 02 and its solutions run there too, and every text
+they show (what a cell prints, the text of each value and display but the pictures) is the saved
+JupyterLab output, with no warning: lesson 02's critical path and hop arrows are drawn in SVG.
+Lesson 00's environment report says the no-install edition is ready without matplotlib and numpy.
 """
 
 from __future__ import annotations
@@ -232,3 +237,107 @@ def test_lessons_03_to_05_run_without_numpy_and_matplotlib(lite_python: Path, le
         assert shown and "image/svg+xml" in shown[0]
     else:  # the cell of bk.plotting.plot_sweep(...)
         assert out["values"]["l03-41" if lesson.name.startswith("03") else "b8dcd8c2"] == "SvgPicture"
+
+
+#: Lessons 00 and 02, exercise 02 and its solutions, both editions (issue 27: the browser edition's lessons 00-05).
+NOTEBOOKS_00_02 = {f"{kind}{lang}": ROOT / folder / lang_dir / name
+                   for kind, folder, name in (("00", "notebooks", "00_start_here.ipynb"),
+                                              ("02", "notebooks", "02_why_bubbles_appear.ipynb"),
+                                              ("ex02", "exercises", "02_why_bubbles_appear.ipynb"),
+                                              ("sol02", "solutions", "02_why_bubbles_appear.ipynb"))
+                   for lang, lang_dir in (("-en", ""), ("-zh", "zh"))}
+
+RUN_TEXTS = """
+    import contextlib, io, json, sys, warnings
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    cells, problems, svgs = {}, [], {}
+    cell_id = None
+    PICTURES = ("image/png", "image/svg+xml")
+
+    def record(data):  # a value or a display: its text, or that it is a picture
+        kinds = sorted(data)
+        cells[cell_id]["shown"].append("<picture>" if any(k in PICTURES for k in kinds) else data.get("text/plain", ""))
+        if "image/svg+xml" in data:
+            svgs.setdefault(cell_id, []).append(data["image/svg+xml"])
+
+    def showtraceback(*args, **kwargs):
+        etype, value, _ = sys.exc_info()
+        problems.append(f"cell {cell_id}: {getattr(etype, '__name__', etype)}: {value}")
+
+    shell.showtraceback = showtraceback
+    shell.display_pub.publish = lambda data, metadata=None, **kw: record(data)
+    shell.displayhook.write_output_prompt = lambda: None
+    shell.displayhook.write_format_data = lambda data, metadata=None: record(data)
+    notebook = json.load(open(NOTEBOOK, encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        cell_id = cell.get("id")
+        cells[cell_id] = {"shown": []}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = shell.run_cell("".join(cell["source"]), store_history=True)
+        cells[cell_id]["stdout"] = out.getvalue()
+        cells[cell_id]["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
+        if not result.success and not any(p.startswith(f"cell {cell_id}:") for p in problems):
+            problems.append(f"cell {cell_id}: {result.error_before_exec or result.error_in_exec!r}")
+    explorer = next((v for v in shell.user_ns.values() if type(v).__name__ == "PipelineExplorer"), None)
+    if explorer is None:
+        explorer = shell.user_ns.get("_")
+    print(json.dumps({"cells": cells, "problems": problems, "svgs": svgs,
+                      "explorer": [explorer.picture, explorer.error, explorer.svg_view.value.startswith("<svg")]
+                                  if type(explorer).__name__ == "PipelineExplorer" else None,
+                      "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "matplotlib"))}))
+"""
+
+
+def _saved_texts(cell: dict) -> dict:
+    """What the saved (JupyterLab) outputs of ``cell`` show as text: printed text, and each value's and display's text."""
+    shown, stdout = [], ""
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream" and output["name"] == "stdout":
+            stdout += "".join(output["text"])
+        elif output["output_type"] in ("display_data", "execute_result"):
+            data = output["data"]
+            text = data.get("text/plain", "")
+            shown.append("<picture>" if any(k in data for k in ("image/png", "image/svg+xml"))
+                         else "".join(text) if isinstance(text, list) else text)
+    return {"stdout": stdout, "shown": shown}
+
+
+@pytest.mark.parametrize("name", list(NOTEBOOKS_00_02))
+def test_lessons_00_and_02_show_the_same_texts_without_numpy_and_matplotlib(lite_python: Path, name: str,
+                                                                            tmp_path: Path) -> None:
+    notebook = NOTEBOOKS_00_02[name]
+    env = {key: value for key, value in os.environ.items() if key != "MPLBACKEND"}
+    env["IPYTHONDIR"] = str(tmp_path / "ipython")
+    out = run_bare(lite_python, f"NOTEBOOK = {str(notebook)!r}\n" + textwrap.dedent(RUN_TEXTS), timeout=280, env=env)
+    assert out["problems"] == [] and out["loaded"] == []
+    cells = out["cells"]
+    assert {cell: got["warnings"] for cell, got in cells.items() if got["warnings"]} == {}
+    saved = {c["id"]: c for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"}
+    executed = any(c.get("outputs") for c in saved.values())  # the exercises are saved without outputs
+    assert executed or name.startswith("ex")
+    for cell_id, cell in saved.items():
+        if cell_id == "l00-07":  # the environment report: this machine's, not the saved one (below)
+            continue
+        if executed:
+            assert {"stdout": cells[cell_id]["stdout"], "shown": cells[cell_id]["shown"]} == _saved_texts(cell), cell_id
+    zh = name.endswith("-zh")
+    if name.startswith("00"):
+        report = cells["l00-07"]["shown"][0]
+        assert ("免安装版的环境已就绪" if zh else "environment ready for the no-install edition") in report, report
+        assert "✗" not in report and ("免安装版不需要" if zh else "not needed in the no-install edition") in report
+        assert cells["l00-09"]["shown"] == ["<picture>"] and "l00-09" in out["svgs"]
+    if name.startswith("02"):
+        assert 'class="bk-comm-arrow"' in out["svgs"]["l02-15"][0]  # plot_pipeline(hops, comm_arrows=True)
+        assert 'class="bk-critical-path"' in out["svgs"]["l02-21"][0]  # plot_pipeline(uneven, critical_path=True)
+        assert out["explorer"] == ["svg", None, True]
+    if name[:-3] in ("ex02", "sol02"):
+        assert 'class="bk-critical-path"' in out["svgs"]["s02-11"][0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -224,10 +225,69 @@ def test_the_fallback_keeps_plot_pipelines_call() -> None:
     result = bk.simulate(bk.schedule("1f1b", 2, 4))
     picture = plot_pipeline_svg(result, title="t", labels=False)
     assert isinstance(picture, SvgPicture)
-    with pytest.warns(UserWarning, match="critical_path"):
-        plot_pipeline_svg(result, critical_path=True)
+    with pytest.warns(UserWarning, match="phases"):
+        plot_pipeline_svg(result, phases=True)
     with pytest.raises(TypeError, match="ax"):
         plot_pipeline_svg(result, ax=object())
+
+
+def test_the_critical_path_is_outlined_box_by_box_as_the_simulator_found_it() -> None:
+    """Lesson 02's picture: ``critical_path=True`` outlines each compute action of the chain (in black) and
+    draws its hops, from the diagram's geometry that matplotlib's picture uses too."""
+    uneven = bk.simulate(bk.schedule("gpipe", p=4, m=6), bk.Costs(f=[1, 1, 2, 1], b=[2, 2, 4, 2]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # drawn, not warned about
+        picture = plot_pipeline_svg(uneven, critical_path=True)
+    root = parse(picture)
+    group = root.find(".//s:g[@class='bk-critical-path']", NS)
+    assert group is not None and group.get("stroke") == diagram.CRITICAL_COLOR
+    boxes = group.findall("s:rect", NS)
+    chain = [(r, a) for r, a in uneven.critical_path if not is_comm(a)]
+    assert len(boxes) == len(chain) == len(diagram.critical_boxes(uneven))
+    g = picture.panels[0]
+    spans = {(s.rank, s.action): s for s in uneven.spans()}
+    for rect, (rank, action) in zip(boxes, chain):
+        span = spans[(rank, action)]
+        assert float(rect.get("x", "nan")) == pytest.approx(g.x_of(float(span.start)), abs=0.01)
+        assert float(rect.get("width", "nan")) == pytest.approx(float(span.end - span.start) * g.scale, abs=0.01)
+        assert float(rect.get("y", "nan")) + g.box_height / 2 == pytest.approx(g.y_of(rank), abs=0.01)
+    hops = group.findall("s:line", NS)
+    assert len(hops) == len(diagram.critical_hops(diagram.critical_boxes(uneven))) > 0
+    assert "critical path" in texts(root)  # the legend names it
+    with using_language("zh"):
+        assert "关键路径" in texts(parse(pipeline_svg(uneven, critical_path=True)))
+    assert parse(pipeline_svg(uneven)).find(".//s:g[@class='bk-critical-path']", NS) is None
+    trace = bk.Timeline([[0, 2]], [[1, 3]], [["F0", "B0"]], unit="ms")
+    for name in ("critical_path", "comm_arrows"):
+        with pytest.raises(TypeError, match=f"{name}=True needs simulated results"):
+            pipeline_svg(trace, **{name: True})
+    with pytest.raises(TypeError, match="critical_path"):
+        pipeline_svg(uneven, critical_path="yes")  # type: ignore[arg-type]
+
+
+def test_comm_arrows_one_per_cross_rank_hop_and_none_beyond_the_limit() -> None:
+    res = bk.simulate(bk.schedule("1f1b", 3, 4), bk.Costs(f=1, b=2, comm=0.5))
+    hops = sum((a.kind == "F" and a.stage > 0) + (a.kind == "B" and a.stage < res.schedule.n_stages - 1)
+               for r in range(res.p) for a in res.schedule.orders[r])
+    for picture in (plot_pipeline_svg(res, comm_arrows=True), plot_pipeline_svg(res)):  # None: a latency draws them
+        arrows = parse(picture).findall(".//s:path[@class='bk-comm-arrow']", NS)
+        assert len(arrows) == hops == len(diagram.dependency_pairs(res))
+    assert not parse(plot_pipeline_svg(res, comm_arrows=False)).findall(".//s:path[@class='bk-comm-arrow']", NS)
+    no_latency = bk.simulate(bk.schedule("1f1b", 3, 4), bk.Costs(f=1, b=2))
+    assert not parse(plot_pipeline_svg(no_latency)).findall(".//s:path[@class='bk-comm-arrow']", NS)
+    assert not parse(pipeline_svg(res)).findall(".//s:path[@class='bk-comm-arrow']", NS)  # pipeline_svg: off
+    # each arrow leaves the sender's box edge at the send time and ends on the receiver's edge at its start
+    g = plot_pipeline_svg(res, comm_arrows=True)
+    first = parse(g).find(".//s:path[@class='bk-comm-arrow']", NS)
+    assert first is not None
+    (t0, r0, t1, r1) = diagram.comm_arrow_segments(res)[0]
+    start = first.get("d", "").split("L")[0].lstrip("M").split()
+    assert [float(x) for x in start] == pytest.approx([g.panels[0].x_of(t0), g.panels[0].y_of(r0)], abs=0.01)
+    big = bk.simulate(bk.schedule("1f1b", 8, diagram.COMM_ARROW_LIMIT))
+    with pytest.warns(UserWarning, match="COMM_ARROW_LIMIT") as caught:
+        picture = plot_pipeline_svg(big, comm_arrows=True, labels=False)
+    assert caught[0].filename == __file__  # the warning points at the learner's call
+    assert not parse(picture).findall(".//s:path[@class='bk-comm-arrow']", NS)
 
 
 def test_bk_plot_pipeline_is_matplotlib_s_where_matplotlib_is_installed() -> None:

@@ -12,6 +12,10 @@ one rule, one place. The module imports the standard library and bubblekit's cor
   microbatch, chunk, label; sends and receives, which take no time, left out);
 * texts: :func:`timeline_name`, :func:`costs_title`, :func:`metrics_line` and the legend's
   words, in the i18n catalogue (``bk.set_language("zh")`` gives the Chinese);
+* the marks drawn over the boxes: the critical path (:func:`critical_boxes`, :func:`critical_hops`,
+  :data:`CRITICAL_COLOR`) and the cross-rank hops' arrows (:func:`want_arrows`,
+  :func:`dependency_pairs`, :func:`comm_arrow_segments`, :data:`COMM_ARROW_LIMIT`), in the
+  diagram's coordinates (time, rank), for both pictures;
 * the animation of the diagram filling in (matplotlib's frames and the SVG ones): its frame
   times (:func:`frame_times`), the cursor's colour (:data:`CURSOR_COLOR`) and the readout line
   under it (:func:`animation_readout`).
@@ -21,12 +25,14 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from bubblekit._validate import check_int
-from bubblekit.actions import Action, Pair, is_comm
+from bubblekit.actions import Action, Pair, inputs, is_comm, parts
 from bubblekit.costs import PRESETS, Costs
 from bubblekit.formulas import bubble_ratio
 from bubblekit.i18n import get_language, register, tr
@@ -40,6 +46,8 @@ __all__ = [
     "BUBBLE_HATCH_COLOR", "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH", "LABEL_LIMIT", "hex_to_rgb", "rgb_to_hex", "lighten",
     "round_color", "microbatch_color", "text_color", "SpanRows", "span_color", "costs_title", "timeline_name",
     "metrics_line", "kind_name", "chunk_name", "ordinal", "label_stage", "rank_stages",
+    "CRITICAL_COLOR", "BOX_HEIGHT", "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO", "critical_boxes", "critical_hops",
+    "want_arrows", "dependency_pairs", "comm_arrow_segments",
     "CURSOR_COLOR", "frame_times", "animation_readout",
     "SERIES_COLORS", "LINE_COLORS", "LINE_STYLES", "MARKERS", "ChartSeries", "memory_arguments", "memory_series",
     "memory_title", "memory_top", "SweepData", "sweep_arguments", "sweep_data",
@@ -83,6 +91,15 @@ MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 #: Above this many boxes, automatic labels (``labels=None``) are switched off.
 LABEL_LIMIT = 3000
+#: Outline of the critical path (and its hops between boxes).
+CRITICAL_COLOR = "#000000"
+#: Height of one box in rank rows (a row is 1.0 high): a box of duration ``d`` has area ``d * BOX_HEIGHT``.
+BOX_HEIGHT = 0.8
+#: Above this many dependency arrows, ``comm_arrows=True`` draws none and warns.
+COMM_ARROW_LIMIT = 300
+#: ``comm_arrows=None`` (the default) draws the arrows of a simulation with a latency
+#: (``costs.comm > 0``) that has at most this many cross-rank hops: its gaps then show why.
+COMM_ARROW_AUTO = 120
 
 LABEL_TRAIL_INT = re.compile(r"(\d+)\D*$")
 ACTION_TEXT = re.compile(r"^\s*(\d+)\s*([FBIW])\s*(\d+)\s*$")
@@ -102,6 +119,7 @@ register({
     "plot.pair": {"en": "F&B overlapped pair (top F, bottom B)", "zh": "F&B 重叠的前向+反向对（上 F，下 B）"},
     "plot.chunk": {"en": "chunk {chunk}: each rank's {ordinal} stage", "zh": "chunk {chunk}：每个 rank 的第 {ordinal} 个流水级"},
     "plot.idle": {"en": "idle (bubble)", "zh": "空闲（气泡）"},
+    "plot.critical_path": {"en": "critical path", "zh": "关键路径"},
     "plot.metrics": {
         "en": "bubble_ratio {ratio:.1%} (idle ÷ (p × makespan))   |   bubble_overhead {overhead:.1%} (idle ÷ busy)"
               "   |   makespan {makespan} {unit}",
@@ -340,6 +358,88 @@ def rank_stages(tl: Timeline) -> list[tuple[int, ...]]:
         found = {label_stage(lb) for lb in tl.arrays(r)[2]}
         out.append(tuple(sorted(x for x in found if x >= 0)))
     return out
+
+
+# ---------------------------------------------------- marks: the critical path and the hops
+#: A segment in the diagram's coordinates: ``(t0, rank0, t1, rank1)``, rank a fractional row (0 the top row's centre).
+Segment = tuple[float, float, float, float]
+
+
+def critical_boxes(tl: SimResult) -> list[tuple[float, float, int]]:
+    """The compute actions on ``tl``'s critical path (:attr:`~bubblekit.SimResult.critical_path`), in its
+    order, as ``(start, end, rank)`` in the timeline's unit; sends and receives (which take no time) are left
+    out: their hop is drawn between the compute boxes (:func:`critical_hops`)."""
+    index = [{a: i for i, a in enumerate(order)} for order in tl.schedule.orders]
+    arrays = [tl.arrays(r) for r in range(tl.p)]
+    out = []
+    for r, a in tl.critical_path:
+        if is_comm(a):
+            continue
+        i = index[r][a]
+        out.append((arrays[r][0][i], arrays[r][1][i], r))
+    return out
+
+
+def _edge(r0: float, r1: float, height: float) -> float:
+    """Where a line from row ``r0`` towards row ``r1`` leaves a box ``height`` high: its bottom, top or middle."""
+    return r0 + (height / 2 if r1 > r0 else -height / 2 if r1 < r0 else 0.0)
+
+
+def critical_hops(boxes: Sequence[tuple[float, float, int]], height: float = BOX_HEIGHT) -> list[Segment]:
+    """The lines between consecutive boxes of the critical path (:func:`critical_boxes`) that do not touch
+    (a wait or a message): from the end of one (its bottom or top edge when the next is on another rank,
+    boxes ``height`` rows high) to the start of the next."""
+    out = []
+    for (_, e0, r0), (s1, _, r1) in zip(boxes, boxes[1:]):
+        if r0 == r1 and e0 == s1:
+            continue
+        out.append((e0, _edge(r0, r1, height), s1, _edge(r1, r0, height)))
+    return out
+
+
+def want_arrows(tl: Timeline, comm_arrows: bool | None) -> bool:
+    """``comm_arrows`` as given, or for ``None``: a simulation with a latency (``costs.comm > 0``) and at
+    most :data:`COMM_ARROW_AUTO` cross-rank hops."""
+    if comm_arrows is not None:
+        return comm_arrows
+    if not isinstance(tl, SimResult):
+        return False
+    comm = tl.costs.comm
+    return bool(isinstance(comm, (int, float, Fraction)) and comm > 0 and tl.schedule.hops_per_step <= COMM_ARROW_AUTO)
+
+
+def dependency_pairs(tl: SimResult) -> list[tuple[int, float, int, float]]:
+    """Cross-rank hops as ``(from_rank, send_time, to_rank, start_time)``, by the dependency
+    rule (:func:`bubblekit.actions.inputs`): an activation forward, a gradient backward."""
+    where: dict[Action, tuple[int, float, float]] = {}
+    for r in range(tl.p):
+        st, en, lbs = tl.arrays(r)
+        for s0, e0, a in zip(st, en, lbs):
+            if isinstance(a, Action):
+                for x in parts(a):  # a pair's parts start and end with it
+                    where[x] = (r, s0, e0)
+    out = []
+    for a, (r, s0, _) in where.items():
+        for src in inputs(a, tl.schedule.n_stages, where.__contains__, tl.schedule.pipes):
+            made = where.get(src)
+            if made is not None and made[0] != r:
+                out.append((made[0], made[2], r, s0))
+    return out
+
+
+def comm_arrow_segments(tl: SimResult, height: float = BOX_HEIGHT, *, stacklevel: int = 2) -> list[Segment]:
+    """One arrow per cross-rank hop (:func:`dependency_pairs`): from the sending box's edge facing the
+    receiver, at the send time, to the receiving box's edge, at its start. Beyond :data:`COMM_ARROW_LIMIT`
+    hops: none, with a warning that names the limit (``stacklevel`` as :func:`warnings.warn`'s, counted from
+    the caller)."""
+    pairs = dependency_pairs(tl)
+    if len(pairs) > COMM_ARROW_LIMIT:
+        warnings.warn(
+            f"comm_arrows: {len(pairs)} cross-rank hops is more than COMM_ARROW_LIMIT={COMM_ARROW_LIMIT}; "
+            "no arrows drawn (use a smaller p or m)", stacklevel=stacklevel + 1,
+        )
+        return []
+    return [(x0, _edge(r0, r1, height), x1, _edge(r1, r0, height)) for r0, x0, r1, x1 in pairs]
 
 
 # ---------------------------------------------------------------------------- animation

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-import warnings
 from collections.abc import Sequence
-from fractions import Fraction
 from html import escape as html_escape
 from pathlib import Path
 from typing import Any, Union, cast
@@ -47,7 +45,7 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from matplotlib.transforms import Bbox, TransformedBbox
 
 from bubblekit._progress import Progress, reporter
-from bubblekit.actions import Action, inputs, is_comm, parts
+from bubblekit.actions import Action
 from bubblekit.costs import Costs
 from bubblekit.i18n import get_language, register, tr
 from bubblekit.presentation import (
@@ -55,10 +53,14 @@ from bubblekit.presentation import (
     fonts,  # the figures' font follows bk.set_language from now on
 )
 from bubblekit.presentation.diagram import (
+    BOX_HEIGHT,
     BUBBLE_COLOR,
     BUBBLE_HATCH_COLOR,
     CHUNK_EDGE_COLOR,
     CHUNK_EDGE_WIDTH,
+    COMM_ARROW_AUTO,
+    COMM_ARROW_LIMIT,
+    CRITICAL_COLOR,
     KIND_COLORS,
     LINE_COLORS,
     PALETTE,
@@ -83,7 +85,6 @@ TimelineOrList = Union[Timeline, Sequence[Timeline]]
 
 register({
     # every text the pictures draw, in both languages (bubblekit.i18n; read when a figure is drawn)
-    "plot.critical_path": {"en": "critical path", "zh": "关键路径"},
     "plot.phase.fill": {"en": "fill", "zh": "填充"},
     "plot.phase.steady": {"en": "steady", "zh": "稳态"},
     "plot.phase.between": {"en": "between fill and drain", "zh": "填充与排空之间"},
@@ -109,21 +110,16 @@ class _KindNames:
 
 
 _KIND_NAMES = _KindNames()
-#: Outline of the critical path, and the animation's time cursor.
-CRITICAL_COLOR = "#000000"
+#: The animation's time cursor (the critical path's outline is diagram's CRITICAL_COLOR; a box's height in
+#: rank rows diagram's BOX_HEIGHT).
 CURSOR_COLOR = diagram.CURSOR_COLOR
-#: Height of one box in rank rows (a row is 1.0 high): a box of duration ``d`` has area ``d * BOX_HEIGHT``.
-BOX_HEIGHT = 0.8
 #: Above this many boxes, action boxes are drawn as one compound path per colour (same
 #: rectangles, far faster to build and render) instead of one polygon per box.
 COMPOUND_ABOVE = 5000
 #: Above this many boxes, automatic labels (``labels=None``) are switched off (the SVG pictures' rule too).
 LABEL_LIMIT = diagram.LABEL_LIMIT
-#: Above this many dependency arrows, ``comm_arrows=True`` draws none and warns.
-COMM_ARROW_LIMIT = 300
-#: ``comm_arrows=None`` (the default) draws the arrows of a simulation with a latency
-#: (``costs.comm > 0``) that has at most this many cross-rank hops: its gaps then show why.
-COMM_ARROW_AUTO = 120
+# COMM_ARROW_LIMIT (no arrows beyond it, with a warning) and COMM_ARROW_AUTO (comm_arrows=None draws them for a
+# simulation with latency and at most this many hops) are diagram's, shared with the SVG pictures.
 #: Chunks 1, 2, ... of a rank (its second, third ... stage) are outlined in :data:`CHUNK_EDGE_COLOR`, solid
 #: for chunk 1, then dashed, dotted, dash-dotted: nothing like the idle boxes' grey hatch.
 _CHUNK_LINESTYLES: tuple[Any, ...] = ("solid", "solid", (0, (3.0, 1.6)), (0, (1.0, 1.2)), (0, (3.0, 1.2, 1.0, 1.2)))
@@ -431,14 +427,7 @@ def plot_pipeline(
     return fig
 
 
-def _want_arrows(tl: Timeline, comm_arrows: bool | None) -> bool:
-    """``comm_arrows`` as given, or for ``None``: a simulation with latency and few enough hops."""
-    if comm_arrows is not None:
-        return comm_arrows
-    if not isinstance(tl, SimResult):
-        return False
-    comm = tl.costs.comm
-    return bool(isinstance(comm, (int, float, Fraction)) and comm > 0 and tl.schedule.hops_per_step <= COMM_ARROW_AUTO)
+_want_arrows = diagram.want_arrows
 
 
 def _draw_timeline(
@@ -593,65 +582,21 @@ def _draw_phases(ax: Axes, tl: Timeline) -> None:
                 bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
 
 
-def _index_of(tl: SimResult) -> list[dict[Action, int]]:
-    return [{a: i for i, a in enumerate(order)} for order in tl.schedule.orders]
-
-
 def _draw_critical_path(ax: Axes, tl: SimResult) -> None:
-    idx = _index_of(tl)
-    arrays = [tl.arrays(r) for r in range(tl.p)]
-    s, e, y = [], [], []
-    for r, a in tl.critical_path:
-        if is_comm(a):  # a send or a receive takes no time: the hop is drawn between the compute boxes
-            continue
-        i = idx[r][a]
-        s.append(arrays[r][0][i])
-        e.append(arrays[r][1][i])
-        y.append(float(r))
-    sa, ea, ya = np.array(s), np.array(e), np.array(y)
+    boxes = diagram.critical_boxes(tl)  # the geometry is diagram's, shared with the SVG picture
+    sa, ea, ya = (np.array([b[k] for b in boxes], dtype=float) for k in range(3))
     ax.add_collection(_poly(
         _rects(sa, ea, ya, BOX_HEIGHT), facecolors="none", edgecolors=CRITICAL_COLOR,
         linewidths=2.0, zorder=4, gid="critical-path"), autolim=False)
-    for k in range(len(sa) - 1):  # the hops between consecutive boxes (waits and messages)
-        if ya[k] == ya[k + 1] and ea[k] == sa[k + 1]:
-            continue
-        y0 = ya[k] + (BOX_HEIGHT / 2 if ya[k + 1] > ya[k] else -BOX_HEIGHT / 2 if ya[k + 1] < ya[k] else 0.0)
-        y1 = ya[k + 1] - (BOX_HEIGHT / 2 if ya[k + 1] > ya[k] else -BOX_HEIGHT / 2 if ya[k + 1] < ya[k] else 0.0)
-        ax.add_line(Line2D([ea[k], sa[k + 1]], [y0, y1], color=CRITICAL_COLOR, linewidth=2.0, zorder=4.5,
+    for x0, y0, x1, y1 in diagram.critical_hops(boxes, BOX_HEIGHT):  # the hops between boxes (waits and messages)
+        ax.add_line(Line2D([x0, x1], [y0, y1], color=CRITICAL_COLOR, linewidth=2.0, zorder=4.5,
                            gid="critical-path-line"))
 
 
-def _dependency_pairs(tl: SimResult) -> list[tuple[int, float, int, float]]:
-    """Cross-rank hops as ``(from_rank, send_time, to_rank, start_time)``, by the dependency
-    rule (:func:`bubblekit.actions.inputs`): an activation forward, a gradient backward."""
-    where: dict[Action, tuple[int, float, float]] = {}
-    for r in range(tl.p):
-        st, en, lbs = tl.arrays(r)
-        for s0, e0, a in zip(st, en, lbs):
-            if isinstance(a, Action):
-                for x in parts(a):  # a pair's parts start and end with it
-                    where[x] = (r, s0, e0)
-    out = []
-    for a, (r, s0, _) in where.items():
-        for src in inputs(a, tl.schedule.n_stages, where.__contains__, tl.schedule.pipes):
-            made = where.get(src)
-            if made is not None and made[0] != r:
-                out.append((made[0], made[2], r, s0))
-    return out
-
-
 def _draw_comm_arrows(ax: Axes, tl: SimResult) -> None:
-    pairs = _dependency_pairs(tl)
-    if len(pairs) > COMM_ARROW_LIMIT:
-        warnings.warn(
-            f"comm_arrows: {len(pairs)} cross-rank hops is more than COMM_ARROW_LIMIT={COMM_ARROW_LIMIT}; "
-            "no arrows drawn (use a smaller p or m)", stacklevel=3,
-        )
-        return
-    for r0, x0, r1, x1 in pairs:
+    for x0, y0, x1, y1 in diagram.comm_arrow_segments(tl, BOX_HEIGHT, stacklevel=4):
         ax.annotate(
-            "", xy=(x1, r1 - BOX_HEIGHT / 2 if r1 > r0 else r1 + BOX_HEIGHT / 2),
-            xytext=(x0, r0 + BOX_HEIGHT / 2 if r1 > r0 else r0 - BOX_HEIGHT / 2),
+            "", xy=(x1, y1), xytext=(x0, y0),
             arrowprops={"arrowstyle": "-|>", "color": "#333333", "linewidth": 0.8, "mutation_scale": 7,
                         "shrinkA": 0, "shrinkB": 0},
             zorder=3.5, gid="comm-arrow",

@@ -16,6 +16,10 @@ plain SVG text, from the same rules as :func:`bubblekit.presentation.plotting.pl
 * idle time (the bubble) as light grey hatched boxes; left of the rank names the placement
   strip (the stages each rank holds, and the way a forward runs through them) when a rank
   holds two or more; a legend under the time axis;
+* on request (``critical_path``, ``comm_arrows``) the critical path outlined in black with its
+  hops, and an arrow per cross-rank hop, from the diagram's geometry
+  (:func:`~bubblekit.presentation.diagram.critical_boxes`,
+  :func:`~bubblekit.presentation.diagram.comm_arrow_segments`), as matplotlib draws them;
 * the title (schedule, p, m, v and costs, or ``title``) and the metrics line: ``bubble_ratio``
   = idle / (p x makespan), ``bubble_overhead`` = idle / busy, the makespan in its unit.
 
@@ -60,12 +64,14 @@ from bubblekit.presentation.diagram import (
     BUBBLE_HATCH_COLOR,
     CHUNK_EDGE_COLOR,
     CHUNK_EDGE_WIDTH,
+    CRITICAL_COLOR,
     KIND_COLORS,
     KIND_LIGHTEN,
     LABEL_LIMIT,
     PALETTE,
     SpanRows,
 )
+from bubblekit.simulator import SimResult
 from bubblekit.text import format_number, plural, time_label
 from bubblekit.timeline import Timeline
 
@@ -289,6 +295,9 @@ def pipeline_svg(
     labels: bool | None = None,
     unit_label: str | None = None,
     max_boxes: int = MAX_BOXES,
+    critical_path: bool = False,
+    comm_arrows: bool | None = False,
+    _stacklevel: int = 1,
 ) -> SvgPicture:
     """Draw a pipeline diagram as SVG (pure Python): one row per rank, time to the right.
 
@@ -305,6 +314,12 @@ def pipeline_svg(
         unit_label: the time axis' label; default from the unit, e.g. "time (slots)".
         max_boxes: the most action boxes drawn over all panels (default :data:`MAX_BOXES`); a larger
             schedule is refused with a ``ValueError`` naming the limit.
+        critical_path: outline the chain of actions that sets the makespan, and its hops (needs
+            simulated results, ``bk.simulate(...)``).
+        comm_arrows: an arrow per cross-rank hop (activation F -> F, gradient B/I -> B/I; needs
+            simulated results); none beyond :data:`~bubblekit.presentation.diagram.COMM_ARROW_LIMIT`
+            hops, with a warning. ``None``: drawn for simulations with a latency (``costs.comm > 0``)
+            and few hops (:func:`~bubblekit.presentation.diagram.want_arrows`, plot_pipeline's default).
 
     Returns an :class:`SvgPicture` (shown inline by Jupyter; ``.svg``; ``.save(path)``).
     """
@@ -319,6 +334,12 @@ def pipeline_svg(
     if unit_label is not None and not isinstance(unit_label, str):
         raise TypeError(f"unit_label must be None or a string, got {unit_label!r} of type {type(unit_label).__name__}")
     max_boxes = check_int("max_boxes", max_boxes, minimum=1)
+    critical_path = check_bool("critical_path", critical_path)
+    if comm_arrows is not None:
+        comm_arrows = check_bool("comm_arrows", comm_arrows)
+    for flag, name in ((critical_path, "critical_path"), (comm_arrows, "comm_arrows")):
+        if flag and not all(isinstance(t, SimResult) for t in tls):
+            raise TypeError(f"{name}=True needs simulated results (bk.simulate(...)), not a measured Timeline")
     counts = [_compute_spans(t) for t in tls]
     if sum(counts) > max_boxes:
         raise ValueError(
@@ -339,8 +360,11 @@ def pipeline_svg(
     for k, tl in enumerate(tls):
         last = k == len(tls) - 1
         xlabel = (unit_label or time_label(tl.unit)) if (last or not same_unit) else None
+        arrows = (diagram.comm_arrow_segments(tl, _BOX_HEIGHT, stacklevel=_stacklevel + 1)
+                  if isinstance(tl, SimResult) and diagram.want_arrows(tl, comm_arrows) else [])
         y = _panel(body, tl, y, width, title=titles[k], color_by=color_by, show_bubbles=show_bubbles,
-                   labels=labels, xlabel=xlabel, window=window, geometry=panels)
+                   labels=labels, xlabel=xlabel, window=window, geometry=panels,
+                   critical=critical_path and isinstance(tl, SimResult), arrows=arrows)
     height = math.ceil(y + 8)
     text = "\n".join(body)
     uid = "bk" + hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:10]
@@ -373,9 +397,9 @@ def plot_pipeline_svg(
 ) -> SvgPicture:
     """``bk.plot_pipeline`` where matplotlib cannot be imported: the same call, an SVG picture back.
 
-    Takes :func:`bubblekit.presentation.plotting.plot_pipeline`'s arguments. The marks an SVG
-    picture does not draw (``phases``, ``critical_path``, ``comm_arrows``) are left out with a
-    warning that says so; ``ax`` (a matplotlib Axes) is a ``TypeError``.
+    Takes :func:`bubblekit.presentation.plotting.plot_pipeline`'s arguments and draws its marks
+    (``critical_path``, ``comm_arrows``) but ``phases``, which is left out with a warning that says
+    so; ``ax`` (a matplotlib Axes) is a ``TypeError``.
     """
     import warnings
 
@@ -385,11 +409,12 @@ def plot_pipeline_svg(
     for flag, name in ((phases, "phases"), (critical_path, "critical_path"), (comm_arrows, "comm_arrows")):
         if flag is not None and not isinstance(flag, bool):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
-        if flag:
-            warnings.warn(f"{name}=True is not drawn in the SVG picture (matplotlib is not available here)",
-                          stacklevel=2)
+    if phases:
+        warnings.warn("phases=True is not drawn in the SVG picture (matplotlib is not available here)",
+                      stacklevel=2)
     return pipeline_svg(result_or_results, title=title, color_by=color_by, show_bubbles=show_bubbles,
-                        labels=labels, unit_label=unit_label)
+                        labels=labels, unit_label=unit_label, critical_path=critical_path,
+                        comm_arrows=comm_arrows, _stacklevel=2)
 
 
 def _nice_step(span: float, target: int) -> float:
@@ -416,7 +441,7 @@ def _strip(tl: Timeline) -> tuple[list[tuple[int, ...]], int, float, float]:
 def _panel(
     out: list[str], tl: Timeline, top: float, width: float, *, title: str | None, color_by: str,
     show_bubbles: bool, labels: bool | None, xlabel: str | None, window: tuple[float, float] | None,
-    geometry: list[PanelGeometry],
+    geometry: list[PanelGeometry], critical: bool = False, arrows: Sequence[diagram.Segment] = (),
 ) -> float:
     """Draw one timeline's panel from ``top`` down (its plot's place appended to ``geometry``); return the y below it."""
     sp = SpanRows(tl)
@@ -517,6 +542,10 @@ def _panel(
             _chunk_outlines(out, sp, c, x_of, y_of, box_h)
     if labels is not False and (labels or sp.n <= LABEL_LIMIT):
         _labels(out, tl, sp, colors, widths, x_of, y_of, box_h)
+    if arrows:
+        _comm_arrows(out, arrows, x_of, y_of)
+    if critical and isinstance(tl, SimResult):
+        _critical_path(out, tl, x_of, y_of, box_h)
     out.append("</g>")
     # rank names, the placement strip and the time axis
     out.append(f'<line class="bk-axis" x1="{_num(left)}" y1="{_num(axis_y)}" x2="{_num(left + plot_w)}" '
@@ -539,7 +568,7 @@ def _panel(
     if xlabel:
         y += _FONT_PX * 1.4
         out.append(_text(left + plot_w / 2, y - _FONT_PX * 0.6, xlabel, anchor="middle", cls="bk-xlabel"))
-    y = _legend(out, sp, color_by, show_bubbles, chunks, y + 4.0, width)
+    y = _legend(out, sp, color_by, show_bubbles, chunks, y + 4.0, width, critical=critical)
     out.append("</g>")
     return y + 6.0
 
@@ -557,6 +586,38 @@ def _chunk_outlines(out: list[str], sp: SpanRows, c: int, x_of: Any, y_of: Any, 
         shrink = min(inset, (x1 - x0) * 0.2)
         out.append(f'<rect x="{_num(x0 + shrink)}" y="{_num(y_of(sp.rank[i]) - box_h / 2 + inset)}" '
                    f'width="{_num(max(x1 - x0 - 2 * shrink, 0.0))}" height="{_num(box_h - 2 * inset)}"/>')
+    out.append("</g>")
+
+
+def _critical_path(out: list[str], tl: SimResult, x_of: Any, y_of: Any, box_h: float) -> None:
+    """The critical path (:func:`~bubblekit.presentation.diagram.critical_boxes`): each box outlined in
+    :data:`~bubblekit.presentation.diagram.CRITICAL_COLOR`, and a line for each hop between boxes."""
+    boxes = diagram.critical_boxes(tl)
+    out.append(f'<g class="bk-critical-path" fill="none" stroke="{CRITICAL_COLOR}" stroke-width="2">')
+    for s, e, r in boxes:
+        out.append(f'<rect x="{_num(x_of(s))}" y="{_num(y_of(r) - box_h / 2)}" width="{_num(x_of(e) - x_of(s))}" '
+                   f'height="{_num(box_h)}"/>')
+    for x0, r0, x1, r1 in diagram.critical_hops(boxes, _BOX_HEIGHT):
+        out.append(f'<line class="bk-critical-hop" x1="{_num(x_of(x0))}" y1="{_num(y_of(r0))}" '
+                   f'x2="{_num(x_of(x1))}" y2="{_num(y_of(r1))}"/>')
+    out.append("</g>")
+
+
+def _comm_arrows(out: list[str], arrows: Sequence[diagram.Segment], x_of: Any, y_of: Any) -> None:
+    """An arrow per cross-rank hop (:func:`~bubblekit.presentation.diagram.comm_arrow_segments`): a line
+    and a filled head at the receiving box."""
+    head, half = 6.0, 2.4
+    out.append('<g class="bk-comm-arrows" fill="#333333" stroke="#333333" stroke-width="0.8">')
+    for t0, r0, t1, r1 in arrows:
+        x0, y0, x1, y1 = x_of(t0), y_of(r0), x_of(t1), y_of(r1)  # both scales are linear: a fractional row is fine
+        length = math.hypot(x1 - x0, y1 - y0)
+        if length == 0:
+            continue
+        ux, uy = (x1 - x0) / length, (y1 - y0) / length
+        bx, by = x1 - ux * min(head, length), y1 - uy * min(head, length)
+        out.append(f'<path class="bk-comm-arrow" d="M{_num(x0)} {_num(y0)}L{_num(bx)} {_num(by)}'
+                   f'M{_num(x1)} {_num(y1)}L{_num(bx - uy * half)} {_num(by + ux * half)}'
+                   f'L{_num(bx + uy * half)} {_num(by - ux * half)}Z"/>')
     out.append("</g>")
 
 
@@ -642,9 +703,9 @@ def _placement_strip(out: list[str], stages: list[tuple[int, ...]], v: int, cell
 
 
 def _legend(out: list[str], sp: SpanRows, color_by: str, show_bubbles: bool, chunks: list[int], top: float,
-            width: float) -> float:
+            width: float, *, critical: bool = False) -> float:
     """The legend under the time axis, in rows that fit the width; returns the y below it."""
-    items: list[tuple[str, str]] = []  # (swatch attributes, text)
+    items: list[tuple[str | None, str]] = []  # (swatch attributes, or None for the critical path's line; text)
     for k in sp.kinds_present():
         if color_by == "kind":
             fill = KIND_COLORS[k]
@@ -660,6 +721,8 @@ def _legend(out: list[str], sp: SpanRows, color_by: str, show_bubbles: bool, chu
                           f"{_dasharray(c, CHUNK_EDGE_WIDTH)}", diagram.chunk_name(c)))
     if show_bubbles:
         items.append((f'fill="url(#{_HATCH})" stroke="{BUBBLE_HATCH_COLOR}" stroke-width="0.6"', tr("plot.idle")))
+    if critical:
+        items.append((None, tr("plot.critical_path")))
     size = _FONT_PX * 0.92
     x, y = 10.0, top + size * 0.8
     out.append('<g class="bk-legend">')
@@ -667,7 +730,11 @@ def _legend(out: list[str], sp: SpanRows, color_by: str, show_bubbles: bool, chu
         w = 22.0 + 6.0 + _em(text) * size + 18.0
         if x > 10.0 and x + w > width - 10.0:
             x, y = 10.0, y + size * 1.7
-        out.append(f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="22" height="12" {attrs}/>')
+        if attrs is None:
+            out.append(f'<line x1="{_num(x)}" y1="{_num(y)}" x2="{_num(x + 22)}" y2="{_num(y)}" '
+                       f'stroke="{CRITICAL_COLOR}" stroke-width="2"/>')
+        else:
+            out.append(f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="22" height="12" {attrs}/>')
         out.append(_text(x + 28.0, y, text, size=size))
         x += w
     out.append("</g>")

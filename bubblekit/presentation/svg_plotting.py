@@ -8,12 +8,16 @@ diagram's rules of :mod:`bubblekit.presentation.diagram` (one drawing model, no 
 
 * :func:`use_course_style` does nothing (the SVG pictures carry their own letters and colours);
 * :func:`plot_pipeline` is :func:`bubblekit.presentation.svg.plot_pipeline_svg` (``bk.plot_pipeline``
-  there too): the pipeline diagram as an :class:`~bubblekit.presentation.svg.SvgPicture`;
+  there too): the pipeline diagram as an :class:`~bubblekit.presentation.svg.SvgPicture`, with the
+  critical path (``critical_path=True``, lesson 02) and the hops' arrows (``comm_arrows``) as
+  matplotlib draws them, from the same geometry (:func:`~bubblekit.presentation.diagram.critical_boxes`,
+  :func:`~bubblekit.presentation.diagram.comm_arrow_segments`); only ``phases`` is not drawn (a warning says so);
 * :func:`pipeline_animation_html` is the diagram filling in over time: SVG frames that a CSS
   animation shows one after the other (``frames=`` and ``interval_ms=`` as in matplotlib's;
   ``dpi`` is accepted and ignored), the cursor, the actions running and the readout line of
   matplotlib's animation, and a button that plays it again;
-* the diagram's colours and constants (``PALETTE``, ``microbatch_color``, ...) are those of
+* the diagram's colours and constants (``PALETTE``, ``microbatch_color``, ``CRITICAL_COLOR``,
+  ``COMM_ARROW_LIMIT``, ...) are those of
   :mod:`~bubblekit.presentation.diagram`, the same objects as ``plotting``'s;
 * :func:`plot_memory` (lesson 04) and :func:`plot_sweep` (lessons 03 and 05) draw their charts as
   SVG line charts (:func:`bubblekit.presentation.svg.line_chart_svg`) from the same numbers as
@@ -39,9 +43,13 @@ from bubblekit.costs import Costs
 from bubblekit.i18n import register, tr
 from bubblekit.presentation import diagram
 from bubblekit.presentation.diagram import (
+    BOX_HEIGHT,
     BUBBLE_COLOR,
     CHUNK_EDGE_COLOR,
     CHUNK_EDGE_WIDTH,
+    COMM_ARROW_AUTO,
+    COMM_ARROW_LIMIT,
+    CRITICAL_COLOR,
     CURSOR_COLOR,
     KIND_COLORS,
     LABEL_LIMIT,
@@ -71,6 +79,7 @@ from bubblekit.timeline import Timeline
 __all__ = [
     "PALETTE", "SECOND_ROUND_DARKEN", "microbatch_color", "KIND_COLORS", "BUBBLE_COLOR", "CURSOR_COLOR",
     "CHUNK_EDGE_COLOR", "CHUNK_EDGE_WIDTH", "LABEL_LIMIT", "SERIES_COLORS", "LINE_COLORS", "time_label",
+    "CRITICAL_COLOR", "BOX_HEIGHT", "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO",
     "use_course_style", "plot_pipeline", "pipeline_animation_html",
     "plot_memory", "plot_sweep", "plot_frontier", "animate_pipeline", "save_animation_gif", "placement_strip_width",
     "needs_matplotlib", "install_matplotlib_magic", "SVG_EDITION",
@@ -114,8 +123,7 @@ save_animation_gif = _matplotlib_only("save_animation_gif", "The animation writt
 placement_strip_width = _matplotlib_only("placement_strip_width", "The placement strip's width in points.")
 
 #: plotting's constants that only matter to matplotlib's drawing: not here, with a clear AttributeError.
-_MATPLOTLIB_CONSTANTS = ("CRITICAL_COLOR", "BOX_HEIGHT", "COMPOUND_ABOVE",
-                         "COMM_ARROW_LIMIT", "COMM_ARROW_AUTO", "SMALL_LABEL_PT", "READABLE_PX", "rcParams")
+_MATPLOTLIB_CONSTANTS = ("COMPOUND_ABOVE", "SMALL_LABEL_PT", "READABLE_PX", "rcParams")
 
 
 def __getattr__(name: str) -> Any:
