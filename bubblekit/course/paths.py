@@ -12,8 +12,9 @@ Three paths:
 * **interview sprint** (:data:`SPRINT`, about 2 h 40 min): the core paths of formula, schedules,
   beyond 1F1B and misconceptions (their headers' times), then nine of the bank's questions that need
   only those lessons (:data:`SPRINT_QUESTIONS`, listed in the bank's introduction), each with the
-  minutes a candidate can keep. Most other questions need only those lessons too; 10.31 and 10.32
-  also need lesson 05 (recomputation, balancing), 10.25 lesson 08 (GPUs = TP x PP x DP) and 10.35-10.39
+  minutes a candidate can keep. Most other questions need only those lessons too; 10.31, 10.32,
+  10.45 and 10.46 also need lesson 05 (recomputation, balancing; the last two its deep dives on Megatron's
+  microbatch groups and layout strings), 10.25 lesson 08 (GPUs = TP x PP x DP) and 10.35-10.39
   lesson 06 (reading a profile).
 
 Everything it shows is in the current language (:func:`bubblekit.set_language`): headers,
@@ -65,8 +66,9 @@ WORKSHOP: tuple[Step, ...] = (
 
 #: The interview sprint's questions: nine of the bank's questions that need only the sprint's lessons (03, 04, 07,
 #: 09), each with the minutes a candidate needs (a multiple choice 3, a calculation 3-4, a derivation 5-6, a
-#: whiteboard schedule 8). Most other questions need only those lessons too; 10.31 and 10.32 also need lesson 05
-#: (recomputation, balancing), 10.25 lesson 08 (GPUs = TP x PP x DP) and 10.35-10.39 lesson 06 (reading a profile).
+#: whiteboard schedule 8). Most other questions need only those lessons too; 10.31, 10.32, 10.45 and 10.46 also
+#: need lesson 05 (recomputation, balancing; the last two its Megatron deep dives), 10.25 lesson 08
+#: (GPUs = TP x PP x DP) and 10.35-10.39 lesson 06 (reading a profile).
 SPRINT_QUESTIONS: tuple[tuple[str, int], ...] = (
     ("10.1", 3), ("10.3", 3), ("10.11", 6), ("10.12", 5), ("10.17", 5), ("10.18", 3), ("10.20", 4), ("10.33", 3),
     ("10.40", 8),
@@ -110,9 +112,10 @@ register({
     "paths.part.sprint_bank": {"en": "the sprint's questions, listed in the bank's introduction",
                                "zh": "冲刺用的题目（题库开头列出）"},
     "paths.sprint_note": {"en": "total: {hours}; the sprint picks nine of the bank's questions, and most others need "
-                                "the same lessons (10.31, 10.32 also need lesson 05; 10.25 lesson 08; 10.35–10.39 lesson 06)",
-                          "zh": "合计：{hours}；冲刺只选了题库中的九道题，其余题目大多也只用到这几课（10.31、10.32 "
-                                "还要学第 05 课，10.25 还要学第 08 课，10.35–10.39 还要学第 06 课）"},
+                                "the same lessons (10.31, 10.32, 10.45, 10.46 also need lesson 05; 10.25 lesson 08; "
+                                "10.35–10.39 lesson 06)",
+                          "zh": "合计：{hours}；冲刺只选了题库中的九道题，其余题目大多也只用到这几课（10.31、10.32、"
+                                "10.45、10.46 还要学第 05 课，10.25 还要学第 08 课，10.35–10.39 还要学第 06 课）"},
 })
 
 #: A step's ``part`` (English, as :data:`WORKSHOP` and :data:`SPRINT` write it) -> its catalogue key: exactly the

@@ -195,7 +195,7 @@ register({
 v 是每个 rank 上的 chunk（虚拟流水级）数。只有交错式 1F1B 和 looped BFS 能调 v；V 形调度（包括 DualPipe）固定为 2，其余调度都是 1。"""},
     "classroom.page.builder_intro": {"en": _BUILDER_INTRO, "zh": "## 自己编排一个调度\n\n" + _BUILDER_HOW_ZH},
     "classroom.page.builder": {"en": _BUILDER_PAGE, "zh": "# 流水线气泡：自己编排调度\n\n" + _BUILDER_HOW_ZH},
-    "classroom.page.frontier": {"en": _FRONTIER_INTRO, "zh": """# 流水线气泡：显存与气泡的权衡
+    "classroom.page.frontier": {"en": _FRONTIER_INTRO, "zh": """# 流水线气泡：显存–气泡前沿
 
 在相同的 rank 数（**p**）、微批数（**m**）和耗时下，把 bubblekit 内置的每个调度各跑一遍，每个调度就是图上的一个点。横轴是各 rank 激活峰值中的最大值，以“几个微批的激活”计；纵轴是一步里空闲时间的占比（**bubble_ratio** = 空闲 / (p × 单步耗时)）。如果没有哪个调度能在显存和气泡上同时不输给它、还至少赢一项，它就在**帕累托前沿**上：想让气泡再小，就只能多花显存。
 

@@ -1303,7 +1303,7 @@ _TEMPLATE_HELP = """# One line per rank, actions in the order the rank runs them
 register({"ex.builder.help": {"en": _TEMPLATE_HELP,
                               "zh": "# 每个 rank 一行，按这个 rank 执行的顺序写出它的动作。\n"
                                     "# 0F3 = 流水级 0、前向、微批 3；B = 完整的反向\n"
-                                    "#（也可以把 B 拆成 I = 输入梯度、W = 权重梯度）。\n"}})
+                                    "# 也可以把 B 拆成 I（输入梯度）和 W（权重梯度）两步。\n"}})
 
 
 def _template_text(name: str, p: int, m: int) -> str:
@@ -1542,7 +1542,7 @@ class ScheduleBuilder:
         ]
         body = "".join(
             f"<tr><td>{'<b>' + name + '</b>' if k == 0 else html.escape(name)}</td><td>{format_number(t, fractions=False)}</td>"
-            f"<td>{b:.4f}</td><td>{format_number(pk, 3, fractions=False)}</td></tr>"
+            f"<td>{b:.1%}</td><td>{format_number(pk, 3, fractions=False)}</td></tr>"
             for k, (name, t, b, pk) in enumerate(rows)
         )
         return (

@@ -939,7 +939,7 @@ def _group_effects() -> dict[str, Any]:
 
 @exercise("10.45", hint=(msg("Simulate the two group sizes twice each, once with free hops and once with a latency per "
                              "hop, and read three numbers: the two step times and rank 0's peak.",
-                             "两种分组大小各模拟两次：一次跳不计延迟，一次每跳有延迟；读三个数：两种情况下的单步耗时，"
+                             "两种分组大小各模拟两次：一次不计通信延迟，一次每跳有延迟；读三个数：两种情况下的单步耗时，"
                              "以及 rank 0 的激活峰值。"),
                          msg("Does the group size change how many chunk-size steps the ramp has, or only which "
                              "microbatches a rank runs first? What does a rank do while it waits for a message?",
