@@ -36,6 +36,9 @@ Rules of the transformation:
 * A nested, unmatched or unterminated marker (or a marker in a raw cell) is an error that
   names the notebook and the cell.
 * A banner cell at the top tells the learner how to work in the notebook.
+* A solution notebook's title (its first line, ``# NN · Topic: solutions``; Chinese edition
+  ``# NN · 主题：参考答案``) becomes the exercise's (``: exercises``, ``：练习``); a title with another
+  ending is kept.
 
 Rules of writing (a learner's work is never lost):
 
@@ -105,6 +108,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "code_stub": CODE_STUB[0],
         "markdown_stub": MARKDOWN_STUB,
+        "solution_title": ": solutions",
+        "exercise_title": ": exercises",
         "banner": (
             "> **Exercises: this notebook is yours to edit.** Write your answer where a cell says "
             "`# YOUR CODE HERE` (replace the `...`) and run the cell: its `check(...)` says **correct**, or "
@@ -116,6 +121,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "zh": {
         "code_stub": "# 在这里写你的代码",
         "markdown_stub": "_在这里写下你的答案。_",
+        "solution_title": "：参考答案",
+        "exercise_title": "：练习",
         "banner": (
             "> **练习：这个 notebook 归你，可以随意修改。** 在写着 `# 在这里写你的代码` 的地方写下答案（替换 `...`），"
             "再运行这个单元格：它的 `check(...)` 会显示**正确**，或者显示**还不对**并给出提示。还没作答的练习会显示"
@@ -162,7 +169,7 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 __all__ = [
     "TEXTS", "CODE_STUB", "ANSWER_STUB", "split_regions", "answer_stubs", "Edition", "EDITIONS", "MarkerError", "UsageError", "strip_source", "normalise", "cell_where", "solution_region", "clear_cell",
-    "make_exercise", "solution_files", "generate", "render", "digest",
+    "make_exercise", "exercise_title", "solution_files", "generate", "render", "digest",
     "read_manifest", "course_copy", "course_copies", "CheckReport", "check", "WriteReport", "write", "main",
 ]
 
@@ -390,6 +397,19 @@ def clear_cell(cell: Any) -> None:
         cell.execution_count = None
 
 
+def exercise_title(source: str, language: str = "en") -> str:
+    """A markdown cell's ``source`` with a solution title on its first line made the exercise's title.
+
+    ``# 04 · Schedules compared: solutions`` becomes ``# 04 · Schedules compared: exercises``
+    (Chinese edition: ``：参考答案`` becomes ``：练习``); any other source is returned unchanged.
+    """
+    texts = _texts(language)
+    first, sep, rest = source.partition("\n")
+    if first.startswith("# ") and first.rstrip().endswith(texts["solution_title"]):
+        first = first.rstrip().removesuffix(texts["solution_title"]) + texts["exercise_title"]
+    return first + sep + rest
+
+
 def make_exercise(nb: Any, name: str, language: str = "en") -> Any:
     """Return the exercise version of solution notebook ``nb`` (``name`` is used in errors and the banner);
     ``language`` is the edition (``"en"``, or ``"zh"`` for ``solutions/zh/``): its stubs, banner and links."""
@@ -410,6 +430,8 @@ def make_exercise(nb: Any, name: str, language: str = "en") -> Any:
         source, found = strip_source(cell.source, kind=cell.cell_type, where=cell_where(name, index, cell),
                                      language=language, answer_names=stubs.get(index, []))
         if cell.cell_type == "markdown":
+            if not cells:  # the notebook's first cell: its title
+                source = exercise_title(source, language)
             source = _EXERCISE_LINK_RE[language].sub(
                 lambda m: f"]({edition.workspace_link}{workspace_name(m[1])}{m[2]})", source)
         cell.source = source

@@ -256,8 +256,9 @@ def _banner(title: str, language: str = "en") -> Any:
     return cell
 
 
-#: The end of an exercises notebook's title (``03 · The bubble formula: exercises``), left out of the banner.
-_TITLE_SUFFIX = {"en": ": exercises", "zh": "：练习"}
+#: The endings of a solution notebook's title (``03 · The bubble formula: exercises``, ``04 · Schedules compared:
+#: solutions``), left out of the banner.
+_TITLE_SUFFIXES = {"en": (": exercises", ": solutions"), "zh": ("：练习", "：参考答案")}
 
 
 def make_assignment(nb: Any, name: str, known_ids: set[str] | None = None,
@@ -279,7 +280,9 @@ def make_assignment(nb: Any, name: str, known_ids: set[str] | None = None,
     language = _language(language)
     nb = mx.normalise(nb)
     title = nb.cells[0].source.splitlines()[0].lstrip("# ").strip() if nb.cells and nb.cells[0].source else name
-    cells = [_banner(title.removesuffix(_TITLE_SUFFIX[language]), language)]
+    for suffix in _TITLE_SUFFIXES[language]:
+        title = title.removesuffix(suffix)
+    cells = [_banner(title, language)]
     graded: list[Graded] = []
     used: set[str] = set()
     current = ""  # the exercise id of the latest heading: names written answers and solution cells

@@ -163,6 +163,19 @@ def test_markdown_region_becomes_your_answer_here() -> None:
     assert "tags" not in out.cells[1].metadata
 
 
+@pytest.mark.parametrize(("language", "solution", "exercise"), [
+    ("en", "# 04 · Schedules compared: solutions\n\nExercises for lesson 04.", "# 04 · Schedules compared: exercises\n\nExercises for lesson 04."),
+    ("zh", "# 04 · 调度对比：参考答案\n\n第 04 课的练习。", "# 04 · 调度对比：练习\n\n第 04 课的练习。"),
+    ("en", "# 10 · The interview bank\n\nForty-six questions.", "# 10 · The interview bank\n\nForty-six questions."),
+])
+def test_a_solution_title_becomes_the_exercise_title(language: str, solution: str, exercise: str) -> None:
+    """The solution notebook is titled as the solutions; its exercise copy as the exercises (only the first cell)."""
+    later = new_markdown_cell(solution)
+    out = mx.make_exercise(notebook(new_markdown_cell(solution), later), "t.ipynb", language)
+    assert out.cells[1].source == exercise
+    assert out.cells[2].source == solution
+
+
 def test_solution_cells_dropped_outputs_and_counts_cleared() -> None:
     keep = new_code_cell("print(1)", execution_count=3, outputs=[new_output("stream", name="stdout", text="1\n")])
     keep.metadata["execution"] = {"iopub.execute_input": "2024-01-01T00:00:00"}
