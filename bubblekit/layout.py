@@ -11,7 +11,10 @@ Megatron places a model on the pipeline in two ways, both ported here:
 * an **even split** (:func:`megatron_split`): ``num_layers`` over ``p * v`` stages, with
   ``account_for_embedding_in_pipeline_split`` / ``account_for_loss_in_pipeline_split`` (the
   embedding or the loss counts as one layer of the first or last stage) or
-  ``num_layers_in_first_pipeline_stage`` / ``..._last_...`` (uneven first and last stages).
+  ``num_layers_in_first_pipeline_stage`` / ``..._last_...`` (uneven first and last stages;
+  ``TransformerConfig`` fields, set on the command line by ``--decoder-first-pipeline-num-layers`` /
+  ``--decoder-last-pipeline-num-layers``, ``megatron/training/arguments.py`` and
+  ``megatron/training/argument_utils.py``).
 
 A :class:`PipelineLayout` turns per-layer times into per-stage :class:`~bubblekit.costs.Costs`
 (:meth:`PipelineLayout.costs`), which every schedule of the course simulates. Pure Python. Used in
@@ -170,9 +173,11 @@ def megatron_split(num_layers: int, p: int, v: int = 1, *, account_for_embedding
     * ``account_for_embedding`` (``--account-for-embedding-in-pipeline-split``) and
       ``account_for_loss`` count the embedding / the loss as one layer of the split, so the
       first / last stage builds one transformer layer fewer;
-    * ``first`` / ``last`` (``--num-layers-in-first-pipeline-stage`` / ``...-last-...``) give
-      the first and last rank that many layers (split over its ``v`` chunks) and the rest evenly;
-      they cannot be combined with ``account_for_*`` (Megatron refuses it too).
+    * ``first`` / ``last`` (command line ``--decoder-first-pipeline-num-layers`` /
+      ``--decoder-last-pipeline-num-layers``, ``megatron/training/arguments.py``; the
+      ``TransformerConfig`` fields ``num_layers_in_first_pipeline_stage`` /
+      ``num_layers_in_last_pipeline_stage``) give the first and last rank that many layers
+      (split over its ``v`` chunks) and the rest evenly; they cannot be combined with ``account_for_*`` (Megatron refuses it too).
     """
     num_layers = check_int("num_layers", num_layers)
     p, v = check_int("p", p), check_int("v", v)
