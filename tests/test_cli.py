@@ -256,3 +256,18 @@ def test_entry_point_is_declared() -> None:
     tomllib = pytest.importorskip("tomllib")
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert data["project"]["scripts"]["bubblekit"] == "bubblekit.cli:main"
+
+
+def test_help_lists_every_command_in_its_usage_line() -> None:
+    text = cli.build_parser().format_help()
+    usage = text.split("\n\n")[0]
+    for command in ("demo", "plot", "schedules", "workspace", "classroom", "lab", "trace"):
+        assert command in usage, (command, usage)
+
+
+def test_trace_help_names_every_format_it_reads() -> None:
+    from bubblekit.analysis.traces import cli as trace_cli
+
+    text = " ".join(trace_cli.build_parser().format_help().split())
+    for fmt in (".json", ".json.gz", ".csv", ".csv.gz", ".sqlite", "Kineto", "Nsight"):
+        assert fmt in text, fmt

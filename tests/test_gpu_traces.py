@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import sqlite3
 import subprocess
@@ -328,6 +329,22 @@ def test_the_command_plots_and_never_overwrites_your_file(tmp_path: Path) -> Non
     assert cli(str(tmp_path / "t"), "--plot", str(mine), "--force").returncode == 0 and mine.read_bytes() != b"my picture"
     real = tmp_path / "real.svg"
     assert cli(str(bk.traces.HTA_SAMPLE_DIR), "--plot", str(real)).returncode == 0 and real.stat().st_size > 1000
+
+
+def test_the_command_reads_nsight_sqlite_and_gzipped_csv(tmp_path: Path) -> None:
+    sim = simulated()
+    files = bk.traces.write_kineto_gpu(sim, tmp_path / "kineto", cpu_lead_us=2000, seed=5)
+    nsys = tmp_path / "nsys"
+    nsys.mkdir()
+    for f in files:
+        nsys_from_kineto(f, nsys / (f.stem + ".sqlite"))
+    run = cli(str(nsys))
+    assert run.returncode == 0 and "HTA" in run.stdout and f"{sim.bubble_ratio:.4f}" in run.stdout, run.stderr
+    csv_gz = tmp_path / "t.csv.gz"
+    with gzip.open(csv_gz, "wb") as out:
+        out.write(bk.traces.write_csv(bk.traces.read_trace(tmp_path / "kineto"), tmp_path / "t.csv").read_bytes())
+    run = cli(str(csv_gz))
+    assert run.returncode == 0 and "no GPU kernels" in run.stdout and "bubble_ratio" in run.stdout, run.stderr
 
 
 @pytest.mark.parametrize("args,words", [

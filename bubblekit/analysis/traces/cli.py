@@ -1,6 +1,6 @@
 """``bubblekit trace PATH``: where a real profile's GPU time went, and its pipeline bubble.
 
-    bubblekit trace run/                       # a folder of per-rank traces (.json or .json.gz)
+    bubblekit trace run/                       # a folder of per-rank traces (.json, .json.gz, .csv, .sqlite)
     bubblekit trace rank0.json rank1.json --json
     bubblekit trace run/ --plot run.png        # the measured timeline (refuses an existing file without --force)
 
@@ -56,7 +56,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bubblekit trace", description="Where a profile's GPU time went, and its pipeline bubble.")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="trace files (.json, .json.gz) or one folder of them")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="trace files, or one folder of them: PyTorch Profiler (Kineto) JSON (.json, .json.gz), "
+                             "bubblekit's CSV of actions (.csv, .csv.gz) or an Nsight Systems SQLite export "
+                             "(.sqlite, from 'nsys export --type sqlite')")
     parser.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
     parser.add_argument("--plot", metavar="FILE", help="draw the measured timeline to FILE (.png, .svg or .pdf)")
     parser.add_argument("--force", action="store_true", help="let --plot replace an existing FILE")

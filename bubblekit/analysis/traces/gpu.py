@@ -445,7 +445,7 @@ def read_gpu_ranks(source: PathLike | Sequence[PathLike], *, hta_rules: bool = T
     Raises:
         TraceError: no file holds GPU events, two files claim the same rank, a file is not a trace.
     """
-    from .ranks import resolve_files
+    from .ranks import is_csv, resolve_files
     from .stream import TraceEntries
 
     files = resolve_files(source)
@@ -453,7 +453,7 @@ def read_gpu_ranks(source: PathLike | Sequence[PathLike], *, hta_rules: bool = T
     ignored: dict[str, int] = {}
     unnamed: list[tuple[Path, GpuEvents, dict[str, Any]]] = []
     for f in files:
-        if f.name.lower().endswith(".csv"):
+        if is_csv(f):  # .csv or .csv.gz
             raise TraceError(f"{f}: a CSV of actions has no GPU events; give the Kineto JSON trace")
         header: dict[str, Any] = {}
         if f.name.lower().endswith((".sqlite", ".sqlite3")):

@@ -41,7 +41,7 @@ def resolve_files(source: PathLike | Sequence[PathLike]) -> list[Path]:
         if p.is_dir():
             files = sorted(f for f in p.iterdir() if f.is_file() and f.name.lower().endswith(_SUFFIXES))
             if not files:
-                raise TraceError(f"{p}: the folder holds no trace files (*.json, *.json.gz, *.csv)")
+                raise TraceError(f"{p}: the folder holds no trace files (*.json, *.json.gz, *.csv, *.csv.gz, *.sqlite, *.sqlite3)")
             return files
         if not p.exists():
             raise TraceError(f"{p}: no such trace file or folder")
