@@ -33,6 +33,7 @@ from itertools import repeat
 from typing import NamedTuple
 
 from bubblekit.actions import Action, Pair, parts
+from bubblekit.schedules._flat import lower_flat
 from bubblekit.schedules.torch_csv import TorchAction, lower
 
 _new_action = partial(tuple.__new__, Action)
@@ -228,10 +229,13 @@ def lower_actions(orders: Sequence[Sequence[Action]], placement: Sequence[int], 
 def lower_with_layout(orders: Sequence[Sequence[Action]], placement: Sequence[int],
                       m: int) -> tuple[list[list[Action]], Layout | None]:
     """:func:`lower_actions`, and the :class:`Layout` of its result (``None`` for a schedule with pairs)."""
-    items = _rows_with_fillers(orders, m)
     if any(type(a) is Pair for order in orders for a in order):
-        return _walk(items, placement, m), None
-    return _walk_singles(items, placement, m)
+        return _walk(_rows_with_fillers(orders, m), placement, m), None
+    try:
+        flat = lower_flat(orders, placement, m)
+    except KeyError:  # a kind the compute walk does not know: the walk cell by cell
+        return _walk_singles(_rows_with_fillers(orders, m), placement, m)
+    return flat.rows(), flat.layout
 
 
 def _no_progress(items: Sequence[Sequence[Action | None]], pending: Sequence[int], cursor: Sequence[int]) -> ValueError:
