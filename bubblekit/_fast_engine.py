@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bubblekit._validate import Number
 from bubblekit.actions import COMM_KINDS, EVENTS, SINGLE_KINDS, Action, Event, Pair, carried, needs, produces
 from bubblekit.costs import ResolvedCosts
-from bubblekit.schedules.base import Schedule
+from bubblekit.schedules.base import Schedule, orders_view
 from bubblekit.simulator import message_receivers
 
 if TYPE_CHECKING:
@@ -590,16 +590,16 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
     if any(ptr[r] < len(orders[r]) for r in range(p)):
         return None  # a deadlock: the general engine names it
     low_starts, low_ends = [], []
-    for r, row_ in enumerate(schedule.orders):
+    for r, length in enumerate(map(len, orders_view(schedule))):
         pos = layout.pos[r]
         st_c, en_c = starts[r], ends[r]
-        if len(pos) == len(row_):
+        if len(pos) == length:
             low_starts.append(st_c)
             low_ends.append(en_c)
             continue
         # a send or a receive after the c-th compute ends when it does (at 0 before the first): each
         # compute's end fills its place and the places up to the next compute; its start then its place
-        runs = list(map(sub, [*pos, len(row_)], [0, *pos]))
+        runs = list(map(sub, [*pos, length], [0, *pos]))
         low_en = list(chain.from_iterable(map(repeat, [0, *en_c], runs)))
         low_st = low_en[:]
         deque(map(low_st.__setitem__, pos, st_c), maxlen=0)

@@ -64,7 +64,7 @@ from bubblekit.actions import (
 )
 from bubblekit.costs import Costs, ResolvedCosts
 from bubblekit.i18n import register, tr
-from bubblekit.schedules.base import Schedule, ScheduleError
+from bubblekit.schedules.base import Schedule, ScheduleError, orders_view
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -490,7 +490,8 @@ class SimResult(Timeline):
         self._compute_end = last
         if reductions and last is not None:
             last = max(last, max(x.end for x in reductions))
-        self._own(starts, ends, schedule.orders, costs.unit, ticks_per_unit, 0, last, False,
+        # the labels: a lowered schedule's own actions are made only when a span is read (orders_view)
+        self._own(starts, ends, orders_view(schedule), costs.unit, ticks_per_unit, 0, last, False,
                   f"simulated {schedule.name}")
         self._reductions = tuple(reductions)
         self._crossed = crossed
@@ -609,7 +610,7 @@ class SimResult(Timeline):
         the input, to show the pipeline's chain. (A schedule simulated with
         ``validate=False`` that repeats an action links to its last copy.)
         """
-        orders = self.schedule.orders
+        orders = orders_view(self.schedule)
         chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
                               self._latency_ticks, self.schedule.pipes, self._crossed,
                               self.schedule.placement if self.schedule.has_comms else None)
@@ -683,7 +684,8 @@ def simulate(
     if out.stuck:
         raise DeadlockError(explain_deadlock(schedule.orders, out.stuck, schedule.placement))
     return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm,
-                     crossed=out.crossed, reductions=dp_reductions(schedule.orders, out.ends, ticks.dp_reduce, schedule.placement))
+                     crossed=out.crossed,
+                     reductions=dp_reductions(orders_view(schedule), out.ends, ticks.dp_reduce, schedule.placement))
 
 
 def simulate_readable(schedule: Schedule, costs: Costs | None = None, *, validate: bool = True) -> SimResult:

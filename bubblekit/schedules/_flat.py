@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Sequence
-from itertools import repeat
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 #: the communication kinds, by their code in :class:`FlatRows`
 COMM_CODES: tuple[str, ...] = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
 _KIND = {"F": 0, "B": 1, "I": 2, "W": 3}
+_KIND_OF = np.full(128, -1, dtype=np.int64)  # a kind by its character code (F, B, I, W; -1: none of them)
+for _k, _c in _KIND.items():
+    _KIND_OF[ord(_k)] = _c
+_STAGE, _KIND_TEXT, _MB = itemgetter(0), itemgetter(1), itemgetter(2)
 _new = tuple.__new__
 
 
@@ -114,40 +119,54 @@ class FlatRows(Sequence[FlatRow]):
         return out
 
 
-def _fillers(order: Sequence[Action], st: np.ndarray, kd: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """How many filler cells PyTorch's first two passes put before and after each action of a rank.
+def _cells(orders: Sequence[Sequence[Action]], lens: list[int], ranks: np.ndarray, st: np.ndarray, kd: np.ndarray,
+           n: int, m: int) -> np.ndarray:
+    """Each action's cell in its rank's walk: its index plus the filler cells of PyTorch's first two passes before it.
 
-    :func:`bubblekit.schedules.comms._few_stages` in bulk for a rank of at most three stages;
-    :func:`bubblekit.schedules.comms._fillers` (step by step) for any other.
+    :func:`bubblekit.schedules.comms._few_stages` in bulk for the ranks of at most three stages (a stage's
+    ``UNSHARD`` cells at the start, one eviction before the action after its last, a ``REDUCE_GRAD``
+    after its ``m``-th ``B`` or ``W``); :func:`bubblekit.schedules.comms._fillers`, step by step, for any other.
     """
     from bubblekit.schedules import comms
 
-    length = len(order)
-    stages, first_at = np.unique(st, return_index=True)
-    if len(stages) > 3:
-        before_l, after_l, _ = comms._fillers(order, m)
-        return np.asarray(before_l, dtype=np.int64), np.asarray(after_l, dtype=np.int64)
-    before = np.zeros(length, dtype=np.int64)
-    after = np.zeros(length, dtype=np.int64)
-    before[0] = len(stages)
-    last_at = length - 1 - np.unique(st[::-1], return_index=True)[1]  # stages' last actions (same order)
-    nxt = last_at[last_at + 1 < length] + 1
+    total = len(st)
+    offs = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offs[1:])
+    before = np.zeros(total, dtype=np.int64)
+    after = np.zeros(total, dtype=np.int64)
+    group = ranks * n + st  # (rank, stage)
+    groups, first_at = np.unique(group, return_index=True)
+    per_rank = np.bincount(groups // n, minlength=len(lens))
+    last_at = total - 1 - np.unique(group[::-1], return_index=True)[1]
+    np.add.at(before, offs[:-1][per_rank > 0], per_rank[per_rank > 0])
+    nxt = last_at + 1
+    nxt = nxt[nxt < offs[1:][ranks[last_at]]]
     np.add.at(before, nxt, 1)
-    bw = (kd == 1) | (kd == 3)
-    for s in stages.tolist():
-        at = np.flatnonzero(bw & (st == s))
-        if len(at) >= m:
-            after[at[m - 1]] += 1
-    return before, after
+    bw = np.flatnonzero((kd == 1) | (kd == 3))
+    if len(bw) >= m:
+        g_bw = group[bw]
+        by = np.argsort(g_bw, kind="stable")
+        g_sorted = g_bw[by]
+        first_of = np.searchsorted(g_sorted, g_sorted)  # where each one's group starts
+        nth = np.arange(len(by)) - first_of
+        np.add.at(after, bw[by[nth == m - 1]], 1)
+    for r in np.flatnonzero(per_rank > 3).tolist():  # more stages than PyTorch keeps unsharded
+        b_l, a_l, _ = comms._fillers(orders[r], m)
+        before[offs[r]:offs[r + 1]] = b_l
+        after[offs[r]:offs[r + 1]] = a_l
+    moved = np.cumsum(before) + np.cumsum(after) - after  # filler cells before each action, from the first rank on
+    earlier = np.concatenate([[0], np.cumsum(before + after)])[offs[:-1]]  # ... those of the ranks before
+    return np.arange(total) - offs[ranks] + moved - earlier[ranks]
 
 
 def lower_flat(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: int) -> FlatRows:
     """PyTorch's lowering of compute orders of single actions (no pairs), as :class:`FlatRows`.
 
     Raises ``ValueError`` when no rank can go on (the message of
-    :func:`bubblekit.schedules.comms.lower_actions`).
+    :func:`bubblekit.schedules.comms.lower_actions`); ``KeyError`` for a kind that is not ``F``,
+    ``B``, ``I`` or ``W``.
     """
-    from bubblekit.schedules.comms import Layout, _no_progress
+    from bubblekit.schedules.comms import Layout
 
     n = len(placement)
     size = n * m
@@ -159,88 +178,27 @@ def lower_flat(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: 
     to_prev = np.where(idx > 0, place[np.maximum(idx - 1, 0)], -1)
     to_prev[to_prev == place] = -1
     lens = [len(o) for o in orders]
-    st_r, kd_r, mb_r = [], [], []
-    cells, deps, deltas, owns = [], [], [], []
-    for r, order in enumerate(orders):
-        if not order:
-            for x in (st_r, kd_r, mb_r):
-                x.append(np.zeros(0, dtype=np.int64))
-            for y in (cells, deps, deltas, owns):
-                y.append([])
-            continue
-        s_, k_, i_ = zip(*order)
-        st = np.array(s_, dtype=np.int64)
-        kd = np.fromiter(map(_KIND.__getitem__, k_), dtype=np.int64, count=len(order))
-        mb = np.array(i_, dtype=np.int64)
-        before, after = _fillers(order, st, kd, m)
-        cell = np.arange(len(order)) + np.cumsum(before) + np.cumsum(after) - after
-        is_f, is_b = kd == 0, (kd == 1) | (kd == 2)
-        key = st * m + mb
-        own = np.where(is_f, key, np.where(is_b, key + size, -1))
-        has_f, has_b = is_f & (st > 0), is_b & (st < n - 1)
-        dep = np.where(has_f, key - m, np.where(has_b, key + m + size, -1))
-        dep_stage = np.where(has_f, st - 1, np.where(has_b, st + 1, 0))
-        delta = (dep >= 0) & (place[dep_stage] > r)
-        st_r.append(st)
-        kd_r.append(kd)
-        mb_r.append(mb)
-        cells.append(cell.tolist())
-        deps.append(dep.tolist())
-        deltas.append(delta.astype(np.int64).tolist())
-        owns.append(own.tolist())
-
-    # the walk: the round each compute action is taken in (-1: not yet)
-    taken = [-1] * (2 * size)
-    first_waiting = [-1] * (2 * size)
-    next_waiting = [-1] * p
-    rounds: list[list[int]] = [[] for _ in range(p)]
-    stack = [r for r in range(p - 1, -1, -1) if lens[r]]
-    push, pop = stack.append, stack.pop
-
-    def rank_walk(r: int) -> Iterator[int]:
-        out = rounds[r]
-        add = out.append
-        taken_, first, chain = taken, first_waiting, next_waiting
-        t = prev = -1
-        for x, d, dl, k in zip(cells[r], deps[r], deltas[r], owns[r]):
-            t += x - prev
-            prev = x
-            if d >= 0:
-                at = taken_[d]
-                while at < 0:
-                    yield d
-                    at = taken_[d]
-                at += dl
-                if at > t:
-                    t = at
-            add(t)
-            if k >= 0:
-                taken_[k] = t
-                woken = first[k]
-                if woken >= 0:
-                    first[k] = -1
-                    while woken >= 0:
-                        push(woken)
-                        woken = chain[woken]
-
-    procs = [rank_walk(r) for r in range(p)]
-    while stack:
-        r = pop()
-        key = next(procs[r], None)
-        if key is not None:
-            next_waiting[r] = first_waiting[key]
-            first_waiting[key] = r
-    pending = [r for r in range(p) if len(rounds[r]) < lens[r]]
-    if pending:
-        raise _no_progress(orders, pending, [len(x) for x in rounds])
-
-    # the places: every item at (round, rank); a compute and its receives' posts at 2 g, its send at 2 g + 1
     n_compute = sum(lens)
     ranks = np.repeat(np.arange(p, dtype=np.int64), lens)
-    g = np.fromiter((t for row in rounds for t in row), dtype=np.int64, count=n_compute) * p + ranks
-    st = np.concatenate(st_r)
-    kd = np.concatenate(kd_r)
-    mb = np.concatenate(mb_r)
+    every = chain.from_iterable
+    st = np.fromiter(map(_STAGE, every(orders)), dtype=np.int64, count=n_compute)
+    kd = _KIND_OF[np.fromiter(map(ord, map(_KIND_TEXT, every(orders))), dtype=np.int64, count=n_compute)]
+    if (kd < 0).any():
+        raise KeyError("a kind other than F, B, I, W")
+    mb = np.fromiter(map(_MB, every(orders)), dtype=np.int64, count=n_compute)
+    cell = _cells(orders, lens, ranks, st, kd, n, m)
+    is_f, is_b = kd == 0, (kd == 1) | (kd == 2)
+    key = st * m + mb
+    own = np.where(is_f, key, np.where(is_b, key + size, -1))
+    has_f, has_b = is_f & (st > 0), is_b & (st < n - 1)
+    dep = np.where(has_f, key - m, np.where(has_b, key + m + size, -1))
+    dep_stage = np.where(has_f, st - 1, np.where(has_b, st + 1, 0))
+    delta = ((dep >= 0) & (place[dep_stage] > ranks)).astype(np.int64)
+    rounds = _rounds_swept(lens, cell, own, dep, delta, size)
+    if rounds is None:
+        rounds = _rounds_walked(orders, lens, cell, own, dep, delta, size)
+    g = rounds * p + ranks
+    # the places: every item at (round, rank); a compute and its receives' posts at 2 g, its send at 2 g + 1
     here = np.concatenate([np.arange(k, dtype=np.int64) for k in lens])
     f_out = (kd == 0) & (to_next[st] >= 0)
     b_out = ((kd == 1) | (kd == 2)) & (to_prev[st] >= 0)
@@ -277,3 +235,102 @@ def lower_flat(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: 
     send_pos[size + sb * m + mbb] = within[o_sb:o_rb]
     layout = Layout(pos, recv_k.tolist(), recv_pos.tolist(), send_pos.tolist())
     return FlatRows(orders, codes, n, m, layout)
+
+
+def _rounds_swept(lens: list[int], cell: np.ndarray, own: np.ndarray, dep: np.ndarray, delta: np.ndarray,
+                  size: int, max_sweeps: int = 12) -> np.ndarray | None:
+    """The round of each compute action, by sweeps over the ranks (``None``: not settled after ``max_sweeps``).
+
+    The rounds are the least solution of ``round = max(cell + delay, input's round + delta)`` with the
+    delay never decreasing along a rank: start from no delay and recompute the ranks one after another
+    (in order, then backwards), each from its inputs' latest rounds, until nothing moves. A deadlock has
+    no solution (the rounds grow for ever): after ``max_sweeps`` the walk (:func:`_rounds_walked`) decides.
+    """
+    where_own = np.full(2 * size, -1, dtype=np.int64)
+    made = np.flatnonzero(own >= 0)
+    where_own[own[made]] = made
+    dep_at = np.where(dep >= 0, where_own[np.maximum(dep, 0)], -1)
+    if ((dep >= 0) & (dep_at < 0)).any():  # an input no rank computes: the walk names the stuck ranks
+        return None
+    offs = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offs[1:])
+    rounds = cell.copy()
+    parts = []
+    for r in range(len(lens)):
+        a, b = int(offs[r]), int(offs[r + 1])
+        if a == b:
+            continue
+        has = np.flatnonzero(dep_at[a:b] >= 0)
+        if not len(has):
+            continue
+        parts.append((a, b, has, dep_at[a:b][has], delta[a:b][has] - cell[a:b][has]))
+    zero = np.zeros(int(max(lens, default=0)), dtype=np.int64)
+    for sweep in range(max_sweeps):
+        moved = False
+        for a, b, has, src, shift in (parts if sweep % 2 == 0 else parts[::-1]):
+            delay = zero[:b - a].copy()
+            delay[has] = np.maximum(rounds[src] + shift, 0)
+            np.maximum.accumulate(delay, out=delay)
+            new = delay + cell[a:b]
+            if not np.array_equal(new, rounds[a:b]):
+                moved = True
+                rounds[a:b] = new
+        if not moved:
+            return rounds
+    return None
+
+
+def _rounds_walked(orders: Sequence[Sequence[Action]], lens: list[int], cell: np.ndarray, own: np.ndarray,
+                   dep: np.ndarray, delta: np.ndarray, size: int) -> np.ndarray:
+    """The round of each compute action, rank by rank as the walk goes: each rank runs until an input is
+    not placed yet and goes on when it is. Raises ``ValueError`` (PyTorch's refusal) when no rank can go on."""
+    from bubblekit.schedules.comms import _no_progress
+
+    p = len(lens)
+    offs = [0, *np.cumsum(lens).tolist()]
+    cell_l, own_l, dep_l, delta_l = cell.tolist(), own.tolist(), dep.tolist(), delta.tolist()
+    taken = [-1] * (2 * size)
+    first_waiting = [-1] * (2 * size)
+    next_waiting = [-1] * p
+    rounds: list[list[int]] = [[] for _ in range(p)]
+    stack = [r for r in range(p - 1, -1, -1) if lens[r]]
+    push, pop = stack.append, stack.pop
+
+    def rank_walk(r: int) -> Iterator[int]:
+        out = rounds[r]
+        add = out.append
+        taken_, first, chain_ = taken, first_waiting, next_waiting
+        a, b = offs[r], offs[r + 1]
+        t = prev = -1
+        for x, d, dl, k in zip(cell_l[a:b], dep_l[a:b], delta_l[a:b], own_l[a:b]):
+            t += x - prev
+            prev = x
+            if d >= 0:
+                at = taken_[d]
+                while at < 0:
+                    yield d
+                    at = taken_[d]
+                at += dl
+                if at > t:
+                    t = at
+            add(t)
+            if k >= 0:
+                taken_[k] = t
+                woken = first[k]
+                if woken >= 0:
+                    first[k] = -1
+                    while woken >= 0:
+                        push(woken)
+                        woken = chain_[woken]
+
+    procs = [rank_walk(r) for r in range(p)]
+    while stack:
+        r = pop()
+        key = next(procs[r], None)
+        if key is not None:
+            next_waiting[r] = first_waiting[key]
+            first_waiting[key] = r
+    pending = [r for r in range(p) if len(rounds[r]) < lens[r]]
+    if pending:
+        raise _no_progress(orders, pending, [len(x) for x in rounds])
+    return np.fromiter(chain.from_iterable(rounds), dtype=np.int64, count=len(cell))

@@ -43,7 +43,7 @@ def _actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]
     """``[Action(stage, kind, i) for i in microbatches]``, built in bulk."""
     return list(map(tuple.__new__, repeat(Action), zip(repeat(stage), repeat(kind), microbatches)))
 
-__all__ = ["RECV_PLACEMENTS", "lower_rows", "lower_actions", "lower_with_layout", "Layout", "layout_of", "defer_recv_rows", "early_recv_rows", "to_actions"]
+__all__ = ["RECV_PLACEMENTS", "lower_rows", "lower_actions", "lower_flat", "lower_with_layout", "Layout", "layout_of", "defer_recv_rows", "early_recv_rows", "to_actions"]
 
 #: Where :meth:`bubblekit.Schedule.lower_comms` posts each receive.
 RECV_PLACEMENTS: dict[str, str] = {
@@ -233,7 +233,7 @@ def lower_with_layout(orders: Sequence[Sequence[Action]], placement: Sequence[in
         return _walk(_rows_with_fillers(orders, m), placement, m), None
     try:
         flat = lower_flat(orders, placement, m)
-    except KeyError:  # a kind the compute walk does not know: the walk cell by cell
+    except (KeyError, TypeError, IndexError):  # a kind that is not F, B, I or W: the walk cell by cell
         return _walk_singles(_rows_with_fillers(orders, m), placement, m)
     return flat.rows(), flat.layout
 
