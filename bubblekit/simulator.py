@@ -48,6 +48,7 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import NamedTuple
 
+from bubblekit._gc import gc_paused
 from bubblekit._validate import Number
 from bubblekit.actions import (
     COMM_KINDS,
@@ -678,9 +679,10 @@ def simulate(
                          reductions=dp_reductions(schedule.orders, run.ends, ticks.dp_reduce, schedule.placement))
     from bubblekit import _fast_engine
 
-    out = _fast_engine.run_lowered(schedule, ticks) if schedule.has_comms else None
-    if out is None:
-        out = _fast_engine.run(schedule, ticks)
+    with gc_paused():  # the engine's lists live as long as the result
+        out = _fast_engine.run_lowered(schedule, ticks) if schedule.has_comms else None
+        if out is None:
+            out = _fast_engine.run(schedule, ticks)
     if out.stuck:
         raise DeadlockError(explain_deadlock(schedule.orders, out.stuck, schedule.placement))
     return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm,

@@ -24,19 +24,16 @@ from itertools import chain, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, overload
 
-import numpy as np
-
 from bubblekit.actions import Action
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from bubblekit.schedules.comms import Layout
 
 #: the communication kinds, by their code in :class:`FlatRows`
 COMM_CODES: tuple[str, ...] = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
 _KIND = {"F": 0, "B": 1, "I": 2, "W": 3}
-_KIND_OF = np.full(128, -1, dtype=np.int64)  # a kind by its character code (F, B, I, W; -1: none of them)
-for _k, _c in _KIND.items():
-    _KIND_OF[ord(_k)] = _c
 _STAGE, _KIND_TEXT, _MB = itemgetter(0), itemgetter(1), itemgetter(2)
 _new = tuple.__new__
 
@@ -103,6 +100,8 @@ class FlatRows(Sequence[FlatRow]):
 
     def rows(self) -> list[list[Action]]:
         """The orders as actions (the compute schedule's own objects, new ones for the sends and receives)."""
+        import numpy as np
+
         n, m = self.n, self.m
         out: list[list[Action]] = []
         for codes, base, pos in zip(self.codes, self.base, self.layout.pos):
@@ -127,6 +126,8 @@ def _cells(orders: Sequence[Sequence[Action]], lens: list[int], ranks: np.ndarra
     ``UNSHARD`` cells at the start, one eviction before the action after its last, a ``REDUCE_GRAD``
     after its ``m``-th ``B`` or ``W``); :func:`bubblekit.schedules.comms._fillers`, step by step, for any other.
     """
+    import numpy as np
+
     from bubblekit.schedules import comms
 
     total = len(st)
@@ -166,6 +167,8 @@ def lower_flat(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: 
     :func:`bubblekit.schedules.comms.lower_actions`); ``KeyError`` for a kind that is not ``F``,
     ``B``, ``I`` or ``W``.
     """
+    import numpy as np
+
     from bubblekit.schedules.comms import Layout
 
     n = len(placement)
@@ -180,9 +183,11 @@ def lower_flat(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: 
     lens = [len(o) for o in orders]
     n_compute = sum(lens)
     ranks = np.repeat(np.arange(p, dtype=np.int64), lens)
+    kind_of = np.full(128, -1, dtype=np.int64)  # a kind by its character code (F, B, I, W; -1: none of them)
+    kind_of[[ord(k) for k in _KIND]] = list(_KIND.values())
     every = chain.from_iterable
     st = np.fromiter(map(_STAGE, every(orders)), dtype=np.int64, count=n_compute)
-    kd = _KIND_OF[np.fromiter(map(ord, map(_KIND_TEXT, every(orders))), dtype=np.int64, count=n_compute)]
+    kd = kind_of[np.fromiter(map(ord, map(_KIND_TEXT, every(orders))), dtype=np.int64, count=n_compute)]
     if (kd < 0).any():
         raise KeyError("a kind other than F, B, I, W")
     mb = np.fromiter(map(_MB, every(orders)), dtype=np.int64, count=n_compute)
@@ -246,6 +251,8 @@ def _rounds_swept(lens: list[int], cell: np.ndarray, own: np.ndarray, dep: np.nd
     (in order, then backwards), each from its inputs' latest rounds, until nothing moves. A deadlock has
     no solution (the rounds grow for ever): after ``max_sweeps`` the walk (:func:`_rounds_walked`) decides.
     """
+    import numpy as np
+
     where_own = np.full(2 * size, -1, dtype=np.int64)
     made = np.flatnonzero(own >= 0)
     where_own[own[made]] = made
@@ -284,6 +291,8 @@ def _rounds_walked(orders: Sequence[Sequence[Action]], lens: list[int], cell: np
                    dep: np.ndarray, delta: np.ndarray, size: int) -> np.ndarray:
     """The round of each compute action, rank by rank as the walk goes: each rank runs until an input is
     not placed yet and goes on when it is. Raises ``ValueError`` (PyTorch's refusal) when no rank can go on."""
+    import numpy as np
+
     from bubblekit.schedules.comms import _no_progress
 
     p = len(lens)

@@ -17,6 +17,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from bubblekit._gc import gc_paused
 from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import COMM_KINDS, KINDS, PAIR, Action, Pair, parse_action, parts
 from bubblekit.i18n import register, tr
@@ -365,9 +366,11 @@ class Schedule:
         base._refuse_idle_ranks()
         source = f"{self.source} (lowered: sends and receives, receives {recv})".strip()
         notes = {**self.notes, "recv": recv}
-        if recv == "asap" and not base.has_pairs:  # the orders as integers, their actions made when asked for
+        bulk = lowering.flat_lowering() if recv == "asap" and not base.has_pairs else None
+        if bulk is not None:  # the orders as integers (numpy), their actions made when asked for
             try:
-                flat = lowering.lower_flat(base.orders, base.placement, base.m)
+                with gc_paused():
+                    flat = bulk.lower_flat(base.orders, base.placement, base.m)
             except ValueError as exc:
                 raise ScheduleError(f"{self.name!r}: {exc}") from None
             low = object.__new__(Schedule)

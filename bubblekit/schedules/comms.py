@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import partial
 from itertools import repeat
+from types import ModuleType
 from typing import NamedTuple
 
 from bubblekit.actions import Action, Pair, parts
-from bubblekit.schedules._flat import lower_flat
 from bubblekit.schedules.torch_csv import TorchAction, lower
 
 _new_action = partial(tuple.__new__, Action)
@@ -43,7 +43,7 @@ def _actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]
     """``[Action(stage, kind, i) for i in microbatches]``, built in bulk."""
     return list(map(tuple.__new__, repeat(Action), zip(repeat(stage), repeat(kind), microbatches)))
 
-__all__ = ["RECV_PLACEMENTS", "lower_rows", "lower_actions", "lower_flat", "lower_with_layout", "Layout", "layout_of", "defer_recv_rows", "early_recv_rows", "to_actions"]
+__all__ = ["RECV_PLACEMENTS", "lower_rows", "lower_actions", "lower_with_layout", "Layout", "layout_of", "defer_recv_rows", "early_recv_rows", "to_actions"]
 
 #: Where :meth:`bubblekit.Schedule.lower_comms` posts each receive.
 RECV_PLACEMENTS: dict[str, str] = {
@@ -231,11 +231,26 @@ def lower_with_layout(orders: Sequence[Sequence[Action]], placement: Sequence[in
     """:func:`lower_actions`, and the :class:`Layout` of its result (``None`` for a schedule with pairs)."""
     if any(type(a) is Pair for order in orders for a in order):
         return _walk(_rows_with_fillers(orders, m), placement, m), None
+    bulk = flat_lowering()
     try:
-        flat = lower_flat(orders, placement, m)
+        if bulk is not None:
+            flat = bulk.lower_flat(orders, placement, m)
+            return flat.rows(), flat.layout
     except (KeyError, TypeError, IndexError):  # a kind that is not F, B, I or W: the walk cell by cell
-        return _walk_singles(_rows_with_fillers(orders, m), placement, m)
-    return flat.rows(), flat.layout
+        pass
+    return _walk_singles(_rows_with_fillers(orders, m), placement, m)
+
+
+def flat_lowering() -> ModuleType | None:
+    """:mod:`bubblekit.schedules._flat` (the lowering on integer arrays), or ``None`` without numpy (the
+    browser edition, which walks cell by cell: :func:`_walk_singles`, the same orders)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return None
+    from bubblekit.schedules import _flat
+
+    return _flat
 
 
 def _no_progress(items: Sequence[Sequence[Action | None]], pending: Sequence[int], cursor: Sequence[int]) -> ValueError:
