@@ -657,9 +657,11 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
     waits could then settle), an input nobody makes or an event made twice, or no settling within
     :data:`MAX_SWEEPS` sweeps (a deadlock). Returns ``(starts, ends, made, done)``.
     """
-    np = _np()
     n_actions = sum(map(len, orders))
-    if np is None or n_actions < SWEEP_MIN_ACTIONS or (n_links and not SWEEP_LINKS):
+    if n_actions < SWEEP_MIN_ACTIONS or (n_links and not SWEEP_LINKS):  # numpy is imported only past here
+        return None
+    np = _np()
+    if np is None:
         return None
     kinds = sorted({k for row in lean for k in row})
     kind_of = {k: j for j, k in enumerate(kinds)}

@@ -80,6 +80,7 @@ class FlatRows(Sequence[FlatRow]):
                  layout: Layout) -> None:
         self.base, self.codes, self.n, self.m, self.layout = base, codes, n, m, layout
         self.n_comms = int(sum(int((c >= 0).sum()) for c in codes))
+        self._views = [FlatRow(c, b, n, m) for c, b in zip(codes, base)]
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -92,8 +93,8 @@ class FlatRows(Sequence[FlatRow]):
 
     def __getitem__(self, r: int | slice) -> FlatRow | list[FlatRow]:
         if isinstance(r, slice):
-            return [self[k] for k in range(len(self.codes))[r]]
-        return FlatRow(self.codes[r], self.base[r], self.n, self.m)
+            return self._views[r]
+        return self._views[r]
 
     def lengths(self) -> list[int]:
         return [len(c) for c in self.codes]
