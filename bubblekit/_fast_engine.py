@@ -631,8 +631,9 @@ SWEEP_MIN_ACTIONS = 20_000
 #: sweeps before :func:`_swept` gives up (a deadlock never settles; the generators then name it): 1F1B and
 #: ZB-V settle in 2 or 3 without links
 MAX_SWEEPS = 12
-#: sweep schedules whose messages take links too: they settle slowly (the queues' delays move one rank
-#: per sweep: 1F1B p=64 m=1024 needs 35 sweeps, slower than the generators), so off but in the tests
+#: sweep schedules whose messages take links too: they settle slowly (the queues' delays move as a front,
+#: about p actions on per sweep: about 2m/p sweeps, 35 for 1F1B p=64 m=1024, slower than the generators),
+#: so off but in the tests
 SWEEP_LINKS = False
 
 
