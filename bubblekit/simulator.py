@@ -48,6 +48,7 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import NamedTuple
 
+from bubblekit._gc import gc_paused
 from bubblekit._validate import Number
 from bubblekit.actions import (
     COMM_KINDS,
@@ -64,7 +65,7 @@ from bubblekit.actions import (
 )
 from bubblekit.costs import Costs, ResolvedCosts
 from bubblekit.i18n import register, tr
-from bubblekit.schedules.base import Schedule, ScheduleError
+from bubblekit.schedules.base import Schedule, ScheduleError, orders_view
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -490,7 +491,8 @@ class SimResult(Timeline):
         self._compute_end = last
         if reductions and last is not None:
             last = max(last, max(x.end for x in reductions))
-        self._own(starts, ends, schedule.orders, costs.unit, ticks_per_unit, 0, last, False,
+        # the labels: a lowered schedule's own actions are made only when a span is read (orders_view)
+        self._own(starts, ends, orders_view(schedule), costs.unit, ticks_per_unit, 0, last, False,
                   f"simulated {schedule.name}")
         self._reductions = tuple(reductions)
         self._crossed = crossed
@@ -609,7 +611,7 @@ class SimResult(Timeline):
         the input, to show the pipeline's chain. (A schedule simulated with
         ``validate=False`` that repeats an action links to its last copy.)
         """
-        orders = self.schedule.orders
+        orders = orders_view(self.schedule)
         chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
                               self._latency_ticks, self.schedule.pipes, self._crossed,
                               self.schedule.placement if self.schedule.has_comms else None)
@@ -677,13 +679,15 @@ def simulate(
                          reductions=dp_reductions(schedule.orders, run.ends, ticks.dp_reduce, schedule.placement))
     from bubblekit import _fast_engine
 
-    out = _fast_engine.run_lowered(schedule, ticks) if schedule.has_comms else None
-    if out is None:
-        out = _fast_engine.run(schedule, ticks)
+    with gc_paused():  # the engine's lists live as long as the result
+        out = _fast_engine.run_lowered(schedule, ticks) if schedule.has_comms else None
+        if out is None:
+            out = _fast_engine.run(schedule, ticks)
     if out.stuck:
         raise DeadlockError(explain_deadlock(schedule.orders, out.stuck, schedule.placement))
     return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm,
-                     crossed=out.crossed, reductions=dp_reductions(schedule.orders, out.ends, ticks.dp_reduce, schedule.placement))
+                     crossed=out.crossed,
+                     reductions=dp_reductions(orders_view(schedule), out.ends, ticks.dp_reduce, schedule.placement))
 
 
 def simulate_readable(schedule: Schedule, costs: Costs | None = None, *, validate: bool = True) -> SimResult:

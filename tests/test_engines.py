@@ -138,6 +138,23 @@ def test_engines_agree(case: tuple[bk.Schedule, bk.Costs]) -> None:
             assert all(type(t) is int for row in fast[1] for t in row)  # type: ignore[union-attr]
 
 
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_the_sweeps_agree(case: tuple[bk.Schedule, bk.Costs]) -> None:
+    """The tuned engine's bulk path (``_fast_engine._swept``: sweeps over the ranks, numpy), which only large
+    schedules take, forced on every schedule, links too: the readable engine's timeline all the same."""
+    from bubblekit import _fast_engine
+
+    sched, costs = case
+    saved = _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.SWEEP_LINKS, _fast_engine.MAX_SWEEPS
+    _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.SWEEP_LINKS, _fast_engine.MAX_SWEEPS = 0, True, 200
+    try:
+        fast = outcome(sched, costs, "fast")
+    finally:
+        _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.SWEEP_LINKS, _fast_engine.MAX_SWEEPS = saved
+    assert fast == outcome(sched, costs, "readable")
+
+
 @pytest.mark.parametrize("text", [
     "rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1B0 1F0 1F1 1B1",          # waits on itself later
     "rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1F1 1F0 1B0 1B1",          # a cycle between ranks

@@ -17,6 +17,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from bubblekit._gc import gc_paused
 from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import COMM_KINDS, KINDS, PAIR, Action, Pair, parse_action, parts
 from bubblekit.i18n import register, tr
@@ -363,6 +364,21 @@ class Schedule:
             raise ScheduleError(f"cannot lower {self.name!r}: {base.torch_problem()}")
         base.validate()
         base._refuse_idle_ranks()
+        source = f"{self.source} (lowered: sends and receives, receives {recv})".strip()
+        notes = {**self.notes, "recv": recv}
+        bulk = lowering.flat_lowering() if recv == "asap" and not base.has_pairs else None
+        if bulk is not None:  # the orders as integers (numpy), their actions made when asked for
+            try:
+                with gc_paused():
+                    flat = bulk.lower_flat(base.orders, base.placement, base.m)
+            except ValueError as exc:
+                raise ScheduleError(f"{self.name!r}: {exc}") from None
+            low = object.__new__(Schedule)
+            # the fields as __init__ would set them (all checked on base), the orders left to __getattr__
+            low.__dict__.update(name=self.name, p=self.p, m=self.m, placement=self.placement, source=source,
+                                notes=notes, pipes=self.pipes, _lazy_orders=flat, has_pairs=False,
+                                has_comms=flat.n_comms > 0, _lowered_from=_Lowered(base, flat.layout))
+            return low
         try:
             rows, layout = lowering.lower_with_layout(base.orders, base.placement, base.m)
         except ValueError as exc:
@@ -371,13 +387,22 @@ class Schedule:
             rows, layout = lowering.defer_recv_rows(rows, base.placement), None
         elif recv == "early":
             rows, layout = lowering.early_recv_rows(rows), None
-        low = Schedule(self.name, self.p, self.m, self.placement, tuple(map(tuple, rows)),
-                       source=f"{self.source} (lowered: sends and receives, receives {recv})".strip(),
-                       notes={**self.notes, "recv": recv}, pipes=self.pipes)
+        low = Schedule(self.name, self.p, self.m, self.placement, tuple(map(tuple, rows)), source=source, notes=notes,
+                       pipes=self.pipes)
         # legal by construction (a validated compute schedule, PyTorch's lowering): validate() and
         # check_ranges() need not look again, compute_only() is the compute schedule's orders
         low.__dict__["_lowered_from"] = _Lowered(base, layout)
         return low
+
+    if not TYPE_CHECKING:
+        def __getattr__(self, name: str) -> object:
+            """``orders`` of a schedule :meth:`lower_comms` made: its actions, made on first use from its integers."""
+            if name == "orders":
+                flat = self.__dict__.get("_lazy_orders")
+                if flat is not None:
+                    orders = self.__dict__["orders"] = tuple(map(tuple, flat.rows()))
+                    return orders
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _refuse_idle_ranks(self) -> None:
         """PyTorch's lowering (``lower_comms``, ``to_torch_csv(comms=True)``) needs an action on every rank."""
@@ -1003,3 +1028,11 @@ def actions(stage: int, kind: str, microbatches: Iterable[int]) -> list[Action]:
 def flatten(orders: Iterable[Iterable[Action]]) -> list[Action]:
     """All actions of all ranks in one list (rank-major)."""
     return [a for order in orders for a in order]
+
+
+def orders_view(schedule: Schedule) -> Sequence[Sequence[Action]]:
+    """``schedule.orders``, or, for a schedule :meth:`Schedule.lower_comms` made whose actions nobody asked for
+    yet, a view of its integers that makes only the actions read (:class:`bubblekit.schedules._flat.FlatRows`)."""
+    d = schedule.__dict__
+    flat = d.get("_lazy_orders")
+    return schedule.orders if flat is None or "orders" in d else flat

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import partial
 from itertools import repeat
+from types import ModuleType
 from typing import NamedTuple
 
 from bubblekit.actions import Action, Pair, parts
@@ -228,10 +229,28 @@ def lower_actions(orders: Sequence[Sequence[Action]], placement: Sequence[int], 
 def lower_with_layout(orders: Sequence[Sequence[Action]], placement: Sequence[int],
                       m: int) -> tuple[list[list[Action]], Layout | None]:
     """:func:`lower_actions`, and the :class:`Layout` of its result (``None`` for a schedule with pairs)."""
-    items = _rows_with_fillers(orders, m)
     if any(type(a) is Pair for order in orders for a in order):
-        return _walk(items, placement, m), None
-    return _walk_singles(items, placement, m)
+        return _walk(_rows_with_fillers(orders, m), placement, m), None
+    bulk = flat_lowering()
+    try:
+        if bulk is not None:
+            flat = bulk.lower_flat(orders, placement, m)
+            return flat.rows(), flat.layout
+    except (KeyError, TypeError, IndexError):  # a kind that is not F, B, I or W: the walk cell by cell
+        pass
+    return _walk_singles(_rows_with_fillers(orders, m), placement, m)
+
+
+def flat_lowering() -> ModuleType | None:
+    """:mod:`bubblekit.schedules._flat` (the lowering on integer arrays), or ``None`` without numpy (the
+    browser edition, which walks cell by cell: :func:`_walk_singles`, the same orders)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return None
+    from bubblekit.schedules import _flat
+
+    return _flat
 
 
 def _no_progress(items: Sequence[Sequence[Action | None]], pending: Sequence[int], cursor: Sequence[int]) -> ValueError:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from bubblekit._gc import gc_paused
 from bubblekit._validate import MAX_RANGE, Number, check_int
 from bubblekit.i18n import register as register_messages
 from bubblekit.i18n import tr
@@ -274,9 +275,10 @@ def schedule(name: str, p: int, m: int, v: int | None = None, *, microbatch_grou
     vv = entry.check(p, m, v, m_rule=microbatch_group_size is None)  # Megatron's group rule replaces PyTorch's
     check_size(f"bk.schedule({entry.name!r}, p={p}, m={m}{f', v={vv}' if vv > 1 else ''})",
                entry.n_actions(p, m, vv), max_actions, instead="bk.bubble_ratio(p, m, v) needs no simulation")
-    if microbatch_group_size is not None:
-        return entry.build(p, m, vv, microbatch_group_size=microbatch_group_size)
-    return entry.build(p, m) if entry.chunks != "many" else entry.build(p, m, vv)
+    with gc_paused():  # its actions live as long as the schedule: no collector passes over them while built
+        if microbatch_group_size is not None:
+            return entry.build(p, m, vv, microbatch_group_size=microbatch_group_size)
+        return entry.build(p, m) if entry.chunks != "many" else entry.build(p, m, vv)
 
 
 def describe_chunks(entry: ScheduleSpec) -> str:

@@ -8,15 +8,14 @@ scan them (:mod:`.stream`, :mod:`.parse`, :mod:`.csvfile`), split the spans by r
 
 from __future__ import annotations
 
-import gc
 import numbers
 import os
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bubblekit._gc import gc_paused
 from bubblekit._validate import check_number
 from bubblekit.actions import Action
 from bubblekit.i18n import register, tr
@@ -48,21 +47,7 @@ register({
     "traces.source": {"en": "measured: {name} step {k}", "zh": "实测 {name} 第 {k} 步"},
 })
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a trace is read (it is restored afterwards).
-
-    The reader builds millions of small tuples that live until it returns and form no reference
-    cycles; the collector would walk them again and again (a third of the time of reading a
-    400,000-row CSV, ``benchmarks/bench_trace_csv.py``). Memory is still freed as usual.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+_gc_paused = gc_paused  # the collector paused while a trace is read (its millions of small tuples)
 
 
 def _check_options(align: Any, trim: Any, time_unit: Any, tolerance_ms: Any) -> float:
