@@ -158,7 +158,8 @@ def _title(path: Path) -> str | None:
     if found is None:
         return None
     title = found.group(2)
-    for suffix in _SOLUTION_SUFFIXES:  # the interview bank is a solutions notebook: "10 · The interview bank: solutions"
+    # the interview bank is a solutions notebook: "10 · The interview bank: solutions"
+    for suffix in _SOLUTION_SUFFIXES:
         if title.endswith(suffix) and len(title) > len(suffix):
             title = title[: -len(suffix)].rstrip()
     return title if path.parent.name == "zh" else (_GLOSS.sub("", title).strip() or title)
