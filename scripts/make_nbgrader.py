@@ -304,6 +304,8 @@ def make_assignment(nb: Any, name: str, known_ids: set[str] | None = None,
             cells.append(cell)
             continue
         mx.clear_cell(cell)
+        if cell.cell_type == "markdown" and index == 0:
+            cell.source = mx.exercise_title(cell.source, language)  # "...: solutions" is the student's "...: exercises"
         if cell.cell_type == "markdown":
             heading = next((m.group(1) for h in _HEADING.findall(cell.source) if (m := _EXERCISE_ID.search(h))), "")
             current = heading or current

@@ -150,6 +150,17 @@ def test_cells_become_solution_test_written_and_read_only_cells() -> None:
     MetadataValidator().validate_nb(out)  # nbgrader's own rules (grade ids, points, written answers)
 
 
+@pytest.mark.parametrize(("language", "title", "student"), [
+    ("en", "# 05 · Shrinking bubbles: solutions", "# 05 · Shrinking bubbles: exercises"),
+    ("zh", "# 05 · 缩小气泡：参考答案", "# 05 · 缩小气泡：练习"),
+])
+def test_the_solutions_title_becomes_the_exercises(language: str, title: str, student: str) -> None:
+    nb = notebook(new_markdown_cell(title + "\n\nIntro."), new_code_cell(SETUP))
+    out, _ = mn.make_assignment(nb, "05_x.ipynb", set(), language=language)
+    assert out.cells[1].source == student + "\n\nIntro."
+    assert student.split(" · ")[1].removesuffix(": exercises").removesuffix("：练习") in out.cells[0].source
+
+
 def test_check_calls_are_found_in_order_with_their_answer_expression() -> None:
     src = '%matplotlib inline\nr = bk.check("02.2", wait)\ncheck("02.1", (fill,\n drain))\nchecks.check("02.3", answer=x)'
     assert mn.check_calls(src, "nb cell 1") == [("02.2", "wait"), ("02.1", "(fill,\n drain)"), ("02.3", "x")]

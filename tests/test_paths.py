@@ -175,6 +175,7 @@ def test_each_edition_shows_its_own_language() -> None:
     twins = {p.name[:p.name.index("_")]: p for p in (ROOT / "notebooks" / "zh").glob("[0-9][0-9]*_*.ipynb")}
     assert chinese.full.column("title") == [_header_title(twins[n]) if n in twins else None for n in lessons]
     assert "04 · 调度对比" in text_zh and "10 · 面试题库" in text_zh and "休息" in text_zh
+    assert ": solutions" not in text_en and "参考答案" not in text_zh, "the bank's title is shown without its solutions suffix"
     # the same minutes in both editions (read from the English headers), and no English word left but names
     assert chinese.full.column("both") == english.full.column("both")
     assert (chinese.full_minutes, chinese.workshop_minutes, chinese.sprint_minutes) == \

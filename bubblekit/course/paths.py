@@ -142,6 +142,9 @@ def track_text(steps: tuple[Step, ...]) -> str:
 _TIME = re.compile(r"\*\*Time:\*\*([^\n]*)")
 _MINUTES = re.compile(r"(\d+)\s*min")
 _TITLE = re.compile(r"^#\s*(\d\d[a-z]?)\s*·\s*(.+?)\s*$", re.MULTILINE)
+#: The title suffixes of a solutions notebook (``scripts/make_exercises.py`` turns them into the exercises'), dropped
+#: from a title shown in the learning paths.
+_SOLUTION_SUFFIXES = (": solutions", "：参考答案")
 #: A Chinese gloss in brackets after an English title: ``Schedules compared (调度策略对比)``.
 _GLOSS = re.compile(r"\s*[(（][^()（）]*[\u3400-\u9fff][^()（）]*[)）]")
 
@@ -155,6 +158,10 @@ def _title(path: Path) -> str | None:
     if found is None:
         return None
     title = found.group(2)
+    # the interview bank is a solutions notebook: "10 · The interview bank: solutions"
+    for suffix in _SOLUTION_SUFFIXES:
+        if title.endswith(suffix) and len(title) > len(suffix):
+            title = title[: -len(suffix)].rstrip()
     return title if path.parent.name == "zh" else (_GLOSS.sub("", title).strip() or title)
 
 

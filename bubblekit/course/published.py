@@ -100,7 +100,7 @@ register({
     "published.note.zb2p": {"en": "peak is 2p-1 = {peak} microbatch activations, '2x' rounds it; bubble 0 needs m >= 2p-1 "
                                   "and counts per-stage spans (bubble_ratio over the whole makespan is larger)",
                             "zh": "峰值是 2p − 1 = {peak} 个微批的激活，“2x”是取整后的值；气泡为 0 要求 m ≥ 2p − 1，"
-                                  "并且按每个流水级各自的时间跨度计（按整个单步耗时算的 bubble_ratio 更大）"},
+                                  "并且按每个流水级各自的时间跨度计（按整步算的 bubble_ratio 更大）"},
     "published.note.zbv": {"en": "two chunks per rank in a V: every microbatch crosses 2(p-1) rank boundaries instead of p-1",
                            "zh": "每个 rank 两个 chunk，排成 V 形：每个微批要跨 2(p-1) 个 rank 边界，而不是 p-1 个"},
     "published.note.v": {"en": "peak {peak} = {value:g} of 1F1B's p = {p}: '{memory}' is the limit for large p; "

@@ -33,7 +33,7 @@ def megatron_overhead(p: int, m: int, v: int = 1) -> Mistake:
         msg("that is Megatron's overhead (bubble time over busy time); this asks for the bubble as a "
             "fraction of the whole step (idle device-time over p x makespan)",
             "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是气泡比例，"
-            "即气泡占整个单步耗时的比例（空闲的设备时间 / (p x 单步耗时)）"),
+            "即气泡占整步的比例（空闲的设备时间 / (p x 单步耗时)）"),
     )
 
 
@@ -54,7 +54,7 @@ def overhead_min_m(p: int, target: float, message: str | None = None) -> Mistake
         "the target here is the bubble as a fraction of the whole step, which is smaller for the same m, "
         "so fewer microbatches are enough",
         "这是让 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）达标的最小 m；这里的目标是气泡比例"
-        "（占整个单步耗时的比例），同样的 m 下它更小，所以需要的微批更少"))
+        "（占整步的比例），同样的 m 下它更小，所以需要的微批更少"))
 
 
 def fraction_of_step(p: int, m: int, v: int = 1) -> Mistake:
@@ -63,7 +63,7 @@ def fraction_of_step(p: int, m: int, v: int = 1) -> Mistake:
         lambda _e: bk.bubble_ratio(p, m, v),
         msg("that is the bubble as a fraction of the whole step; Megatron's overhead divides the same "
             "bubble time by the busy (ideal) time instead",
-            "这是气泡比例（占整个单步耗时的比例）；Megatron 口径的气泡开销是用同样的气泡时间"
+            "这是气泡比例（占整步的比例）；Megatron 口径的气泡开销是用同样的气泡时间"
             "除以忙碌（理想）时间"),
     )
 

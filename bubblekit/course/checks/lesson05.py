@@ -41,8 +41,7 @@ HIDE_CAP = 4
                                 "这是原文正文里 p = 4 的数字；题目问的是 p = 8")),
                     Mistake(lambda _e: (bk.bubble_overhead(8, 4), bk.bubble_overhead(8, 32)),
                             msg("those are Megatron's overheads (bubble over busy time); give fractions of the whole step",
-                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；要给出占整个单步耗时的"
-                                "比例")),
+                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；要给出占整步的比例")),
                     swapped_items()))
 def _p8() -> tuple[float, float]:
     """(bubble_ratio at m=4, at m=32) for p=8."""

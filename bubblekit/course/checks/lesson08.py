@@ -48,14 +48,13 @@ def _e081() -> int:
 @exercise("08.2", hint=(msg("BLOOM ran a plain (non-interleaved) schedule: use (p-1)/(m+p-1) or simulate 1f1b.",
                             "BLOOM 用的是普通（非交错式）调度：用 (p-1)/(m+p-1)，或者模拟 1f1b。"),
                         msg("p = bloom.pp stages and the m of 08.1; give a fraction of the step (0.05, or '5%' as text).",
-                            "p = bloom.pp 个流水级，m 取 08.1 的结果；给出占单步耗时的比例（0.05，或字符串 '5"
+                            "p = bloom.pp 个流水级，m 取 08.1 的结果；给出占整步的比例（0.05，或字符串 '5"
                             "%'）。")),
           fraction_of=THE_STEP,
           mistakes=(Mistake(lambda _e: _bloom().bubble_overhead,
                             msg("that is Megatron's overhead (bubble over busy time); this asks for the fraction of the "
                                 "whole step",
-                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是占整个单步耗"
-                                "时的比例")),
+                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是占整步的比例")),
                     utilisation()))
 def _e082() -> float:
     return _bloom().bubble_ratio
@@ -74,7 +73,7 @@ def _e083() -> float:
 
 
 @exercise("08.4", hint=(msg("Keep M = 16 microbatches and change only V: (PP-1)/(V*M+PP-1) as a fraction of the step.",
-                            "保持 M = 16 个微批，只改 V：(PP-1)/(V*M+PP-1)，即占单步耗时的比例。"),
+                            "保持 M = 16 个微批，只改 V：(PP-1)/(V*M+PP-1)，即占整步的比例。"),
                         msg("Only V changes: lesson 04's interleaved bubble with PP = 16 ranks, M = 16 microbatches and "
                             "4 chunks per rank (or simulate that schedule).",
                             "只有 V 变了：用第 04 课交错式调度的气泡，取 PP = 16 个 rank、M = 16 个微批、每个 rank "
@@ -85,7 +84,7 @@ def _e083() -> float:
                                 "这是公开的配置（V = 8）；题目把 chunk 数减半了")),
                     Mistake(lambda _e: published.case_estimate("Llama 3 405B", v=4).bubble_overhead,
                             msg("that is Megatron's overhead (bubble over busy time); give the fraction of the step",
-                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；要给出占单步耗时的比例"))))
+                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；要给出占整步的比例"))))
 def _e084() -> float:
     return published.case_estimate("Llama 3 405B", v=4).bubble_ratio
 

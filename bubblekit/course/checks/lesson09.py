@@ -20,10 +20,10 @@ from bubblekit.i18n import register, tr
 
 
 @exercise("09.1", hint=(msg("The fraction of the step is (p-1)/(m+p-1), not (p-1)/m; give an exact Fraction.",
-                            "占单步耗时的比例是 (p-1)/(m+p-1)，不是 (p-1)/m；给出精确的 Fraction。"),
+                            "占整步的比例是 (p-1)/(m+p-1)，不是 (p-1)/m；给出精确的 Fraction。"),
                         msg("Count the fill and drain against the whole step in units of one microbatch's slot, and "
                             "build a Fraction from the two counts (a float is not exact).",
-                            "以一个微批的时间槽为单位，数出填充和排空占了多少、整个单步有多少，再用这两个数构造 "
+                            "以一个微批的时间槽为单位，数出填充和排空占了多少、整步有多少，再用这两个数构造 "
                             "Fraction（float 不是精确值）。")),
           exact=True,
           fraction_of=THE_STEP,

@@ -383,8 +383,7 @@ def _assert_matches(expr: Any, fn: Any, samples: list[dict[str, Any]]) -> Any:
           mistakes=(Mistake(lambda _e: _sym.MEGATRON_OVERHEAD,
                             msg("that is Megatron's overhead (bubble over busy time); this asks for the fraction of "
                                 "the whole step",
-                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是占整个单步耗"
-                                "时的比例")),))
+                                "这是 Megatron 口径的气泡开销（气泡时间 / 忙碌时间）；这里问的是占整步的比例")),))
 def _q11() -> Any:
     expr = _sym.bubble_fraction(_sym.makespan_gpipe(), _sym.busy_per_rank())
     return _assert_matches(expr, lambda d: bk.simulate(bk.schedule("gpipe", d["p"], d["m"]), bk.Costs(
@@ -412,7 +411,7 @@ def _q12() -> Any:
                          msg("Write the makespan as the steady work plus the fill and drain, with the ramp actions 1/v "
                              "as long, then take the idle share of the step.",
                              "把单步耗时写成稳态工作加上填充和排空，其中的动作时长为原来的 1/v，再求空闲"
-                             "占单步耗时的比例。")),
+                             "占整步的比例。")),
           mistakes=(Mistake(lambda _e: _sym.BUBBLE_RATIO,
                             msg("that is plain 1F1B's fraction: where do the v chunks enter?",
                                 "这是普通 1F1B 的气泡比例：v 个 chunk 体现在哪里？")),))
@@ -572,7 +571,7 @@ def _q17() -> Any:
 
 @exercise("10.18", hint=(msg("This is the fraction of the whole step (idle over p x makespan), not Megatron's ratio: "
                              "compare the fill and drain with the steady part.",
-                             "这里要的是占整个单步耗时的比例（空闲时间 / (p x 单步耗时)），不是 Megatron 口径"
+                             "这里要的是占整步的比例（空闲时间 / (p x 单步耗时)），不是 Megatron 口径"
                              "的比值：把填充和排空与稳态部分比较。"),
                          msg("Use the closed form you derived for GPipe and 1F1B at these p and m; to confirm it, "
                              "count one rank's idle slots in a small picture (p = 2, m = 2) with the same formula.",
