@@ -442,7 +442,7 @@ def test_builder_score_and_still_speak_the_language():
     finally:
         bk.set_language(before)
     assert "<b>评分：</b>与 GPipe 完全一致（每个动作的顺序都相同）</div>" in score
-    assert "<th>气泡比例</th><th>激活峰值（个微批的激活）</th>" in score and "bubble_ratio" not in score
+    assert "<th>气泡比例</th><th>显存峰值（个微批的激活）</th>" in score and "bubble_ratio" not in score
     assert "▶ 调度构建器的静态截图（p = 4，m = 8，耗时预设 b=2f）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序，再点“检查”验证。" in still
     assert "拖动滑块" not in still
 
