@@ -194,7 +194,6 @@ register({
     "ex.over_cap.smaller_m": {"en": "a smaller m ({name}'s peak grows with m)", "zh": "减小 m（{name} 的峰值随 m 增长）"},
     "ex.over_cap.recompute": {"en": "activation recomputation", "zh": "打开激活重算"},
     "ex.over_cap.or": {"en": " or ", "zh": "，或者"},
-    "ex.over_cap.sep": {"en": ", ", "zh": "、"},
     "ex.formula.name": {"en": "closed form", "zh": "公式值"},
     "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
     "ex.formula.none_small_m": {"en": "none for {name} when m < p; simulated only",
@@ -394,7 +393,7 @@ def _over_cap_advice(s: Schedule) -> str:
     options.append(tr("ex.over_cap.recompute"))
     if len(options) == 1:
         return options[0]
-    return tr("ex.over_cap.sep").join(options[:-1]) + tr("ex.over_cap.or") + options[-1]
+    return ("、" if _zh() else ", ").join(options[:-1]) + tr("ex.over_cap.or") + options[-1]
 
 
 def _same(a: Any, b: Any) -> bool:
