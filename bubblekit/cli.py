@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Pipeline bubbles: the article's demo, pipeline diagrams, the schedule registry.",
     )
     parser.add_argument("--version", action="version", version=f"bubblekit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{demo,plot,schedules,workspace,classroom,lab}")
+    sub = parser.add_subparsers(dest="command", metavar="{demo,plot,schedules,workspace,classroom,lab,trace}")
     sub.required = True
 
     demo = sub.add_parser("demo", help="the source article's Python demo, reproduced and checked by simulation")
