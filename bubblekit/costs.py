@@ -31,7 +31,10 @@ from bubblekit.text import format_number
 register({"costs.describe.slot": {"en": "slot", "zh": "时间槽"},
           "costs.describe.comm": {"en": "comm", "zh": "通信延迟"},
           "costs.describe.wire": {"en": "wire", "zh": "传输"},
-          "costs.describe.dp_reduce": {"en": "dp_reduce", "zh": "梯度归约"}})
+          "costs.describe.dp_reduce": {"en": "dp_reduce", "zh": "梯度归约"},
+          # the h200 preset's name, shown beside the explorers' cost sliders
+          "costs.h200.name": {"en": "measured H200 (h={hidden}, seq={seq}, {n} layer(s)/rank)",
+                              "zh": "H200 实测（h = {hidden}，seq = {seq}，每个 rank {n} 层）"}})
 
 __all__ = ["Costs", "MAX_COST", "PRESETS", "preset", "h200_costs", "ResolvedCosts", "load_h200_layer_costs", "format_number"]
 
@@ -272,7 +275,7 @@ class Costs:
         check_keywords("Costs.with_()", changes, [f.name for f in fields(self)])
         return replace(self, **changes)
 
-    def describe(self, *, split: bool = True, name_pair: bool = False) -> str:
+    def describe(self, *, split: bool = True, name_pair: bool = False, fractions: bool = True) -> str:
         """One line naming the costs, in the current language. Used in lessons 01, 04 and 07, the figures' titles
         and the explorers.
 
@@ -283,9 +286,10 @@ class Costs:
         ``split=False`` leaves out the ``(I=... W=...)`` part (``F=1 B=2 comm=0 slot``): a figure of a
         schedule whose backwards are all fused ``B`` actions names no ``I`` or ``W`` it does not run.
         ``name_pair=True`` names the time of a fused F&B pair also when it is the default ``F&B=F+B``
-        (lesson 07x compares both).
+        (lesson 07x compares both). ``fractions=False`` writes an exact fraction as a decimal
+        (``comm=0.5``, not ``comm=1/2``): the explorers' readouts, beside sliders that show decimals.
         """
-        for key, flag in (("split", split), ("name_pair", name_pair)):
+        for key, flag in (("split", split), ("name_pair", name_pair), ("fractions", fractions)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{key} must be True or False, got {flag!r} of type {type(flag).__name__}")
         zh = get_language() == "zh"
@@ -293,8 +297,8 @@ class Costs:
 
         def fmt(x: CostValue | None) -> str:
             if isinstance(x, tuple):
-                return "[" + ", ".join(format_number(e) for e in x) + "]"
-            return format_number(x)  # type: ignore[arg-type]
+                return "[" + ", ".join(format_number(e, fractions=fractions) for e in x) + "]"
+            return format_number(x, fractions=fractions)  # type: ignore[arg-type]
 
         parts = [f"F{eq}{fmt(self.f)}", f"B{eq}{fmt(self.b)}"]
         if split:
@@ -535,7 +539,7 @@ def h200_costs(hidden: int = 4096, seq: int = 4096, layers_per_rank: float = 1, 
         bandwidth=link,
         dp_reduce=check_number("dp_reduce_ms", dp_reduce_ms, minimum=0),
         unit="ms",
-        name=f"measured H200 (h={hidden}, seq={seq}, {n} layer(s)/rank)",
+        name=tr("costs.h200.name", hidden=hidden, seq=seq, n=n),
         extra={"activation_bytes_per_microbatch": act_bytes, "params": layer["params"] * n},
     )
 

@@ -296,7 +296,7 @@ register({
     "deadlock.later": {"en": "which rank {rank} itself runs later in its own order",
                        "zh": "可它在 rank {rank} 自己的顺序里排在后面"},
     "deadlock.stuck": {"en": "which rank {rank} has not run: it is stuck at {at}, waiting for {need}",
-                       "zh": "可 rank {rank} 自己卡在 {at}，正在等 {need}"},
+                       "zh": "而 rank {rank} 自己也卡在 {at} 上，在等 {need}"},
     "deadlock.nobody": {"en": "which no rank runs", "zh": "可没有哪个 rank 会运行它"},
     "deadlock.never": {"en": "which rank {rank} never runs", "zh": "可 rank {rank} 永远不会运行它"},
     # positions count from 1, as all feedback does (seventeenth review, W1)

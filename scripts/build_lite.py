@@ -177,7 +177,7 @@ TEXT: dict[str, dict[str, str]] = {
             "bash course.sh setup --torch       # 再装上 torch，用于本课的真实运行\n"
             "```\n\n"
             "然后打开 `notebooks/zh/06_profiling_practice.ipynb`。第 00 到 05 课、它们的练习和课堂页面"
-            "（`apps/zh/`：交互探索器、调度构建器、显存–气泡前沿）都可以在浏览器里完成。"
+            "（`apps/zh/`：流水线探索器、调度构建器、显存–气泡前沿）都可以在浏览器里完成。"
         ),
     },
 }

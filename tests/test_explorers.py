@@ -442,7 +442,7 @@ def test_builder_score_and_still_speak_the_language():
     finally:
         bk.set_language(before)
     assert "<b>评分：</b>与 GPipe 完全一致（每个动作的顺序都相同）</div>" in score
-    assert "<th>气泡比例</th><th>激活峰值（个微批的激活）</th>" in score and "bubble_ratio" not in score
+    assert "<th>气泡比例</th><th>显存峰值（个微批的激活）</th>" in score and "bubble_ratio" not in score
     assert "▶ 调度构建器的静态截图（p = 4，m = 8，耗时预设 b=2f）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序，再点“检查”验证。" in still
     assert "拖动滑块" not in still
 
@@ -811,3 +811,45 @@ def test_chinese_explorers_write_chinese_punctuation_and_words():
         assert "V-Min、" in text(fx.readouts["frontier"].value)
         skipped = text(fx.readouts["message"].value)
         assert "DualPipeV：p = 4 时 m = 3 太少" in skipped and "；DualPipe：" in skipped and "'dualpipev'" not in skipped
+
+
+def test_over_cap_advice_follows_the_schedules_memory_rules():
+    """blind12e: "all 4 ranks" when every rank is over; a smaller m only where the peak grows with m
+    (GPipe), another schedule only where one holds fewer; recomputation always (both languages)."""
+    from bubblekit.i18n import using_language
+
+    ex = pipeline_explorer("gpipe", p=4, m=8)
+    ex.controls["cap"].value = 3
+    msg = html.unescape(ex.readouts["message"].value)
+    assert "all 4 ranks hold more than 3" in msg and "a smaller m (GPipe's peak grows with m)" in msg
+    assert "1F1B: at most 4" in msg and "activation recomputation" in msg
+    ex.controls["schedule"].value = "1f1b"  # rank 0 holds 4 > 3; 1F1B's peak min(p, m) does not grow with m = 8
+    msg = html.unescape(ex.readouts["message"].value)
+    assert "1 of 4 ranks" in msg and "smaller m" not in msg and "1F1B:" not in msg
+    with using_language("zh"):
+        zx = pipeline_explorer("gpipe", p=4, m=8)
+        zx.controls["cap"].value = 3
+        msg = html.unescape(zx.readouts["message"].value)
+        assert "4 个 rank 全部超过上限（3 个微批的激活）" in msg and "减小 m（GPipe 的峰值随 m 增长）" in msg
+        assert msg.rstrip("</div>").endswith("，或者打开激活重算。")
+
+
+def test_readouts_write_decimals_and_one_peak_precision():
+    """blind12e: comm 0.5 reads 0.5 (not 1/2) beside a slider showing 0.50; the h200 preset is named in
+    Chinese; the per-rank peaks and the over-cap line give the same 3 significant digits."""
+    from bubblekit.i18n import using_language
+
+    ex = pipeline_explorer("1f1b", p=4, m=8)
+    ex.controls["comm"].value = 0.5
+    assert "comm=0.5 slot" in ex.readouts["costs"].value and "1/2" not in ex.readouts["costs"].value
+    assert bk.Costs(f=1, b=2, comm=Fraction(1, 2)).describe() == "F=1 B=2 (I=1 W=1) comm=1/2 slot"  # the default
+    with using_language("zh"):
+        zx = pipeline_explorer("interleaved", p=4, m=8, v=3)
+        zx.controls["cap"].value = 3
+        peak = format(max(zx.result.peak_activations), ".3g")
+        assert f"<b>{peak}</b>" in zx.readouts["peak"].value and f"峰值最高，为 {peak}。" in zx.readouts["message"].value
+        zx.controls["preset"].value = "h200"
+        zx.controls["comm"].value = 0.3
+        assert "H200 实测（h = 4096，seq = 4096，每个 rank 1 层）" in zx._unit_note.value
+        assert "通信延迟 = 0.3（单位：ms）" in zx.readouts["costs"].value and "3/10" not in zx.readouts["costs"].value
+        assert zx.costs is not None and zx.costs.name.endswith("已改：通信延迟")

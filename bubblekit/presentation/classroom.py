@@ -180,9 +180,9 @@ _ZH_CODE_NOTES = {
 
 register({
     "classroom.code.v_note": {"en": "v=2 takes effect once you switch to interleaved 1F1B; 1F1B itself has v = 1",
-                              "zh": "v=2 只在切换到交错式 1F1B 或 looped BFS 时生效；1F1B 本身 v = 1"},
+                              "zh": "v = 2 只在切换到交错式 1F1B 或 looped BFS 时生效；1F1B 本身 v = 1"},
     # the classroom pages' text (apps/zh/ is written from the Chinese; no {fields}: markdown as it is)
-    "classroom.page.intro": {"en": _INTRO, "zh": """# 流水线气泡：交互探索器
+    "classroom.page.intro": {"en": _INTRO, "zh": """# 流水线气泡：流水线探索器
 
 图中每个色块是某个微批在某个 rank（设备）上执行的一个动作。色块之间的空隙就是**气泡**，即设备在空等的时间。拖动滑块，时间线、显存曲线和各项数字都会跟着变。
 

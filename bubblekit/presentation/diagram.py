@@ -556,7 +556,7 @@ def memory_series(r: SimResult, sel: Sequence[int]) -> tuple[list[ChartSeries], 
 
 def memory_title(r: SimResult, sel: Sequence[int], cap: float | None) -> str:
     """The memory chart's title: the run's name, its largest peak and, with a cap, the ranks over it."""
-    title = f"{timeline_name(r)}\n" + tr("plot.memory.max_peak", peak=format_number(r.max_peak_activations))
+    title = f"{timeline_name(r)}\n" + tr("plot.memory.max_peak", peak=format_number(r.max_peak_activations, 3, fractions=False))
     if cap is not None:
         over = [q for q in sel if r.peak_activations[q] > cap]
         title += "   |   " + (tr("plot.memory.over_cap", ranks=", ".join(f"rank {q}" for q in over)) if over

@@ -153,7 +153,7 @@ register({
     "ex.cost.comm.tip": {"en": "latency of one hop between ranks", "zh": "rank 之间一跳的延迟"},
     "ex.cost.comm.tip_unit": {"en": "latency of one hop between ranks, in the preset's unit",
                               "zh": "rank 之间一跳的延迟，单位同所选预设"},
-    "ex.title.pipeline": {"en": "Pipeline bubble explorer", "zh": "流水线气泡探索器"},
+    "ex.title.pipeline": {"en": "Pipeline bubble explorer", "zh": "流水线探索器"},
     "ex.group.schedule": {"en": "Schedule and memory", "zh": "调度与显存"},
     "ex.group.costs": {"en": "Costs (time per action)", "zh": "各动作耗时"},
     "ex.settings.other": {"en": ", compared with {other}", "zh": "，对比 {other}"},
@@ -169,7 +169,7 @@ register({
     "ex.unit_note": {"en": "{preset}; times in {unit}", "zh": "{preset}；时间单位：{unit}"},
     "ex.cap.none": {"en": "0 = no cap (no limit on activations per rank)", "zh": "0 = 不设上限（每个 rank 的激活不受限制）"},
     "ex.cap.some": {"en": "at most {cap} microbatch activations per rank: the dashed line in the memory panel",
-                    "zh": "每个 rank 最多 {cap} 个微批的激活：即显存面板中的虚线"},
+                    "zh": "每个 rank 最多存 {cap} 个微批的激活（显存面板里的虚线）"},
     "ex.m.accepts": {"en": "{name} accepts {rule}.", "zh": "{name} 要求 {rule}。"},
     "ex.m.moved": {"en": "m = {m} is not allowed here ({reasons}; p = {p}), so the slider moved on to m = {target}. "
                          "Allowed here: m = {allowed}",
@@ -180,11 +180,20 @@ register({
     "ex.error.draw": {"en": "could not draw the picture ({error})", "zh": "无法绘图（{error}）"},
     "ex.error.compare": {"en": "compare schedule {name}: {error}", "zh": "对比调度 {name}：{error}"},
     "ex.over_cap": {"en": "⚠ over the memory cap: {n} of {p} ranks hold more than {cap} microbatch activations "
-                          "(rank {rank} peaks at {peak}). Fewer microbatches in flight (1F1B instead of GPipe, smaller m, "
-                          "recomputation) bring the peak down.",
-                    "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个持有超过 {cap} 个微批的激活（rank {rank} 峰值为 {peak}）。"
-                          "想降低峰值，就得减少同时驻留的微批：换用驻留更少的调度（例如用 1F1B 代替 GPipe）、减小 m，"
-                          "或者开激活重算。"},
+                          "(rank {rank} peaks at {peak}). Fewer microbatches in flight bring the peak down: {advice}.",
+                    "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak}。"
+                          "想降低峰值，就得减少同时驻留的微批：{advice}。"},
+    "ex.over_cap.all": {"en": "⚠ over the memory cap: all {p} ranks hold more than {cap} microbatch activations "
+                              "(rank {rank} peaks at {peak}). Fewer microbatches in flight bring the peak down: {advice}.",
+                        "zh": "⚠ 超出显存上限：{p} 个 rank 全部超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak}。"
+                              "想降低峰值，就得减少同时驻留的微批：{advice}。"},
+    # the advice follows the schedules' memory rules (the registry's peak(p, m, v)): a smaller m only where
+    # the peak grows with m, another schedule only where one holds fewer
+    "ex.over_cap.schedule": {"en": "a schedule that holds fewer ({name}: at most {peak})",
+                             "zh": "换用驻留更少的调度（{name} 最多 {peak} 个）"},
+    "ex.over_cap.smaller_m": {"en": "a smaller m ({name}'s peak grows with m)", "zh": "减小 m（{name} 的峰值随 m 增长）"},
+    "ex.over_cap.recompute": {"en": "activation recomputation", "zh": "打开激活重算"},
+    "ex.over_cap.or": {"en": " or ", "zh": "，或者"},
     "ex.formula.name": {"en": "closed form", "zh": "公式值"},
     "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
     "ex.formula.none_small_m": {"en": "none for {name} when m < p; simulated only",
@@ -208,6 +217,8 @@ register({
     "ex.costs.unit": {"en": " ({unit})", "zh": "（单位：{unit}）"},
     "ex.panel.title": {"en": "{name}  (p={p}, m={m}{v}; {costs})", "zh": "{name}：p = {p}，m = {m}{v}；耗时 {costs}"},
     "ex.costs.changed": {"en": "{base}, changed: {fields}", "zh": "{base}，已改：{fields}"},
+    # the changed fields by their sliders' names (English: the field names, f, b, comm, ...)
+    "ex.costs.field.comm": {"en": "comm", "zh": "通信延迟"},
     "ex.rel.same": {"en": "the same time as {main}", "zh": "和{main}相同"},
     "ex.rel.longer": {"en": "{d:.1%} longer than {main}", "zh": "比{main}慢 {d:.1%}"},
     "ex.rel.shorter": {"en": "{d:.1%} shorter than {main}", "zh": "比{main}快 {d:.1%}"},
@@ -235,7 +246,7 @@ register({
     "ex.builder.same": {"en": "matches {name} (the same orders, action for action)", "zh": "与 {name} 完全一致（每个动作的顺序都相同）"},
     "ex.builder.matches": {"en": "matches {name} (same makespan and peak memory)", "zh": "与 {name} 等效（单步耗时和显存峰值都相同）"},
     "ex.builder.fast_but": {"en": "as fast as the best ({best}) but peaks at {mine} microbatch activations instead of {theirs}",
-                            "zh": "和 {best} 一样快，但激活峰值是 {mine} 个微批，它只要 {theirs} 个"},
+                            "zh": "和 {best} 一样快，但显存峰值是 {mine} 个微批的激活，它只要 {theirs} 个"},
     "ex.builder.slower": {"en": "{pct:.1f}% slower than the best ({best})", "zh": "比内置调度中最快的 {best} 慢 {pct:.1f}%"},
     "ex.builder.faster": {"en": "{pct:.1f}% faster than every built-in compared (best: {best})",
                           "zh": "比所有参与对比的内置调度都快 {pct:.1f}%（其中最好的是 {best}）"},
@@ -247,7 +258,7 @@ register({
                                "to move its sliders.",
                          "zh": "▶ 调度构建器的静态截图（{settings}）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序，再点“检查”验证。"},
     "ex.builder.table.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
-    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "激活峰值（个微批的激活）"},
+    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "显存峰值（个微批的激活）"},
     "ex.title.frontier": {"en": "Memory / bubble frontier", "zh": "显存–气泡前沿"},
     "ex.frontier.settings": {"en": "p = {p}, m = {m}, v = {v}, costs {preset}", "zh": "p = {p}，m = {m}，v = {v}，耗时预设 {preset}"},
     "ex.plain.frontier": {"en": "Memory/bubble frontier ({settings}): run the cell to move its sliders.",
@@ -350,6 +361,39 @@ def _exact(x: float) -> Number:
     if abs(float(q) - x) > 1e-12:
         return float(x)
     return q.numerator if q.denominator == 1 else q
+
+
+def _field_name(key: str) -> str:
+    """A changed cost field as the explorer names it: ``comm`` is 通信延迟 in Chinese, F, B, I, W are letters."""
+    return tr("ex.costs.field.comm") if key == "comm" else key
+
+
+def _over_cap_advice(s: Schedule) -> str:
+    """What brings the peak of ``s`` down, from the schedules' memory rules (the registry's ``peak``):
+    another schedule that holds fewer at this ``p`` and ``m`` (1F1B first, else the one holding fewest),
+    a smaller ``m`` only where one microbatch fewer lowers the peak (GPipe, looped BFS, m <= p), and
+    activation recomputation always."""
+    options: list[str] = []
+    own = REGISTRY.get(s.name)
+    mine = own.peak(s.p, s.m, s.v) if own is not None and own.peak is not None else None
+    if mine is not None:
+        fewer: list[tuple[float, int, str, Any]] = []
+        for k, (name, entry) in enumerate(REGISTRY.items()):
+            if name == s.name or entry.peak is None or entry.m_problem is not None and entry.m_problem(s.p, s.m):
+                continue
+            v = max(s.v, 2) if entry.chunks == "many" else (2 if entry.chunks == "two" else 1)
+            pk = entry.peak(s.p, s.m, v)
+            if float(pk) < float(mine) - 1e-9:
+                fewer.append((0.0 if name == "1f1b" else float(pk), k, name, pk))
+        if fewer:
+            _, _, name, pk = min(fewer)
+            options.append(tr("ex.over_cap.schedule", name=display_name(name), peak=format_number(pk, 3, fractions=False)))
+        if s.m > 1 and float(own.peak(s.p, s.m - 1, s.v)) < float(mine) - 1e-9:  # type: ignore[union-attr,misc]
+            options.append(tr("ex.over_cap.smaller_m", name=display_name(s.name)))
+    options.append(tr("ex.over_cap.recompute"))
+    if len(options) == 1:
+        return options[0]
+    return ("、" if _zh() else ", ").join(options[:-1]) + tr("ex.over_cap.or") + options[-1]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -573,8 +617,9 @@ def _zh() -> bool:
 
 def _costs_text(costs: Costs, split: bool = True) -> str:
     """The costs as the explorers show them: :meth:`Costs.describe` (``F=1 B=2 comm=0 slot``; in Chinese
-    ``F = 1，B = 2，通信延迟 = 0（单位：时间槽）``, the latency named as its slider is)."""
-    return costs.describe(split=split)
+    ``F = 1，B = 2，通信延迟 = 0（单位：时间槽）``, the latency named as its slider is), exact fractions as
+    decimals (``comm=0.5``), as the sliders show them."""
+    return costs.describe(split=split, fractions=False)
 
 
 def _panel_title(x: SimResult) -> str:
@@ -1081,7 +1126,7 @@ class PipelineExplorer:
         if not changed:
             return base
         costs = base.with_(**changed)
-        return costs.with_(name=tr("ex.costs.changed", base=costs_title(base), fields=", ".join(sorted(changed))))
+        return costs.with_(name=tr("ex.costs.changed", base=costs_title(base), fields=", ".join(_field_name(k) for k in sorted(changed))))
 
     def _simulate(self, name: str) -> SimResult:
         c = self.controls
@@ -1125,8 +1170,10 @@ class PipelineExplorer:
         over = [(k, pk) for k, pk in enumerate(result.peak_activations) if cap > 0 and pk > cap + 1e-9]
         if over:
             worst = max(over, key=lambda x: x[1])
-            notes.append(tr("ex.over_cap", n=len(over), p=result.p, cap=format_number(cap, fractions=False),
-                            rank=worst[0], peak=format_number(worst[1], fractions=False)))
+            key = "ex.over_cap.all" if len(over) == result.p > 1 else "ex.over_cap"
+            notes.append(tr(key, n=len(over), p=result.p, cap=format_number(cap, fractions=False),
+                            rank=worst[0], peak=format_number(worst[1], 3, fractions=False),
+                            advice=_over_cap_advice(result.schedule)))
         warn = "".join(f'<div class="bk-msg-warn">{html.escape(n)}</div>' for n in notes)
         r["message"].value = note + (_error_html(self.error) if self.error else "") + warn
         self._view.layout.visibility = "visible"
@@ -1448,7 +1495,8 @@ class ScheduleBuilder:
             for sep in ("：", ": ", ":"):
                 if body.lower().startswith(kind.lower() + sep):
                     body = body[len(kind) + len(sep):].lstrip("\n ")
-                    body = body[:1].upper() + body[1:]
+                    if not _zh():  # an English sentence starts with a capital; "rank 3 缺少 ..." keeps its lowercase rank
+                        body = body[:1].upper() + body[1:]
                     break
             r["message"].value = f"<b style='color:#a00000'>✗ {kind}</b>" + _error_html(body)
             for key in ("score", "bubble_ratio", "makespan", "peak"):

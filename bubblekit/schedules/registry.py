@@ -31,10 +31,10 @@ _CHUNK_WORDS = {"one": "v=1", "many": "v>=2", "two": "v=2 (V)"}
 #: The registry's facts in words, as learners read them (the facts table, the explorers): the prose
 #: ones have a Chinese text; a formula (``"m >= 2p"``, ``"min(p, m)"``) reads the same in both.
 _WORDS = {
-    "schedules.m_rule.any": {"en": "any m >= 1", "zh": "任意 m >= 1"},
+    "schedules.m_rule.any": {"en": "any m >= 1", "zh": "任意 m ≥ 1"},
     "schedules.m_rule.interleaved": {"en": "m < 2p, or m a multiple of m // p (PyTorch's rounds must divide m)",
-                                     "zh": "m < 2p，或 m 能被轮数 m // p 整除（PyTorch 的要求）"},
-    "schedules.m_rule.dualpipe": {"en": "p even, m even and m >= 2p", "zh": "p 为偶数，m 为偶数且 m >= 2p"},
+                                     "zh": "m < 2p，或 m 能被轮数 ⌊m/p⌋ 整除（PyTorch 的要求）"},
+    "schedules.m_rule.dualpipe": {"en": "p even, m even and m >= 2p", "zh": "p 为偶数，m 为偶数且 m ≥ 2p"},
     "schedules.peak.dualpipev": {"en": "p + 1/2 (2p+1 chunk activations: the README's PP+1)",
                                  "zh": "p + 1/2（2p+1 个 chunk 的激活，即 README 中的 PP+1）"},
     "schedules.peak.dualpipe": {"en": "p + 1 (the README's PP+1 stage activations)",
@@ -95,7 +95,7 @@ class ScheduleSpec:
 
     @property
     def m_rule_text(self) -> str:
-        """:attr:`m_rule` in the current language (``"any m >= 1"``; Chinese ``"任意 m >= 1"``). Used in lesson 04."""
+        """:attr:`m_rule` in the current language (``"any m >= 1"``; Chinese ``"任意 m ≥ 1"``). Used in lesson 04."""
         return _shown(self.m_rule)
 
     @property
