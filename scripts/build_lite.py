@@ -137,15 +137,17 @@ TEXT: dict[str, dict[str, str]] = {
             "and nothing is installed on your computer. **Your work is kept in this browser's storage** "
             "(for this site only): it is still here when you come back in the same browser, but not in "
             "another browser or another computer, and clearing the site's data deletes it. To keep a copy, "
-            "download the notebook (File ▸ Download). The pictures of the full course need JupyterLab "
-            "(`bash course.sh lab`); the saved ones below show the full course's output."
+            "download the notebook (File ▸ Download). Here bubblekit draws its pictures as SVG in the browser, "
+            "and the explorers give each rank's peak memory as a readout instead of memory curves; the "
+            "outputs saved below come from the full course in JupyterLab (`bash course.sh lab`)."
         ),
         "zh": (
             "> **免安装版。** 这个笔记本在你的浏览器里运行：Python（Pyodide）就在这个网页里执行，你的电脑上"
             "什么都不用装。**你的改动保存在这个浏览器的本地存储里**（只属于这个网站）：用同一个浏览器回来时"
             "改动还在，换一个浏览器或另一台电脑就看不到；清除这个网站的数据会把它们删掉。想留一份副本，"
-            "请下载笔记本（“文件 ▸ 下载”）。完整课程里的图需要在 JupyterLab 里运行（`bash course.sh lab`）；"
-            "下面保存的输出来自完整课程。"
+            "请下载笔记本（“文件 ▸ 下载”）。在这里，bubblekit 在浏览器里把图画成 SVG，探索器不画显存曲线，"
+            "改在读数里给出每个 rank 的显存峰值；下面保存的输出来自在 JupyterLab 里运行的完整课程"
+            "（`bash course.sh lab`）。"
         ),
     },
     "build_lite.install": {  # the install cell's comment (INSTALL follows it)
