@@ -102,7 +102,7 @@ register({
                                "zh": "都切成 PP = {n} 个模型流水级，即 DualPipe README 的口径"},
     "memory.frontier.note": {"en": "{what}, m = {m}, {costs}; memory in GB (10^9 B) per device, its largest rank; "
                                    "bubble_ratio = idle / (devices × makespan)",
-                             "zh": "{what}，m = {m}，{costs}；显存是单个设备的用量（取最大的 rank），单位 GB（10^9 B）；"
+                             "zh": "{what}，m = {m}，{costs}；显存是每个设备的用量（取最大的 rank），单位 GB（10^9 B）；"
                                    "气泡比例（bubble_ratio）= 空闲 / (设备数 × 单步耗时)"},
     "memory.frontier.left_out": {"en": "; left out: {names}", "zh": "；未列出：{names}"},
     "memory.frontier.title": {"en": "bubble vs memory per device ({what})", "zh": "气泡与每个设备的显存（{what}）"},

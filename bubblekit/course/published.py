@@ -271,7 +271,7 @@ SOURCES: dict[str, Source] = {
         Source("cut-in-half", "Cut-in-half (blog post credited by the DualPipe README for DualPipeV)", "Sea AI Lab",
                "hackmd.io/@ufotalent/r1lVXsa9Jg", 2025, "https://hackmd.io/@ufotalent/r1lVXsa9Jg"),
         Source("zero", "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
-               "Rajbhandari, Rasley, Ruwase, He (Microsoft)", "SC 2020; arXiv 1910.02054", 2020,
+               "Rajbhandari, Rasley, Ruwase, He (Microsoft)", "SC 2020; arXiv 1910.02054", 2019,
                "https://arxiv.org/abs/1910.02054"),
         Source("korthikanti", "Reducing Activation Recomputation in Large Transformer Models",
                "Korthikanti et al. (NVIDIA)", "MLSys 2023; arXiv 2205.05198", 2022, "https://arxiv.org/abs/2205.05198"),
