@@ -442,7 +442,7 @@ def test_builder_score_and_still_speak_the_language():
     finally:
         bk.set_language(before)
     assert "<b>评分：</b>与 GPipe 完全一致（每个动作的顺序都相同）</div>" in score
-    assert "<th>气泡比例</th><th>显存峰值（个微批的激活）</th>" in score and "bubble_ratio" not in score
+    assert "<th>气泡比例</th><th>显存峰值（单位：一个微批的激活）</th>" in score and "bubble_ratio" not in score
     assert "▶ 调度构建器的静态截图（p = 4，m = 8，耗时预设 b=2f）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序，再点“检查”验证。" in still
     assert "拖动滑块" not in still
 
@@ -850,7 +850,7 @@ def test_readouts_write_decimals_and_one_peak_precision():
         zx = pipeline_explorer("interleaved", p=4, m=8, v=3)
         zx.controls["cap"].value = 3
         peak = format(max(zx.result.peak_activations), ".3g")
-        assert f"<b>{peak}</b>" in zx.readouts["peak"].value and f"峰值最高，为 {peak}。" in zx.readouts["message"].value
+        assert f"<b>{peak}</b>" in zx.readouts["peak"].value and f"峰值最高，为 {peak} 个微批的激活。" in zx.readouts["message"].value
         zx.controls["preset"].value = "h200"
         zx.controls["comm"].value = 0.3
         assert "H200 实测（h = 4096，seq = 4096，每个 rank 1 层）" in zx._unit_note.value

@@ -40,7 +40,7 @@ register({
         "en": "cannot read action {text!r}: expected <stage><kind><microbatch> with kind one of F, B, I, W, e.g. "
               "'0F3' (stage 0, forward, microbatch 3), or an overlapped pair, a forward and a backward joined by '&' "
               "and run as one unit, e.g. '0F1&0B0'",
-        "zh": "无法识别动作“{text}”：每个动作要写成 <流水级><类型><微批>，类型是 F、B、I、W 之一，例如“0F3”"
+        "zh": "无法识别动作 {text!r}：每个动作要写成 <流水级><类型><微批>，类型是 F、B、I、W 之一，例如“0F3”"
               "（流水级 0、前向、微批 3）；也可以写重叠对：用 & 把一个前向和一个反向连起来，当作一个动作执行，"
               "例如“0F1&0B0”"},
     "schedules.illegal": {"en": "illegal schedule:\n  {problems}", "zh": "调度不合法：\n  {problems}"},
