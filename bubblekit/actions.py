@@ -182,12 +182,12 @@ def _check_parts(forward: Any, backward: Any) -> None:
     if forward.kind == backward.kind:
         raise ValueError(
             f"cannot pair {forward} with {backward}: both are {forward.kind}; an overlapped pair is one forward "
-            f"(F) and one full backward (B), e.g. 0F7&7B3"
+            f"(F) and one full backward (B), e.g. 0F1&0B0"
         )
     if forward.kind != "F" or backward.kind != "B":
         raise ValueError(
             f"cannot pair {forward} with {backward}: an overlapped pair is a forward F then a full backward B "
-            f"(DeepSeek's F&B, PyTorch's OVERLAP_F_B), e.g. 0F7&7B3; got {forward.kind} and {backward.kind}"
+            f"(DeepSeek's F&B, PyTorch's OVERLAP_F_B), e.g. 0F1&0B0; got {forward.kind} and {backward.kind}"
         )
     if (forward.stage, forward.microbatch) == (backward.stage, backward.microbatch):
         raise ValueError(
@@ -216,8 +216,8 @@ def parse_action(text: str) -> Action:
             one, two = parse_action(first), parse_action(second)
         except ValueError:
             raise ValueError(
-                f"cannot read action {text!r}: a pair is two actions joined by '&', e.g. '0F7&7B3' "
-                f"(or PyTorch's '(0F7;7B3)OVERLAP_F_B')"
+                f"cannot read action {text!r}: a pair is two actions joined by '&', e.g. '0F1&0B0' "
+                f"(or PyTorch's '(0F1;0B0)OVERLAP_F_B')"
             ) from None
         if one.kind == "B" and two.kind == "F":  # written backward first: the same pair
             one, two = two, one
@@ -227,7 +227,8 @@ def parse_action(text: str) -> Action:
             raise ValueError(f"cannot read action {text!r}: {exc}") from None
     raise ValueError(
         f"cannot read action {text!r}: expected <stage><kind><microbatch> with kind one "
-        f"of F, B, I, W, e.g. '0F3' (stage 0, forward, microbatch 3), or an overlapped pair '0F7&7B3' "
+        f"of F, B, I, W, e.g. '0F3' (stage 0, forward, microbatch 3), or an overlapped pair, a forward and a "
+        f"backward joined by '&' and run as one unit, e.g. '0F1&0B0' "
         f"(a lowered schedule also has SEND_F, RECV_F, SEND_B, RECV_B, e.g. '1RECV_F3')"
     )
 

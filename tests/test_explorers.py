@@ -306,7 +306,7 @@ def test_no_closed_form_for_other_schedules():
     assert bk.schedules.spec("interleaved").closed_form(4, 2, 2) is None  # m < p: the pipe never fills
     assert bk.schedules.spec("v-min").closed_form(4, 8) is None
     ex = pipeline_explorer("v-min", p=4, m=8)
-    assert "none for" in ex.readouts["formula"].value
+    assert "not given here for" in ex.readouts["formula"].value
 
 
 def test_peak_memory_and_cap_warning():
@@ -442,7 +442,7 @@ def test_builder_score_and_still_speak_the_language():
     finally:
         bk.set_language(before)
     assert "<b>评分：</b>与 GPipe 完全一致（每个动作的顺序都相同）</div>" in score
-    assert "<th>气泡比例</th><th>显存峰值（个微批的激活）</th>" in score and "bubble_ratio" not in score
+    assert "<th>气泡比例</th><th>显存峰值（单位：一个微批的激活）</th>" in score and "bubble_ratio" not in score
     assert "▶ 调度构建器的静态截图（p = 4，m = 8，耗时预设 b=2f）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序，再点“检查”验证。" in still
     assert "拖动滑块" not in still
 
@@ -798,7 +798,7 @@ def test_chinese_explorers_write_chinese_punctuation_and_words():
         assert "rank 0：4" in text(ex.readouts["peak"].value)
         ex.controls["schedule"].value = "interleaved"
         ex.controls["m"].value = 2
-        assert "m < p 时，交错式 1F1B 没有闭式解" in text(ex.readouts["formula"].value)
+        assert "m < p 时，交错式 1F1B：这里不给公式，只给模拟结果" in text(ex.readouts["formula"].value)
         assert "comm" not in ex.figure.axes[0].get_title(loc="left")
         b = schedule_builder(p=2, m=2, text="rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1B0 1F0 1F1 1B1")
         assert text(b.readouts["message"].value).count("死锁") == 1
@@ -822,7 +822,8 @@ def test_over_cap_advice_follows_the_schedules_memory_rules():
     ex.controls["cap"].value = 3
     msg = html.unescape(ex.readouts["message"].value)
     assert "all 4 ranks hold more than 3" in msg and "a smaller m (GPipe's peak grows with m)" in msg
-    assert "1F1B: at most 4" in msg and "activation recomputation" in msg
+    assert "1F1B: at most 4" in msg and "activation recomputation (the explorer has no switch for it: see lesson 05" in msg
+    assert "(rank 0 peaks at 8 microbatch activations)" in msg
     ex.controls["schedule"].value = "1f1b"  # rank 0 holds 4 > 3; 1F1B's peak min(p, m) does not grow with m = 8
     msg = html.unescape(ex.readouts["message"].value)
     assert "1 of 4 ranks" in msg and "smaller m" not in msg and "1F1B:" not in msg
@@ -831,7 +832,9 @@ def test_over_cap_advice_follows_the_schedules_memory_rules():
         zx.controls["cap"].value = 3
         msg = html.unescape(zx.readouts["message"].value)
         assert "4 个 rank 全部超过上限（3 个微批的激活）" in msg and "减小 m（GPipe 的峰值随 m 增长）" in msg
-        assert msg.rstrip("</div>").endswith("，或者打开激活重算。")
+        assert msg.rstrip("</div>").endswith("，或者改用激活重算（探索器里没有这个开关：见第 05 课，或 API 的 "
+                                             "memory_per_rank(..., recompute=...)）。")
+        assert "rank 0 的峰值最高，为 8 个微批的激活。" in msg
 
 
 def test_readouts_write_decimals_and_one_peak_precision():
@@ -847,7 +850,7 @@ def test_readouts_write_decimals_and_one_peak_precision():
         zx = pipeline_explorer("interleaved", p=4, m=8, v=3)
         zx.controls["cap"].value = 3
         peak = format(max(zx.result.peak_activations), ".3g")
-        assert f"<b>{peak}</b>" in zx.readouts["peak"].value and f"峰值最高，为 {peak}。" in zx.readouts["message"].value
+        assert f"<b>{peak}</b>" in zx.readouts["peak"].value and f"峰值最高，为 {peak} 个微批的激活。" in zx.readouts["message"].value
         zx.controls["preset"].value = "h200"
         zx.controls["comm"].value = 0.3
         assert "H200 实测（h = 4096，seq = 4096，每个 rank 1 层）" in zx._unit_note.value

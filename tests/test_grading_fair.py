@@ -1244,7 +1244,8 @@ def test_the_schedule_readers_english_messages_are_unchanged() -> None:
     with pytest.raises(bk.ScheduleError) as err:
         bk.Schedule.from_text("rank 0: 0F0 0X0")
     assert str(err.value) == ("line 1: cannot read action '0X0': expected <stage><kind><microbatch> with kind one of "
-                              "F, B, I, W, e.g. '0F3' (stage 0, forward, microbatch 3), or an overlapped pair '0F7&7B3'")
+                              "F, B, I, W, e.g. '0F3' (stage 0, forward, microbatch 3), or an overlapped pair, a forward "
+                              "and a backward joined by '&' and run as one unit, e.g. '0F1&0B0'")
     with pytest.raises(bk.ScheduleError) as err:
         bk.Schedule.from_text("rank 0: 0F0 0F1 0B1")
     assert str(err.value) == "illegal schedule:\n  0B0 (or 0I0 and 0W0) is missing (rank 0)"

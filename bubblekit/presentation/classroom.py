@@ -148,7 +148,7 @@ _BUILDER_INTRO = "## Build your own schedule\n\n" + _BUILDER_HOW
 _BUILDER = """builder = bk.explorers.schedule_builder(p=4, m=8)
 builder"""
 
-_BUILDER_PAGE = "# Pipeline bubbles: build your own schedule\n\n" + _BUILDER_HOW
+_BUILDER_PAGE = "# Pipeline bubbles: schedule builder (build your own schedule)\n\n" + _BUILDER_HOW
 
 _BUILDER_ONLY = """import bubblekit as bk
 
@@ -186,15 +186,15 @@ register({
 
 图中每个色块是某个微批在某个 rank（设备）上执行的一个动作。色块之间的空隙就是**气泡**，即设备在空等的时间。拖动滑块，时间线、显存曲线和各项数字都会跟着变。
 
-* **bubble_ratio**（气泡比例）= 各 rank 空闲时间之和 / (p × 单步耗时)，也就是一步里白白浪费的时间占多少，对应原文公式里的气泡率 *b*。注意它和耗时预设 b=2f 里的 b（反向耗时）不是一回事。**单步耗时**（makespan）指一步从第一个动作开始、到最后一个动作结束的时长。各流水级耗时相等、不计通信时间时，GPipe 和 1F1B 的气泡比例都是 (p − 1)/(m + p − 1)。
+* **bubble_ratio**（气泡比例）= 各 rank 空闲时间之和 / (p × 单步耗时)，也就是一步里白白浪费的时间占多少，对应课程所依据的文章（《流水线并行气泡分析与优化》）里的气泡率 *b*。注意它和耗时预设 b=2f 里的 b（反向耗时）不是一回事。**单步耗时**（makespan）指一步从第一个动作开始、到最后一个动作结束的时长。各流水级耗时相等、不计通信时间时，GPipe 和 1F1B 的气泡比例都是 (p − 1)/(m + p − 1)。
 * **bubble_overhead**（气泡开销）= 各 rank 空闲时间之和 / 忙碌时间之和。这是 Megatron-LM 论文的口径；同样条件下，它正好等于论文里的 (p − 1)/m。
 * 显存以一个微批的激活为单位：这些激活在前向时存下，要等对应的反向用完才能释放。
 
 试试看：调大 **m**，气泡会变小；在 **调度** 里切换 GPipe 和 1F1B，对比显存曲线；选 **交错式 1F1B** 后再调大 **v**；再试试加上 **通信延迟**、设一个 **显存上限**，或者在 **对比** 里再选一个调度，放在一起看。
 
-v 是每个 rank 上的 chunk（虚拟流水级）数。只有交错式 1F1B 和 looped BFS 能调 v；V 形调度（包括 DualPipe）固定为 2，其余调度都是 1。"""},
+v 是每个 rank 上的 chunk（虚拟流水级）数。只有交错式 1F1B 和 looped BFS 能调 v；V 形调度（ZB-V、DualPipeV 等）和双向的 DualPipe 固定为 2，其余调度都是 1。"""},
     "classroom.page.builder_intro": {"en": _BUILDER_INTRO, "zh": "## 自己编排一个调度\n\n" + _BUILDER_HOW_ZH},
-    "classroom.page.builder": {"en": _BUILDER_PAGE, "zh": "# 流水线气泡：自己编排调度\n\n" + _BUILDER_HOW_ZH},
+    "classroom.page.builder": {"en": _BUILDER_PAGE, "zh": "# 流水线气泡：调度构建器（自己编排调度）\n\n" + _BUILDER_HOW_ZH},
     "classroom.page.frontier": {"en": _FRONTIER_INTRO, "zh": """# 流水线气泡：显存–气泡前沿
 
 在相同的 rank 数（**p**）、微批数（**m**）和耗时下，把 bubblekit 内置的每个调度各跑一遍，每个调度就是图上的一个点。横轴是各 rank 激活峰值中的最大值，以“几个微批的激活”计；纵轴是一步里空闲时间的占比（**bubble_ratio** = 空闲 / (p × 单步耗时)）。如果没有哪个调度能在显存和气泡上同时不输给它、还至少赢一项，它就在**帕累托前沿**上：想让气泡再小，就只能多花显存。

@@ -130,10 +130,12 @@ register({
     "ex.v": {"en": "v (chunks/rank)", "zh": "v（每个 rank 的 chunk 数）"},
     "ex.card.ratio.name": {"en": "bubble_ratio = idle / (p × makespan)", "zh": "气泡比例 bubble_ratio = 空闲 / (p × 单步耗时)"},
     "ex.card.overhead.name": {"en": "bubble_overhead = idle / busy", "zh": "气泡开销 bubble_overhead = 空闲 / 忙碌"},
-    "ex.v.tip": {"en": "stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes 2, the others 1",
-                 "zh": "每个 rank 上的 chunk 数：交错式 1F1B 和 looped BFS 取 v ≥ 2，V 形调度（包括 DualPipe）固定为 2，其余为 1"},
-    "ex.v.tip_frontier": {"en": "stages per rank of interleaved 1F1B and looped BFS (V shapes hold 2)",
-                          "zh": "交错式 1F1B 和 looped BFS 每个 rank 上的 chunk 数（V 形调度固定为 2）"},
+    "ex.v.tip": {"en": "stages per rank: interleaved 1F1B and looped BFS take v >= 2, V shapes (ZB-V, DualPipeV, ...) "
+                        "and the bidirectional DualPipe 2, the others 1",
+                 "zh": "每个 rank 上的 chunk 数：交错式 1F1B 和 looped BFS 取 v ≥ 2，V 形调度（ZB-V、DualPipeV 等）"
+                       "和双向的 DualPipe 固定为 2，其余为 1"},
+    "ex.v.tip_frontier": {"en": "stages per rank of interleaved 1F1B and looped BFS (V shapes and DualPipe hold 2)",
+                          "zh": "交错式 1F1B 和 looped BFS 每个 rank 上的 chunk 数（V 形调度和 DualPipe 固定为 2）"},
     "ex.preset": {"en": "cost preset", "zh": "耗时预设"},
     "ex.none": {"en": "none", "zh": "无"},
     "ex.preset.tip": {"en": "uniform: F=B; b=2f: B=2F; f=i=w: split backward; h200: measured, ms",
@@ -180,24 +182,28 @@ register({
     "ex.error.draw": {"en": "could not draw the picture ({error})", "zh": "无法绘图（{error}）"},
     "ex.error.compare": {"en": "compare schedule {name}: {error}", "zh": "对比调度 {name}：{error}"},
     "ex.over_cap": {"en": "⚠ over the memory cap: {n} of {p} ranks hold more than {cap} microbatch activations "
-                          "(rank {rank} peaks at {peak}). Fewer microbatches in flight bring the peak down: {advice}.",
-                    "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak}。"
+                          "(rank {rank} peaks at {peak} microbatch activations). Fewer microbatches in flight bring the peak down: {advice}.",
+                    "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak} 个微批的激活。"
                           "想降低峰值，就得减少同时驻留的微批：{advice}。"},
     "ex.over_cap.all": {"en": "⚠ over the memory cap: all {p} ranks hold more than {cap} microbatch activations "
-                              "(rank {rank} peaks at {peak}). Fewer microbatches in flight bring the peak down: {advice}.",
-                        "zh": "⚠ 超出显存上限：{p} 个 rank 全部超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak}。"
+                              "(rank {rank} peaks at {peak} microbatch activations). Fewer microbatches in flight bring the peak down: {advice}.",
+                        "zh": "⚠ 超出显存上限：{p} 个 rank 全部超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak} 个微批的激活。"
                               "想降低峰值，就得减少同时驻留的微批：{advice}。"},
     # the advice follows the schedules' memory rules (the registry's peak(p, m, v)): a smaller m only where
     # the peak grows with m, another schedule only where one holds fewer
     "ex.over_cap.schedule": {"en": "a schedule that holds fewer ({name}: at most {peak})",
                              "zh": "换用驻留更少的调度（{name} 最多 {peak} 个）"},
     "ex.over_cap.smaller_m": {"en": "a smaller m ({name}'s peak grows with m)", "zh": "减小 m（{name} 的峰值随 m 增长）"},
-    "ex.over_cap.recompute": {"en": "activation recomputation", "zh": "打开激活重算"},
+    "ex.over_cap.recompute": {"en": "activation recomputation (the explorer has no switch for it: see lesson 05, "
+                                     "or memory_per_rank(..., recompute=...))",
+                              "zh": "改用激活重算（探索器里没有这个开关：见第 05 课，或 API 的 "
+                                    "memory_per_rank(..., recompute=...)）"},
     "ex.over_cap.or": {"en": " or ", "zh": "，或者"},
     "ex.formula.name": {"en": "closed form", "zh": "公式值"},
-    "ex.formula.none": {"en": "none for {name}; simulated only", "zh": "{name} 没有闭式解，只有模拟结果"},
-    "ex.formula.none_small_m": {"en": "none for {name} when m < p; simulated only",
-                                "zh": "m < p 时，{name} 没有闭式解，只有模拟结果"},
+    "ex.formula.none": {"en": "not given here for {name}; simulated only",
+                        "zh": "{name}：这里不给公式，只给模拟结果"},
+    "ex.formula.none_small_m": {"en": "not given here for {name} when m < p; simulated only",
+                                "zh": "m < p 时，{name}：这里不给公式，只给模拟结果"},
     "ex.formula.agree": {"en": "= simulated ✓", "zh": "= 模拟结果 ✓"},
     "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
                           "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
@@ -258,7 +264,7 @@ register({
                                "to move its sliders.",
                          "zh": "▶ 调度构建器的静态截图（{settings}）：运行这个单元格（Shift+Enter）后，就能编辑动作顺序，再点“检查”验证。"},
     "ex.builder.table.makespan": {"en": "makespan ({unit})", "zh": "单步耗时（{unit}）"},
-    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "显存峰值（个微批的激活）"},
+    "ex.builder.table.peak": {"en": "peak memory (microbatch act.)", "zh": "显存峰值（单位：一个微批的激活）"},
     "ex.title.frontier": {"en": "Memory / bubble frontier", "zh": "显存–气泡前沿"},
     "ex.frontier.settings": {"en": "p = {p}, m = {m}, v = {v}, costs {preset}", "zh": "p = {p}，m = {m}，v = {v}，耗时预设 {preset}"},
     "ex.plain.frontier": {"en": "Memory/bubble frontier ({settings}): run the cell to move its sliders.",

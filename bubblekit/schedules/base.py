@@ -38,9 +38,11 @@ register({
     "schedules.read.line": {"en": "line {lineno}: {error}", "zh": "第 {lineno} 行：{error}"},
     "schedules.read.action": {
         "en": "cannot read action {text!r}: expected <stage><kind><microbatch> with kind one of F, B, I, W, e.g. "
-              "'0F3' (stage 0, forward, microbatch 3), or an overlapped pair '0F7&7B3'",
-        "zh": "无法识别动作 {text!r}：每个动作要写成 <流水级><类型><微批>，类型是 F、B、I、W 之一，例如 '0F3'"
-              "（流水级 0、前向、微批 3），或者写成 F&B 对，如 '0F7&7B3'"},
+              "'0F3' (stage 0, forward, microbatch 3), or an overlapped pair, a forward and a backward joined by '&' "
+              "and run as one unit, e.g. '0F1&0B0'",
+        "zh": "无法识别动作 {text!r}：每个动作要写成 <流水级><类型><微批>，类型是 F、B、I、W 之一，例如“0F3”"
+              "（流水级 0、前向、微批 3）；也可以写重叠对：用 & 把一个前向和一个反向连起来，当作一个动作执行，"
+              "例如“0F1&0B0”"},
     "schedules.illegal": {"en": "illegal schedule:\n  {problems}", "zh": "调度不合法：\n  {problems}"},
     "schedules.illegal_more": {"en": "\n  ... and {n} more", "zh": "\n  ……还有 {n} 处"},
     "schedules.missing": {"en": "{action} is missing (rank {rank})", "zh": "rank {rank} 缺少 {action}"},
