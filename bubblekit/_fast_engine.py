@@ -605,24 +605,12 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
     if any(ptr[r] < len(orders[r]) for r in range(p)):
         return None  # a deadlock: the general engine names it
     low_starts, low_ends = [], []
-    lengths = list(map(len, orders_view(schedule)))
-    # ints (the usual ticks) in bulk with numpy: the same lists, made by a repeat and a scatter per rank
-    np = _np() if sum(lengths) >= FILL_MIN_ENTRIES and all(
-        type(x) is int for x in (*ticks.f, *ticks.b, *ticks.i, *ticks.w, ticks.comm, *ticks.transfer)) else None
-    for r, length in enumerate(lengths):
+    for r, length in enumerate(map(len, orders_view(schedule))):
         pos = layout.pos[r]
         st_c, en_c = starts[r], ends[r]
         if len(pos) == length:
             low_starts.append(st_c)
             low_ends.append(en_c)
-            continue
-        if np is not None and (not en_c or en_c[-1] < 1 << 62):  # ends only grow along a rank
-            runs_a = np.diff(np.array([0, *pos, length], dtype=np.int64))
-            low_en_a = np.repeat(np.array([0, *en_c], dtype=np.int64), runs_a)
-            low_starts_a = low_en_a.copy()
-            low_starts_a[np.array(pos, dtype=np.int64)] = st_c
-            low_starts.append(low_starts_a.tolist())
-            low_ends.append(low_en_a.tolist())
             continue
         # a send or a receive after the c-th compute ends when it does (at 0 before the first): each
         # compute's end fills its place and the places up to the next compute; its start then its place
@@ -637,8 +625,6 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
 
 
 # ------------------------------------------- the common case in bulk: sweeps over the ranks (numpy)
-#: the smallest lowered timeline (sends, receives and compute) :func:`run_lowered` fills with numpy
-FILL_MIN_ENTRIES = 20_000
 #: the smallest schedule (actions) :func:`_swept` takes on; smaller ones run the generators (numpy's
 #: fixed cost per call would outweigh them). The tests set it to 0 to hold the sweeps to the same timelines.
 SWEEP_MIN_ACTIONS = 20_000
