@@ -612,9 +612,10 @@ class SimResult(Timeline):
         ``validate=False`` that repeats an action links to its last copy.)
         """
         orders = orders_view(self.schedule)
-        chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
-                              self._latency_ticks, self.schedule.pipes, self._crossed,
-                              self.schedule.placement if self.schedule.has_comms else None)
+        with gc_paused():  # its steps make small objects that die young: no need to walk the timeline's lists
+            chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
+                                  self._latency_ticks, self.schedule.pipes, self._crossed,
+                                  self.schedule.placement if self.schedule.has_comms else None)
         return [(r, orders[r][i]) for r, i in chain]
 
     def __repr__(self) -> str:
