@@ -110,6 +110,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "markdown_stub": MARKDOWN_STUB,
         "solution_title": ": solutions",
         "exercise_title": ": exercises",
+        "solution_lead": "Worked solutions to the exercises for [lesson ",
+        "exercise_lead": "Exercises for [lesson ",
         "banner": (
             "> **Exercises: this notebook is yours to edit.** Write your answer where a cell says "
             "`# YOUR CODE HERE` (replace the `...`) and run the cell: its `check(...)` says **correct**, or "
@@ -123,6 +125,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "markdown_stub": "_在这里写下你的答案。_",
         "solution_title": "：参考答案",
         "exercise_title": "：练习",
+        "solution_lead": "练习的参考答案",
+        "exercise_lead": "的练习",
         "banner": (
             "> **练习：这个 notebook 归你，可以随意修改。** 在写着 `# 在这里写你的代码` 的地方写下答案（替换 `...`），"
             "再运行这个单元格：它的 `check(...)` 会显示**正确**，或者显示**还不对**并给出提示。还没作答的练习会显示"
@@ -130,6 +134,11 @@ TEXTS: dict[str, dict[str, str]] = {
             "> *参考答案在 [`solutions/zh/{name}`](../../solutions/zh/{name})。*"
         ),
     },
+}
+#: The solutions' first sentence under the title, per edition (made the exercise's by :func:`exercise_title`).
+_SOLUTION_LEAD_RE = {
+    "en": re.compile(r"^()" + re.escape(TEXTS["en"]["solution_lead"]), re.MULTILINE),
+    "zh": re.compile(r"^(这是\[第 \d+ 课\]\([^)\s]*\))" + re.escape(TEXTS["zh"]["solution_lead"]), re.MULTILINE),
 }
 SOLUTION_TAG = "solution"
 STUB_TAG = "raises-exception"
@@ -401,12 +410,16 @@ def exercise_title(source: str, language: str = "en") -> str:
     """A markdown cell's ``source`` with a solution title on its first line made the exercise's title.
 
     ``# 04 · Schedules compared: solutions`` becomes ``# 04 · Schedules compared: exercises``
-    (Chinese edition: ``：参考答案`` becomes ``：练习``); any other source is returned unchanged.
+    (Chinese edition: ``：参考答案`` becomes ``：练习``), and the first sentence under it says so too:
+    ``Worked solutions to the exercises for [lesson 04](...)`` becomes ``Exercises for [lesson 04](...)``
+    (``这是[第 04 课](...)练习的参考答案`` becomes ``这是[第 04 课](...)的练习``); any other source is
+    returned unchanged.
     """
     texts = _texts(language)
     first, sep, rest = source.partition("\n")
     if first.startswith("# ") and first.rstrip().endswith(texts["solution_title"]):
         first = first.rstrip().removesuffix(texts["solution_title"]) + texts["exercise_title"]
+        rest = _SOLUTION_LEAD_RE[language].sub(lambda m: m[1] + texts["exercise_lead"], rest, count=1)
     return first + sep + rest
 
 

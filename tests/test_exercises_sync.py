@@ -167,6 +167,10 @@ def test_markdown_region_becomes_your_answer_here() -> None:
     ("en", "# 04 · Schedules compared: solutions\n\nExercises for lesson 04.", "# 04 · Schedules compared: exercises\n\nExercises for lesson 04."),
     ("zh", "# 04 · 调度对比：参考答案\n\n第 04 课的练习。", "# 04 · 调度对比：练习\n\n第 04 课的练习。"),
     ("en", "# 10 · The interview bank\n\nForty-six questions.", "# 10 · The interview bank\n\nForty-six questions."),
+    ("en", "# 04 · Schedules compared: solutions\n\nWorked solutions to the exercises for [lesson 04](x.ipynb). Run it.",
+     "# 04 · Schedules compared: exercises\n\nExercises for [lesson 04](x.ipynb). Run it."),
+    ("zh", "# 04 · 调度对比：参考答案\n\n这是[第 04 课](x.ipynb)练习的参考答案。每道题……",
+     "# 04 · 调度对比：练习\n\n这是[第 04 课](x.ipynb)的练习。每道题……"),
 ])
 def test_a_solution_title_becomes_the_exercise_title(language: str, solution: str, exercise: str) -> None:
     """The solution notebook is titled as the solutions; its exercise copy as the exercises (only the first cell)."""

@@ -55,14 +55,21 @@ def fixed_gpu_step_times(gpus: int = 16, batch: int = 32, f_model: int = 16, b_m
 
 
 def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model: int = 32) -> bk.Table:
-    """:func:`fixed_gpu_step_times` as a table: ``p``, ``pipelines`` (``gpus / p``), ``m`` and the step time.
+    """:func:`fixed_gpu_step_times` as a table: ``p``, ``pipelines`` (``gpus / p``), ``m``, the step time, each
+    rank's compute per step (``m·(F + B)/p``) and its idle time (the rest of the step).
 
     Used in lesson 09 (misconception 2).
     """
     times = fixed_gpu_step_times(gpus, batch, f_model, b_model)
-    rows = [{"p": p, "pipelines": gpus // p, "m": batch * p // gpus, "step": t} for p, t in times.items()]
+    rows = []
+    for p, t in times.items():
+        m = batch * p // gpus
+        work = m * Fraction(f_model + b_model, p)  # each rank's compute per step
+        rows.append({"p": p, "pipelines": gpus // p, "m": m, "step": t, "work": work, "idle": t - work})
     return bk.Table(
-        rows, formats={"step": "decimal"}, headers={"pipelines": tr("checks.l09.pipelines_header"), "step": tr("checks.l09.step_header")},
+        rows, formats={"step": "decimal", "work": "decimal", "idle": "decimal"},
+        headers={"pipelines": tr("checks.l09.pipelines_header"), "step": tr("checks.l09.step_header"),
+                 "work": tr("checks.l09.work_header"), "idle": tr("checks.l09.idle_header")},
         title=tr("checks.l09.table_title", gpus=gpus, batch=batch),
         note=tr("checks.l09.table_note", f=f_model, b=b_model),
     )
@@ -71,6 +78,8 @@ def fixed_gpu_table(gpus: int = 16, batch: int = 32, f_model: int = 16, b_model:
 register({
     "checks.l09.pipelines_header": {"en": "pipelines", "zh": "流水线数"},
     "checks.l09.step_header": {"en": "step (slots)", "zh": "单步耗时（时间槽）"},
+    "checks.l09.work_header": {"en": "compute per rank", "zh": "每个 rank 的计算"},
+    "checks.l09.idle_header": {"en": "idle per rank", "zh": "每个 rank 的空闲"},
     "checks.l09.table_title": {"en": "{gpus} GPUs, {batch} sequences per step, micro-batch 1, 1F1B",
                                "zh": "{gpus} 张 GPU，每步 {batch} 条序列，微批大小 1，1F1B"},
     "checks.l09.table_note": {"en": "the whole model costs F = {f}, B = {b} slots per sequence; each stage does 1/p of it",
