@@ -206,3 +206,20 @@ def test_the_headers_deep_dive_minutes_add_up(path: Path) -> None:
     if not timed or None in timed or header is None:
         pytest.skip("the deep dives do not all state their minutes")
     assert header == sum(n for n in timed if n is not None), f"the header says {header} min, the deep dives {dives}"
+
+
+def test_readmes_count_the_banks_questions_and_checks() -> None:
+    """The READMEs say how many of the interview bank's questions check themselves: counted here."""
+    import json
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    bank = json.loads((root / "solutions" / "10_interview_bank.ipynb").read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in bank["cells"])
+    questions = set(re.findall(r"(?m)^#+\s*(10\.\d+)\b", text))
+    checked = set(re.findall(r"check\(\s*[\"'](10\.\d+)", text))
+    assert (len(questions), len(checked)) == (46, 41), (len(questions), len(checked))
+    en = (root / "README.md").read_text(encoding="utf-8")
+    zh = (root / "README.zh-CN.md").read_text(encoding="utf-8")
+    assert f"{len(questions)} questions, {len(checked)} of which check themselves" in " ".join(en.split())
+    assert f"{len(questions)} 道题里 {len(checked)} 道能自动检查" in zh
