@@ -105,7 +105,7 @@ register({
                              "zh": "{what}，m = {m}，{costs}；显存是每个设备的用量（取最大的 rank），单位 GB（10^9 B）；"
                                    "气泡比例（bubble_ratio）= 空闲 / (设备数 × 单步耗时)"},
     "memory.frontier.left_out": {"en": "; left out: {names}", "zh": "；未列出：{names}"},
-    "memory.frontier.title": {"en": "bubble vs memory per device ({what})", "zh": "气泡与每个设备的显存（{what}）"},
+    "memory.frontier.title": {"en": "bubble vs memory per device ({what})", "zh": "气泡与单卡显存（{what}）"},
     "memory.frontier.schedule": {"en": "schedule", "zh": "调度"},
     "memory.frontier.devices_col": {"en": "devices", "zh": "设备数"},
     "memory.frontier.stages_col": {"en": "stages", "zh": "流水级数"},
