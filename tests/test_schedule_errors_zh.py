@@ -60,4 +60,4 @@ def test_pipeline_and_pair_refusals_in_chinese() -> None:
         assert "rank 0 缺少 0F0" in str(err.value)
         with pytest.raises(bk.ScheduleError) as err:
             bk.Schedule.from_text("rank 0: 0F0 0F0&1B0\nrank 1: 1F0 1B0 0B0")
-        assert "重叠对 0F0&1B0 的两个部分必须在同一个 rank 上" in str(err.value)
+        assert "F&B 对 0F0&1B0 的两个部分必须在同一个 rank 上" in str(err.value)
