@@ -16,8 +16,8 @@ from fractions import Fraction
 
 from bubblekit._gc import gc_paused
 from bubblekit._validate import MAX_RANGE, Number, check_int
-from bubblekit.i18n import register as register_messages
 from bubblekit.i18n import get_language, tr
+from bubblekit.i18n import register as register_messages
 from bubblekit.schedules.base import MAX_ACTIONS, Schedule, check_size
 
 __all__ = [
