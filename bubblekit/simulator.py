@@ -292,7 +292,7 @@ register({
     # the deadlock explanation: a learner reads it (lessons 01, 02, 04 and their exercises), so both languages
     "deadlock.head": {"en": "deadlock: these ranks wait forever (each waits for an action that cannot run):",
                       "zh": "死锁：以下 rank 都卡住了，谁也跑不下去："},
-    "deadlock.in_pair": {"en": "{action} (in the pair {pair})", "zh": "{action}（位于重叠对 {pair} 中）"},
+    "deadlock.in_pair": {"en": "{action} (in the pair {pair})", "zh": "{action}（在 F&B 对 {pair} 里）"},
     "deadlock.later": {"en": "which rank {rank} itself runs later in its own order",
                        "zh": "可它在 rank {rank} 自己的顺序里排在后面"},
     "deadlock.stuck": {"en": "which rank {rank} has not run: it is stuck at {at}, waiting for {need}",

@@ -798,7 +798,7 @@ def test_chinese_explorers_write_chinese_punctuation_and_words():
         assert "rank 0：4" in text(ex.readouts["peak"].value)
         ex.controls["schedule"].value = "interleaved"
         ex.controls["m"].value = 2
-        assert "m < p 时，交错式 1F1B：这里不给公式，只给模拟结果" in text(ex.readouts["formula"].value)
+        assert "交错式 1F1B 在 m < p 时没有闭式解，这里只给模拟结果" in text(ex.readouts["formula"].value)
         assert "comm" not in ex.figure.axes[0].get_title(loc="left")
         b = schedule_builder(p=2, m=2, text="rank 0: 0F0 0B0 0F1 0B1\nrank 1: 1B0 1F0 1F1 1B1")
         assert text(b.readouts["message"].value).count("死锁") == 1
@@ -834,7 +834,7 @@ def test_over_cap_advice_follows_the_schedules_memory_rules():
         assert "4 个 rank 全部超过上限（3 个微批的激活）" in msg and "减小 m（GPipe 的峰值随 m 增长）" in msg
         assert msg.rstrip("</div>").endswith("，或者改用激活重算（探索器里没有这个开关：见第 05 课，或 API 的 "
                                              "memory_per_rank(..., recompute=...)）。")
-        assert "rank 0 的峰值最高，为 8 个微批的激活。" in msg
+        assert "峰值最高达 8 个微批的激活（rank 0）。" in msg
 
 
 def test_readouts_write_decimals_and_one_peak_precision():
@@ -850,7 +850,7 @@ def test_readouts_write_decimals_and_one_peak_precision():
         zx = pipeline_explorer("interleaved", p=4, m=8, v=3)
         zx.controls["cap"].value = 3
         peak = format(max(zx.result.peak_activations), ".3g")
-        assert f"<b>{peak}</b>" in zx.readouts["peak"].value and f"峰值最高，为 {peak} 个微批的激活。" in zx.readouts["message"].value
+        assert f"<b>{peak}</b>" in zx.readouts["peak"].value and f"峰值最高达 {peak} 个微批的激活（rank " in zx.readouts["message"].value
         zx.controls["preset"].value = "h200"
         zx.controls["comm"].value = 0.3
         assert "H200 实测（h = 4096，seq = 4096，每个 rank 1 层）" in zx._unit_note.value

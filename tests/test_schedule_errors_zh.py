@@ -19,7 +19,7 @@ from bubblekit.i18n import using_language
 CASES = [
     ("rank 0: 0F0 0F0 0B0\nrank 1: 1F0 1B0", {}, "0F0 appears 2 times", "0F0 出现了 2 次"),
     ("rank 0: 0F0 0F2 0B0\nrank 1: 1F0 1B0", {"m": 2}, "Rank 0 has 0F2, but microbatches are 0..1",
-     "rank 0 上有 0F2，但微批编号只有 0..1"),
+     "rank 0 上有 0F2，但微批编号只能是 0 到 1"),
     ("rank 0: 0F0 0B0 0I0 0W0\nrank 1: 1F0 1B0", {}, "stage 0 microbatch 0 has both B and I/W",
      "流水级 0 的微批 0 既有 B 又有 I/W"),
     ("rank 0: 0F0 1F0\nrank 1: 1F0 1B0 0B0", {}, "stage 1 has actions on rank 0 and rank 1",
@@ -56,8 +56,8 @@ def test_pipeline_and_pair_refusals_in_chinese() -> None:
     with using_language("zh"):
         with pytest.raises(bk.ScheduleError) as err:
             replace(dual, orders=tuple(orders)).validate()
-        assert "rank 0 上有 0F7，但微批编号只有 0..3（流水级 0 属于第 0 条流水线）" in str(err.value)
+        assert "rank 0 上有 0F7，但微批编号只能是 0 到 3（流水级 0 属于第 0 条流水线）" in str(err.value)
         assert "rank 0 缺少 0F0" in str(err.value)
         with pytest.raises(bk.ScheduleError) as err:
             bk.Schedule.from_text("rank 0: 0F0 0F0&1B0\nrank 1: 1F0 1B0 0B0")
-        assert "重叠对 0F0&1B0 的两个部分必须在同一个 rank 上" in str(err.value)
+        assert "F&B 对 0F0&1B0 的两个部分必须在同一个 rank 上" in str(err.value)

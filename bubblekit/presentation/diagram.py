@@ -559,7 +559,7 @@ def memory_title(r: SimResult, sel: Sequence[int], cap: float | None) -> str:
     title = f"{timeline_name(r)}\n" + tr("plot.memory.max_peak", peak=format_number(r.max_peak_activations, 3, fractions=False))
     if cap is not None:
         over = [q for q in sel if r.peak_activations[q] > cap]
-        title += "   |   " + (tr("plot.memory.over_cap", ranks=", ".join(f"rank {q}" for q in over)) if over
+        title += "   |   " + (tr("plot.memory.over_cap", ranks=("、" if get_language() == "zh" else ", ").join(f"rank {q}" for q in over)) if over
                                 else tr("plot.memory.under_cap"))
     return title
 

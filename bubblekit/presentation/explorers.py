@@ -181,13 +181,24 @@ register({
                        "zh": "当前调度不支持 m = {m}（{reasons}；现在 p = {p}），滑块已移到 m = {target}。可选的 m：{allowed}。"},
     "ex.error.draw": {"en": "could not draw the picture ({error})", "zh": "无法绘图（{error}）"},
     "ex.error.compare": {"en": "compare schedule {name}: {error}", "zh": "对比调度 {name}：{error}"},
+    # an explorer's own arguments (explorer(p=...), builder(m=...)): parameter names and values stay as typed
+    "ex.arg.not_int": {"en": "{name} must be a whole number (int) between 1 and {hi} for the {where}, got {value}",
+                       "zh": "{where}的 {name} 必须是 1 到 {hi} 之间的整数（int），收到的是 {value}"},
+    "ex.arg.range": {"en": "{name} must be between 1 and {hi} for the {where} (its slider's range), got {value}",
+                     "zh": "{where}的 {name} 必须在 1 到 {hi} 之间（即滑块的范围），收到的是 {value}"},
+    "ex.arg.where.explorer": {"en": "explorer", "zh": "探索器"},
+    "ex.arg.where.builder": {"en": "builder", "zh": "调度构建器"},
+    "ex.arg.where.frontier_explorer": {"en": "frontier explorer", "zh": "显存–气泡前沿探索器"},
+    "ex.arg.frontier_v": {"en": "v must be between 2 and 8 for the frontier explorer (the v of interleaved 1F1B "
+                                "and looped BFS), got {value}",
+                          "zh": "显存–气泡前沿探索器的 v 必须在 2 到 8 之间（交错式 1F1B 和 looped BFS 的 v），收到的是 {value}"},
     "ex.over_cap": {"en": "⚠ over the memory cap: {n} of {p} ranks hold more than {cap} microbatch activations "
                           "(rank {rank} peaks at {peak} microbatch activations). Fewer microbatches in flight bring the peak down: {advice}.",
-                    "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak} 个微批的激活。"
+                    "zh": "⚠ 超出显存上限：{p} 个 rank 中有 {n} 个超过上限（{cap} 个微批的激活），峰值最高达 {peak} 个微批的激活（rank {rank}）。"
                           "想降低峰值，就得减少同时驻留的微批：{advice}。"},
     "ex.over_cap.all": {"en": "⚠ over the memory cap: all {p} ranks hold more than {cap} microbatch activations "
                               "(rank {rank} peaks at {peak} microbatch activations). Fewer microbatches in flight bring the peak down: {advice}.",
-                        "zh": "⚠ 超出显存上限：{p} 个 rank 全部超过上限（{cap} 个微批的激活），rank {rank} 的峰值最高，为 {peak} 个微批的激活。"
+                        "zh": "⚠ 超出显存上限：{p} 个 rank 全部超过上限（{cap} 个微批的激活），峰值最高达 {peak} 个微批的激活（rank {rank}）。"
                               "想降低峰值，就得减少同时驻留的微批：{advice}。"},
     # the advice follows the schedules' memory rules (the registry's peak(p, m, v)): a smaller m only where
     # the peak grows with m, another schedule only where one holds fewer
@@ -203,7 +214,7 @@ register({
     "ex.formula.none": {"en": "not given here for {name}; simulated only",
                         "zh": "{name}：这里不给公式，只给模拟结果"},
     "ex.formula.none_small_m": {"en": "not given here for {name} when m < p; simulated only",
-                                "zh": "m < p 时，{name}：这里不给公式，只给模拟结果"},
+                                "zh": "{name} 在 m < p 时没有闭式解，这里只给模拟结果"},
     "ex.formula.agree": {"en": "= simulated ✓", "zh": "= 模拟结果 ✓"},
     "ex.formula.differ": {"en": "≠ simulated: it assumes equal stages, no latency",
                           "zh": "≠ 模拟结果：闭式解假设各流水级耗时相等、没有通信延迟"},
@@ -419,10 +430,11 @@ def _error_html(text: str) -> str:
 
 def _check_size(name: str, value: Any, hi: int, where: str) -> None:
     """``value`` must be an int in 1..hi (the slider's range): TypeError / ValueError naming it otherwise."""
+    place = tr(f"ex.arg.where.{where.replace(' ', '_')}")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number (int) between 1 and {hi} for the {where}, got {value!r}")
+        raise TypeError(tr("ex.arg.not_int", name=name, hi=hi, where=place, value=repr(value)))
     if not 1 <= value <= hi:
-        raise ValueError(f"{name} must be between 1 and {hi} for the {where} (its slider's range), got {value!r}")
+        raise ValueError(tr("ex.arg.range", name=name, hi=hi, where=place, value=repr(value)))
 
 
 def _picture(picture: str | None) -> str:
@@ -612,7 +624,7 @@ def _rank_chip(rank: int, style: tuple[str, str] | None) -> str:
     color, ls = style
     dash = {"--": "6,3", "-.": "6,2,2,2", ":": "2,2"}.get(ls, "")
     dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-    return (f'<svg width="22" height="10" style="vertical-align:middle"><line x1="0" y1="5" x2="22" y2="5" '
+    return (f'<svg width="22" height="10" style="vertical-align:middle;margin-right:4px"><line x1="0" y1="5" x2="22" y2="5" '
             f'stroke="{color}" stroke-width="3"{dash_attr}/></svg>')
 
 
@@ -1027,8 +1039,12 @@ class PipelineExplorer:
                 val = _cost_value(base, ctl.key)
                 c[ctl.key].max = max(ctl.hi, math.ceil(val * 2))
                 c[ctl.key].value = val
-        unit = plural(base.unit)
-        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(tr('ex.unit_note', preset=costs_title(base), unit=unit))}</span>"
+        self._show_unit_note(costs_title(base))
+
+    def _show_unit_note(self, title: str) -> None:
+        """The note under the preset menu: the preset (with what the sliders changed) and its time unit."""
+        unit = plural(self._base.unit)
+        self._unit_note.value = f"<span class='bk-hint' style='margin:0'>{html.escape(tr('ex.unit_note', preset=title, unit=unit))}</span>"
 
     def _chunks_chosen(self) -> bool:
         """True when a shown schedule runs with the learner's ``v`` (interleaved 1F1B, looped BFS)."""
@@ -1132,7 +1148,7 @@ class PipelineExplorer:
         if not changed:
             return base
         costs = base.with_(**changed)
-        return costs.with_(name=tr("ex.costs.changed", base=costs_title(base), fields=", ".join(_field_name(k) for k in sorted(changed))))
+        return costs.with_(name=tr("ex.costs.changed", base=costs_title(base), fields=("、" if _zh() else ", ").join(_field_name(k) for k in sorted(changed))))
 
     def _simulate(self, name: str) -> SimResult:
         c = self.controls
@@ -1166,6 +1182,7 @@ class PipelineExplorer:
             except (ValueError, TypeError) as exc:
                 self.error = tr("ex.error.compare", name=display_name(comp), error=exc)
         self.result, self.compare_result, self.costs = result, other, result.costs
+        self._show_unit_note(costs_title(result.costs))  # a moved slider shows in the note: "…, changed: F"
         cap = float(c["cap"].value)
         # the picture first: the browser receives it before the numbers that describe it
         try:
@@ -1217,7 +1234,7 @@ class PipelineExplorer:
         peaks = res.peak_activations
         colon = "：" if _zh() else ": "
         per_rank = " &nbsp; ".join(
-            f"<span style='white-space:nowrap'>{_rank_chip(k, self._rank_styles.get(k))} rank {k}{colon}"
+            f"<span style='white-space:nowrap'>{_rank_chip(k, self._rank_styles.get(k))}rank {k}{colon}"
             f"<b>{format_number(pk, 3, fractions=False)}</b></span>" for k, pk in enumerate(peaks))
         extra = ""
         nbytes = res.costs.extra.get("activation_bytes_per_microbatch")
@@ -1706,8 +1723,7 @@ class FrontierExplorer:
         for key, val, hi in (("p", p, 16), ("m", m, 64), ("v", v, 8)):
             _check_size(key, val, hi, "frontier explorer")
         if v < 2:
-            raise ValueError(f"v must be between 2 and 8 for the frontier explorer (the v of interleaved 1F1B "
-                             f"and looped BFS), got {v!r}")
+            raise ValueError(tr("ex.arg.frontier_v", value=repr(v)))
         if preset not in COST_PRESETS:
             cost_preset(preset)
         self.look = _look(_check_layout(layout))

@@ -40,8 +40,8 @@ register({
         "en": "cannot read action {text!r}: expected <stage><kind><microbatch> with kind one of F, B, I, W, e.g. "
               "'0F3' (stage 0, forward, microbatch 3), or an overlapped pair, a forward and a backward joined by '&' "
               "and run as one unit, e.g. '0F1&0B0'",
-        "zh": "无法识别动作 {text!r}：每个动作要写成 <流水级><类型><微批>，类型是 F、B、I、W 之一，例如“0F3”"
-              "（流水级 0、前向、微批 3）；也可以写重叠对：用 & 把一个前向和一个反向连起来，当作一个动作执行，"
+        "zh": "无法识别动作 {text!r}。每个动作要写成 <流水级><类型><微批>，类型是 F、B、I、W 之一，例如“0F3”"
+              "（流水级 0、前向、微批 3）；也可以写 F&B 对，即用 & 把一个前向和一个反向连起来，当作一个动作执行，"
               "例如“0F1&0B0”"},
     "schedules.illegal": {"en": "illegal schedule:\n  {problems}", "zh": "调度不合法：\n  {problems}"},
     "schedules.illegal_more": {"en": "\n  ... and {n} more", "zh": "\n  ……还有 {n} 处"},
@@ -49,28 +49,28 @@ register({
     "schedules.missing_b": {"en": "{b} (or {i} and {w}) is missing (rank {rank})",
                             "zh": "rank {rank} 缺少 {b}（或拆开的 {i} 和 {w}）"},
     "schedules.repeated": {"en": "{a} appears {count} times{held}", "zh": "{a} 出现了 {count} 次{held}"},
-    "schedules.repeated_in_pair": {"en": " (once inside the pair {pair})", "zh": "（其中一次在重叠对 {pair} 里）"},
+    "schedules.repeated_in_pair": {"en": " (once inside the pair {pair})", "zh": "（其中一次在 F&B 对 {pair} 里）"},
     "schedules.bad_microbatch": {"en": "rank {rank} has {a}, but microbatches are {first}..{last}{extra}",
-                                 "zh": "rank {rank} 上有 {a}，但微批编号只有 {first}..{last}{extra}"},
+                                 "zh": "rank {rank} 上有 {a}，但微批编号只能是 {first} 到 {last}{extra}"},
     "schedules.bad_microbatch_pipe": {"en": " (stage {stage} is in pipeline {pipe})",
                                       "zh": "（流水级 {stage} 属于第 {pipe} 条流水线）"},
     "schedules.bad_stage": {"en": "rank {rank} has {a}, but stages are 0..{last}",
-                            "zh": "rank {rank} 上有 {a}，但流水级编号只有 0..{last}"},
+                            "zh": "rank {rank} 上有 {a}，但流水级编号只能是 0 到 {last}"},
     "schedules.wrong_rank": {"en": "rank {rank} has {a}, but stage {stage} is on rank {owner}",
                              "zh": "rank {rank} 上有 {a}，但流水级 {stage} 在 rank {owner} 上"},
     "schedules.wrong_rank_part": {"en": ": both parts of an overlapped pair run on the rank of its line",
-                                  "zh": "：重叠对的两个部分都在它所在那一行的 rank 上执行"},
+                                  "zh": "：F&B 对的两个部分都在它所在那一行的 rank 上执行"},
     "schedules.pair_split": {
         "en": "rank {rank} has the pair {a}, but its part {part} is a stage of rank {owner}: both parts of an "
               "overlapped pair run on the same rank",
-        "zh": "rank {rank} 上有重叠对 {a}，但其中的 {part} 属于 rank {owner} 的流水级：重叠对的两个部分必须在同一个 rank 上"},
+        "zh": "rank {rank} 上有 F&B 对 {a}，但其中的 {part} 属于 rank {owner} 的流水级：F&B 对的两个部分必须在同一个 rank 上"},
     "schedules.b_and_iw": {"en": "stage {stage} microbatch {mb} has both B and I/W: use one or the other",
                            "zh": "流水级 {stage} 的微批 {mb} 既有 B 又有 I/W：二者只能选一种"},
     "schedules.stage_two_ranks": {
         "en": "stage {stage} has actions on rank {first} and rank {second}{inside}: a stage lives on one rank",
         "zh": "流水级 {stage} 的动作既出现在 rank {first} 上，又出现在 rank {second} 上{inside}：一个流水级只能放在一个 rank 上"},
     "schedules.stage_two_ranks_pair": {"en": " (the pair {pair}: both parts of a pair run on one rank)",
-                                       "zh": "（重叠对 {pair} 的两个部分必须在同一个 rank 上）"},
+                                       "zh": "（F&B 对 {pair} 的两个部分必须在同一个 rank 上）"},
     "schedules.stages_empty": {"en": "stages {gaps} have no actions on any rank",
                                "zh": "流水级 {gaps} 在哪个 rank 上都没有动作"},
     "schedules.ranks_missing": {"en": "ranks {missing} have no line (ranks are numbered from 0){more}",

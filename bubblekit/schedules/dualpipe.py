@@ -46,7 +46,7 @@ register({
     "schedules.refuse.dualpipe_p": {
         "en": ("m={m} cannot run on p={p} ranks with 'dualpipe': it needs an even number of ranks "
                "(two directions meet in the middle); DualPipeV ('dualpipev') runs on any p"),
-        "zh": "p = {p} 是奇数（m = {m}）：DualPipe 要求 rank 数为偶数（两个方向在中间相遇）；DualPipeV 对任意 p 都能跑",
+        "zh": "p = {p}（m = {m}）：DualPipe 要求 rank 数为偶数（两个方向在中间相遇），DualPipeV 则对任意 p 都能跑",
     },
     "schedules.refuse.dualpipe_m": {
         "en": ("m={m} is not allowed for 'dualpipe' with p={p}: it needs m even and m >= 2p = {twop} "

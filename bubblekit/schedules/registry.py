@@ -16,8 +16,8 @@ from fractions import Fraction
 
 from bubblekit._gc import gc_paused
 from bubblekit._validate import MAX_RANGE, Number, check_int
+from bubblekit.i18n import get_language, tr
 from bubblekit.i18n import register as register_messages
-from bubblekit.i18n import tr
 from bubblekit.schedules.base import MAX_ACTIONS, Schedule, check_size
 
 __all__ = [
@@ -41,6 +41,9 @@ _WORDS = {
                                 "zh": "p + 1（README 中 PP+1 个流水级的激活）"},
     # display names that are words, not proper names (GPipe, ZB-V, looped BFS stay as they are)
     "schedules.display.interleaved": {"en": "interleaved 1F1B", "zh": "交错式 1F1B"},
+    "schedules.unknown": {"en": "unknown schedule name {name}; known schedules: {known}.{hint}",
+                          "zh": "没有名为 {name} 的调度；已有的调度：{known}。{hint}"},
+    "schedules.unknown.hint": {"en": " Did you mean {close}?", "zh": "是不是想写 {close}？"},
 }
 register_messages(_WORDS)
 _WORD_KEYS = {texts["en"]: key for key, texts in _WORDS.items()}
@@ -216,8 +219,9 @@ def spec(name: str) -> ScheduleSpec:
     key = table.get(_key(name))
     if key is None:
         close = difflib.get_close_matches(_key(name), list(table), n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(repr(table[c]) for c in dict.fromkeys(close))}?" if close else ""
-        raise ValueError(f"unknown schedule name {name!r}; known schedules: {', '.join(names())}.{hint}")
+        sep = "、" if get_language() == "zh" else ", "
+        hint = tr("schedules.unknown.hint", close=sep.join(repr(table[c]) for c in dict.fromkeys(close))) if close else ""
+        raise ValueError(tr("schedules.unknown", name=repr(name), known=sep.join(names()), hint=hint))
     return REGISTRY[key]
 
 

@@ -18,7 +18,7 @@ from bubblekit.course.checks._registry import FORMAT, Mistake, exercise
 from bubblekit.course.checks._schedules import ScheduleGoal, compare_schedule, generated
 from bubblekit.course.checks._text import msg, shown
 from bubblekit.course.checks._units import MICROBATCHES, SLOTS
-from bubblekit.i18n import register, tr
+from bubblekit.i18n import get_language, register, tr
 
 #: Values tried when two expressions do not simplify to the same one (floor or ceiling terms):
 #: every whole p, m, v in these ranges and each listed time and target.
@@ -122,7 +122,7 @@ def expression_compare(*mistakes: tuple[Callable[[], Any], str]) -> Callable[[An
                 return False, shown(message)
         missing = sorted(s.name for s in expected.free_symbols if s not in expr.free_symbols)
         if missing:
-            return False, tr("checks.l03.missing_symbols", missing=missing)
+            return False, tr("checks.l03.missing_symbols", missing=("、" if get_language() == "zh" else ", ").join(missing))
         return False, tr("checks.l03.differs")
 
     return compare
