@@ -90,7 +90,7 @@ register({
     "planner.step": {"en": "step ({unit})", "zh": "单步耗时（{unit}）"},
     "planner.per_mb": {"en": "per microbatch ({unit})", "zh": "每微批耗时（{unit}）"},
     "planner.peak_gib": {"en": "peak GiB", "zh": "峰值 GiB"},
-    "planner.peak_act": {"en": "peak (microbatch activations)", "zh": "激活峰值（个微批的激活）"},
+    "planner.peak_act": {"en": "peak (microbatch activations)", "zh": "激活峰值（单位：一个微批的激活）"},
     "planner.messages": {"en": "messages per step", "zh": "每步消息数"},
     "planner.fits": {"en": "fits", "zh": "放得下"},
     # PlanTable.to_text's fixed-width columns
