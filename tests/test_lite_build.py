@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import http.server
@@ -337,19 +338,13 @@ def served_site() -> Iterator[str]:
         thread.join(10)
 
 
-@pytest.mark.browser
-def test_lesson01_runs_bubblekit_in_the_browser(served_site: str) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip(f"!!! BROWSER TEST SKIPPED: no Chromium at {CHROMIUM} (Debian package 'chromium') !!!")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the Python package 'playwright' (test extra)")
-    import bubblekit as bk
-
-    expected = bk.simulate(bk.schedule("1f1b", 4, 8)).bubble_ratio
-    blocked: list[str] = []
+@contextlib.contextmanager
+def _lite_page(sync_api: Any, blocked: list[str]) -> Iterator[Any]:
+    """A page of a fresh headless Chromium that refuses every request outside 127.0.0.1 (the page,
+    its workers, i.e. the kernel, and its frames), listing the refused addresses in ``blocked``."""
 
     def only_this_host(route: Any) -> None:
-        host = urllib.parse.urlsplit(route.request.url).hostname
-        if host == "127.0.0.1":
+        if urllib.parse.urlsplit(route.request.url).hostname == "127.0.0.1":
             route.continue_()
         else:
             blocked.append(route.request.url)
@@ -360,41 +355,55 @@ def test_lesson01_runs_bubblekit_in_the_browser(served_site: str) -> None:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
         try:
             context = browser.new_context(viewport={"width": 1440, "height": 1000})
-            context.route("**/*", only_this_host)  # the page, its workers (the kernel) and frames
+            context.route("**/*", only_this_host)
             page = context.new_page()
             page.route("**/*", only_this_host)
-            page.set_default_timeout(120_000)
-            console: list[str] = []
-            page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
-            started = time.monotonic()
-            page.goto(f"{served_site}/lab/index.html?path=notebooks/01_what_is_a_bubble.ipynb")
-            cell = page.locator(".jp-NotebookPanel .jp-CodeCell").first
-            output = cell.locator(".jp-OutputArea-output")
-            try:
-                # a cell run before the notebook has its kernel is dropped: wait for the kernel first
-                page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for(timeout=FIRST_RESULT_MS)
-                cell.locator(".cm-content").click()
-                page.keyboard.press("Control+End")
-                page.keyboard.insert_text('\nimport bubblekit as bk\nprint(bk.simulate(bk.schedule("1f1b", 4, 8)).bubble_ratio)')
-                page.keyboard.press("Shift+Enter")
-                prompt = cell.locator(".jp-InputPrompt")
-                for _ in range(100):  # the run was taken when its prompt is [*] or a number
-                    if prompt.inner_text().strip() not in ("[ ]:", ""):
-                        break
-                    time.sleep(0.2)
-                else:  # once more (a kernel that said idle before it could take the request)
-                    cell.locator(".cm-content").click()
-                    page.keyboard.press("Shift+Enter")
-                output.filter(has_text=str(expected)[:6]).first.wait_for(timeout=FIRST_RESULT_MS)
-            except Exception:
-                page.screenshot(path=str(ARTIFACTS / "lite_lesson01_failed.png"))
-                print("\n".join(console[-40:]))
-                raise
-            elapsed = time.monotonic() - started
-            page.screenshot(path=str(ARTIFACTS / "lite_lesson01.png"))
-            text = output.all_inner_texts()
+            yield page
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+def test_lesson01_runs_bubblekit_in_the_browser(served_site: str) -> None:
+    if not CHROMIUM.exists():
+        pytest.skip(f"!!! BROWSER TEST SKIPPED: no Chromium at {CHROMIUM} (Debian package 'chromium') !!!")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the Python package 'playwright' (test extra)")
+    import bubblekit as bk
+
+    expected = bk.simulate(bk.schedule("1f1b", 4, 8)).bubble_ratio
+    blocked: list[str] = []
+
+    with _lite_page(sync_api, blocked) as page:
+        page.set_default_timeout(120_000)
+        console: list[str] = []
+        page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
+        started = time.monotonic()
+        page.goto(f"{served_site}/lab/index.html?path=notebooks/01_what_is_a_bubble.ipynb")
+        cell = page.locator(".jp-NotebookPanel .jp-CodeCell").first
+        output = cell.locator(".jp-OutputArea-output")
+        try:
+            # a cell run before the notebook has its kernel is dropped: wait for the kernel first
+            page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for(timeout=FIRST_RESULT_MS)
+            cell.locator(".cm-content").click()
+            page.keyboard.press("Control+End")
+            page.keyboard.insert_text('\nimport bubblekit as bk\nprint(bk.simulate(bk.schedule("1f1b", 4, 8)).bubble_ratio)')
+            page.keyboard.press("Shift+Enter")
+            prompt = cell.locator(".jp-InputPrompt")
+            for _ in range(100):  # the run was taken when its prompt is [*] or a number
+                if prompt.inner_text().strip() not in ("[ ]:", ""):
+                    break
+                time.sleep(0.2)
+            else:  # once more (a kernel that said idle before it could take the request)
+                cell.locator(".cm-content").click()
+                page.keyboard.press("Shift+Enter")
+            output.filter(has_text=str(expected)[:6]).first.wait_for(timeout=FIRST_RESULT_MS)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "lite_lesson01_failed.png"))
+            print("\n".join(console[-40:]))
+            raise
+        elapsed = time.monotonic() - started
+        page.screenshot(path=str(ARTIFACTS / "lite_lesson01.png"))
+        text = output.all_inner_texts()
     numbers = [float(tok) for out in text for tok in out.split() if tok.replace(".", "", 1).isdigit()]
     assert any(abs(n - expected) < 1e-12 for n in numbers), (text, expected)
     print(f"\nlite: lesson 01 opened to first result (bubble_ratio {expected}) in {elapsed:.1f} s")
@@ -438,60 +447,44 @@ def test_a_learner_works_through_lesson01_in_the_browser(served_site: str, lang:
     lesson = "notebooks/01_what_is_a_bubble.ipynb" if lang == "en" else "notebooks/zh/01_what_is_a_bubble.ipynb"
     blocked: list[str] = []
 
-    def only_this_host(route: Any) -> None:
-        if urllib.parse.urlsplit(route.request.url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
-    ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / f"lite_lesson01_{lang}"
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
+    with _lite_page(sync_api, blocked) as page:
+        page.set_default_timeout(FIRST_RESULT_MS)
+        started = time.monotonic()
+        page.goto(f"{served_site}/lab/index.html?path={lesson}")
         try:
-            context = browser.new_context(viewport={"width": 1440, "height": 1000})
-            context.route("**/*", only_this_host)
-            page = context.new_page()
-            page.route("**/*", only_this_host)
-            page.set_default_timeout(FIRST_RESULT_MS)
-            started = time.monotonic()
-            page.goto(f"{served_site}/lab/index.html?path={lesson}")
-            try:
-                page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
-                assert page.locator(".jp-MarkdownCell", has_text=STORAGE_NOTE[lang]).count() == 1  # the page says so
-                # the learner answers the self-check (the cell says my_answer = None)
-                answer = page.locator(".jp-CodeCell", has_text="my_answer = None").first
-                answer.locator(".cm-content").click()
-                page.keyboard.press("Control+a")
-                page.keyboard.insert_text(f'{SELF_CHECK_ANSWER}\nbk.check("01.0", my_answer)')
-                _run_all_cells(page)
-                ran = time.monotonic() - started
-                errors = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts()
-                          if "Traceback" in t or "Error" in t]
-                assert not errors, errors[:3]
-                assert page.locator("svg rect.bk-action").count() > 0  # the pipeline diagrams, drawn as SVG
-                checked = page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first
-                assert "✓ 01.0" in checked.locator(".jp-OutputArea").inner_text()
-                card = page.locator(".bk-card .bk-value").first  # bubble_ratio, the explorer's first card
-                assert card.inner_text().strip() == f"{start:.4f}"
-                page.locator(".widget-slider").nth(1).locator(".noUi-handle").focus()  # m (microbatches)
-                page.keyboard.press("ArrowRight")
-                sync_api.expect(card).to_have_text(f"{moved:.4f}", timeout=60_000)  # the card is redrawn
-                page.screenshot(path=f"{shot}.png")
-                # saved (Ctrl+S) into the browser's storage, the answer survives a reload
-                answer_cell = page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first
-                answer_cell.locator(".cm-content").click()
-                page.keyboard.press("Control+s")
-                page.locator(".jp-mod-dirty").first.wait_for(state="detached")
-                page.reload()
-                page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
-                page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first.wait_for()
-            except Exception:
-                page.screenshot(path=f"{shot}_failed.png")
-                raise
-        finally:
-            browser.close()
+            page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
+            assert page.locator(".jp-MarkdownCell", has_text=STORAGE_NOTE[lang]).count() == 1  # the page says so
+            # the learner answers the self-check (the cell says my_answer = None)
+            answer = page.locator(".jp-CodeCell", has_text="my_answer = None").first
+            answer.locator(".cm-content").click()
+            page.keyboard.press("Control+a")
+            page.keyboard.insert_text(f'{SELF_CHECK_ANSWER}\nbk.check("01.0", my_answer)')
+            _run_all_cells(page)
+            ran = time.monotonic() - started
+            errors = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts()
+                      if "Traceback" in t or "Error" in t]
+            assert not errors, errors[:3]
+            assert page.locator("svg rect.bk-action").count() > 0  # the pipeline diagrams, drawn as SVG
+            checked = page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first
+            assert "✓ 01.0" in checked.locator(".jp-OutputArea").inner_text()
+            card = page.locator(".bk-card .bk-value").first  # bubble_ratio, the explorer's first card
+            assert card.inner_text().strip() == f"{start:.4f}"
+            page.locator(".widget-slider").nth(1).locator(".noUi-handle").focus()  # m (microbatches)
+            page.keyboard.press("ArrowRight")
+            sync_api.expect(card).to_have_text(f"{moved:.4f}", timeout=60_000)  # the card is redrawn
+            page.screenshot(path=f"{shot}.png")
+            # saved (Ctrl+S) into the browser's storage, the answer survives a reload
+            answer_cell = page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first
+            answer_cell.locator(".cm-content").click()
+            page.keyboard.press("Control+s")
+            page.locator(".jp-mod-dirty").first.wait_for(state="detached")
+            page.reload()
+            page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
+            page.locator(".jp-CodeCell", has_text=SELF_CHECK_ANSWER).first.wait_for()
+        except Exception:
+            page.screenshot(path=f"{shot}_failed.png")
+            raise
     print(f"\nlite ({lang}): lesson 01 opened and run top to bottom in {ran:.1f} s; m slider "
           f"{start:.4f} -> {moved:.4f} as simulated; answer kept after a reload")
     assert not blocked, f"requests to other hosts: {blocked[:10]}"
@@ -530,13 +523,6 @@ def test_a_classroom_page_runs_in_the_browser(served_site: str) -> None:
     start, moved = (bk.simulate(bk.schedule("1f1b", 4, m), bk.preset("f=i=w")) for m in (8, 9))
     blocked: list[str] = []
 
-    def only_this_host(route: Any) -> None:
-        if urllib.parse.urlsplit(route.request.url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
     def row_1f1b(page: Any) -> list[str]:
         row = page.locator(".bk-frontier-explorer .bk-table tr").filter(
             has=page.locator("td", has_text="1F1B").first).first  # the 1F1B row (not "interleaved 1F1B")
@@ -547,47 +533,38 @@ def test_a_classroom_page_runs_in_the_browser(served_site: str) -> None:
         return str(page.locator('.bk-frontier-explorer svg.bk-chart-svg [data-series="point:1F1B"]').first
                    .get_attribute("data-points"))
 
-    ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "lite_apps_zh_frontier"
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, timeout=60_000)
+    with _lite_page(sync_api, blocked) as page:
+        page.set_default_timeout(FIRST_RESULT_MS)
+        started = time.monotonic()
+        page.goto(f"{served_site}/lab/index.html?path=apps/zh/frontier.ipynb")
         try:
-            context = browser.new_context(viewport={"width": 1440, "height": 1000})
-            context.route("**/*", only_this_host)
-            page = context.new_page()
-            page.route("**/*", only_this_host)
-            page.set_default_timeout(FIRST_RESULT_MS)
-            started = time.monotonic()
-            page.goto(f"{served_site}/lab/index.html?path=apps/zh/frontier.ipynb")
-            try:
-                page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
-                assert page.locator(".jp-MarkdownCell", has_text=STORAGE_NOTE["zh"]).count() == 1
-                _run_all_cells(page)
-                ran = time.monotonic() - started
-                errors = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts()
-                          if "Traceback" in t or "Error" in t]
-                assert not errors, errors[:3]
-                chart = page.locator(".bk-frontier-explorer svg.bk-chart-svg").first  # the live widget's picture
-                chart.wait_for()
-                assert chart.locator("path.bk-series").count() >= 8  # a point per schedule
-                assert "帕累托前沿" in page.locator(".bk-frontier-explorer").first.inner_text()  # the Chinese page
-                assert point_1f1b(page) == f"{float(start.max_peak_activations)!r},{start.bubble_ratio!r}"
-                before = row_1f1b(page)
-                assert before[2:4] == [format_number(start.makespan), f"{start.bubble_ratio:.1%}"], before
-                page.locator(".bk-frontier-explorer .widget-slider").nth(1).locator(".noUi-handle").focus()  # m
-                page.keyboard.press("ArrowRight")
-                deadline = time.monotonic() + 60
-                while row_1f1b(page) == before and time.monotonic() < deadline:
-                    time.sleep(0.5)
-                after = row_1f1b(page)
-                assert after[2:4] == [format_number(moved.makespan), f"{moved.bubble_ratio:.1%}"], after
-                assert point_1f1b(page) == f"{float(moved.max_peak_activations)!r},{moved.bubble_ratio!r}"
-                page.screenshot(path=f"{shot}.png")
-            except Exception:
-                page.screenshot(path=f"{shot}_failed.png")
-                raise
-        finally:
-            browser.close()
+            page.locator(".jp-StatusBar-TextItem", has_text="Pyodide) | Idle").first.wait_for()
+            assert page.locator(".jp-MarkdownCell", has_text=STORAGE_NOTE["zh"]).count() == 1
+            _run_all_cells(page)
+            ran = time.monotonic() - started
+            errors = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts()
+                      if "Traceback" in t or "Error" in t]
+            assert not errors, errors[:3]
+            chart = page.locator(".bk-frontier-explorer svg.bk-chart-svg").first  # the live widget's picture
+            chart.wait_for()
+            assert chart.locator("path.bk-series").count() >= 8  # a point per schedule
+            assert "帕累托前沿" in page.locator(".bk-frontier-explorer").first.inner_text()  # the Chinese page
+            assert point_1f1b(page) == f"{float(start.max_peak_activations)!r},{start.bubble_ratio!r}"
+            before = row_1f1b(page)
+            assert before[2:4] == [format_number(start.makespan), f"{start.bubble_ratio:.1%}"], before
+            page.locator(".bk-frontier-explorer .widget-slider").nth(1).locator(".noUi-handle").focus()  # m
+            page.keyboard.press("ArrowRight")
+            deadline = time.monotonic() + 60
+            while row_1f1b(page) == before and time.monotonic() < deadline:
+                time.sleep(0.5)
+            after = row_1f1b(page)
+            assert after[2:4] == [format_number(moved.makespan), f"{moved.bubble_ratio:.1%}"], after
+            assert point_1f1b(page) == f"{float(moved.max_peak_activations)!r},{moved.bubble_ratio!r}"
+            page.screenshot(path=f"{shot}.png")
+        except Exception:
+            page.screenshot(path=f"{shot}_failed.png")
+            raise
     print(f"\nlite: apps/zh/frontier.ipynb run in {ran:.1f} s; m slider: 1F1B makespan {before[2]} -> {after[2]}, "
           f"bubble_ratio {before[3]} -> {after[3]} as simulated")
     assert not blocked, f"requests to other hosts: {blocked[:10]}"
