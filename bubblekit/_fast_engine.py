@@ -37,12 +37,19 @@ timelines, critical paths and deadlock messages. What makes it fast:
 * **the common case** (single actions, no ``SEND``/``RECV``): a leaner loop, without the loops
   over further needs, made events and messages that only pairs and lowered schedules have.
 
-* **large schedules of the common case, in bulk** (:func:`_swept`, with numpy, no links): each
+* **large schedules of the common case, in bulk** (:func:`_swept`, with numpy): without links each
   rank's ends are a running maximum over its inputs' times (``end = D + max(0, cummax(ready -
   D_before))``, ``D`` the running sum of its durations), so the ranks are recomputed one after
   another from flat integer arrays until nothing moves (1F1B and ZB-V settle in two or three
-  sweeps); anything it cannot settle goes to the generators (``tests/test_engines.py`` forces it
-  on every schedule, links too, against the readable engine).
+  sweeps). With links the queues' delays would move on as a slow front, so the actions are timed
+  **level by level** instead (:func:`_levelled`): an action's level is one more than its rank's
+  previous action's and than its inputs' producers' (:func:`_levels`, found by the same kind of
+  sweeps, which settle at once), so one level's actions, at most one per rank and one message per
+  link, are timed together from lower levels only, each link's messages in their rank's order
+  (about 2m + 2p levels for 1F1B). A schedule :meth:`~bubblekit.Schedule.lower_comms` made runs
+  the same way (:func:`_lowered_in_bulk`). Anything these cannot settle goes to the generators
+  (``tests/test_engines.py`` and ``tests/test_comms.py`` force the bulk paths on every schedule
+  against the readable engine).
 
 Each action costs about 1 µs; the memory is a few lists of ``len(EVENTS) * n_stages * m``
 entries (twice that with links) plus the start and end lists.
@@ -595,15 +602,19 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
                             woken = chain[woken]
         ptr[r] = len(order)
 
-    procs = [rank_process(r) for r in range(p)]
-    while stack:
-        r = pop()
-        key = next(procs[r], None)
-        if key is not None:
-            next_waiting[r] = first_waiting[key]
-            first_waiting[key] = r
-    if any(ptr[r] < len(orders[r]) for r in range(p)):
-        return None  # a deadlock: the general engine names it
+    bulk = _lowered_in_bulk(orders, plan, keys, recv_k, comm, len(link_free))  # large schedules, numpy
+    if bulk is not None:
+        starts, ends, made, done = bulk
+    else:
+        procs = [rank_process(r) for r in range(p)]
+        while stack:
+            r = pop()
+            key = next(procs[r], None)
+            if key is not None:
+                next_waiting[r] = first_waiting[key]
+                first_waiting[key] = r
+        if any(ptr[r] < len(orders[r]) for r in range(p)):
+            return None  # a deadlock: the general engine names it
     low_starts, low_ends = [], []
     for r, length in enumerate(map(len, orders_view(schedule))):
         pos = layout.pos[r]
@@ -628,13 +639,9 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
 #: the smallest schedule (actions) :func:`_swept` takes on; smaller ones run the generators (numpy's
 #: fixed cost per call would outweigh them). The tests set it to 0 to hold the sweeps to the same timelines.
 SWEEP_MIN_ACTIONS = 20_000
-#: sweeps before :func:`_swept` gives up (a deadlock never settles; the generators then name it): 1F1B and
-#: ZB-V settle in 2 or 3 without links
+#: sweeps before :func:`_sweeps` or :func:`_levels` gives up (a deadlock never settles; the generators then
+#: name it): 1F1B and ZB-V settle in 2 or 3
 MAX_SWEEPS = 12
-#: sweep schedules whose messages take links too: they settle slowly (the queues' delays move as a front,
-#: about p actions on per sweep: about 2m/p sweeps, 35 for 1F1B p=64 m=1024, slower than the generators),
-#: so off but in the tests
-SWEEP_LINKS = False
 
 
 def _np() -> ModuleType | None:
@@ -649,44 +656,26 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
            n_links: int) -> tuple[list[list[Number]], list[list[Number]], list[int], Any] | None:
     """The lean loop's timeline (:func:`run`), computed rank by rank in bulk; ``None`` where it cannot help.
 
-    Each rank's ends are ``end[c] = max(end[c - 1], ready[c]) + duration[c]``, that is ``D[c] +
-    max(0, cummax(ready - D[c - 1]))`` with ``D`` the running sum of its durations; each link's
-    arrivals the same over its messages in the order its rank sends them. The ranks are recomputed
-    one after another (in order, then backwards), each from the latest times of its inputs, until
-    a whole sweep changes nothing: the least solution, the times the generators give. ``None``
-    (run the generators): no numpy, a time that is not an int, an action of no duration (a cycle of
-    waits could then settle), an input nobody makes or an event made twice, or no settling within
+    Without links, :func:`_sweeps` (each rank's ends a running maximum, the ranks recomputed until
+    nothing moves: two or three sweeps); with links, :func:`_levelled` (the actions timed level by
+    level, each link's messages in order: the sweeps would settle slowly there, the queues' delays
+    moving on as a front about p actions per sweep). ``None`` (run the generators): no numpy, a
+    time that is not an int, an action of no duration without links (a cycle of waits could then
+    settle), an input nobody makes or an event made twice, or no settling within
     :data:`MAX_SWEEPS` sweeps (a deadlock). Returns ``(starts, ends, made, done)``.
     """
     n_actions = sum(map(len, orders))
-    if n_actions < SWEEP_MIN_ACTIONS or (n_links and not SWEEP_LINKS):  # numpy is imported only past here
+    if n_actions < SWEEP_MIN_ACTIONS:  # numpy is imported only past here
         return None
     np = _np()
     if np is None:
         return None
-    kinds = sorted({k for row in lean for k in row})
-    kind_of = {k: j for j, k in enumerate(kinds)}
-    nk = len(kinds)
-    table = np.zeros((len(lean) * nk, 10), dtype=np.int64)
-    for s, row in enumerate(lean):
-        for k, e in row.items():
-            if any(type(x) is not int for x in e):
-                return None
-            ints = [int(x) for x in e]  # durations and wire times far from int64's end: no overflow
-            if max(map(abs, ints)) > 1 << 40:
-                return None
-            table[s * nk + kind_of[k]] = ints
-    every = chain.from_iterable
-    try:
-        kd = np.fromiter(map(kind_of.__getitem__, map(itemgetter(1), every(orders))), dtype=np.int64,
-                         count=n_actions)
-    except KeyError:  # pragma: no cover - a kind the plan has no entry for
+    flat = _per_action(np, orders, lean, n_actions)
+    if flat is None:
         return None
-    st = np.fromiter(map(itemgetter(0), every(orders)), dtype=np.int64, count=n_actions)
-    mb = np.fromiter(map(itemgetter(2), every(orders)), dtype=np.int64, count=n_actions)
-    e = table[st * nk + kd]
+    e, mb = flat
     dur = e[:, 0]
-    if n_actions and int(dur.min()) <= 0:
+    if n_actions and int(dur.min()) <= (-1 if n_links else 0):
         return None
     zero = keys.slots  # a slot that stays 0: the need of an action that has none
     k1 = np.where(e[:, 1] >= 0, e[:, 1] + mb, zero)
@@ -708,29 +697,121 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
         return None
     lens = [len(o) for o in orders]
     offs = [0, *np.cumsum(lens).tolist()]
-    done = np.zeros(keys.slots + 1, dtype=np.int64)
-    ends = np.zeros(n_actions, dtype=np.int64)
+    if n_links:  # messages on links: in one pass, level by level
+        levelled = _levelled(np, offs, dur, (k1, l1, k2, l2), (m1, m2), (sk, e[:, 8], e[:, 9]), None,
+                             keys.slots, n_links)
+        if levelled is None:
+            return None
+        ends, done = levelled
+    else:
+        swept = _sweeps(np, offs, dur, k1, l1, k2, l2, m1, m2, keys.slots)
+        if swept is None:
+            return None
+        ends, done = swept
+    starts_l = (ends - dur).tolist()
+    ends_l = ends.tolist()
+    made = np.full(keys.size, -1, dtype=np.int64)
+    made[made_keys] = made_by
+    return ([starts_l[offs[r]:offs[r + 1]] for r in range(len(orders))],
+            [ends_l[offs[r]:offs[r + 1]] for r in range(len(orders))], made, done)
+
+
+def _per_action(np: ModuleType, orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[str, tuple[Number, ...]]],
+                n_actions: int) -> tuple[Any, Any] | None:
+    """Each action's plan entry (``plan[stage][kind]``, a tuple of ints) as a row of an int64 array, and its
+    microbatch: ``(entries, microbatches)``; ``None`` for a time that is not an int or is too large for int64."""
+    kinds = sorted({k for row in plan for k in row})
+    kind_of = {k: j for j, k in enumerate(kinds)}
+    nk = len(kinds)
+    width = len(next(iter(plan[0].values()))) if plan and plan[0] else 1
+    table = np.zeros((len(plan) * nk, width), dtype=np.int64)
+    for s, row in enumerate(plan):
+        for k, e in row.items():
+            if any(type(x) is not int for x in e):
+                return None
+            ints = [int(x) for x in e]  # durations and wire times far from int64's end: no overflow
+            if max(map(abs, ints)) > 1 << 40:
+                return None
+            table[s * nk + kind_of[k]] = ints
+    every = chain.from_iterable
+    try:
+        kd = np.fromiter(map(kind_of.__getitem__, map(itemgetter(1), every(orders))), dtype=np.int64,
+                         count=n_actions)
+    except KeyError:  # pragma: no cover - a kind the plan has no entry for
+        return None
+    st = np.fromiter(map(itemgetter(0), every(orders)), dtype=np.int64, count=n_actions)
+    mb = np.fromiter(map(itemgetter(2), every(orders)), dtype=np.int64, count=n_actions)
+    return table[st * nk + kd], mb
+
+
+def _lowered_in_bulk(orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[str, tuple[Number, ...]]],
+                     keys: _Keys, recv_k: Sequence[int], comm: Number,
+                     n_links: int) -> tuple[list[list[Number]], list[list[Number]], Any, Any] | None:
+    """:func:`run_lowered`'s compute timeline level by level (:func:`_levelled`, numpy); ``None`` where it
+    cannot help (small, no numpy, times that are not ints, an input nobody makes, a deadlock).
+    Returns ``(starts, ends, made, done)``."""
+    n_actions = sum(map(len, orders))
+    if n_actions < SWEEP_MIN_ACTIONS or type(comm) is not int:
+        return None
+    np = _np()
+    if np is None:
+        return None
+    flat = _per_action(np, orders, plan, n_actions)
+    if flat is None:
+        return None
+    e, mb = flat
+    zero = keys.slots
+    # plan rows: (duration, local need, local need, made, made, remote need, the receive's slot, link, wire, crossing)
+    k1 = np.where(e[:, 1] >= 0, e[:, 1] + mb, zero)
+    k2 = np.where(e[:, 2] >= 0, e[:, 2] + mb, zero)
+    m1 = np.where(e[:, 3] >= 0, e[:, 3] + mb, -1)
+    m2 = np.where(e[:, 4] >= 0, e[:, 4] + mb, -1)
+    far = e[:, 5] >= 0
+    rk = np.where(far, e[:, 5] + mb, zero)
+    made_keys = np.concatenate([m1[m1 >= 0], m2[m2 >= 0]])
+    if len(made_keys) and int(np.bincount(made_keys).max()) > 1:  # pragma: no cover - validated schedules
+        return None
+    lens = [len(o) for o in orders]
+    offs = [0, *np.cumsum(lens).tolist()]
+    rank_start = np.repeat(np.asarray(offs[:-1], dtype=np.int64), lens)
+    posted = np.asarray(recv_k, dtype=np.int64)[np.where(far, e[:, 6] + mb, 0)]
+    post = np.where(far & (posted > 0), rank_start + posted - 1, n_actions)  # the compute whose end posts it
+    zeros = np.zeros(n_actions, dtype=np.int64)
+    kc = np.where(far & (e[:, 9] >= 0), e[:, 9] + mb, -1)
+    levelled = _levelled(np, offs, e[:, 0], (k1, zeros, k2, zeros), (m1, m2), None,
+                         (rk, post, np.where(far, comm, 0), e[:, 7], e[:, 8], kc), keys.slots, n_links)
+    if levelled is None:
+        return None
+    ends, done = levelled
+    starts_l, ends_l = (ends - e[:, 0]).tolist(), ends.tolist()
+    made = np.full(keys.size, -1, dtype=np.int64)
+    made[made_keys] = np.concatenate([np.flatnonzero(m1 >= 0), np.flatnonzero(m2 >= 0)])
+    return ([starts_l[a:b] for a, b in zip(offs, offs[1:])], [ends_l[a:b] for a, b in zip(offs, offs[1:])],
+            made, done)
+
+
+def _sweeps(np: ModuleType, offs: list[int], dur: Any, k1: Any, l1: Any, k2: Any, l2: Any, m1: Any, m2: Any,
+            slots: int) -> tuple[Any, Any] | None:
+    """The ends of every action (flat, rank-major) and the events' times, by sweeps over the ranks (no links).
+
+    Each rank's ends are ``D + max(0, cummax(ready - D_before))`` (``D`` the running sum of its durations),
+    recomputed rank after rank (in order, then backwards) from its inputs' latest times until a whole
+    sweep changes nothing; ``None`` after :data:`MAX_SWEEPS` (a deadlock never settles).
+    """
+    done = np.zeros(slots + 1, dtype=np.int64)
+    ends = np.zeros(len(dur), dtype=np.int64)
     steps = []
-    for r in range(len(orders)):
+    for r in range(len(offs) - 1):
         a, b = offs[r], offs[r + 1]
         if a == b:
             continue
         d_run = np.cumsum(dur[a:b])
         s1, s2 = m1[a:b] >= 0, m2[a:b] >= 0
-        links = []
-        here = sk[a:b]
-        sending = here >= 0
-        for link in np.flatnonzero(np.bincount(e[a:b, 8][sending] + 1)).tolist() if sending.any() else ():
-            at = np.flatnonzero(sending & (e[a:b, 8] == link - 1))
-            w_run = np.cumsum(e[a:b, 9][at])
-            links.append((at, here[at], w_run, w_run - e[a:b, 9][at]))
         steps.append((a, b, k1[a:b], l1[a:b], k2[a:b], l2[a:b], d_run, d_run - dur[a:b],
-                      np.flatnonzero(s1), m1[a:b][s1], np.flatnonzero(s2), m2[a:b][s2], links))
-    settled = False
+                      np.flatnonzero(s1), m1[a:b][s1], np.flatnonzero(s2), m2[a:b][s2]))
     for sweep in range(MAX_SWEEPS):
         moved = False
-        for a, b, n1, t1, n2, t2, d_run, d_prev, at1, key1, at2, key2, links in (
-                steps if sweep % 2 == 0 else steps[::-1]):
+        for a, b, n1, t1, n2, t2, d_run, d_prev, at1, key1, at2, key2 in steps if sweep % 2 == 0 else steps[::-1]:
             x = np.maximum(done[n1] + t1, done[n2] + t2)
             x -= d_prev
             np.maximum.accumulate(x, out=x)
@@ -741,18 +822,125 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
             ends[a:b] = x
             done[key1] = x[at1]
             done[key2] = x[at2]
-            for at, arrive, w_run, w_prev in links:  # each message waits for its link, then crosses it
-                y = x[at] - w_prev
-                np.maximum.accumulate(y, out=y)
-                done[arrive] = y + w_run
         if not moved:
-            settled = True
-            break
-    if not settled:
+            return ends, done
+    return None
+
+
+def _levels(np: ModuleType, offs: list[int], producers: Sequence[Any]) -> Any | None:
+    """Each action's *level*: one more than its rank's previous action's and than each of its producers'
+    (``producers``: flat arrays of action indices, ``len`` meaning none), the least such numbers.
+
+    Every input of an action then comes from a lower level, so the actions of one level can be
+    timed together. Found by sweeps over the ranks (``level = j + cummax(max(0, producer's + 1 - j))``
+    along a rank, ``j`` its index there) until nothing moves; ``None`` after :data:`MAX_SWEEPS`
+    (a cycle of waits, a deadlock, never settles).
+    """
+    n = len(offs) and offs[-1]
+    level = np.zeros(n + 1, dtype=np.int64)
+    level[n] = -1  # "no producer": one more is 0
+    parts = []
+    for r in range(len(offs) - 1):
+        a, b = offs[r], offs[r + 1]
+        if a < b:
+            parts.append((a, b, [x[a:b] for x in producers], np.arange(b - a, dtype=np.int64)))
+    for sweep in range(MAX_SWEEPS):
+        moved = False
+        for a, b, mine, j in parts if sweep % 2 == 0 else parts[::-1]:
+            x = level[mine[0]]
+            for more in mine[1:]:
+                np.maximum(x, level[more], out=x)
+            x += 1
+            x -= j
+            np.maximum(x, 0, out=x)
+            np.maximum.accumulate(x, out=x)
+            x += j
+            if not moved and not np.array_equal(x, level[a:b]):
+                moved = True
+            level[a:b] = x
+        if not moved:
+            return level[:n]
+    return None
+
+
+def _levelled(np: ModuleType, offs: list[int], dur: Any, local: tuple[Any, Any, Any, Any], made: tuple[Any, Any],
+              sent: tuple[Any, Any, Any] | None, received: tuple[Any, Any, Any, Any, Any, Any] | None, slots: int,
+              n_links: int) -> tuple[Any, Any] | None:
+    """The ends of every action (flat, rank-major) and the events' times, level by level (:func:`_levels`).
+
+    ``local``: two needed keys, each with its latency (``slots``: none, a slot that stays 0);
+    ``made``: two made keys (-1: none). Messages on links, one of (flat arrays, -1: none):
+    ``sent`` = (arrival key, link, time on the wire): the sender puts its message on the link when it
+    ends (:func:`run`); ``received`` = (sender's key, index of the compute whose end posts the
+    receive, latency, link, time on the wire, crossing key): the receiver takes it from the later
+    of the two (:func:`run_lowered`). The actions of a level (at most one per rank, so at most one
+    message per link) are timed together, in numpy; each link's messages go in the order of its
+    one sending (or receiving) rank, as the generators' do. ``None``: an input nobody makes, or a
+    level that does not settle (the generators then decide, and name a deadlock).
+    """
+    n = len(dur)
+    k1, l1, k2, l2 = local
+    m1, m2 = made
+    idx = np.arange(n, dtype=np.int64)
+    producer = np.full(slots + 2, n, dtype=np.int64)  # the action that makes each key (n: none)
+    keys_made = [m1, m2] if sent is None else [m1, m2, sent[0]]
+    for key in keys_made:
+        has = key >= 0
+        producer[key[has]] = idx[has]
+    mine = [producer[k1], producer[k2]]
+    wanted = [k1 != slots, k2 != slots]
+    if received is not None:
+        mine.append(producer[received[0]])
+        wanted.append(received[0] != slots)
+    for p_, w_ in zip(mine, wanted):  # an input nobody makes: a deadlock the generators name
+        if (p_[w_] == n).any():
+            return None
+    level = _levels(np, offs, mine)
+    if level is None:
         return None
-    starts_l = (ends - dur).tolist()
-    ends_l = ends.tolist()
-    made = np.full(keys.size, -1, dtype=np.int64)
-    made[made_keys] = made_by
-    return ([starts_l[offs[r]:offs[r + 1]] for r in range(len(orders))],
-            [ends_l[offs[r]:offs[r + 1]] for r in range(len(orders))], made, done)
+    first = np.zeros(n, dtype=bool)
+    first[[a for a, b in zip(offs, offs[1:]) if a < b]] = True
+    prev = np.where(first, n, idx - 1)  # the rank's previous action (n: none, an end that stays 0)
+    dump = slots + 1  # a slot written by the actions that make nothing
+    rows = [idx, prev, k1, l1, k2, l2, dur, np.where(m1 >= 0, m1, dump), np.where(m2 >= 0, m2, dump)]
+    if sent is not None:
+        sk, link, wire = sent
+        on = sk >= 0
+        rows += [np.where(on, sk, dump), np.where(on, link, n_links), np.where(on, wire, 0)]
+    if received is not None:
+        rk, post, latency, link, wire, kc = received
+        on = kc >= 0
+        rows += [rk, post, latency, np.where(on, link, n_links), np.where(on, wire, 0), np.where(on, kc, dump)]
+    by = np.argsort(level, kind="stable")
+    table = np.stack(rows)[:, by]
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(level))]).tolist()
+    ends = np.zeros(n + 1, dtype=np.int64)
+    done = np.zeros(slots + 2, dtype=np.int64)
+    free = np.zeros(n_links + 1, dtype=np.int64)  # when each link's last message came off it (+1: none)
+    mx = np.maximum
+    two_made = bool((m2 >= 0).any())
+    r0 = 9 if sent is None else 12  # the received rows' first
+    for a, b in zip(bounds, bounds[1:]):
+        c = table[:, a:b]
+        t = mx(ends[c[1]], done[c[2]] + c[3])
+        mx(t, done[c[4]] + c[5], out=t)
+        if received is not None:  # a message from the later of its send and its receive's post, then its link
+            at = mx(done[c[r0]], ends[c[r0 + 1]])
+            mx(at, free[c[r0 + 3]], out=at)
+            at += c[r0 + 4]
+            free[c[r0 + 3]] = at
+            free[n_links] = 0  # the entry of the messages on no link (and of no message) stays 0
+            done[c[r0 + 5]] = at
+            at += c[r0 + 2]
+            mx(t, at, out=t)
+        t += c[6]
+        ends[c[0]] = t
+        done[c[7]] = t
+        if two_made:
+            done[c[8]] = t
+        if sent is not None:  # its message waits for its link, then crosses it
+            at = mx(free[c[10]], t)
+            at += c[11]
+            free[c[10]] = at
+            done[c[9]] = at
+    return ends[:n], done[:slots + 1]

@@ -196,11 +196,23 @@ lowered_costs = st.sampled_from([
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(SETTINGS), st.sampled_from(RECVS), lowered_costs, st.booleans())
+@given(st.sampled_from(SETTINGS), st.sampled_from(RECVS), lowered_costs, st.booleans(), st.booleans())
 def test_the_engine_runs_a_lowered_schedule_as_its_orders(setting: tuple[str, int, int, int | None], recv: str,
-                                                          costs: bk.Costs, w_first: bool) -> None:
+                                                          costs: bk.Costs, w_first: bool, in_bulk: bool) -> None:
     """The tuned engine runs a schedule lower_comms made from its compute alone: the same result as the lowered
-    orders run action by action (a copy that is not marked, and the readable engine), deadlocks included."""
+    orders run action by action (a copy that is not marked, and the readable engine), deadlocks included;
+    ``in_bulk``: its numpy path (level by level), which only large schedules take, forced on this one."""
+    from bubblekit import _fast_engine
+
+    saved = _fast_engine.SWEEP_MIN_ACTIONS
+    _fast_engine.SWEEP_MIN_ACTIONS = 0 if in_bulk else saved
+    try:
+        _check_lowered_run(setting, recv, costs, w_first)
+    finally:
+        _fast_engine.SWEEP_MIN_ACTIONS = saved
+
+
+def _check_lowered_run(setting: tuple[str, int, int, int | None], recv: str, costs: bk.Costs, w_first: bool) -> None:
     sched = bk.schedule(*setting)
     if w_first and sched.split_backward:  # a W before its I: lowerable, but it deadlocks
         orders = [list(o) for o in sched.orders]

@@ -141,17 +141,17 @@ def test_engines_agree(case: tuple[bk.Schedule, bk.Costs]) -> None:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_the_sweeps_agree(case: tuple[bk.Schedule, bk.Costs]) -> None:
-    """The tuned engine's bulk path (``_fast_engine._swept``: sweeps over the ranks, numpy), which only large
-    schedules take, forced on every schedule, links too: the readable engine's timeline all the same."""
+    """The tuned engine's bulk paths (``_fast_engine._swept``, numpy: sweeps over the ranks, or level by level
+    with links), which only large schedules take, forced on every schedule: the readable engine's timeline."""
     from bubblekit import _fast_engine
 
     sched, costs = case
-    saved = _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.SWEEP_LINKS, _fast_engine.MAX_SWEEPS
-    _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.SWEEP_LINKS, _fast_engine.MAX_SWEEPS = 0, True, 200
+    saved = _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.MAX_SWEEPS
+    _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.MAX_SWEEPS = 0, 200
     try:
         fast = outcome(sched, costs, "fast")
     finally:
-        _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.SWEEP_LINKS, _fast_engine.MAX_SWEEPS = saved
+        _fast_engine.SWEEP_MIN_ACTIONS, _fast_engine.MAX_SWEEPS = saved
     assert fast == outcome(sched, costs, "readable")
 
 
