@@ -900,47 +900,57 @@ def _levelled(np: ModuleType, offs: list[int], dur: Any, local: tuple[Any, Any, 
         return None
     first = np.zeros(n, dtype=bool)
     first[[a for a, b in zip(offs, offs[1:]) if a < b]] = True
-    prev = np.where(first, n, idx - 1)  # the rank's previous action (n: none, an end that stays 0)
-    dump = slots + 1  # a slot written by the actions that make nothing
-    rows = [idx, prev, k1, l1, k2, l2, dur, np.where(m1 >= 0, m1, dump), np.where(m2 >= 0, m2, dump)]
+    # one array of times: the actions' ends (n + 1: "none", 0), then the events' (slots + 2: a slot that
+    # stays 0 and one written by the actions that make nothing), then each link's last message (+1: none)
+    e0, d0, f0 = 0, n + 1, n + slots + 3
+    dump = d0 + slots + 1
+    two_made = bool((m2 >= 0).any())
+    rows = [idx, np.where(m1 >= 0, d0 + m1, dump)] + ([np.where(m2 >= 0, d0 + m2, dump)] if two_made else [])
+    n_out = len(rows)  # the rows written with the action's end
+    rows += [np.where(first, n, idx - 1), d0 + k1, d0 + k2, l1, l2, dur]  # its rank's previous action, its needs
     if sent is not None:
         sk, link, wire = sent
         on = sk >= 0
-        rows += [np.where(on, sk, dump), np.where(on, link, n_links), np.where(on, wire, 0)]
+        rows += [np.where(on, d0 + sk, dump), f0 + np.where(on, link, n_links), np.where(on, wire, 0)]
     if received is not None:
         rk, post, latency, link, wire, kc = received
         on = kc >= 0
-        rows += [rk, post, latency, np.where(on, link, n_links), np.where(on, wire, 0), np.where(on, kc, dump)]
+        rows += [d0 + rk, e0 + post, latency, f0 + np.where(on, link, n_links), np.where(on, wire, 0),
+                 np.where(on, d0 + kc, dump)]
     by = np.argsort(level, kind="stable")
     table = np.stack(rows)[:, by]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(level))]).tolist()
-    ends = np.zeros(n + 1, dtype=np.int64)
-    done = np.zeros(slots + 2, dtype=np.int64)
-    free = np.zeros(n_links + 1, dtype=np.int64)  # when each link's last message came off it (+1: none)
+    times = np.zeros(f0 + n_links + 1, dtype=np.int64)
+    no_link = f0 + n_links  # the entry of the messages on no link (and of no message): stays 0
     mx = np.maximum
-    two_made = bool((m2 >= 0).any())
-    r0 = 9 if sent is None else 12  # the received rows' first
+    with_l1, with_l2 = bool(l1.any()), bool(l2.any())
+    q = n_out + 6  # the message rows' first
     for a, b in zip(bounds, bounds[1:]):
         c = table[:, a:b]
-        t = mx(ends[c[1]], done[c[2]] + c[3])
-        mx(t, done[c[4]] + c[5], out=t)
+        t = times[c[n_out]]
+        x = times[c[n_out + 1]]
+        if with_l1:
+            x += c[n_out + 3]
+        mx(t, x, out=t)
+        x = times[c[n_out + 2]]
+        if with_l2:
+            x += c[n_out + 4]
+        mx(t, x, out=t)
         if received is not None:  # a message from the later of its send and its receive's post, then its link
-            at = mx(done[c[r0]], ends[c[r0 + 1]])
-            mx(at, free[c[r0 + 3]], out=at)
-            at += c[r0 + 4]
-            free[c[r0 + 3]] = at
-            free[n_links] = 0  # the entry of the messages on no link (and of no message) stays 0
-            done[c[r0 + 5]] = at
-            at += c[r0 + 2]
+            at = mx(times[c[q]], times[c[q + 1]])
+            mx(at, times[c[q + 3]], out=at)
+            at += c[q + 4]
+            times[c[q + 3]] = at
+            times[no_link] = 0
+            times[c[q + 5]] = at
+            at += c[q + 2]
             mx(t, at, out=t)
-        t += c[6]
-        ends[c[0]] = t
-        done[c[7]] = t
-        if two_made:
-            done[c[8]] = t
+        t += c[n_out + 5]
+        times[c[:n_out]] = t
         if sent is not None:  # its message waits for its link, then crosses it
-            at = mx(free[c[10]], t)
-            at += c[11]
-            free[c[10]] = at
-            done[c[9]] = at
-    return ends[:n], done[:slots + 1]
+            at = mx(times[c[q + 1]], t)
+            at += c[q + 2]
+            times[c[q + 1]] = at
+            times[c[q]] = at
+    ends, done = times[:n], times[d0:d0 + slots + 1]
+    return ends, done
