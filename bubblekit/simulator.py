@@ -65,7 +65,8 @@ from bubblekit.actions import (
 )
 from bubblekit.costs import Costs, ResolvedCosts
 from bubblekit.i18n import register, tr
-from bubblekit.schedules.base import Schedule, ScheduleError, orders_view
+from bubblekit.schedules._flat import COMPUTE_CODES
+from bubblekit.schedules.base import Schedule, ScheduleError, codes_of, orders_view
 from bubblekit.timeline import Timeline
 
 __all__ = [
@@ -552,7 +553,7 @@ class SimResult(Timeline):
         real = self._real
         curves: list[list[tuple[Number, float]]] = []
         delta = self._delta
-        for r, order in enumerate(self.schedule.orders):
+        for r, order in enumerate(orders_view(self.schedule)):
             held = 0.0
             pts: list[tuple[Number, float]] = [(0, 0.0)]
             for a, st, en in zip(order, self._starts[r], self._ends[r]):
@@ -575,10 +576,16 @@ class SimResult(Timeline):
         table = self._memory_table()
         # a send or a receive holds nothing: a lowered schedule's peaks are its compute's
         lowered = self.schedule.__dict__.get("_lowered_from")
-        orders = self.schedule.orders if lowered is None else lowered.base.orders
+        compute = self.schedule if lowered is None else lowered.base
+        orders, codes = orders_view(compute), codes_of(compute)
         if not self.schedule.has_pairs and all(not alloc or not free for alloc, free in table.values()):
             # every action only allocates or only frees: the peak is a running sum's maximum
             net = {key: alloc - free for key, (alloc, free) in table.items()}
+            summed = None
+            if codes is not None:  # the sums over the integer codes (numpy), no action made
+                summed = codes.running_peaks([net[s, k] for k in COMPUTE_CODES for s in range(codes.n)])
+            if summed is not None:
+                return tuple(round(x, 9) for x in summed)
             if len(set(self.resolved.activation)) == 1:  # the same on every stage: look up by kind
                 by_kind = {k: x for (s, k), x in net.items() if s == 0}
                 deltas = [map(by_kind.__getitem__, map(itemgetter(1), order)) for order in orders]

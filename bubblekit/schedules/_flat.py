@@ -14,14 +14,20 @@ action until someone asks for the actions:
   and the receive its send appends to the peer rank all happen at ``(round, rank)``; sorting
   each rank's items by that gives its lowered order, its :class:`~bubblekit.schedules.comms.Layout`
   and its orders as integers (:class:`FlatRows`), decoded into actions only on demand.
+
+The compute schedules :func:`bubblekit.schedule` builds for GPipe, 1F1B and looped BFS keep their
+orders as integers too (:class:`ComputeRows`, plain lists: no numpy needed to build them); their
+checks, their lowering and the simulator's memory read the integers (numpy), and a lowered
+schedule's compute entries decode from them.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Sequence
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from operator import itemgetter
+from types import ModuleType
 from typing import TYPE_CHECKING, overload
 
 from bubblekit.actions import Action
@@ -33,9 +39,187 @@ if TYPE_CHECKING:
 
 #: the communication kinds, by their code in :class:`FlatRows`
 COMM_CODES: tuple[str, ...] = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
+#: the compute kinds, by their code in :class:`ComputeRows`
+COMPUTE_CODES: tuple[str, ...] = ("F", "B", "I", "W")
 _KIND = {"F": 0, "B": 1, "I": 2, "W": 3}
 _STAGE, _KIND_TEXT, _MB = itemgetter(0), itemgetter(1), itemgetter(2)
 _new = tuple.__new__
+
+
+#: the fewest actions for which :class:`ComputeRows` checks and sums with numpy: a smaller schedule makes its
+#: actions (numpy's import and fixed cost per call would outweigh them, and the core imports nothing heavy)
+BULK_MIN_ACTIONS = 20_000
+
+
+def _numpy(n_actions: int) -> ModuleType | None:
+    """numpy for work on ``n_actions`` actions in bulk, or ``None`` below :data:`BULK_MIN_ACTIONS` or where numpy
+    is missing (the browser edition): the callers then make the actions and check them one by one."""
+    if n_actions < BULK_MIN_ACTIONS:
+        return None
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
+def compute_codes(n_stages: int, m: int, stage: int, kind: str) -> range:
+    """The codes of ``kind`` of microbatches ``0 .. m-1`` through ``stage`` in a :class:`ComputeRows`, in order
+    (a ``range``: slice it for some of them)."""
+    first = (_KIND[kind] * n_stages + stage) * m
+    return range(first, first + m)
+
+
+class ComputeRow(Sequence[Action]):
+    """One rank's compute order, read from its integer codes (an action is built when asked for)."""
+
+    __slots__ = ("_codes", "_n", "_m")
+
+    def __init__(self, codes: Sequence[int], n: int, m: int) -> None:
+        self._codes, self._n, self._m = codes, n, m
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def _one(self, c: int) -> Action:
+        rest, mb = divmod(c, self._m)
+        kind, stage = divmod(rest, self._n)
+        return _new(Action, (stage, COMPUTE_CODES[kind], mb))
+
+    @overload
+    def __getitem__(self, i: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Action]: ...
+
+    def __getitem__(self, i: int | slice) -> Action | list[Action]:
+        if isinstance(i, slice):
+            return list(map(self._one, self._codes[i]))
+        return self._one(self._codes[i])
+
+    def __iter__(self) -> Iterator[Action]:
+        return map(self._one, self._codes)
+
+    def __repr__(self) -> str:
+        return f"ComputeRow({' '.join(map(str, self))})"
+
+
+class ComputeRows(Sequence[ComputeRow]):
+    """Compute orders as integers: rank ``r``'s order is ``codes[r]`` (a list of ints), each entry
+    ``(kind * n_stages + stage) * m + microbatch`` (``kind``: its index in :data:`COMPUTE_CODES`).
+
+    What :func:`bubblekit.schedule` builds for GPipe and 1F1B: no Python object per action until
+    someone reads ``Schedule.orders`` (:meth:`rows`, made once and kept) or one action of a row.
+    """
+
+    def __init__(self, codes: Sequence[Sequence[int]], n: int, m: int) -> None:
+        self.codes, self.n, self.m = codes, n, m
+        self._views = [ComputeRow(c, n, m) for c in codes]
+        self._flat: np.ndarray | None = None
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._rows: tuple[tuple[Action, ...], ...] | None = None
+
+    def __reduce__(self) -> tuple[type[ComputeRows], tuple[Sequence[Sequence[int]], int, int]]:
+        return ComputeRows, (self.codes, self.n, self.m)  # the codes only: what is cached is made again
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, r: int) -> ComputeRow: ...
+
+    @overload
+    def __getitem__(self, r: slice) -> list[ComputeRow]: ...
+
+    def __getitem__(self, r: int | slice) -> ComputeRow | list[ComputeRow]:
+        return self._views[r]
+
+    def lengths(self) -> list[int]:
+        return [len(c) for c in self.codes]
+
+    @property
+    def n_actions(self) -> int:
+        return sum(map(len, self.codes))
+
+    def flat_codes(self) -> np.ndarray:
+        """Every code, rank-major, as one int64 array (numpy needed)."""
+        if self._flat is None:
+            import numpy as np
+
+            flat = np.fromiter(chain.from_iterable(self.codes), dtype=np.int64, count=self.n_actions)
+            flat.flags.writeable = False  # shared by every reader
+            self._flat = flat
+        return self._flat
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(stage, kind, microbatch)`` of every action, rank-major, as int64 arrays (``kind``: its index in
+        :data:`COMPUTE_CODES`; numpy needed; :meth:`lengths` splits them by rank)."""
+        if self._arrays is None:
+            import numpy as np
+
+            rest, mb = np.divmod(self.flat_codes(), self.m)
+            kind, stage = np.divmod(rest, self.n)
+            for a in (stage, kind, mb):
+                a.flags.writeable = False  # shared by every reader
+            self._arrays = (stage, kind, mb)
+        return self._arrays
+
+    def rows(self) -> tuple[tuple[Action, ...], ...]:
+        """The orders as actions (made once and kept: every schedule over this view shares them)."""
+        if self._rows is None:
+            if self._arrays is None and _numpy(self.n_actions) is None:
+                self._rows = tuple(tuple(v) for v in self._views)
+            else:
+                stage, kind, mb = self.arrays()
+                every = map(_new, repeat(Action), zip(stage.tolist(), map(COMPUTE_CODES.__getitem__, kind.tolist()),
+                                                      mb.tolist()))
+                self._rows = tuple(tuple(islice(every, k)) for k in self.lengths())
+        return self._rows
+
+    def has_split(self) -> bool:
+        """True when some action is an ``I`` or a ``W``."""
+        first_i = 2 * self.n * self.m
+        return any(max(c, default=-1) >= first_i for c in self.codes)
+
+    def in_place(self, placement: Sequence[int]) -> bool | None:
+        """True when every code is an action of a stage in ``placement`` held by the rank that runs it
+        (:meth:`bubblekit.Schedule.check_ranges`' verdict); ``None`` without numpy."""
+        np = _numpy(self.n_actions)
+        if np is None:
+            return None
+        n, m = self.n, self.m
+        codes = self.flat_codes()
+        if len(placement) != n or len(codes) and (int(codes.min()) < 0 or int(codes.max()) >= 4 * n * m):
+            return False
+        ranks = np.repeat(np.arange(len(self.codes), dtype=np.int64), self.lengths())
+        return bool((np.asarray(placement, dtype=np.int64)[self.arrays()[0]] == ranks).all())
+
+    def legal(self, placement: Sequence[int]) -> bool | None:
+        """True when the orders are a legal schedule of one pipeline (:meth:`bubblekit.Schedule.validate`'s
+        verdict, exactly): each action in place (:meth:`in_place`) and once, each stage and microbatch with
+        its ``F`` and either its ``B`` or both its ``I`` and ``W``. ``None`` without numpy."""
+        in_place = self.in_place(placement)
+        if not in_place:
+            return in_place
+        import numpy as np
+
+        f, b, i, w = np.bincount(self.flat_codes(), minlength=4 * self.n * self.m).reshape(4, -1)
+        return bool((f == 1).all() and (b + i == 1).all() and (i == w).all())
+
+    def running_peaks(self, net: Sequence[float]) -> tuple[float, ...] | None:
+        """Per rank, the largest running sum of ``net[kind * n_stages + stage]`` over its order, from 0 (the
+        sums in order, as ``max(accumulate(..., initial=0.0))`` makes them); ``None`` without numpy."""
+        np = _numpy(self.n_actions)
+        if np is None:
+            return None
+        table = np.asarray(net, dtype=np.float64)
+        deltas = table[self.flat_codes() // self.m]
+        out, at = [], 0
+        for k in self.lengths():
+            sums = np.cumsum(deltas[at:at + k])
+            at += k
+            out.append(max(0.0, float(sums.max())) if k else 0.0)
+        return tuple(out)
 
 
 class FlatRow(Sequence[Action]):
@@ -105,7 +289,8 @@ class FlatRows(Sequence[FlatRow]):
 
         n, m = self.n, self.m
         out: list[list[Action]] = []
-        for codes, base, pos in zip(self.codes, self.base, self.layout.pos):
+        bases = self.base.rows() if isinstance(self.base, ComputeRows) else self.base  # the compute schedule's own
+        for codes, base, pos in zip(self.codes, bases, self.layout.pos):
             row: list[Action] = [None] * len(codes)  # type: ignore[list-item]
             deque(map(row.__setitem__, pos, base), maxlen=0)
             at = np.flatnonzero(codes >= 0)
@@ -184,14 +369,17 @@ def lower_flat(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: 
     lens = [len(o) for o in orders]
     n_compute = sum(lens)
     ranks = np.repeat(np.arange(p, dtype=np.int64), lens)
-    kind_of = np.full(128, -1, dtype=np.int64)  # a kind by its character code (F, B, I, W; -1: none of them)
-    kind_of[[ord(k) for k in _KIND]] = list(_KIND.values())
-    every = chain.from_iterable
-    st = np.fromiter(map(_STAGE, every(orders)), dtype=np.int64, count=n_compute)
-    kd = kind_of[np.fromiter(map(ord, map(_KIND_TEXT, every(orders))), dtype=np.int64, count=n_compute)]
-    if (kd < 0).any():
-        raise KeyError("a kind other than F, B, I, W")
-    mb = np.fromiter(map(_MB, every(orders)), dtype=np.int64, count=n_compute)
+    if isinstance(orders, ComputeRows) and orders.n == n and orders.m == m:  # the codes as they are
+        st, kd, mb = orders.arrays()
+    else:
+        kind_of = np.full(128, -1, dtype=np.int64)  # a kind by its character code (F, B, I, W; -1: none of them)
+        kind_of[[ord(k) for k in _KIND]] = list(_KIND.values())
+        every = chain.from_iterable
+        st = np.fromiter(map(_STAGE, every(orders)), dtype=np.int64, count=n_compute)
+        kd = kind_of[np.fromiter(map(ord, map(_KIND_TEXT, every(orders))), dtype=np.int64, count=n_compute)]
+        if (kd < 0).any():
+            raise KeyError("a kind other than F, B, I, W")
+        mb = np.fromiter(map(_MB, every(orders)), dtype=np.int64, count=n_compute)
     cell = _cells(orders, lens, ranks, st, kd, n, m)
     is_f, is_b = kd == 0, (kd == 1) | (kd == 2)
     key = st * m + mb

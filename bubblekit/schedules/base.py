@@ -21,6 +21,7 @@ from bubblekit._gc import gc_paused
 from bubblekit._validate import check_int, check_sequence
 from bubblekit.actions import COMM_KINDS, KINDS, PAIR, Action, Pair, parse_action, parts
 from bubblekit.i18n import register, tr
+from bubblekit.schedules._flat import ComputeRows
 
 if TYPE_CHECKING:
     from bubblekit.schedules.comms import Layout
@@ -183,6 +184,31 @@ class Schedule:
         (a list or numpy array is kept as a tuple), ``orders`` one sequence of :class:`Action` per rank.
         Whether every action is there exactly once is :meth:`validate`'s job (the simulator calls it).
         """
+        self._check_fields()
+        set_ = object.__setattr__
+        orders = self.orders
+        if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence):
+            raise TypeError(f"orders must be one sequence of actions per rank, got {orders!r}")
+        if type(orders) is not tuple or set(map(type, orders)) - {tuple}:
+            for r, order in enumerate(orders):
+                if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
+                    raise TypeError(f"orders[{r}] must be a sequence of Actions, got {order!r}")
+            orders = tuple(map(tuple, orders))
+            set_(self, "orders", orders)
+        if len(orders) != self.p:
+            raise ValueError(f"orders has {len(orders)} rank order(s) but p={self.p}: give one per rank")
+        for r, order in enumerate(orders):
+            if set(map(type, order)) - _ACTION_TYPES:
+                bad_a = next(a for a in order if type(a) not in _ACTION_TYPES)
+                if isinstance(bad_a, Action):  # a subclass: check its fields the slow way
+                    continue
+                raise TypeError(
+                    f"orders[{r}] holds {bad_a!r} of type {type(bad_a).__name__}: actions must be Action objects "
+                    f"(parse_action('0F3') reads text; Schedule.from_text reads a whole schedule)"
+                )
+
+    def _check_fields(self) -> None:
+        """:meth:`__post_init__`'s checks of every field but ``orders`` (a schedule with lazy orders has them too)."""
         set_ = object.__setattr__
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a string, got {self.name!r} of type {type(self.name).__name__}")
@@ -208,26 +234,6 @@ class Schedule:
         if len(self.placement) < self.p:
             raise ScheduleError(f"placement has {len(self.placement)} stage(s) for p={self.p} ranks: every rank needs "
                              f"at least one stage")
-        orders = self.orders
-        if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence):
-            raise TypeError(f"orders must be one sequence of actions per rank, got {orders!r}")
-        if type(orders) is not tuple or set(map(type, orders)) - {tuple}:
-            for r, order in enumerate(orders):
-                if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
-                    raise TypeError(f"orders[{r}] must be a sequence of Actions, got {order!r}")
-            orders = tuple(map(tuple, orders))
-            set_(self, "orders", orders)
-        if len(orders) != self.p:
-            raise ValueError(f"orders has {len(orders)} rank order(s) but p={self.p}: give one per rank")
-        for r, order in enumerate(orders):
-            if set(map(type, order)) - _ACTION_TYPES:
-                bad_a = next(a for a in order if type(a) not in _ACTION_TYPES)
-                if isinstance(bad_a, Action):  # a subclass: check its fields the slow way
-                    continue
-                raise TypeError(
-                    f"orders[{r}] holds {bad_a!r} of type {type(bad_a).__name__}: actions must be Action objects "
-                    f"(parse_action('0F3') reads text; Schedule.from_text reads a whole schedule)"
-                )
 
     # ----------------------------------------------------------------- shape
     @property
@@ -267,12 +273,15 @@ class Schedule:
     @property
     def split_backward(self) -> bool:
         """True when backward is split into ``I`` and ``W`` actions."""
+        codes = codes_of(self)
+        if codes is not None:
+            return codes.has_split()
         return any(a.kind in ("I", "W") for order in self.orders for a in order)
 
     @property
     def n_actions(self) -> int:
         """Total number of actions over all ranks."""
-        return sum(len(order) for order in self.orders)
+        return sum(map(len, orders_view(self)))
 
     @property
     def hops_per_step(self) -> int:
@@ -319,6 +328,11 @@ class Schedule:
         if not self.has_comms:
             return self
         lowered = self.__dict__.get("_lowered_from")
+        codes = codes_of(lowered.base) if lowered is not None else None
+        if codes is not None:  # the compute schedule's codes (and its actions, once made)
+            return _lazy_schedule(self.name, self.p, self.m, self.placement, codes,
+                                  source=self.source, notes=dict(self.notes), pipes=self.pipes, has_pairs=False,
+                                  has_comms=False)
         orders = lowered.base.orders if lowered is not None else \
             tuple(tuple(a for a in order if a[1] not in COMM_KINDS) for order in self.orders)
         return Schedule(self.name, self.p, self.m, self.placement, orders, source=self.source, notes=dict(self.notes),
@@ -372,15 +386,13 @@ class Schedule:
         if bulk is not None:  # the orders as integers (numpy), their actions made when asked for
             try:
                 with gc_paused():
-                    flat = bulk.lower_flat(base.orders, base.placement, base.m)
+                    codes = codes_of(base)  # the compute entries decode from its codes (its actions, once made)
+                    flat = bulk.lower_flat(orders_view(base) if codes is None else codes, base.placement, base.m)
             except ValueError as exc:
                 raise ScheduleError(f"{self.name!r}: {exc}") from None
-            low = object.__new__(Schedule)
-            # the fields as __init__ would set them (all checked on base), the orders left to __getattr__
-            low.__dict__.update(name=self.name, p=self.p, m=self.m, placement=self.placement, source=source,
-                                notes=notes, pipes=self.pipes, _lazy_orders=flat, has_pairs=False,
-                                has_comms=flat.n_comms > 0, _lowered_from=_Lowered(base, flat.layout))
-            return low
+            return _lazy_schedule(self.name, self.p, self.m, self.placement, flat, source=source, notes=notes,
+                                  pipes=self.pipes, has_pairs=False, has_comms=flat.n_comms > 0,
+                                  _lowered_from=_Lowered(base, flat.layout))
         try:
             rows, layout = lowering.lower_with_layout(base.orders, base.placement, base.m)
         except ValueError as exc:
@@ -398,17 +410,21 @@ class Schedule:
 
     if not TYPE_CHECKING:
         def __getattr__(self, name: str) -> object:
-            """``orders`` of a schedule :meth:`lower_comms` made: its actions, made on first use from its integers."""
+            """``orders`` of a schedule with lazy orders (:func:`_lazy_schedule`: :meth:`lower_comms` and the
+            builders of GPipe, 1F1B and looped BFS): its actions, made on first use from its integers."""
             if name == "orders":
                 flat = self.__dict__.get("_lazy_orders")
                 if flat is not None:
-                    orders = self.__dict__["orders"] = tuple(map(tuple, flat.rows()))
+                    with gc_paused():  # they live as long as the schedule
+                        rows = flat.rows()
+                        orders = rows if type(rows) is tuple else tuple(map(tuple, rows))
+                    self.__dict__["orders"] = orders
                     return orders
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _refuse_idle_ranks(self) -> None:
         """PyTorch's lowering (``lower_comms``, ``to_torch_csv(comms=True)``) needs an action on every rank."""
-        empty = [r for r, order in enumerate(self.orders) if not order]
+        empty = [r for r, order in enumerate(orders_view(self)) if not order]
         if empty:
             raise ScheduleError(f"cannot lower {self.name!r}: rank(s) {empty} have no action (PyTorch's lowering "
                                 f"needs every rank to compute)")
@@ -479,12 +495,16 @@ class Schedule:
         """
         if "_lowered_from" in self.__dict__:  # lowered by lower_comms from a validated schedule: legal
             return
-        if len(self.orders) != self.p:
-            raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
+        view = orders_view(self)
+        if len(view) != self.p:
+            raise ScheduleError(f"schedule has {len(view)} rank orders but p={self.p}")
         for stage, rank in enumerate(self.placement):
             if not 0 <= rank < self.p:
                 raise ScheduleError(f"placement puts stage {stage} on rank {rank}, outside 0..{self.p - 1}")
         self._check_pipes()
+        codes = codes_of(self)
+        if self.pipes == 1 and codes is not None and codes.legal(self.placement):
+            return  # the exact check on the integers; anything else (or no numpy): the actions, for the message
         if self.pipes == 1 and not self.has_pairs and self._looks_legal():
             self.__dict__["has_comms"] = False  # _looks_legal refuses any kind but F, B, I, W: known for free
             return
@@ -526,9 +546,12 @@ class Schedule:
         """
         if "_lowered_from" in self.__dict__:  # lowered by lower_comms from a validated schedule: legal
             return
-        if len(self.orders) != self.p:
-            raise ScheduleError(f"schedule has {len(self.orders)} rank orders but p={self.p}")
+        if len(orders_view(self)) != self.p:
+            raise ScheduleError(f"schedule has {len(orders_view(self))} rank orders but p={self.p}")
         self._check_pipes()
+        codes = codes_of(self)
+        if codes is not None and codes.in_place(self.placement):
+            return  # the check on the integers; anything else: the actions, for the message
         get_stage, get_kind, get_mb = itemgetter(0), itemgetter(1), itemgetter(2)
         for rank, order in enumerate(self.orders):
             if not order:
@@ -1033,8 +1056,41 @@ def flatten(orders: Iterable[Iterable[Action]]) -> list[Action]:
 
 
 def orders_view(schedule: Schedule) -> Sequence[Sequence[Action]]:
-    """``schedule.orders``, or, for a schedule :meth:`Schedule.lower_comms` made whose actions nobody asked for
-    yet, a view of its integers that makes only the actions read (:class:`bubblekit.schedules._flat.FlatRows`)."""
+    """``schedule.orders``, or, for a schedule with lazy orders whose actions nobody asked for yet, a view of
+    its integers that makes only the actions read: :class:`bubblekit.schedules._flat.FlatRows` for one
+    :meth:`Schedule.lower_comms` made, :class:`bubblekit.schedules._flat.ComputeRows` for a compute schedule
+    :func:`from_codes` made (GPipe, 1F1B, looped BFS: its ``arrays()`` are its actions as integers)."""
     d = schedule.__dict__
     flat = d.get("_lazy_orders")
     return schedule.orders if flat is None or "orders" in d else flat
+
+
+def codes_of(schedule: Schedule) -> ComputeRows | None:
+    """The integer codes of a compute schedule :func:`from_codes` made (kept after its actions are made), else ``None``."""
+    view = schedule.__dict__.get("_lazy_orders")
+    return view if type(view) is ComputeRows else None
+
+
+def _lazy_schedule(name: str, p: int, m: int, placement: tuple[int, ...], view: Sequence[Sequence[Action]], *,
+                   source: str = "", notes: dict[str, str] | None = None, pipes: int = 1,
+                   **known: object) -> Schedule:
+    """A :class:`Schedule` whose ``orders`` are made from ``view`` (``rows()``: :class:`~bubblekit.schedules._flat.FlatRows`
+    or :class:`~bubblekit.schedules._flat.ComputeRows`) when first read; ``known``: what is known for free
+    (``has_pairs``, ``has_comms``, ``_lowered_from``). The fields are checked as ``__init__`` checks them."""
+    s = object.__new__(Schedule)
+    s.__dict__.update(name=name, p=p, m=m, placement=placement, source=source, notes={} if notes is None else notes,
+                      pipes=pipes, _lazy_orders=view, **known)
+    s._check_fields()
+    if len(view) != s.p:
+        raise ValueError(f"orders has {len(view)} rank order(s) but p={s.p}: give one per rank")
+    return s
+
+
+def from_codes(name: str, p: int, m: int, placement: tuple[int, ...], codes: Sequence[Sequence[int]], *,
+               source: str = "") -> Schedule:
+    """A compute schedule from its orders as integer codes: ``codes[r]`` is rank ``r``'s order, each action
+    ``(kind * n_stages + stage) * m + microbatch`` with ``kind`` its index in ``"FBIW"``
+    (:func:`bubblekit.schedules._flat.compute_codes` gives a run of them). Its actions are made only when
+    ``orders`` is read; validation, lowering and simulation read the integers."""
+    view = ComputeRows(codes, len(placement), m)
+    return _lazy_schedule(name, p, m, placement, view, source=source, has_pairs=False, has_comms=False)

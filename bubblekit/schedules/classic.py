@@ -12,7 +12,8 @@ from itertools import chain, count
 
 from bubblekit.actions import Action
 from bubblekit.i18n import register, tr
-from bubblekit.schedules.base import Schedule, actions, looped_placement
+from bubblekit.schedules._flat import compute_codes
+from bubblekit.schedules.base import Schedule, from_codes, looped_placement
 
 register({
     # the m rules' refusals (a learner meets them in the planner's tables and in bk.schedule)
@@ -48,8 +49,8 @@ def gpipe(p: int, m: int) -> Schedule:
     ``rB0 .. rB(m-1)`` (PyTorch's ``ScheduleGPipe`` order), so it holds the activations of
     all ``m`` microbatches at its peak.
     """
-    orders = tuple(tuple(actions(r, "F", range(m)) + actions(r, "B", range(m))) for r in range(p))
-    return Schedule("gpipe", p, m, tuple(range(p)), orders, source="Huang et al., GPipe (2019)")
+    codes = [[*compute_codes(p, m, r, "F"), *compute_codes(p, m, r, "B")] for r in range(p)]
+    return from_codes("gpipe", p, m, tuple(range(p)), codes, source="Huang et al., GPipe (2019)")
 
 
 def one_f_one_b(p: int, m: int) -> Schedule:
@@ -60,16 +61,13 @@ def one_f_one_b(p: int, m: int) -> Schedule:
     then drains the remaining backwards. Same bubble as GPipe, but rank ``r`` holds at most
     ``min(p - r, m)`` microbatches' activations instead of ``m``.
     """
-    orders = []
+    codes = []
     for r in range(p):
         warm = min(p - r, m)
-        forwards, backwards = actions(r, "F", range(m)), actions(r, "B", range(m))
-        steady = list(chain.from_iterable(zip(backwards, forwards[warm:])))  # B k, F warm+k
-        orders.append(tuple(forwards[:warm] + steady + backwards[m - warm:]))
-    return Schedule(
-        "1f1b", p, m, tuple(range(p)), tuple(orders),
-        source="Narayanan et al., PipeDream-Flush / 1F1B (2021)",
-    )
+        forwards, backwards = compute_codes(p, m, r, "F"), compute_codes(p, m, r, "B")
+        steady = chain.from_iterable(zip(backwards, forwards[warm:]))  # B k, F warm+k
+        codes.append([*forwards[:warm], *steady, *backwards[m - warm:]])
+    return from_codes("1f1b", p, m, tuple(range(p)), codes, source="Narayanan et al., PipeDream-Flush / 1F1B (2021)")
 
 
 def interleaved_m_rule(p: int, m: int) -> str | None:
@@ -225,14 +223,14 @@ def looped_bfs(p: int, m: int, v: int = 2) -> Schedule:
     placement as interleaved 1F1B, but every rank holds all ``m`` microbatches of every
     chunk at its peak, like GPipe.
     """
-    orders = []
+    codes = []
     for r in range(p):
-        stages = list(range(r, p * v, p))
-        order = [Action(s, "F", i) for s in stages for i in range(m)]
-        order += [Action(s, "B", i) for s in reversed(stages) for i in reversed(range(m))]
-        orders.append(tuple(order))
-    return Schedule(
-        "looped-bfs", p, m, looped_placement(p, v), tuple(orders),
+        stages = range(r, p * v, p)
+        order = [c for s in stages for c in compute_codes(p * v, m, s, "F")]
+        order += [c for s in reversed(stages) for c in reversed(compute_codes(p * v, m, s, "B"))]
+        codes.append(order)
+    return from_codes(
+        "looped-bfs", p, m, looped_placement(p, v), codes,
         source="Lamy-Poirier, Breadth-First Pipeline Parallelism (2022); order as PyTorch ScheduleLoopedBFS",
     )
 
