@@ -167,7 +167,17 @@ class ComputeRows(Sequence[ComputeRow]):
     def rows(self) -> tuple[tuple[Action, ...], ...]:
         """The orders as actions (made once and kept: every schedule over this view shares them)."""
         if self._rows is None:
-            if self._arrays is None and _numpy(self.n_actions) is None:
+            top = 4 * self.n * self.m
+            bulk = self._arrays is not None or _numpy(self.n_actions) is not None
+            if bulk:
+                low, high = (int(x.min()), int(x.max())) if len(x := self.flat_codes()) else (0, 0)
+            else:
+                low, high = min(map(min, filter(None, self.codes)), default=0), max(map(max, filter(None, self.codes)),
+                                                                                  default=0)
+            if low < 0 or high >= top:
+                raise ValueError(f"code {low if low < 0 else high} is no action of {self.n} stage(s) and m={self.m}: "
+                                 f"a code is (kind * n_stages + stage) * m + microbatch, in 0..{top - 1}")
+            if not bulk:
                 self._rows = tuple(tuple(v) for v in self._views)
             else:
                 stage, kind, mb = self.arrays()
