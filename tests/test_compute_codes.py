@@ -1,6 +1,6 @@
 """Compute schedules kept as integer codes (``bubblekit.schedules._flat.ComputeRows``).
 
-GPipe, 1F1B and looped BFS are built as codes, their actions made only when ``orders`` is read:
+GPipe, 1F1B, interleaved 1F1B and looped BFS are built as codes, their actions made only when ``orders`` is read:
 
 * the orders are today's, action for action (the builders of before, written out here);
 * ``validate()`` and ``check_ranges()`` on the codes give the verdicts (and the messages) of the
@@ -85,6 +85,23 @@ def test_the_orders_are_the_builders_of_before(p: int, m: int) -> None:
     for v in (2, 3):
         s = bk.schedule("looped-bfs", p, m, v)
         assert s.orders == old_looped_bfs(p, m, v)
+
+
+@pytest.mark.parametrize("p, m, v, group", [(2, 3, 2, None), (4, 8, 2, None), (4, 10, 3, None), (3, 6, 2, 6),
+                                             (4, 13, 2, 9)])
+def test_interleaved_codes_are_its_actions(p: int, m: int, v: int, group: int | None) -> None:
+    from bubblekit.schedules.classic import interleaved_rank_ops
+
+    s = bk.schedule("interleaved", p, m, v, microbatch_group_size=group)
+    want = tuple(tuple(interleaved_rank_ops(r, p, m, v, group=group)) for r in range(p))
+    assert [list(row) for row in orders_view(s)] == [list(row) for row in want]
+    s.validate()
+    assert "orders" not in s.__dict__ and s.orders == want
+    zb = [interleaved_rank_ops(r, p, m, v, zero_bubble=True, group=group, codes=True) for r in range(p)]
+    lazy = from_codes("zb1p", p, m, s.placement, zb)
+    lazy.validate()
+    assert lazy.split_backward and lazy.orders == tuple(
+        tuple(interleaved_rank_ops(r, p, m, v, zero_bubble=True, group=group)) for r in range(p))
 
 
 def test_the_view_decodes_one_action_at_a_time_and_gives_arrays() -> None:

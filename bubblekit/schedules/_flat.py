@@ -15,7 +15,7 @@ action until someone asks for the actions:
   each rank's items by that gives its lowered order, its :class:`~bubblekit.schedules.comms.Layout`
   and its orders as integers (:class:`FlatRows`), decoded into actions only on demand.
 
-The compute schedules :func:`bubblekit.schedule` builds for GPipe, 1F1B and looped BFS keep their
+The compute schedules :func:`bubblekit.schedule` builds for GPipe, 1F1B, interleaved 1F1B and looped BFS keep their
 orders as integers too (:class:`ComputeRows`, plain lists: no numpy needed to build them); their
 checks, their lowering and the simulator's memory read the integers (numpy), and a lowered
 schedule's compute entries decode from them.
@@ -41,7 +41,9 @@ if TYPE_CHECKING:
 COMM_CODES: tuple[str, ...] = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
 #: the compute kinds, by their code in :class:`ComputeRows`
 COMPUTE_CODES: tuple[str, ...] = ("F", "B", "I", "W")
-_KIND = {"F": 0, "B": 1, "I": 2, "W": 3}
+#: a compute kind's index in :data:`COMPUTE_CODES`
+KIND_CODES: dict[str, int] = {"F": 0, "B": 1, "I": 2, "W": 3}
+_KIND = KIND_CODES
 _STAGE, _KIND_TEXT, _MB = itemgetter(0), itemgetter(1), itemgetter(2)
 _new = tuple.__new__
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import chain, count
+from typing import Any
 
 from bubblekit.actions import Action
 from bubblekit.i18n import register, tr
-from bubblekit.schedules._flat import compute_codes
+from bubblekit.schedules._flat import KIND_CODES, compute_codes
 from bubblekit.schedules.base import Schedule, from_codes, looped_placement
 
 register({
@@ -135,8 +136,8 @@ def microbatch_group_rule(p: int, m: int, group: int) -> str | None:
 
 
 def interleaved_rank_ops(
-    rank: int, p: int, m: int, v: int, *, zero_bubble: bool = False, group: int | None = None
-) -> list[Action]:
+    rank: int, p: int, m: int, v: int, *, zero_bubble: bool = False, group: int | None = None, codes: bool = False
+) -> list[Action] | list[int]:
     """One rank's order for interleaved 1F1B (or its zero-bubble variant, ZB1P).
 
     Port of PyTorch's ``_get_1f1b_rank_ops`` with the stage-index rules of
@@ -145,6 +146,7 @@ def interleaved_rank_ops(
     microbatches are Megatron's groups of that size. ``group`` (Megatron's
     ``microbatch_group_size_per_vp_stage``) replaces the round size; warm-up is Megatron's
     ``2(p - 1 - rank) + (v - 1)·group`` forwards (``factor`` 1 instead of 2 for ZB1P), capped at ``m·v``.
+    ``codes=True`` gives each action as its integer code (:func:`~bubblekit.schedules.base.from_codes`).
     """
     if group is None:
         _, group = _rounds(p, m)
@@ -154,19 +156,24 @@ def interleaved_rank_ops(
     steady = total_mb_ops - warm
     cooldown = total_mb_ops - steady
 
-    def fwd(step: int) -> Action:
-        mb, chunk = table[step]
-        return Action(chunk * p + rank, "F", mb)
+    def code(stage: int, kind: str, mb: int) -> int:
+        return (KIND_CODES[kind] * p * v + stage) * m + mb
 
-    def back(index: int, kind: str) -> Action:
+    make: Callable[[int, str, int], Any] = code if codes else Action
+
+    def fwd(step: int) -> Any:
+        mb, chunk = table[step]
+        return make(chunk * p + rank, "F", mb)
+
+    def back(index: int, kind: str) -> Any:
         mb, chunk = table[index]
-        return Action((v - 1 - chunk) * p + rank, kind, mb)
+        return make((v - 1 - chunk) * p + rank, kind, mb)
 
     back_kind = "I" if zero_bubble else "B"
     n_1f1b = rank  # ZB1P delays W by `rank` microbatches
     n_back = 0
     w_count = 0
-    ops: list[Action] = []
+    ops: list[Any] = []
 
     for step in range(warm + steady + cooldown):
         if step < warm + steady:
@@ -207,12 +214,12 @@ def interleaved_1f1b(p: int, m: int, v: int = 2, microbatch_group_size: int | No
         problem = microbatch_group_rule(p, m, group)
         if problem is not None:
             raise ValueError(problem)
-    orders = tuple(tuple(interleaved_rank_ops(r, p, m, v, group=microbatch_group_size)) for r in range(p))
+    codes = [interleaved_rank_ops(r, p, m, v, group=microbatch_group_size, codes=True) for r in range(p)]
     source = "Narayanan et al., Megatron-LM interleaved 1F1B (2021); order as PyTorch ScheduleInterleaved1F1B"
     if microbatch_group_size is not None:
         source = (f"Megatron-Core interleaved 1F1B, microbatch_group_size_per_vp_stage={microbatch_group_size} "
                   "(get_schedule_table)")
-    return Schedule("interleaved", p, m, looped_placement(p, v), orders, source=source)
+    return from_codes("interleaved", p, m, looped_placement(p, v), codes, source=source)  # type: ignore[arg-type]
 
 
 def looped_bfs(p: int, m: int, v: int = 2) -> Schedule:
