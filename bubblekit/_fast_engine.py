@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from bubblekit._validate import Number
 from bubblekit.actions import COMM_KINDS, EVENTS, SINGLE_KINDS, Action, Event, Pair, carried, needs, produces
 from bubblekit.costs import ResolvedCosts
+from bubblekit.schedules._flat import COMPUTE_CODES
 from bubblekit.schedules.base import Schedule, orders_view
 from bubblekit.simulator import message_receivers
 
@@ -245,7 +246,7 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
     plan = compile_rules(schedule, ticks, keys, links)
     comm = ticks.comm
     pairs = compile_pairs(schedule, ticks, keys, links) if schedule.has_pairs else {}
-    orders = schedule.orders
+    orders = orders_view(schedule)  # a schedule built as integer codes: its actions made only if the generators run
     p = len(orders)
     done: list[Number | None] = [None] * keys.slots  # when each event was made (then when each message arrived)
     made = [-1] * keys.size  # which action made it: offsets[rank] + index
@@ -518,7 +519,7 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
             made_ += [-1, -1]
             row[k] = (ticks.duration(s, k), local[0], local[1], made_[0], made_[1], rk, rslot, link, wire, kc)
         plan.append(row)
-    orders = base.orders
+    orders = orders_view(base)
     p = len(orders)
     recv_k = layout.recv_k
     done: list[Number | None] = [None] * keys.slots
@@ -733,6 +734,14 @@ def _per_action(np: ModuleType, orders: Sequence[Sequence[Action]], plan: Sequen
             if max(map(abs, ints)) > 1 << 40:
                 return None
             table[s * nk + kind_of[k]] = ints
+    arrays = getattr(orders, "arrays", None)
+    if arrays is not None:  # a schedule built as integer codes (:class:`~bubblekit.schedules._flat.ComputeRows`)
+        st, code_kind, mb = arrays()
+        remap = np.array([kind_of.get(k, -1) for k in COMPUTE_CODES], dtype=np.int64)
+        kd = remap[code_kind]
+        if len(kd) and int(kd.min()) < 0:  # pragma: no cover - a kind the plan has no entry for
+            return None
+        return table[st * nk + kd], mb
     every = chain.from_iterable
     try:
         kd = np.fromiter(map(kind_of.__getitem__, map(itemgetter(1), every(orders))), dtype=np.int64,

@@ -365,27 +365,50 @@ def critical_path(
     given for a lowered schedule: a message's input is then the later of its send and its
     receive (a tie: the send), ready when the message crossed plus the latency.
     """
+    return [(r, i) for r, i, _ in _walk_back(orders, n_stages, starts, ends, made_by, latency, pipes, crossed,
+                                             placement)]
+
+
+def _walk_back(
+    orders: Sequence[Sequence[Action]],
+    n_stages: int,
+    starts: Sequence[Sequence[Number]],
+    ends: Sequence[Sequence[Number]],
+    made_by: Callable[[Event], tuple[int, int] | None],
+    latency: Number,
+    pipes: int,
+    crossed: Callable[[Event, int], Number | None] | None,
+    placement: Sequence[int] | None,
+) -> list[tuple[int, int, Action]]:
+    """:func:`critical_path`'s walk, each step with its action: ``(rank, index, action)``, first to last."""
     r = max(range(len(ends)), key=lambda q: ends[q][-1] if ends[q] else -1)
     i = len(ends[r]) - 1
-    path = [(r, i)]
-    rules: dict[tuple[int, str], tuple[tuple[str, int], ...] | None] = {}  # needs of (stage, kind) at microbatch 0
+    action = orders[r][i]
+    path = [(r, i, action)]
+    # needs of (stage, kind) at microbatch 0, each with the message it carries (lowered), or None when a
+    # need's microbatch is not the action's own (then the rule is asked again)
+    rules: dict[tuple[int, str], tuple[tuple[str, int, tuple[str, int] | None], ...] | None] = {}
+    lowered = placement is not None
     while True:
         free = ends[r][i - 1] if i else 0
         cause, cause_ready = None, None
-        action = orders[r][i]
         rule = rules.get(action[:2], ()) if type(action) is Action else None
         if rule == ():  # not seen yet: the rule's events, kept when each has the action's own microbatch
             template = needs(Action(action[0], action[1], 0), n_stages, pipes, placement)
-            rule = rules[action[:2]] = None if any(e.microbatch for e in template) else \
-                tuple((e.what, e.stage) for e in template)
+            rule = rules[action[:2]] = None if any(e.microbatch for e in template) else tuple(
+                (e.what, e.stage, None if (c := carried(e)) is None or not lowered else (c.what, c.stage))
+                for e in template)
         if rule is None:
-            wanted = needs(action, n_stages, pipes, placement)
+            found = [(e, made_by(e), carried(e) if lowered else None)
+                     for e in needs(action, n_stages, pipes, placement)]
         else:
             mb = action[2]
-            wanted = tuple(Event(what, stage, mb) for what, stage in rule)
-        found = [(event, made_by(event), carried(event) if placement is not None else None) for event in wanted]
+            found = []
+            for what, stage, c in rule:
+                e = Event(what, stage, mb)
+                found.append((e, made_by(e), None if c is None else Event(c[0], c[1], mb)))
         posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
-        for _event, src, what in found if placement is not None else ():
+        for _event, src, what in found if lowered else ():
             if what is not None and src is not None:
                 t = ends[src[0]][src[1]]
                 posted[what] = t if what not in posted or t > posted[what] else posted[what]
@@ -409,7 +432,8 @@ def critical_path(
             i -= 1
         else:
             break
-        path.append((r, i))
+        action = orders[r][i]
+        path.append((r, i, action))
     path.reverse()
     return path
 
@@ -620,10 +644,10 @@ class SimResult(Timeline):
         """
         orders = orders_view(self.schedule)
         with gc_paused():  # its steps make small objects that die young: no need to walk the timeline's lists
-            chain = critical_path(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
-                                  self._latency_ticks, self.schedule.pipes, self._crossed,
-                                  self.schedule.placement if self.schedule.has_comms else None)
-        return [(r, orders[r][i]) for r, i in chain]
+            path = _walk_back(orders, self.schedule.n_stages, self._starts, self._ends, self._made_by,
+                              self._latency_ticks, self.schedule.pipes, self._crossed,
+                              self.schedule.placement if self.schedule.has_comms else None)
+        return [(r, a) for r, _, a in path]
 
     def __repr__(self) -> str:
         return (
