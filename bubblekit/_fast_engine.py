@@ -99,6 +99,8 @@ class FastRun(NamedTuple):
     stuck: dict[int, tuple[int, Event]]
     #: ``crossed(event, rank)``: when its message to ``rank`` came off the wire (None: no links)
     crossed: _Crossed | None = None
+    #: each rank's busy time (ticks), when the engine knows it without reading every start and end
+    busy: list[Number] | None = None
 
 
 class _Keys:
@@ -616,7 +618,8 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
                 first_waiting[key] = r
         if any(ptr[r] < len(orders[r]) for r in range(p)):
             return None  # a deadlock: the general engine names it
-    low_starts, low_ends = [], []
+    low_starts: list[Sequence[Number]] = []
+    low_ends: list[Sequence[Number]] = []
     for r, length in enumerate(map(len, orders_view(schedule))):
         pos = layout.pos[r]
         st_c, en_c = starts[r], ends[r]
@@ -624,16 +627,67 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
             low_starts.append(st_c)
             low_ends.append(en_c)
             continue
-        # a send or a receive after the c-th compute ends when it does (at 0 before the first): each
-        # compute's end fills its place and the places up to the next compute; its start then its place
-        runs = list(map(sub, [*pos, length], [0, *pos]))
-        low_en = list(chain.from_iterable(map(repeat, [0, *en_c], runs)))
-        low_st = low_en[:]
-        deque(map(low_st.__setitem__, pos, st_c), maxlen=0)
-        low_starts.append(low_st)
-        low_ends.append(low_en)
+        low_starts.append(LoweredTimes(pos, st_c, en_c, length))
+        low_ends.append(LoweredTimes(pos, en_c, en_c, length))
+    busy = [sum(en) - sum(st) for st, en in zip(starts, ends)]  # the sends and receives take no time
     return FastRun(low_starts, low_ends, _LoweredMadeBy(keys, made, offsets, layout, place), {},  # type: ignore[arg-type]
-                   _Crossed(keys, done, remote) if has_links else None)
+                   _Crossed(keys, done, remote) if has_links else None, busy)
+
+
+class LoweredTimes(Sequence[Number]):
+    """One rank's starts (or ends) in a schedule :meth:`~bubblekit.Schedule.lower_comms` made, read from its compute's.
+
+    A send or a receive after the c-th compute starts and ends when that compute ends (at 0
+    before the first). An entry is looked up when read (a binary search over the compute's
+    places); the whole list is made on the first full read (iteration, a slice) and kept.
+    Compares equal to the list of the same times.
+    """
+
+    __slots__ = ("_pos", "_own", "_ends", "_length", "_list")
+
+    def __init__(self, pos: Sequence[int], own: Sequence[Number], ends: Sequence[Number], length: int) -> None:
+        #: the compute's places in the lowered order, its starts (or ends), its ends, the order's length
+        self._pos, self._own, self._ends, self._length = pos, own, ends, length
+        self._list: list[Number] | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    def _full(self) -> list[Number]:
+        if self._list is None:
+            pos, length = self._pos, self._length
+            # each compute's end fills its place and the places up to the next compute; its own time then its place
+            runs = list(map(sub, [*pos, length], [0, *pos]))
+            out = list(chain.from_iterable(map(repeat, [0, *self._ends], runs)))
+            if self._own is not self._ends:
+                deque(map(out.__setitem__, pos, self._own), maxlen=0)
+            self._list = out
+        return self._list
+
+    def __getitem__(self, j: Any) -> Any:
+        if self._list is None and type(j) is int:
+            if j < 0:
+                j += self._length
+            if not 0 <= j < self._length:
+                raise IndexError("lowered timeline index out of range")
+            c = bisect_right(self._pos, j)  # computes at or before place j
+            if c and self._pos[c - 1] == j:
+                return self._own[c - 1]
+            return self._ends[c - 1] if c else 0
+        return self._full()[j]
+
+    def __iter__(self) -> Iterator[Number]:
+        return iter(self._full())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, LoweredTimes)):
+            return self._full() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._full())
 
 
 # ------------------------------------------- the common case in bulk: sweeps over the ranks (numpy)

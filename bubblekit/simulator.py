@@ -396,17 +396,18 @@ def _walk_back(
         if rule == ():  # not seen yet: the rule's events, kept when each has the action's own microbatch
             template = needs(Action(action[0], action[1], 0), n_stages, pipes, placement)
             rule = rules[action[:2]] = None if any(e.microbatch for e in template) else tuple(
-                (e.what, e.stage, None if (c := carried(e)) is None or not lowered else (c.what, c.stage))
+                (e.what, e.stage, None if (msg := carried(e)) is None or not lowered else (msg.what, msg.stage))
                 for e in template)
+        found: list[tuple[Event, tuple[int, int] | None, Event | None]]
         if rule is None:
             found = [(e, made_by(e), carried(e) if lowered else None)
                      for e in needs(action, n_stages, pipes, placement)]
         else:
             mb = action[2]
             found = []
-            for what, stage, c in rule:
-                e = Event(what, stage, mb)
-                found.append((e, made_by(e), None if c is None else Event(c[0], c[1], mb)))
+            for need_what, need_stage, message in rule:
+                e = Event(need_what, need_stage, mb)
+                found.append((e, made_by(e), None if message is None else Event(message[0], message[1], mb)))
         posted: dict[Event, Number] = {}  # lowered: carried event -> when the later of its two ends was posted
         for _event, src, what in found if lowered else ():
             if what is not None and src is not None:
@@ -510,8 +511,10 @@ class SimResult(Timeline):
         engine: str = "fast",
         crossed: Callable[[Event, int], Number | None] | None = None,
         reductions: Sequence[Reduction] = (),
+        busy: Sequence[Number] | None = None,
     ) -> None:
-        # the engines hand over fresh lists, and each rank's ends grow along its order
+        # the engines hand over fresh lists (or, for a lowered schedule, views of its compute's times that
+        # make the lists when first read in full), and each rank's ends grow along its order
         last = max(e[-1] for e in ends if e) if any(ends) else None
         self._compute_end = last
         if reductions and last is not None:
@@ -519,6 +522,8 @@ class SimResult(Timeline):
         # the labels: a lowered schedule's own actions are made only when a span is read (orders_view)
         self._own(starts, ends, orders_view(schedule), costs.unit, ticks_per_unit, 0, last, False,
                   f"simulated {schedule.name}")
+        if busy is not None:  # known to the engine: each rank's time in its compute (its sends and receives take none)
+            self.__dict__["_busy_ticks"] = list(busy)
         self._reductions = tuple(reductions)
         self._crossed = crossed
         self.schedule = schedule
@@ -718,7 +723,7 @@ def simulate(
     if out.stuck:
         raise DeadlockError(explain_deadlock(schedule.orders, out.stuck, schedule.placement))
     return SimResult(schedule, costs, resolved, out.starts, out.ends, scale, out.made_by, ticks.comm,
-                     crossed=out.crossed,
+                     crossed=out.crossed, busy=out.busy,
                      reductions=dp_reductions(orders_view(schedule), out.ends, ticks.dp_reduce, schedule.placement))
 
 
