@@ -60,7 +60,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import itemgetter, sub
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -68,8 +68,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from bubblekit._validate import Number
 from bubblekit.actions import COMM_KINDS, EVENTS, SINGLE_KINDS, Action, Event, Pair, carried, needs, produces
 from bubblekit.costs import ResolvedCosts
-from bubblekit.schedules._flat import COMPUTE_CODES
-from bubblekit.schedules.base import Schedule, orders_view
+from bubblekit.schedules._flat import COMPUTE_CODES, ComputeRows
+from bubblekit.schedules.base import Schedule, codes_of, orders_view
 from bubblekit.simulator import message_receivers
 
 if TYPE_CHECKING:
@@ -426,7 +426,7 @@ def run(schedule: Schedule, ticks: ResolvedCosts) -> FastRun:
                         woken = chain[woken]
         ptr[r] = len(order)
 
-    swept = _swept(orders, lean, keys, len(link_free)) if lean is not None else None
+    swept = _swept(orders, lean, keys, len(link_free), codes_of(schedule)) if lean is not None else None
     if swept is not None:
         starts, ends, made_a, done_a = swept
         return FastRun(starts, ends, _MadeBy(keys, made_a, offsets), {},
@@ -522,8 +522,36 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
             row[k] = (ticks.duration(s, k), local[0], local[1], made_[0], made_[1], rk, rslot, link, wire, kc)
         plan.append(row)
     orders = orders_view(base)
+    offsets = [0, *accumulate(map(len, orders))][:-1]
+    bulk = _lowered_in_bulk(orders, plan, keys, layout.recv_k, comm, len(link_free), codes_of(base))  # numpy
+    if bulk is None:
+        bulk = _lowered_generators(orders, plan, keys, layout.recv_k, comm, link_free, offsets)
+        if bulk is None:
+            return None  # a deadlock: the general engine names it
+    starts, ends, made, done = bulk
+    low_starts: list[Sequence[Number]] = []
+    low_ends: list[Sequence[Number]] = []
+    for r, length in enumerate(map(len, orders_view(schedule))):
+        pos = layout.pos[r]
+        st_c, en_c = starts[r], ends[r]
+        if len(pos) == length:
+            low_starts.append(st_c)
+            low_ends.append(en_c)
+            continue
+        low_starts.append(LoweredTimes(pos, st_c, en_c, length))
+        low_ends.append(LoweredTimes(pos, en_c, en_c, length))
+    busy = [sum(en) - sum(st) for st, en in zip(starts, ends)]  # the sends and receives take no time
+    return FastRun(low_starts, low_ends, _LoweredMadeBy(keys, made, offsets, layout, place), {},  # type: ignore[arg-type]
+                   _Crossed(keys, done, remote) if has_links else None, busy)
+
+
+def _lowered_generators(orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[str, tuple[Any, ...]]], keys: _Keys,
+                        recv_k: Sequence[int], comm: Number, link_free: list[Number],
+                        offsets: list[int]) -> tuple[list[list[Number]], list[list[Number]], list[int], Any] | None:
+    """:func:`run_lowered`'s compute timeline, one generator per rank (any size, no numpy); ``None``: a deadlock.
+    Returns ``(starts, ends, made, done)``."""
+    size = keys.size
     p = len(orders)
-    recv_k = layout.recv_k
     done: list[Number | None] = [None] * keys.slots
     made = [-1] * size
     first_waiting = [-1] * keys.slots
@@ -531,9 +559,6 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
     starts: list[list[Number]] = [[0] * len(o) for o in orders]
     ends: list[list[Number]] = [[0] * len(o) for o in orders]
     ptr = [len(o) for o in orders]
-    offsets = [0] * p
-    for r in range(1, p):
-        offsets[r] = offsets[r - 1] + len(orders[r - 1])
     stack = list(range(p - 1, -1, -1))
     push, pop = stack.append, stack.pop
 
@@ -605,33 +630,16 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
                             woken = chain[woken]
         ptr[r] = len(order)
 
-    bulk = _lowered_in_bulk(orders, plan, keys, recv_k, comm, len(link_free))  # large schedules, numpy
-    if bulk is not None:
-        starts, ends, made, done = bulk
-    else:
-        procs = [rank_process(r) for r in range(p)]
-        while stack:
-            r = pop()
-            key = next(procs[r], None)
-            if key is not None:
-                next_waiting[r] = first_waiting[key]
-                first_waiting[key] = r
-        if any(ptr[r] < len(orders[r]) for r in range(p)):
-            return None  # a deadlock: the general engine names it
-    low_starts: list[Sequence[Number]] = []
-    low_ends: list[Sequence[Number]] = []
-    for r, length in enumerate(map(len, orders_view(schedule))):
-        pos = layout.pos[r]
-        st_c, en_c = starts[r], ends[r]
-        if len(pos) == length:
-            low_starts.append(st_c)
-            low_ends.append(en_c)
-            continue
-        low_starts.append(LoweredTimes(pos, st_c, en_c, length))
-        low_ends.append(LoweredTimes(pos, en_c, en_c, length))
-    busy = [sum(en) - sum(st) for st, en in zip(starts, ends)]  # the sends and receives take no time
-    return FastRun(low_starts, low_ends, _LoweredMadeBy(keys, made, offsets, layout, place), {},  # type: ignore[arg-type]
-                   _Crossed(keys, done, remote) if has_links else None, busy)
+    procs = [rank_process(r) for r in range(p)]
+    while stack:
+        r = pop()
+        key = next(procs[r], None)
+        if key is not None:
+            next_waiting[r] = first_waiting[key]
+            first_waiting[key] = r
+    if any(ptr[r] < len(orders[r]) for r in range(p)):
+        return None  # a deadlock: the general engine names it
+    return starts, ends, made, done
 
 
 class LoweredTimes(Sequence[Number]):
@@ -708,7 +716,7 @@ def _np() -> ModuleType | None:
 
 
 def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple[Number, ...]]], keys: _Keys,
-           n_links: int) -> tuple[list[list[Number]], list[list[Number]], list[int], Any] | None:
+           n_links: int, codes: ComputeRows | None = None) -> tuple[list[list[Number]], list[list[Number]], list[int], Any] | None:
     """The lean loop's timeline (:func:`run`), computed rank by rank in bulk; ``None`` where it cannot help.
 
     Without links, :func:`_sweeps` (each rank's ends a running maximum, the ranks recomputed until
@@ -725,7 +733,7 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
     np = _np()
     if np is None:
         return None
-    flat = _per_action(np, orders, lean, n_actions)
+    flat = _per_action(np, orders, lean, n_actions, codes)
     if flat is None:
         return None
     e, mb = flat
@@ -772,9 +780,10 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
 
 
 def _per_action(np: ModuleType, orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[str, tuple[Number, ...]]],
-                n_actions: int) -> tuple[Any, Any] | None:
+                n_actions: int, codes: ComputeRows | None) -> tuple[Any, Any] | None:
     """Each action's plan entry (``plan[stage][kind]``, a tuple of ints) as a row of an int64 array, and its
-    microbatch: ``(entries, microbatches)``; ``None`` for a time that is not an int or is too large for int64."""
+    microbatch: ``(entries, microbatches)``; ``None`` for a time that is not an int or is too large for int64.
+    ``codes``: the schedule's integer codes, when it was built as codes (read instead of its actions)."""
     kinds = sorted({k for row in plan for k in row})
     kind_of = {k: j for j, k in enumerate(kinds)}
     nk = len(kinds)
@@ -788,9 +797,8 @@ def _per_action(np: ModuleType, orders: Sequence[Sequence[Action]], plan: Sequen
             if max(map(abs, ints)) > 1 << 40:
                 return None
             table[s * nk + kind_of[k]] = ints
-    arrays = getattr(orders, "arrays", None)
-    if arrays is not None:  # a schedule built as integer codes (:class:`~bubblekit.schedules._flat.ComputeRows`)
-        st, code_kind, mb = arrays()
+    if codes is not None:  # a schedule built as integer codes
+        st, code_kind, mb = codes.arrays()
         remap = np.array([kind_of.get(k, -1) for k in COMPUTE_CODES], dtype=np.int64)
         kd = remap[code_kind]
         if len(kd) and int(kd.min()) < 0:  # pragma: no cover - a kind the plan has no entry for
@@ -808,8 +816,8 @@ def _per_action(np: ModuleType, orders: Sequence[Sequence[Action]], plan: Sequen
 
 
 def _lowered_in_bulk(orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[str, tuple[Number, ...]]],
-                     keys: _Keys, recv_k: Sequence[int], comm: Number,
-                     n_links: int) -> tuple[list[list[Number]], list[list[Number]], Any, Any] | None:
+                     keys: _Keys, recv_k: Sequence[int], comm: Number, n_links: int,
+                     codes: ComputeRows | None = None) -> tuple[list[list[Number]], list[list[Number]], Any, Any] | None:
     """:func:`run_lowered`'s compute timeline level by level (:func:`_levelled`, numpy); ``None`` where it
     cannot help (small, no numpy, times that are not ints, an input nobody makes, a deadlock).
     Returns ``(starts, ends, made, done)``."""
@@ -819,7 +827,7 @@ def _lowered_in_bulk(orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[
     np = _np()
     if np is None:
         return None
-    flat = _per_action(np, orders, plan, n_actions)
+    flat = _per_action(np, orders, plan, n_actions, codes)
     if flat is None:
         return None
     e, mb = flat
@@ -970,16 +978,21 @@ def _levelled(np: ModuleType, offs: list[int], dur: Any, local: tuple[Any, Any, 
     two_made = bool((m2 >= 0).any())
     rows = [idx, np.where(m1 >= 0, d0 + m1, dump)] + ([np.where(m2 >= 0, d0 + m2, dump)] if two_made else [])
     n_out = len(rows)  # the rows written with the action's end
-    rows += [np.where(first, n, idx - 1), d0 + k1, d0 + k2, l1, l2, dur]  # its rank's previous action, its needs
+    # the entries read (one gather per level): its rank's previous action, its two needs, then its message's
+    read = [np.where(first, n, idx - 1), d0 + k1, d0 + k2]
     if sent is not None:
         sk, link, wire = sent
         on = sk >= 0
-        rows += [np.where(on, d0 + sk, dump), f0 + np.where(on, link, n_links), np.where(on, wire, 0)]
+        read += [f0 + np.where(on, link, n_links)]
+        more = [np.where(on, d0 + sk, dump), np.where(on, wire, 0)]
     if received is not None:
         rk, post, latency, link, wire, kc = received
         on = kc >= 0
-        rows += [d0 + rk, e0 + post, latency, f0 + np.where(on, link, n_links), np.where(on, wire, 0),
-                 np.where(on, d0 + kc, dump)]
+        read += [d0 + rk, e0 + post, f0 + np.where(on, link, n_links)]
+        more = [latency, np.where(on, wire, 0), np.where(on, d0 + kc, dump)]
+    g0, g1 = n_out, n_out + len(read)
+    rows += read + [l1, l2, dur] + (more if sent is not None or received is not None else [])
+    q = g1 + 3  # the message rows after the latencies and the duration
     by = np.argsort(level, kind="stable")
     table = np.stack(rows)[:, by]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(level))]).tolist()
@@ -987,33 +1000,32 @@ def _levelled(np: ModuleType, offs: list[int], dur: Any, local: tuple[Any, Any, 
     no_link = f0 + n_links  # the entry of the messages on no link (and of no message): stays 0
     mx = np.maximum
     with_l1, with_l2 = bool(l1.any()), bool(l2.any())
-    q = n_out + 6  # the message rows' first
     for a, b in zip(bounds, bounds[1:]):
         c = table[:, a:b]
-        t = times[c[n_out]]
-        x = times[c[n_out + 1]]
+        got = times[c[g0:g1]]  # every time this level reads, all from lower levels
+        t = got[0]
         if with_l1:
-            x += c[n_out + 3]
-        mx(t, x, out=t)
-        x = times[c[n_out + 2]]
+            got[1] += c[g1]
         if with_l2:
-            x += c[n_out + 4]
-        mx(t, x, out=t)
+            got[2] += c[g1 + 1]
+        mx(t, got[1], out=t)
+        mx(t, got[2], out=t)
         if received is not None:  # a message from the later of its send and its receive's post, then its link
-            at = mx(times[c[q]], times[c[q + 1]])
-            mx(at, times[c[q + 3]], out=at)
-            at += c[q + 4]
-            times[c[q + 3]] = at
+            at = mx(got[3], got[4])
+            mx(at, got[5], out=at)
+            at += c[q + 1]
+            link_row = c[g0 + 5]
+            times[link_row] = at
             times[no_link] = 0
-            times[c[q + 5]] = at
-            at += c[q + 2]
+            times[c[q + 2]] = at
+            at += c[q]
             mx(t, at, out=t)
-        t += c[n_out + 5]
+        t += c[g1 + 2]
         times[c[:n_out]] = t
         if sent is not None:  # its message waits for its link, then crosses it
-            at = mx(times[c[q + 1]], t)
-            at += c[q + 2]
-            times[c[q + 1]] = at
+            at = mx(got[3], t)
+            at += c[q + 1]
+            times[c[g0 + 3]] = at
             times[c[q]] = at
     ends, done = times[:n], times[d0:d0 + slots + 1]
     return ends, done

@@ -32,10 +32,15 @@ from bubblekit.schedules.base import Schedule, actions, codes_of, from_codes, or
 WIRED = bk.Costs(f=1, b=2, comm=1, activation_bytes=2, bandwidth=1, dp_reduce=3)
 
 
-@pytest.fixture(autouse=True)
-def bulk_always(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Small schedules take the numpy paths too (they start at 20,000 actions otherwise)."""
+@pytest.fixture(autouse=True, params=["engine in bulk", "engine generators"])
+def bulk_always(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Small schedules take the numpy paths too (they start at 20,000 actions otherwise): the codes' checks and
+    sums, and, in one of the two runs, the engine's bulk paths (which then read the codes, not the actions)."""
+    from bubblekit import _fast_engine
+
     monkeypatch.setattr(_flat, "BULK_MIN_ACTIONS", 0)
+    if request.param == "engine in bulk":
+        monkeypatch.setattr(_fast_engine, "SWEEP_MIN_ACTIONS", 0)
     yield
 
 
@@ -250,7 +255,11 @@ def test_the_metrics_read_the_codes_and_agree_with_the_actions(name: str, p: int
     costs = {"default": None, "wired": WIRED,
              "per stage": bk.Costs(f=1, b=2, activation=[1 + k / 3 for k in range(s.n_stages)])}[model]
     r = bk.simulate(s, costs)
-    s.__dict__.pop("orders", None)  # the engine may make them: the metrics must not need them
+    from bubblekit import _fast_engine
+
+    if _fast_engine.SWEEP_MIN_ACTIONS == 0:  # the engine's bulk paths read the codes
+        assert "orders" not in s.__dict__ and codes_of(s)._rows is None  # type: ignore[union-attr]
+    s.__dict__.pop("orders", None)  # the generators make them: the metrics must not need them
     codes_of(s)._rows = None  # type: ignore[union-attr]
     got = (r.makespan, r.bubble_ratio, r.peak_activations, r.critical_path, r.reductions)
     assert "orders" not in s.__dict__ and codes_of(s)._rows is None  # type: ignore[union-attr]
