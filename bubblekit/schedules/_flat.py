@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from itertools import chain, islice, repeat
 from operator import itemgetter
 from types import ModuleType
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from bubblekit.actions import Action
 
@@ -72,21 +72,17 @@ def compute_codes(n_stages: int, m: int, stage: int, kind: str) -> range:
     return range(first, first + m)
 
 
-class ComputeRow(Sequence[Action]):
-    """One rank's compute order, read from its integer codes (an action is built when asked for)."""
+class _CodedRow(Sequence[Action]):
+    """A row of integer codes read as actions, one at a time (each subclass says how a code decodes: ``_one``)."""
 
-    __slots__ = ("_codes", "_n", "_m")
-
-    def __init__(self, codes: Sequence[int], n: int, m: int) -> None:
-        self._codes, self._n, self._m = codes, n, m
+    __slots__ = ()
+    _codes: Any
 
     def __len__(self) -> int:
         return len(self._codes)
 
-    def _one(self, c: int) -> Action:
-        rest, mb = divmod(c, self._m)
-        kind, stage = divmod(rest, self._n)
-        return _new(Action, (stage, COMPUTE_CODES[kind], mb))
+    def _one(self, c: int) -> Action:  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
 
     @overload
     def __getitem__(self, i: int) -> Action: ...
@@ -96,11 +92,30 @@ class ComputeRow(Sequence[Action]):
 
     def __getitem__(self, i: int | slice) -> Action | list[Action]:
         if isinstance(i, slice):
-            return list(map(self._one, self._codes[i]))
-        return self._one(self._codes[i])
+            return list(map(self._one, _ints(self._codes[i])))
+        return self._one(int(self._codes[i]))
 
     def __iter__(self) -> Iterator[Action]:
-        return map(self._one, self._codes)
+        return map(self._one, _ints(self._codes))
+
+
+def _ints(codes: Any) -> Sequence[int]:
+    """Python ints of a list or a numpy array of codes."""
+    return codes.tolist() if hasattr(codes, "tolist") else codes
+
+
+class ComputeRow(_CodedRow):
+    """One rank's compute order, read from its integer codes (an action is built when asked for)."""
+
+    __slots__ = ("_codes", "_n", "_m")
+
+    def __init__(self, codes: Sequence[int], n: int, m: int) -> None:
+        self._codes, self._n, self._m = codes, n, m
+
+    def _one(self, c: int) -> Action:
+        rest, mb = divmod(c, self._m)
+        kind, stage = divmod(rest, self._n)
+        return _new(Action, (stage, COMPUTE_CODES[kind], mb))
 
     def __repr__(self) -> str:
         return f"ComputeRow({' '.join(map(str, self))})"
@@ -234,7 +249,7 @@ class ComputeRows(Sequence[ComputeRow]):
         return tuple(out)
 
 
-class FlatRow(Sequence[Action]):
+class FlatRow(_CodedRow):
     """One rank's lowered order, read from its integer codes (an action is built when asked for)."""
 
     __slots__ = ("_codes", "_base", "_n", "_m")
@@ -242,29 +257,12 @@ class FlatRow(Sequence[Action]):
     def __init__(self, codes: np.ndarray, base: Sequence[Action], n: int, m: int) -> None:
         self._codes, self._base, self._n, self._m = codes, base, n, m
 
-    def __len__(self) -> int:
-        return len(self._codes)
-
     def _one(self, c: int) -> Action:
         if c < 0:
             return self._base[-c - 1]
         rest, mb = divmod(c, self._m)
         kind, stage = divmod(rest, self._n)
         return _new(Action, (stage, COMM_CODES[kind], mb))
-
-    @overload
-    def __getitem__(self, i: int) -> Action: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[Action]: ...
-
-    def __getitem__(self, i: int | slice) -> Action | list[Action]:
-        if isinstance(i, slice):
-            return list(map(self._one, self._codes[i].tolist()))
-        return self._one(int(self._codes[i]))
-
-    def __iter__(self) -> Iterator[Action]:
-        return map(self._one, self._codes.tolist())
 
 
 class FlatRows(Sequence[FlatRow]):

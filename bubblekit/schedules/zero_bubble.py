@@ -39,7 +39,8 @@ Schedules (registry name, source, constraints):
 from __future__ import annotations
 
 from bubblekit.actions import Action
-from bubblekit.schedules.base import Schedule, v_placement
+from bubblekit.schedules._flat import KIND_CODES
+from bubblekit.schedules.base import Schedule, from_codes, v_placement
 
 __all__ = ["zb_h1", "zb_h2", "zbv"]
 
@@ -173,54 +174,61 @@ def zbv(p: int, m: int) -> Schedule:
     """
     n_micro = max(2 * p - 1, m)
     n_stages = 2 * p
-    orders: list[tuple[Action, ...]] = []
+    codes: list[list[int]] = []  # each action as its integer code (from_codes): (kind * n_stages + stage) * m + mb
     for r in range(p):
         s0, s1 = r, n_stages - 1 - r
-        ops: list[Action] = []
+        ops: list[int] = []
+
+        def put(stage: int, kind: str, mb: int, ops: list[int] = ops) -> None:
+            if mb < m:  # the order is built for n_micro microbatches; those >= m are dropped
+                ops.append((KIND_CODES[kind] * n_stages + stage) * m + mb)
+
         f0 = f1 = b0 = b1 = 0
         for _ in range(2 * (p - r) - 1):
-            ops.append(Action(s0, "F", f0))
+            put(s0, "F", f0)
             f0 += 1
         for _ in range(r):
-            ops.append(Action(s1, "F", f1))
+            put(s1, "F", f1)
             f1 += 1
-            ops.append(Action(s0, "F", f0))
+            put(s0, "F", f0)
             f0 += 1
         for _ in range(p - r):
-            ops.append(Action(s1, "F", f1))
+            put(s1, "F", f1)
             f1 += 1
-            ops.append(Action(s1, "I", b1))
-            ops.append(Action(s1, "W", b1))
+            put(s1, "I", b1)
+            put(s1, "W", b1)
             b1 += 1
         while f1 < f0 or f0 < n_micro:
             if f0 < n_micro:
-                ops.append(Action(s0, "F", f0))
+                put(s0, "F", f0)
                 f0 += 1
-            ops.append(Action(s0, "I", b0))
-            ops.append(Action(s0, "W", b0))
+            put(s0, "I", b0)
+            put(s0, "W", b0)
             b0 += 1
-            ops.append(Action(s1, "F", f1))
+            put(s1, "F", f1)
             f1 += 1
-            ops.append(Action(s1, "I", b1))
-            ops.append(Action(s1, "W", b1))
+            put(s1, "I", b1)
+            put(s1, "W", b1)
             b1 += 1
         w0, w1 = b0, b1
         for _ in range(r):
-            ops.append(Action(s0, "I", b0))
+            put(s0, "I", b0)
             b0 += 1
-            ops.append(Action(s1, "I", b1))
+            put(s1, "I", b1)
             b1 += 1
         for _ in range(p - r):
-            ops.append(Action(s0, "I", b0))
+            put(s0, "I", b0)
             b0 += 1
-            ops.append(Action(s0, "W", w0))
+            put(s0, "W", w0)
             w0 += 1
-        ops.extend(Action(s1, "W", k) for k in range(w1, b1))
-        ops.extend(Action(s0, "W", k) for k in range(w0, b0))
+        for k in range(w1, b1):
+            put(s1, "W", k)
+        for k in range(w0, b0):
+            put(s0, "W", k)
         if not (w0 <= b0 == f0 == n_micro and b1 == f1 == n_micro):  # pragma: no cover
             raise AssertionError(f"zbv port lost count for p={p}, m={m}, rank {r}")
-        orders.append(tuple(a for a in ops if a.microbatch < m))
-    return Schedule(
-        "zbv", p, m, v_placement(p), tuple(orders),
+        codes.append(ops)
+    return from_codes(
+        "zbv", p, m, v_placement(p), codes,
         source=f"{_ZB_PAPER}, ZB-V; order as PyTorch ScheduleZBVZeroBubble",
     )
