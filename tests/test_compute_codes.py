@@ -248,7 +248,8 @@ def _metrics(r: bk.SimResult) -> tuple[object, ...]:
             list(r.spans()))
 
 
-@pytest.mark.parametrize("name, p, m", [("gpipe", 4, 6), ("1f1b", 4, 6), ("1f1b", 5, 3), ("looped-bfs", 3, 4)])
+@pytest.mark.parametrize("name, p, m", [("gpipe", 4, 6), ("1f1b", 4, 6), ("1f1b", 5, 3), ("looped-bfs", 3, 4),
+                                        ("zbv", 3, 7), ("zbv", 4, 2)])
 @pytest.mark.parametrize("model", ["default", "wired", "per stage"])
 def test_the_metrics_read_the_codes_and_agree_with_the_actions(name: str, p: int, m: int, model: str) -> None:
     s = bk.schedule(name, p, m)
