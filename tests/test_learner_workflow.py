@@ -91,7 +91,10 @@ class Course:
 
 
 @pytest.fixture()
-def course(tmp_path: Path) -> Iterator[Course]:
+def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Course]:
+    # a learner's machine: not the contributor's switch that counts every file as the course's (the
+    # commands run here in-process read it too, not only the subprocesses of env_for_course)
+    monkeypatch.delenv("BUBBLEKIT_CHECK_WORKTREE", raising=False)
     upstream = make_course_copy(tmp_path / "upstream")
     git(tmp_path, "clone", "-q", str(upstream), "learner")
     yield Course(upstream, tmp_path / "learner")
@@ -382,6 +385,7 @@ def test_bubblekit_workspace_command(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 @needs_git
 def test_course_notebooks_are_the_tracked_ones_as_committed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ws.WORKTREE_ENV, raising=False)  # a learner's machine first (the switch is set below)
     root = _mini_course(tmp_path / "course")
     (root / "notebooks").mkdir()
     lesson = root / "notebooks" / "01_lesson.ipynb"
