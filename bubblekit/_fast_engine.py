@@ -44,7 +44,7 @@ timelines, critical paths and deadlock messages. What makes it fast:
   sweeps). With links the queues' delays would move on as a slow front, so the actions are timed
   **level by level** instead (:func:`_levelled`): an action's level is one more than its rank's
   previous action's and than its inputs' producers' (:func:`_levels`, found by the same kind of
-  sweeps, which settle at once), so one level's actions, at most one per rank and one message per
+  sweeps, 2 to 4 of them for the registered schedules), so one level's actions, at most one per rank and one message per
   link, are timed together from lower levels only, each link's messages in their rank's order
   (about 2m + 2p levels for 1F1B). A schedule :meth:`~bubblekit.Schedule.lower_comms` made runs
   the same way (:func:`_lowered_in_bulk`). Anything these cannot settle goes to the generators
@@ -61,7 +61,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
-from operator import itemgetter, sub
+from operator import index, itemgetter, sub
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -99,7 +99,8 @@ class FastRun(NamedTuple):
     stuck: dict[int, tuple[int, Event]]
     #: ``crossed(event, rank)``: when its message to ``rank`` came off the wire (None: no links)
     crossed: _Crossed | None = None
-    #: each rank's busy time (ticks), when the engine knows it without reading every start and end
+    #: each rank's busy time (ticks), when the engine knows it exactly without reading every start and end
+    #: (a lowered schedule run on integer ticks); None: the timeline sums its starts and ends
     busy: list[Number] | None = None
 
 
@@ -524,6 +525,7 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
     orders = orders_view(base)
     offsets = [0, *accumulate(map(len, orders))][:-1]
     bulk = _lowered_in_bulk(orders, plan, keys, layout.recv_k, comm, len(link_free), codes_of(base))  # numpy
+    in_ints = bulk is not None  # the bulk path runs on integer ticks only
     if bulk is None:
         bulk = _lowered_generators(orders, plan, keys, layout.recv_k, comm, link_free, offsets)
         if bulk is None:
@@ -540,7 +542,9 @@ def run_lowered(schedule: Schedule, ticks: ResolvedCosts) -> FastRun | None:
             continue
         low_starts.append(LoweredTimes(pos, st_c, en_c, length))
         low_ends.append(LoweredTimes(pos, en_c, en_c, length))
-    busy = [sum(en) - sum(st) for st, en in zip(starts, ends)]  # the sends and receives take no time
+    # the sends and receives take no time, so the busy time is the compute's: handed over when exact (integer
+    # ticks; a sum of floats over the compute alone could differ in its last bits from the one over every entry)
+    busy = [sum(en) - sum(st) for st, en in zip(starts, ends)] if in_ints else None
     return FastRun(low_starts, low_ends, _LoweredMadeBy(keys, made, offsets, layout, place), {},  # type: ignore[arg-type]
                    _Crossed(keys, done, remote) if has_links else None, busy)
 
@@ -646,9 +650,9 @@ class LoweredTimes(Sequence[Number]):
     """One rank's starts (or ends) in a schedule :meth:`~bubblekit.Schedule.lower_comms` made, read from its compute's.
 
     A send or a receive after the c-th compute starts and ends when that compute ends (at 0
-    before the first). An entry is looked up when read (a binary search over the compute's
-    places); the whole list is made on the first full read (iteration, a slice) and kept.
-    Compares equal to the list of the same times.
+    before the first). An entry read by an integer index is looked up (a binary search over the
+    compute's places); the whole list is made, and kept, on the first iteration, slice,
+    comparison or ``repr``. Compares equal to the list of the same times (not to a tuple, as a list).
     """
 
     __slots__ = ("_pos", "_own", "_ends", "_length", "_list")
@@ -673,7 +677,8 @@ class LoweredTimes(Sequence[Number]):
         return self._list
 
     def __getitem__(self, j: Any) -> Any:
-        if self._list is None and type(j) is int:
+        if self._list is None and not isinstance(j, slice):
+            j = index(j)  # an int, or anything that is one (numpy's integers); TypeError otherwise
             if j < 0:
                 j += self._length
             if not 0 <= j < self._length:
@@ -688,7 +693,7 @@ class LoweredTimes(Sequence[Number]):
         return iter(self._full())
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple, LoweredTimes)):
+        if isinstance(other, (list, LoweredTimes)):
             return self._full() == list(other)
         return NotImplemented
 
@@ -703,7 +708,7 @@ class LoweredTimes(Sequence[Number]):
 #: fixed cost per call would outweigh them). The tests set it to 0 to hold the sweeps to the same timelines.
 SWEEP_MIN_ACTIONS = 20_000
 #: sweeps before :func:`_sweeps` or :func:`_levels` gives up (a deadlock never settles; the generators then
-#: name it): 1F1B and ZB-V settle in 2 or 3
+#: name it): the registered schedules settle in 2 to 4
 MAX_SWEEPS = 12
 
 
@@ -739,6 +744,8 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
     e, mb = flat
     dur = e[:, 0]
     if n_actions and int(dur.min()) <= (-1 if n_links else 0):
+        return None
+    if not _fits_int64(np, [dur, e[:, 9]], int(np.abs(e[:, [2, 4]]).max()) if n_actions else 0):
         return None
     zero = keys.slots  # a slot that stays 0: the need of an action that has none
     k1 = np.where(e[:, 1] >= 0, e[:, 1] + mb, zero)
@@ -782,7 +789,8 @@ def _swept(orders: Sequence[Sequence[Action]], lean: Sequence[Mapping[str, tuple
 def _per_action(np: ModuleType, orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[str, tuple[Number, ...]]],
                 n_actions: int, codes: ComputeRows | None) -> tuple[Any, Any] | None:
     """Each action's plan entry (``plan[stage][kind]``, a tuple of ints) as a row of an int64 array, and its
-    microbatch: ``(entries, microbatches)``; ``None`` for a time that is not an int or is too large for int64.
+    microbatch: ``(entries, microbatches)``; ``None`` for a time that is not an int or an entry past 2**40
+    (the callers then bound the sums too: :func:`_fits_int64`).
     ``codes``: the schedule's integer codes, when it was built as codes (read instead of its actions)."""
     kinds = sorted({k for row in plan for k in row})
     kind_of = {k: j for j, k in enumerate(kinds)}
@@ -815,6 +823,13 @@ def _per_action(np: ModuleType, orders: Sequence[Sequence[Action]], plan: Sequen
     return table[st * nk + kd], mb
 
 
+def _fits_int64(np: ModuleType, times: Sequence[Any], latency: int) -> bool:
+    """True when no time of the run can pass int64: every duration and time on the wire summed (``times``:
+    arrays of them), plus one ``latency`` per action, stays under 2**62 (no chain of waits is longer)."""
+    total = sum(float(np.abs(t).sum(dtype=np.float64)) for t in times) + len(times[0]) * float(latency)
+    return total < 2.0 ** 62
+
+
 def _lowered_in_bulk(orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[str, tuple[Number, ...]]],
                      keys: _Keys, recv_k: Sequence[int], comm: Number, n_links: int,
                      codes: ComputeRows | None = None) -> tuple[list[list[Number]], list[list[Number]], Any, Any] | None:
@@ -831,6 +846,8 @@ def _lowered_in_bulk(orders: Sequence[Sequence[Action]], plan: Sequence[Mapping[
     if flat is None:
         return None
     e, mb = flat
+    if not _fits_int64(np, [e[:, 0], e[:, 8]], abs(comm)):
+        return None
     zero = keys.slots
     # plan rows: (duration, local need, local need, made, made, remote need, the receive's slot, link, wire, crossing)
     k1 = np.where(e[:, 1] >= 0, e[:, 1] + mb, zero)
@@ -997,7 +1014,9 @@ def _levelled(np: ModuleType, offs: list[int], dur: Any, local: tuple[Any, Any, 
     table = np.stack(rows)[:, by]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(level))]).tolist()
     times = np.zeros(f0 + n_links + 1, dtype=np.int64)
-    no_link = f0 + n_links  # the entry of the messages on no link (and of no message): stays 0
+    # the entry of the messages on no link (and of no message): reset to 0 where it is read for a time (a
+    # lowered schedule's receives); written and never read otherwise (the sends of the actions that send nothing)
+    no_link = f0 + n_links
     mx = np.maximum
     with_l1, with_l2 = bool(l1.any()), bool(l2.any())
     for a, b in zip(bounds, bounds[1:]):

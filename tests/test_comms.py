@@ -192,6 +192,7 @@ lowered_costs = st.sampled_from([
     bk.Costs(), bk.Costs(comm=Fraction(1, 2)), bk.Costs(f=1, b=2, comm=1, activation_bytes=2, bandwidth=1, dp_reduce=3),
     bk.Costs(f=Fraction(3, 2), i=1, w=Fraction(1, 2), comm=2, activation_bytes=3, gradient_bytes=1, bandwidth=2),
     bk.Costs(f=1.5, b=2.25, comm=0.5, activation_bytes=1, bandwidth=4.0), bk.Costs(comm=0, activation_bytes=1, bandwidth=1),
+    bk.Costs(f=0.7, b=2.2, comm=0.11),  # floats that do not add up exactly: the busy time summed as the readable engine does
 ])
 
 
@@ -386,3 +387,24 @@ def test_bad_input_is_refused_by_name() -> None:
 def test_illegal_lowered_schedules_name_the_problem(text: str, match: str) -> None:
     with pytest.raises(ScheduleError, match=match):
         bk.simulate(bk.Schedule.from_text(text))
+
+
+@pytest.mark.parametrize("costs", [
+    bk.Costs(f=Fraction(1, 10**4), b=Fraction(2, 10**4), comm=10**14),
+    bk.Costs(f=Fraction(1, 10**4), b=Fraction(2, 10**4), comm=1, activation_bytes=10**15, bandwidth=1),
+])
+def test_the_bulk_paths_leave_times_past_int64_to_the_generators(costs: bk.Costs) -> None:
+    """Ticks that would pass int64 in numpy: the bulk paths (forced here) step aside, the times stay exact."""
+    from bubblekit import _fast_engine
+
+    sched = bk.schedule("1f1b", 4, 8)
+    saved = _fast_engine.SWEEP_MIN_ACTIONS
+    _fast_engine.SWEEP_MIN_ACTIONS = 0
+    try:
+        fast = [bk.simulate(s, costs) for s in (sched, sched.lower_comms())]
+    finally:
+        _fast_engine.SWEEP_MIN_ACTIONS = saved
+    for r in fast:
+        readable = bk.simulate(r.schedule, costs, engine="readable")
+        assert (r._starts, r._ends, r.makespan) == (readable._starts, readable._ends, readable.makespan)
+        assert r.makespan > 2**63 // 10**4  # past int64 in ticks

@@ -307,3 +307,14 @@ def test_large_schedules_take_the_bulk_paths_without_the_fixture(monkeypatch: py
     large.validate()
     low = large.lower_comms()
     assert "orders" not in large.__dict__ and low.n_actions == large.n_actions + 2 * large.hops_per_step
+
+
+def test_a_coded_row_is_equal_to_the_tuple_of_its_actions() -> None:
+    """The timeline's labels of a coded schedule are its code rows: equal (and hashed) as the rows of actions."""
+    s = bk.schedule("1f1b", 4, 6)
+    r = bk.simulate(s)
+    rows = eager(s).orders
+    assert r.arrays(0)[2] == rows[0] and rows[0] == r.arrays(0)[2] and r.arrays(1)[2] != rows[0]
+    assert hash(codes_of(s)[2]) == hash(rows[2]) and codes_of(s)[2] != list(rows[2])  # a tuple's equality
+    low = bk.simulate(s.lower_comms())
+    assert low.arrays(3)[2] == tuple(low.schedule.orders[3])

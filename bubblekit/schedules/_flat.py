@@ -15,8 +15,8 @@ action until someone asks for the actions:
   each rank's items by that gives its lowered order, its :class:`~bubblekit.schedules.comms.Layout`
   and its orders as integers (:class:`FlatRows`), decoded into actions only on demand.
 
-The compute schedules :func:`bubblekit.schedule` builds for GPipe, 1F1B, interleaved 1F1B and looped BFS keep their
-orders as integers too (:class:`ComputeRows`, plain lists: no numpy needed to build them); their
+The compute schedules :func:`bubblekit.schedule` builds for GPipe, 1F1B, interleaved 1F1B, looped
+BFS and ZB-V keep their orders as integers too (:class:`ComputeRows`, plain lists: no numpy needed to build them); their
 checks, their lowering and the simulator's memory read the integers (numpy), and a lowered
 schedule's compute entries decode from them.
 """
@@ -43,7 +43,6 @@ COMM_CODES: tuple[str, ...] = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
 COMPUTE_CODES: tuple[str, ...] = ("F", "B", "I", "W")
 #: a compute kind's index in :data:`COMPUTE_CODES`
 KIND_CODES: dict[str, int] = {"F": 0, "B": 1, "I": 2, "W": 3}
-_KIND = KIND_CODES
 _STAGE, _KIND_TEXT, _MB = itemgetter(0), itemgetter(1), itemgetter(2)
 _new = tuple.__new__
 
@@ -68,7 +67,7 @@ def _numpy(n_actions: int) -> ModuleType | None:
 def compute_codes(n_stages: int, m: int, stage: int, kind: str) -> range:
     """The codes of ``kind`` of microbatches ``0 .. m-1`` through ``stage`` in a :class:`ComputeRows`, in order
     (a ``range``: slice it for some of them)."""
-    first = (_KIND[kind] * n_stages + stage) * m
+    first = (KIND_CODES[kind] * n_stages + stage) * m
     return range(first, first + m)
 
 
@@ -98,6 +97,15 @@ class _CodedRow(Sequence[Action]):
     def __iter__(self) -> Iterator[Action]:
         return map(self._one, _ints(self._codes))
 
+    # equal to the tuple of the same actions, as the row of a schedule built from actions is
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (tuple, _CodedRow)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
 
 def _ints(codes: Any) -> Sequence[int]:
     """Python ints of a list or a numpy array of codes."""
@@ -125,8 +133,8 @@ class ComputeRows(Sequence[ComputeRow]):
     """Compute orders as integers: rank ``r``'s order is ``codes[r]`` (a list of ints), each entry
     ``(kind * n_stages + stage) * m + microbatch`` (``kind``: its index in :data:`COMPUTE_CODES`).
 
-    What :func:`bubblekit.schedule` builds for GPipe and 1F1B: no Python object per action until
-    someone reads ``Schedule.orders`` (:meth:`rows`, made once and kept) or one action of a row.
+    What :func:`bubblekit.schedule` builds for GPipe, 1F1B, interleaved 1F1B, looped BFS and ZB-V: no
+    Python object per action until someone reads ``Schedule.orders`` (:meth:`rows`, made once and kept) or one action of a row.
     """
 
     def __init__(self, codes: Sequence[Sequence[int]], n: int, m: int) -> None:
@@ -383,7 +391,7 @@ def lower_flat(orders: Sequence[Sequence[Action]], placement: Sequence[int], m: 
         st, kd, mb = orders.arrays()
     else:
         kind_of = np.full(128, -1, dtype=np.int64)  # a kind by its character code (F, B, I, W; -1: none of them)
-        kind_of[[ord(k) for k in _KIND]] = list(_KIND.values())
+        kind_of[[ord(k) for k in KIND_CODES]] = list(KIND_CODES.values())
         every = chain.from_iterable
         st = np.fromiter(map(_STAGE, every(orders)), dtype=np.int64, count=n_compute)
         kd = kind_of[np.fromiter(map(ord, map(_KIND_TEXT, every(orders))), dtype=np.int64, count=n_compute)]

@@ -411,7 +411,7 @@ class Schedule:
     if not TYPE_CHECKING:
         def __getattr__(self, name: str) -> object:
             """``orders`` of a schedule with lazy orders (:func:`_lazy_schedule`: :meth:`lower_comms` and the
-            builders of GPipe, 1F1B, interleaved 1F1B and looped BFS): its actions, made on first use from its integers."""
+            builders of GPipe, 1F1B, interleaved 1F1B, looped BFS and ZB-V): its actions, made on first use from its integers."""
             if name == "orders":
                 flat = self.__dict__.get("_lazy_orders")
                 if flat is not None:
@@ -1059,7 +1059,7 @@ def orders_view(schedule: Schedule) -> Sequence[Sequence[Action]]:
     """``schedule.orders``, or, for a schedule with lazy orders whose actions nobody asked for yet, a view of
     its integers that makes only the actions read: :class:`bubblekit.schedules._flat.FlatRows` for one
     :meth:`Schedule.lower_comms` made, :class:`bubblekit.schedules._flat.ComputeRows` for a compute schedule
-    :func:`from_codes` made (GPipe, 1F1B, interleaved 1F1B, looped BFS: its ``arrays()`` are its actions as integers)."""
+    :func:`from_codes` made (GPipe, 1F1B, interleaved 1F1B, looped BFS, ZB-V: its ``arrays()`` are its actions as integers)."""
     d = schedule.__dict__
     flat = d.get("_lazy_orders")
     return schedule.orders if flat is None or "orders" in d else flat
